@@ -1,0 +1,5 @@
+"""``python -m kosti`` runs the command-line interface."""
+
+from kosti.cli import main
+
+raise SystemExit(main())

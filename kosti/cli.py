@@ -1,0 +1,77 @@
+"""The ``kosti`` console command: one entry point, subcommands registered by each layer.
+
+Each layer owns its subcommands in its own ``cli`` module, which exposes
+``register(subparsers) -> None``; every subcommand sets ``func(args) -> int`` as its handler.
+Modules are imported lazily at registration so that ``kosti score`` never imports torch or OpenCV
+beyond what its layer needs.
+
+Exit codes (``../shared/docs/cli.md``): 0 success · 2 bad input · 3 an action the rules forbid ·
+1 anything else. An exception that carries an integer ``exit_code`` attribute is reported as one
+line on stderr and exits with that code; any other exception is a bug (exit 1, with traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: Modules that contribute subcommands, in the order they appear in ``kosti --help``.
+COMMAND_MODULES: tuple[str, ...] = (
+    "kosti.engine.cli",      # rules, score, replay, play
+    "kosti.vision.cli",      # read, eval, watch, export
+    "kosti.datasets.cli",    # datasets (synth, prepare), capture, train, models
+    "kosti.dashboard.cli",   # demo, run
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the top-level parser with every available layer's subcommands registered."""
+    parser = argparse.ArgumentParser(
+        prog="kosti",
+        description="Camera scorekeeper for the dice game 1000 (Тысяча), Farkle and 10000.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a layer not installed yet (or an optional extra)
+            if exc.name and (exc.name == name or name.startswith(exc.name + ".")):
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def _version() -> str:
+    from kosti import __version__
+
+    return f"kosti {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code (see module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - mapped to exit codes below
+        code = getattr(exc, "exit_code", None)
+        if isinstance(code, int):
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"kosti {args.command}: {msg}", file=sys.stderr)
+            return code
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""kosti.vision"""
