@@ -1,0 +1,56 @@
+"""Die crops for the face classifier — one definition shared by training-data tools and the reader.
+
+The face classifier never sees the detector's letterboxed input: it reads a square crop of the
+full-resolution frame around each detected die, so small dice keep every pip pixel the camera gave.
+Training crops (``kosti.datasets.prepare``) and runtime crops (``kosti.vision.reader``) both come from
+:func:`square_crop`, so the two can never drift apart.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Side of the square crop relative to the longer side of the die's box (1.25 keeps the die's edges
+#: and a margin of table so that a slightly loose or tight box still shows the whole face).
+CROP_PAD = 1.25
+#: Classifier input size in pixels (square). Dice are 30–250 px in the shared photos; 64 px keeps a
+#: six's pips 6–8 px apart, enough to count them, and costs < 1 ms per die on one CPU core.
+CROP_SIZE = 64
+
+
+def square_crop(
+    image: np.ndarray,
+    box: np.ndarray | tuple[float, float, float, float],
+    pad: float = CROP_PAD,
+    size: int = CROP_SIZE,
+) -> np.ndarray:
+    """Cut a square, padded crop centred on a die's box and resize it for the face classifier.
+
+    Args:
+        image: ``(H, W, 3)`` uint8 BGR frame (any size).
+        box: ``[x1, y1, x2, y2]`` in pixels of ``image`` (float).
+        pad: crop side = ``pad * max(box width, box height)``.
+        size: output side in pixels.
+
+    Returns:
+        ``(size, size, 3)`` uint8 BGR crop. Parts of the square that fall outside the frame are filled
+        by replicating the border, so dice at the edge of the frame keep their shape.
+
+    Raises:
+        ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array or ``box`` is empty.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 image, got {image.shape} {image.dtype}")
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1) * pad
+    if not np.isfinite(side) or side < 1.0:
+        raise ValueError(f"empty box {list(box)}")
+    cx, cy = (x1 + x2) / 2.0, (y1 + y2) / 2.0
+    # Affine map: crop square → (size, size). warpAffine handles sub-pixel centres and borders at once.
+    scale = size / side
+    m = np.array(
+        [[scale, 0.0, size / 2.0 - scale * cx], [0.0, scale, size / 2.0 - scale * cy]], dtype=np.float64
+    )
+    interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
