@@ -1,0 +1,672 @@
+"""Procedural six-sided pip dice and table tops — synthetic images with exact ground truth.
+
+Everything here is OpenCV + numpy, deterministic for a given seed / ``numpy.random.Generator``, and
+fast enough for the live "virtual table" (a 1280×720 frame with six dice in a few milliseconds once
+the table top is cached) and for bulk training-data generation (:mod:`kosti.datasets.synth`).
+
+Geometry of a rendered die (:func:`render_die`): the top face is a square of side ``size_px`` pixels
+with rounded corners, rotated by ``rotation_deg`` (counter-clockwise as seen in the image). A slight
+camera tilt (``tilt``) shifts the top face against the die's base, so one or two side faces show as a
+darker band and the top face is foreshortened by ``sqrt(1 - |tilt|²)`` along the tilt direction.
+Pips follow the standard Western d6 layout (1 centre; 2 and 3 on a diagonal; 4 corners; 5 corners +
+centre; 6 two rows of three) — rotating the face by 90° gives the other diagonal for 2 and 3 and
+turns the 6's columns into rows, so every orientation a real die shows is reachable.
+
+Colours are BGR ``uint8`` triples, as everywhere in OpenCV.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, replace
+from typing import NamedTuple, Sequence
+
+import cv2
+import numpy as np
+
+Color = tuple[int, int, int]
+
+#: Pip centres of each face in face units (the face spans ``[-1, 1]²``; x right, y down before
+#: rotation). ``A`` = 0.52 puts corner pips at 24 % / 76 % of the side, as on common 16 mm dice.
+_A = 0.52
+PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
+    0: (),  # blank face: dice-like cube without pips (a negative / distractor)
+    1: ((0.0, 0.0),),
+    2: ((-_A, -_A), (_A, _A)),
+    3: ((-_A, -_A), (0.0, 0.0), (_A, _A)),
+    4: ((-_A, -_A), (_A, -_A), (-_A, _A), (_A, _A)),
+    5: ((-_A, -_A), (_A, -_A), (0.0, 0.0), (-_A, _A), (_A, _A)),
+    6: ((-_A, -_A), (-_A, 0.0), (-_A, _A), (_A, -_A), (_A, 0.0), (_A, _A)),
+}
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """Look of a die.
+
+    Attributes:
+        name: short identifier (``STYLES`` key for the named styles).
+        body_color: BGR body colour.
+        pip_color: BGR pip colour.
+        size_px: default side of the top face in pixels (callers usually override it).
+        corner_radius: corner rounding as a fraction of the side (0 = sharp cube, 0.5 = disc).
+        pip_radius: pip radius as a fraction of the side (0.06–0.11 on real dice).
+        translucency: 0 = opaque body, 1 = fully see-through body (pips stay opaque). Real
+            translucent dice look right at 0.3–0.6.
+    """
+
+    name: str
+    body_color: Color
+    pip_color: Color
+    size_px: int = 64
+    corner_radius: float = 0.18
+    pip_radius: float = 0.09
+    translucency: float = 0.0
+
+
+#: Named styles: common dice seen on real tables (colours picked from the shared photos and from
+#: ordinary dice sets).
+STYLES: dict[str, DieStyle] = {
+    s.name: s
+    for s in (
+        DieStyle("ivory", (200, 228, 240), (30, 30, 30), corner_radius=0.20),
+        DieStyle("white_black", (240, 242, 242), (25, 25, 25)),
+        DieStyle("white_red", (238, 240, 244), (40, 30, 190), pip_radius=0.085),
+        DieStyle("red_white", (40, 35, 190), (235, 238, 240)),
+        DieStyle("black_white", (32, 30, 30), (235, 235, 235)),
+        DieStyle("blue_white", (160, 70, 25), (235, 235, 235)),
+        DieStyle("green_white", (60, 140, 30), (235, 240, 235)),
+        DieStyle("yellow_black", (40, 200, 235), (25, 25, 25)),
+        DieStyle("cream_red", (170, 215, 235), (45, 40, 170), corner_radius=0.22),
+        DieStyle("translucent_green", (80, 190, 40), (245, 245, 245), translucency=0.45),
+        DieStyle("translucent_blue", (200, 110, 30), (245, 245, 245), translucency=0.45),
+        DieStyle("casino_red", (35, 20, 175), (245, 245, 245), corner_radius=0.04, pip_radius=0.075,
+                 translucency=0.3),
+    )
+}
+
+
+def random_style(rng: np.random.Generator) -> DieStyle:
+    """Draw a die style: a named style (half the time, with jittered colours) or random colours.
+
+    Random colours keep a luminance difference of at least 70 (of 255) between body and pips, since
+    real pips are always painted to contrast with the body.
+    """
+    if rng.random() < 0.5:
+        base = STYLES[list(STYLES)[int(rng.integers(len(STYLES)))]]
+        jit = lambda c: tuple(int(np.clip(v + rng.normal(0, 12), 0, 255)) for v in c)  # noqa: E731
+        return replace(
+            base,
+            body_color=jit(base.body_color),
+            pip_color=jit(base.pip_color),
+            corner_radius=float(np.clip(base.corner_radius + rng.normal(0, 0.03), 0.02, 0.35)),
+            pip_radius=float(np.clip(base.pip_radius + rng.normal(0, 0.008), 0.06, 0.11)),
+        )
+    while True:
+        body = tuple(int(v) for v in rng.integers(0, 256, 3))
+        light_pips = _luma(body) < 128
+        if rng.random() < 0.8:  # pips near black or near white, as on most dice
+            v = int(rng.integers(200, 256)) if light_pips else int(rng.integers(0, 50))
+            pip = (v, v, v)
+        else:
+            pip = tuple(int(v) for v in rng.integers(0, 256, 3))
+        if abs(_luma(body) - _luma(pip)) >= 70:
+            break
+    return DieStyle(
+        "random",
+        body,  # type: ignore[arg-type]
+        pip,  # type: ignore[arg-type]
+        corner_radius=float(rng.uniform(0.03, 0.3)),
+        pip_radius=float(rng.uniform(0.065, 0.105)),
+        translucency=float(rng.uniform(0.2, 0.6)) if rng.random() < 0.15 else 0.0,
+    )
+
+
+def _luma(c: Sequence[float]) -> float:
+    b, g, r = c
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+class RenderedDie(NamedTuple):
+    """A die rendered on a transparent canvas (all coordinates in canvas pixels, float).
+
+    Attributes:
+        image: ``(h, w, 4)`` uint8 BGRA, straight (not premultiplied) alpha.
+        anchor: ``(x, y)`` of the top face's centre — place this point where the die should be.
+        box: ``(x1, y1, x2, y2)`` tight box of the whole silhouette (top face + visible sides).
+        pips: ``(value, 2)`` float32 pip centres.
+        face: ``(4, 2)`` float32 corners of the (unrounded) top face.
+        value: the face value drawn (0 = blank face).
+    """
+
+    image: np.ndarray
+    anchor: tuple[float, float]
+    box: tuple[float, float, float, float]
+    pips: np.ndarray
+    face: np.ndarray
+    value: int
+
+
+def _rounded_square(radius: float, n_arc: int = 8) -> np.ndarray:
+    """Outline of ``[-1, 1]²`` with corner radius ``radius`` (face units) → ``(4 * n_arc, 2)``."""
+    r = float(np.clip(radius, 1e-3, 1.0))
+    pts = []
+    for cx, cy, a0 in ((1, 1, 0.0), (-1, 1, 90.0), (-1, -1, 180.0), (1, -1, 270.0)):
+        ang = np.deg2rad(a0 + np.linspace(0.0, 90.0, n_arc))
+        pts.append(np.stack([cx * (1 - r) + r * np.cos(ang), cy * (1 - r) + r * np.sin(ang)], 1))
+    return np.concatenate(pts).astype(np.float64)
+
+
+_CIRCLE = np.stack([np.cos(np.linspace(0, 2 * np.pi, 20, endpoint=False)),
+                    np.sin(np.linspace(0, 2 * np.pi, 20, endpoint=False))], 1)
+
+
+def _mask(shape: tuple[int, int], polys: Sequence[np.ndarray]) -> np.ndarray:
+    """Anti-aliased float32 mask in ``[0, 1]`` of filled polygons (float pixel coordinates)."""
+    m = np.zeros(shape, np.uint8)
+    cv2.fillPoly(m, [np.round(p * 16).astype(np.int32) for p in polys], 255, cv2.LINE_AA, shift=4)
+    return m.astype(np.float32) * (1.0 / 255.0)
+
+
+def _blend(dst: np.ndarray, color: np.ndarray | Sequence[float], m: np.ndarray) -> None:
+    """``dst = dst * (1 - m) + color * m`` in place (``dst`` (h, w, 3) float32, ``m`` (h, w))."""
+    m3 = m[..., None]
+    dst *= 1.0 - m3
+    dst += np.asarray(color, np.float32) * m3
+
+
+def render_die(
+    value: int,
+    size_px: float = 64,
+    body_color: Sequence[int] = (236, 240, 244),
+    pip_color: Sequence[int] = (28, 28, 28),
+    corner_radius: float = 0.18,
+    rotation_deg: float = 0.0,
+    rng: np.random.Generator | None = None,
+    *,
+    pip_radius: float = 0.09,
+    translucency: float = 0.0,
+    tilt: tuple[float, float] = (0.0, 0.0),
+    light_deg: float = 225.0,
+    shading: float = 0.3,
+    glare: float = 0.0,
+    bevel: float = 0.1,
+) -> RenderedDie:
+    """Render one d6 seen from above (optionally slightly from the side) on a transparent canvas.
+
+    Args:
+        value: face value on top, 1–6 (0 draws a blank face — a dice-like cube without pips).
+        size_px: side of the top face in pixels (≥ 4; dice are 16–250 px in real photos).
+        body_color: BGR body colour.
+        pip_color: BGR pip colour.
+        corner_radius: corner rounding as a fraction of the side, 0–0.5.
+        rotation_deg: in-plane rotation of the face, degrees counter-clockwise in the image.
+        rng: source of the small random details (glare position, slight pip jitter); ``None`` =
+            fixed details.
+        pip_radius: pip radius as a fraction of the side.
+        translucency: 0 = opaque body; up to 1 = see-through body (pips always opaque).
+        tilt: ``(dx, dy)`` shift of the top face against the base, as a fraction of the side
+            (0 = straight top-down view; 0.1–0.3 = a camera looking slightly from the side; the side
+            faces show on the opposite side). ``|tilt|`` must be < 0.9.
+        light_deg: direction the light comes *from*, degrees in image coordinates (0 = from the right,
+            90 = from below, 225 = from the upper left).
+        shading: strength of the light gradient across the faces, 0–1.
+        glare: strength of a specular highlight on the top face, 0–1 (0 = none).
+        bevel: width of the darker rounded edge of the top face, as a fraction of the half-side.
+
+    Returns:
+        :class:`RenderedDie` with a BGRA image whose canvas is just large enough for the die.
+
+    Raises:
+        ValueError: ``value`` not in 0–6, ``size_px`` < 4, or ``|tilt|`` ≥ 0.9.
+    """
+    if value not in PIP_LAYOUTS:
+        raise ValueError(f"die value must be 0-6, got {value!r}")
+    s = float(size_px)
+    if not s >= 4.0:
+        raise ValueError(f"size_px must be >= 4, got {size_px!r}")
+    tv = np.asarray(tilt, np.float64)
+    tau = float(np.hypot(*tv))
+    if tau >= 0.9:
+        raise ValueError(f"|tilt| must be < 0.9, got {tau:.3f}")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    h = s / 2.0
+    th = math.radians(rotation_deg)
+    # Face units → canvas pixels: rotate (counter-clockwise on screen = negative angle with y down),
+    # scale to half-side, foreshorten along the tilt direction.
+    rot = np.array([[math.cos(th), math.sin(th)], [-math.sin(th), math.cos(th)]])
+    lin = rot * h
+    if tau > 1e-6:
+        u = tv / tau
+        squash = np.eye(2) - (1.0 - math.sqrt(1.0 - tau * tau)) * np.outer(u, u)
+        lin = squash @ lin
+    else:
+        u = np.zeros(2)
+    shift = tv * s  # top face relative to the base
+
+    outline = _rounded_square(2.0 * corner_radius)
+    top = outline @ lin.T
+    base = top - shift
+    allp = np.concatenate([top, base])
+    margin = 2.0
+    lo = np.floor(allp.min(0) - margin)
+    hi = np.ceil(allp.max(0) + margin)
+    w_c, h_c = int(hi[0] - lo[0]), int(hi[1] - lo[1])
+    c = -lo  # canvas position of the top face centre
+    top += c
+    base += c
+    shape = (h_c, w_c)
+
+    body = np.asarray(body_color, np.float32)
+    pipc = np.asarray(pip_color, np.float32)
+    la = math.radians(light_deg)
+    ldir = np.array([math.cos(la), math.sin(la)])  # towards the light
+    ys, xs = np.mgrid[0:h_c, 0:w_c].astype(np.float32)
+    grad = ((xs - c[0]) * ldir[0] + (ys - c[1]) * ldir[1]) / np.float32(h)  # ≈ -1.4 … 1.4
+
+    sil = _mask(shape, [cv2.convexHull(allp.astype(np.float32)).reshape(-1, 2) - lo]) if tau > 1e-6 \
+        else _mask(shape, [top])
+    topm = _mask(shape, [top])
+
+    # Side faces: darker than the top, darker still when they face away from the light.
+    side_k = float(np.clip(0.62 + 0.25 * float(np.dot(-u, ldir)), 0.35, 0.9))
+    col = np.empty((h_c, w_c, 3), np.float32)
+    col[:] = body * side_k
+    # Top face with a gentle light gradient (brighter towards the light).
+    g = np.clip(1.0 + shading * 0.18 * grad, 0.0, 2.0)[..., None]
+    face_col = body * g
+    topm3 = topm[..., None]
+    col = col * (1.0 - topm3) + face_col * topm3
+    # Rounded edge (bevel): a darker rim inside the top face outline.
+    if bevel > 0:
+        inner = _mask(shape, [(outline * (1.0 - bevel)) @ lin.T + c])
+        k = max(1, int(round(s * 0.03))) * 2 + 1
+        inner = cv2.GaussianBlur(inner, (k, k), 0)
+        rim = topm * (1.0 - inner)
+        edge_col = body * 0.8 + 0.2 * body * g[..., 0:1].mean()
+        _blend(col, edge_col, rim * 0.8)
+
+    # Pips: an ellipse (a circle in face units), with a darker ring on the side towards the light to
+    # suggest the drilled hollow.
+    pr = 2.0 * float(pip_radius)  # in face units
+    jitter = 0.015
+    pips_face = np.array(PIP_LAYOUTS[value], np.float64).reshape(-1, 2)
+    if len(pips_face):
+        pips_face = pips_face + rng.normal(0.0, jitter, pips_face.shape)
+    pips_img = pips_face @ lin.T + c
+    pip_total = np.zeros(shape, np.float32)
+    if len(pips_face):
+        outer_polys = [(p + _CIRCLE * pr) @ lin.T + c for p in pips_face]
+        pm = _mask(shape, outer_polys)
+        _blend(col, pipc * 0.72 + body * 0.06, pm)
+        off = np.linalg.inv(lin) @ ldir  # image direction of the light, in face units
+        off *= pr * 0.2 / max(float(np.linalg.norm(off)), 1e-9)
+        inner_polys = [(p - off + _CIRCLE * pr * 0.8) @ lin.T + c for p in pips_face]
+        _blend(col, pipc, _mask(shape, inner_polys) * pm)
+        pip_total = pm
+
+    if glare > 0:
+        gp = rng.uniform(-0.6, 0.6, 2) @ lin.T + c
+        sig = h * rng.uniform(0.15, 0.35)
+        blob = np.exp(-(((xs - gp[0]) ** 2) / (2 * sig * sig * 2.0) + ((ys - gp[1]) ** 2) / (2 * sig * sig)))
+        gk = (np.float32(glare) * blob * topm)[..., None]
+        col += (255.0 - col) * gk
+
+    body_alpha = 1.0 - 0.85 * float(np.clip(translucency, 0.0, 1.0))
+    alpha = sil * body_alpha
+    alpha = alpha + (1.0 - alpha) * pip_total * topm
+    out = np.empty((h_c, w_c, 4), np.uint8)
+    out[..., :3] = np.clip(col + 0.5, 0, 255).astype(np.uint8)
+    out[..., 3] = np.clip(alpha * 255.0 + 0.5, 0, 255).astype(np.uint8)
+
+    sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) @ lin.T + c
+    ax = np.concatenate([top, base])
+    box = (float(ax[:, 0].min()), float(ax[:, 1].min()), float(ax[:, 0].max()), float(ax[:, 1].max()))
+    return RenderedDie(out, (float(c[0]), float(c[1])), box, pips_img.astype(np.float32),
+                       sq.astype(np.float32), int(value))
+
+
+def render_styled(
+    value: int,
+    style: DieStyle | str,
+    rotation_deg: float = 0.0,
+    rng: np.random.Generator | None = None,
+    size_px: float | None = None,
+    **kwargs,
+) -> RenderedDie:
+    """:func:`render_die` with colours and shape taken from a :class:`DieStyle` (or a ``STYLES`` name).
+
+    ``size_px`` defaults to ``style.size_px``; other keyword arguments go to :func:`render_die`.
+
+    Raises:
+        KeyError: unknown style name.
+    """
+    st = STYLES[style] if isinstance(style, str) else style
+    return render_die(
+        value,
+        st.size_px if size_px is None else size_px,
+        st.body_color,
+        st.pip_color,
+        st.corner_radius,
+        rotation_deg,
+        rng,
+        pip_radius=st.pip_radius,
+        translucency=st.translucency,
+        **kwargs,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Compositing
+# ---------------------------------------------------------------------------------------------------
+
+
+def paste(
+    dst: np.ndarray,
+    src_bgra: np.ndarray,
+    x0: int,
+    y0: int,
+    shadow: float = 0.0,
+    shadow_offset: tuple[float, float] = (0.0, 0.0),
+    shadow_blur: float = 0.0,
+) -> np.ndarray:
+    """Alpha-composite a BGRA sprite onto a float32 BGR image in place, clipping at the borders.
+
+    Args:
+        dst: ``(H, W, 3)`` float32 BGR image (values 0–255), modified in place.
+        src_bgra: ``(h, w, 4)`` uint8 sprite with straight alpha.
+        x0, y0: integer position of the sprite's top-left corner in ``dst`` (may be negative).
+        shadow: darkening of the soft drop shadow under the sprite, 0 (none) to 1 (black).
+        shadow_offset: ``(dx, dy)`` shadow shift in pixels.
+        shadow_blur: Gaussian sigma of the shadow edge in pixels.
+
+    Returns:
+        ``(H, W)`` float32 alpha coverage of the sprite in ``dst`` coordinates (0 outside it), for
+        visibility/occlusion bookkeeping.
+    """
+    H, W = dst.shape[:2]
+    cover = np.zeros((H, W), np.float32)
+    h, w = src_bgra.shape[:2]
+    a = src_bgra[..., 3].astype(np.float32) * (1.0 / 255.0)
+    if shadow > 0:
+        sb = max(shadow_blur, 0.5)
+        pad = int(math.ceil(3 * sb + max(abs(shadow_offset[0]), abs(shadow_offset[1])))) + 1
+        sm = np.zeros((h + 2 * pad, w + 2 * pad), np.float32)
+        # The shadow of a translucent die is still fairly dark: use the silhouette, not the alpha.
+        sm[pad:pad + h, pad:pad + w] = np.minimum(a * 2.0, 1.0)
+        m = np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]])
+        sm = cv2.warpAffine(sm, m, (sm.shape[1], sm.shape[0]))
+        sm = cv2.GaussianBlur(sm, (0, 0), sb)
+        _mul_region(dst, 1.0 - shadow * sm, x0 - pad, y0 - pad)
+    xa, ya = max(x0, 0), max(y0, 0)
+    xb, yb = min(x0 + w, W), min(y0 + h, H)
+    if xa >= xb or ya >= yb:
+        return cover
+    sa = a[ya - y0:yb - y0, xa - x0:xb - x0]
+    sc = src_bgra[ya - y0:yb - y0, xa - x0:xb - x0, :3].astype(np.float32)
+    region = dst[ya:yb, xa:xb]
+    region += (sc - region) * sa[..., None]
+    cover[ya:yb, xa:xb] = sa
+    return cover
+
+
+def _mul_region(dst: np.ndarray, factor: np.ndarray, x0: int, y0: int) -> None:
+    H, W = dst.shape[:2]
+    h, w = factor.shape[:2]
+    xa, ya = max(x0, 0), max(y0, 0)
+    xb, yb = min(x0 + w, W), min(y0 + h, H)
+    if xa < xb and ya < yb:
+        dst[ya:yb, xa:xb] *= factor[ya - y0:yb - y0, xa - x0:xb - x0, None]
+
+
+def motion_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """Normalised line kernel for linear motion blur of ``length`` pixels at ``angle_deg``."""
+    n = max(1, int(math.ceil(length)))
+    k = n | 1
+    ker = np.zeros((k, k), np.float32)
+    cxy = (k - 1) / 2.0
+    dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+    half = (length - 1) / 2.0
+    p1 = (int(round((cxy - dx * half) * 16)), int(round((cxy - dy * half) * 16)))
+    p2 = (int(round((cxy + dx * half) * 16)), int(round((cxy + dy * half) * 16)))
+    cv2.line(ker, p1, p2, 1.0, 1, cv2.LINE_AA, shift=4)
+    return ker / max(float(ker.sum()), 1e-6)
+
+
+def blur_sprite(src_bgra: np.ndarray, length: float, angle_deg: float) -> np.ndarray:
+    """Motion-blur a BGRA sprite (premultiplied internally so edges fade correctly); grows the canvas."""
+    if length < 1.5:
+        return src_bgra
+    pad = int(math.ceil(length / 2)) + 1
+    a = src_bgra[..., 3:4].astype(np.float32) / 255.0
+    pm = np.concatenate([src_bgra[..., :3].astype(np.float32) * a, a * 255.0], axis=2)
+    pm = cv2.copyMakeBorder(pm, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    pm = cv2.filter2D(pm, -1, motion_kernel(length, angle_deg), borderType=cv2.BORDER_CONSTANT)
+    a2 = pm[..., 3:4] / 255.0
+    rgb = pm[..., :3] / np.maximum(a2, 1e-4)
+    return np.concatenate([np.clip(rgb, 0, 255), np.clip(pm[..., 3:4], 0, 255)], 2).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Table tops
+# ---------------------------------------------------------------------------------------------------
+
+#: Procedural table tops understood by :func:`make_background` and :func:`render_table`.
+BACKGROUNDS: tuple[str, ...] = ("felt", "cloth", "wood", "paper", "tray", "dark", "light", "speckle")
+
+
+def smooth_noise(rng: np.random.Generator, h: int, w: int, scale_px: float) -> np.ndarray:
+    """Smooth random field ``(h, w)`` float32, roughly zero mean and unit variance, with blobs of about
+    ``scale_px`` pixels (bicubic upsampling of a coarse Gaussian grid)."""
+    gh, gw = max(2, int(math.ceil(h / scale_px)) + 2), max(2, int(math.ceil(w / scale_px)) + 2)
+    g = rng.standard_normal((gh, gw)).astype(np.float32)
+    big = cv2.resize(g, (int(gw * scale_px), int(gh * scale_px)), interpolation=cv2.INTER_CUBIC)
+    oy, ox = int(scale_px), int(scale_px)
+    out = big[oy:oy + h, ox:ox + w]
+    sd = float(out.std()) or 1.0
+    return (out - float(out.mean())) / sd
+
+
+def _jitter_color(rng: np.random.Generator, c: Sequence[float], sd: float) -> np.ndarray:
+    return np.clip(np.asarray(c, np.float32) + rng.normal(0, sd, 3), 0, 255).astype(np.float32)
+
+
+def make_background(kind: str, width: int, height: int, rng: np.random.Generator | int = 0) -> np.ndarray:
+    """Procedural table top.
+
+    Args:
+        kind: one of :data:`BACKGROUNDS` — ``felt`` (coloured baize), ``cloth`` (woven fabric),
+            ``wood`` (planks with grain), ``paper`` (white/cream sheet, sometimes ruled), ``tray``
+            (a dice tray with a raised rim on a table), ``dark`` / ``light`` (plain dark or light
+            surface), ``speckle`` (stone-like speckled laminate).
+        width, height: size in pixels.
+        rng: generator or integer seed (same seed → same image).
+
+    Returns:
+        ``(height, width, 3)`` uint8 BGR image.
+
+    Raises:
+        ValueError: unknown ``kind`` or a non-positive size.
+    """
+    if kind not in BACKGROUNDS:
+        raise ValueError(f"unknown background {kind!r}; choose from {', '.join(BACKGROUNDS)}")
+    if width <= 0 or height <= 0:
+        raise ValueError(f"background size must be positive, got {width}x{height}")
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    h, w = height, width
+    diag = math.hypot(w, h)
+    fine = lambda sd: rng.normal(0, sd, (h, w)).astype(np.float32)  # noqa: E731
+
+    if kind == "felt":
+        palette = [(40, 110, 30), (90, 60, 20), (30, 30, 130), (60, 60, 60), (110, 80, 40), (30, 80, 80)]
+        base = _jitter_color(rng, palette[int(rng.integers(len(palette)))], 15)
+        lum = 1.0 + 0.06 * smooth_noise(rng, h, w, diag / 6) + cv2.GaussianBlur(fine(0.05), (3, 3), 0)
+        img = base * lum[..., None]
+    elif kind == "cloth":
+        base = rng.uniform(40, 220, 3).astype(np.float32)
+        period = rng.uniform(3.0, 7.0)
+        ang = rng.uniform(0, np.pi)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        xr = xs * math.cos(ang) + ys * math.sin(ang)
+        yr = -xs * math.sin(ang) + ys * math.cos(ang)
+        weave = np.sin(2 * np.pi * xr / period) * np.sin(2 * np.pi * yr / period)
+        lum = 1.0 + 0.07 * weave + 0.05 * smooth_noise(rng, h, w, diag / 5) + fine(0.03)
+        img = base * lum[..., None]
+        if rng.random() < 0.3:  # checked / striped fabric
+            stripe = (np.sin(2 * np.pi * xr / rng.uniform(30, 90)) > 0).astype(np.float32)
+            img = img * (1.0 - 0.25 * stripe[..., None])
+    elif kind == "wood":
+        light = np.clip(np.float32((95, 150, 195)) * rng.uniform(0.7, 1.2) + rng.normal(0, 8, 3), 0, 255)
+        light = light.astype(np.float32)
+        dark = light * rng.uniform(0.45, 0.7)
+        vertical = rng.random() < 0.5
+        L, S = (h, w) if vertical else (w, h)  # along / across the grain
+        ys, xs = np.mgrid[0:S, 0:L].astype(np.float32)
+        plank = rng.uniform(0.15, 0.35) * max(h, w)
+        warp = smooth_noise(rng, S, L, 60) * 6.0 + smooth_noise(rng, S, L, 300) * 25.0
+        idx = np.floor(ys / plank)
+        offs = (idx * 7919.0) % 97.0
+        rings = 0.5 + 0.5 * np.sin((ys + warp + offs * 3.0) * (2 * np.pi / rng.uniform(6, 18)))
+        rings = rings ** 2
+        t = np.clip(0.25 + 0.6 * rings + 0.08 * smooth_noise(rng, S, L, 40)
+                    + rng.normal(0, 0.04, (S, L)).astype(np.float32), 0, 1)
+        tint = 1.0 + 0.08 * np.sin(idx * 2.3 + rng.uniform(0, 6))
+        img = (light * (1 - t[..., None]) + dark * t[..., None]) * tint[..., None]
+        img[(ys % plank) < 1.5] *= 0.55  # seams between planks
+        if vertical:
+            img = np.ascontiguousarray(img.transpose(1, 0, 2))
+    elif kind == "paper":
+        v = rng.uniform(215, 250)
+        base = np.float32([v - rng.uniform(0, 20), v - rng.uniform(0, 8), v])
+        lum = 1.0 + 0.02 * smooth_noise(rng, h, w, diag / 4) + fine(0.012)
+        img = base * lum[..., None]
+        if rng.random() < 0.4:  # ruled / squared paper
+            step = int(rng.integers(18, 40))
+            line_col = np.float32([200, 160, 140])
+            for y in range(int(rng.integers(0, step)), h, step):
+                img[y] = img[y] * 0.7 + line_col * 0.3
+            if rng.random() < 0.5:
+                for x in range(int(rng.integers(0, step)), w, step):
+                    img[:, x] = img[:, x] * 0.7 + line_col * 0.3
+    elif kind == "tray":
+        table = np.float32([rng.uniform(200, 245)] * 3) + rng.normal(0, 5, 3).astype(np.float32)
+        floor = _jitter_color(rng, rng.choice([(190, 190, 185), (40, 100, 30), (120, 30, 30), (40, 40, 40),
+                                               (60, 90, 150)]), 12)
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = table
+        mx, my = int(rng.uniform(0.02, 0.12) * w), int(rng.uniform(0.02, 0.12) * h)
+        rim = max(4, int(rng.uniform(0.015, 0.04) * min(h, w)))
+        rim_col = floor * 0.55
+        cv2.rectangle(img, (mx, my), (w - mx, h - my), rim_col.tolist(), -1)
+        inner = np.zeros((h, w), np.float32)
+        cv2.rectangle(inner, (mx + rim, my + rim), (w - mx - rim, h - my - rim), 1.0, -1)
+        wall = cv2.GaussianBlur(inner, (0, 0), rim * 1.5) * inner  # shadow of the wall on the floor
+        lum = (0.75 + 0.25 * wall) * (1.0 + 0.04 * smooth_noise(rng, h, w, diag / 6) + fine(0.02))
+        img = img * (1.0 - inner[..., None]) + (floor * lum[..., None]) * inner[..., None]
+    elif kind in ("dark", "light"):
+        v = rng.uniform(15, 60) if kind == "dark" else rng.uniform(170, 240)
+        base = np.float32([v, v, v]) + rng.normal(0, 8, 3).astype(np.float32)
+        lum = 1.0 + 0.08 * smooth_noise(rng, h, w, diag / 3) + fine(0.02)
+        img = base * lum[..., None]
+    else:  # speckle
+        base = rng.uniform(60, 220, 3).astype(np.float32)
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = base
+        img *= (1.0 + 0.04 * smooth_noise(rng, h, w, diag / 5))[..., None]
+        n = int(h * w / rng.uniform(150, 600))
+        pts = np.stack([rng.integers(0, w, n), rng.integers(0, h, n)], 1)
+        vals = rng.uniform(0.5, 1.4, n)
+        for (x, y), v in zip(pts, vals):
+            cv2.circle(img, (int(x), int(y)), int(rng.integers(1, 3)), (base * v).tolist(), -1, cv2.LINE_AA)
+
+    # Uneven lighting: a soft vignette with a random centre, present on every table.
+    ys, xs = np.ogrid[0:h, 0:w]
+    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    r2 = ((xs - cx) ** 2 + (ys - cy) ** 2) / (diag * diag)
+    vig = (1.0 - rng.uniform(0.1, 0.45) * r2).astype(np.float32)
+    img = img * vig[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_background(kind: str, width: int, height: int, seed: int) -> np.ndarray:
+    bg = make_background(kind, width, height, seed)
+    bg.setflags(write=False)
+    return bg
+
+
+def render_table(
+    dice: Sequence[tuple[int, float, float, float]],
+    background: str | np.ndarray = "felt",
+    style: DieStyle | str | Sequence[DieStyle | str] = "ivory",
+    motion_blur: float = 0.0,
+    *,
+    size: tuple[int, int] = (1280, 720),
+    die_px: float | None = None,
+    seed: int = 0,
+    tilt: tuple[float, float] = (0.0, 0.12),
+    shadow: float = 0.45,
+    blur_angle_deg: float = 0.0,
+    glare: float = 0.25,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Composite dice on a table top: one camera frame of a "virtual table" with exact boxes.
+
+    Args:
+        dice: ``(value, x, y, angle_deg)`` per die — face value 1–6 (0 = blank), centre of the top
+            face in pixels, in-plane rotation in degrees. Drawn in order (later dice on top).
+        background: a :data:`BACKGROUNDS` name (generated from ``seed`` and cached) or a BGR uint8
+            image (resized to ``size`` if needed; pass a cached array for speed).
+        style: one :class:`DieStyle` / ``STYLES`` name for every die, or one per die.
+        motion_blur: blur length in pixels applied to the dice only (rolling dice, still table);
+            0 = none.
+        size: ``(width, height)`` of the frame in pixels.
+        die_px: side of a die's top face in pixels; default 7 % of the frame height (50 px at 720p,
+            like a webcam 60–80 cm above the table).
+        seed: seeds the table texture and the small per-die details (same seed → same frame).
+        tilt: camera tilt as in :func:`render_die` (default: looking slightly from below).
+        shadow: shadow darkness, 0–1.
+        blur_angle_deg: direction of the motion blur.
+        glare: strength of the specular highlight on each die's top face.
+
+    Returns:
+        ``(frame, boxes)``: ``(height, width, 3)`` uint8 BGR frame and ``(N, 4)`` float32 boxes
+        ``x1, y1, x2, y2`` in pixels, one per entry of ``dice`` (same order), tight around the whole
+        unblurred silhouette and clipped to the frame. A die entirely off-frame gets a zero-area box.
+
+    Raises:
+        ValueError: bad face value, unknown background/style, or a background of the wrong type.
+    """
+    width, height = size
+    if isinstance(background, str):
+        frame = _cached_background(background, width, height, seed).astype(np.float32)
+    else:
+        bg = np.asarray(background)
+        if bg.ndim != 3 or bg.shape[2] != 3 or bg.dtype != np.uint8:
+            raise ValueError(f"background must be an (H, W, 3) uint8 BGR image, got {bg.shape} {bg.dtype}")
+        if bg.shape[:2] != (height, width):
+            bg = cv2.resize(bg, (width, height), interpolation=cv2.INTER_AREA)
+        frame = bg.astype(np.float32)
+    styles = [style] * len(dice) if isinstance(style, (str, DieStyle)) else list(style)
+    if len(styles) != len(dice):
+        raise ValueError(f"got {len(styles)} styles for {len(dice)} dice")
+    side = float(die_px) if die_px is not None else 0.07 * height
+    boxes = np.zeros((len(dice), 4), np.float32)
+    light_deg = 225.0
+    ldir = np.array([math.cos(math.radians(light_deg)), math.sin(math.radians(light_deg))])
+    for i, ((value, x, y, angle), st) in enumerate(zip(dice, styles)):
+        rng = np.random.default_rng([seed, i])
+        d = render_styled(int(value), st, float(angle), rng, size_px=side, tilt=tilt,
+                          light_deg=light_deg, glare=glare)
+        # Integer placement keeps the sprite sharp; the box follows the same rounded origin.
+        x0, y0 = int(round(x - d.anchor[0])), int(round(y - d.anchor[1]))
+        img, pad = d.image, 0
+        if motion_blur >= 1.5:
+            img = blur_sprite(img, motion_blur, blur_angle_deg)
+            pad = (img.shape[0] - d.image.shape[0]) // 2
+        off = -ldir * side * 0.12  # the shadow falls away from the light
+        paste(frame, img, x0 - pad, y0 - pad, shadow=shadow, shadow_offset=(off[0], off[1]),
+              shadow_blur=side * 0.08)
+        bx1, by1, bx2, by2 = d.box
+        boxes[i] = np.clip([bx1 + x0, by1 + y0, bx2 + x0, by2 + y0], 0, [width, height, width, height])
+    return np.clip(frame + 0.5, 0, 255).astype(np.uint8), boxes
