@@ -1,0 +1,942 @@
+"""Frame sources: one interface over the Pi camera, USB/IP cameras, video files, photo folders and a virtual table.
+
+Every source is a context manager whose :meth:`FrameSource.read` returns the next :class:`Frame`
+(``image`` ``(H, W, 3)`` uint8 BGR, ``t`` seconds, ``index``). Live cameras capture in a background
+thread and always hand out the *newest* frame (a slow consumer skips frames instead of lagging behind a
+buffer). Offline sources (video files, photo folders, the virtual table) can run in real time or as fast
+as possible with simulated time, so the same pipeline runs live and in tests.
+
+Errors: :class:`SourceError` (a recoverable failure: camera gone, stream dropped, unreadable file) and
+:class:`EndOfStream` (a finite source has no more frames; not an error). :class:`ReconnectingSource`
+wraps a live source and retries with exponential backoff, exposing a :class:`SourceStatus` for the
+dashboard.
+
+``open_source(spec)`` turns a command-line string into a source: ``picamera``, a device index such as
+``0``, an ``rtsp://``/``http(s)://`` URL, a video file, a folder of photos, or ``virtual``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: File name endings read as photos by :class:`FolderSource` (those ``cv2.imread`` decodes).
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+#: File name endings read as videos by :func:`open_source`.
+VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg", ".h264", ".ts")
+
+
+class SourceError(RuntimeError):
+    """A recoverable failure of a frame source (camera missing or gone, stream dropped, bad file).
+
+    ``exit_code`` 2 makes the CLI report it as bad input (one line on stderr).
+    """
+
+    exit_code = 2
+
+
+class EndOfStream(Exception):
+    """A finite source (video file, photo folder) has delivered its last frame. Not an error."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One camera frame.
+
+    Attributes:
+        image: ``(H, W, 3)`` uint8 BGR pixels.
+        t: capture time in seconds. Live sources use ``time.monotonic()``; offline sources (video files,
+            folders, a simulated virtual table) use media time from the start of the stream, so results do
+            not depend on how fast the machine is. Non-decreasing within one source.
+        index: 0-based number of the frame delivered by this source.
+    """
+
+    image: np.ndarray
+    t: float
+    index: int
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+class _RateMeter:
+    """Measured frame rate over a sliding window of wall-clock delivery times."""
+
+    def __init__(self, window: int = 30) -> None:
+        self._times: deque[float] = deque(maxlen=window)
+        self._lock = threading.Lock()
+
+    def tick(self, now: float | None = None) -> None:
+        with self._lock:
+            self._times.append(time.monotonic() if now is None else now)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._times.clear()
+
+    @property
+    def fps(self) -> float:
+        with self._lock:
+            if len(self._times) < 2:
+                return 0.0
+            span = self._times[-1] - self._times[0]
+            return (len(self._times) - 1) / span if span > 0 else 0.0
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    """Return ``image`` as ``(H, W, 3)`` uint8 BGR (gray and BGRA are converted)."""
+    if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+        raise SourceError("the source returned an empty frame")
+    if image.dtype != np.uint8:
+        raise SourceError(f"the source returned {image.dtype} pixels, expected uint8")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    raise SourceError(f"the source returned a frame of shape {image.shape}, expected (H, W, 3)")
+
+
+class FrameSource(ABC):
+    """Common interface of every frame source.
+
+    Use as a context manager (``with open_source("0") as src: frame = src.read()``) or call
+    :meth:`open`/:meth:`close`. Iterating yields frames until :class:`EndOfStream`.
+    Subclasses implement ``_open``, ``_close`` and ``_read``. Not meant to be read from two threads at once.
+    """
+
+    #: Short kind name shown in :meth:`info` (``"opencv"``, ``"folder"`` ...).
+    kind = "source"
+
+    def __init__(self) -> None:
+        self._rate = _RateMeter()
+        self._index = 0
+        self._is_open = False
+        self._open_lock = threading.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def open(self) -> FrameSource:
+        """Open the device/file (idempotent). Raises :class:`SourceError` when it cannot be opened."""
+        with self._open_lock:
+            if not self._is_open:
+                self._open()
+                self._is_open = True
+                self._rate.reset()
+        return self
+
+    def close(self) -> None:
+        """Release the device/file (idempotent, never raises)."""
+        with self._open_lock:
+            if self._is_open:
+                self._is_open = False
+                try:
+                    self._close()
+                except Exception:  # noqa: BLE001 - closing must not crash the caller
+                    log.exception("error while closing %s", self.kind)
+
+    @property
+    def is_open(self) -> bool:
+        """True between a successful :meth:`open` and :meth:`close`."""
+        return self._is_open
+
+    def __enter__(self) -> FrameSource:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.open()
+        while True:
+            try:
+                yield self.read()
+            except EndOfStream:
+                return
+
+    # -- frames ------------------------------------------------------------------------------------
+    def read(self, timeout: float | None = None) -> Frame:
+        """Return the next frame.
+
+        Args:
+            timeout: seconds to wait for a live frame (``None`` = the source's default).
+
+        Raises:
+            SourceError: the frame could not be captured (the source may recover; see ReconnectingSource).
+            EndOfStream: a finite source has no more frames.
+        """
+        if not self._is_open:
+            self.open()
+        image, t = self._read(timeout)
+        image = _as_bgr(image)
+        frame = Frame(image=image, t=float(t), index=self._index)
+        self._index += 1
+        self._rate.tick()
+        return frame
+
+    @property
+    def fps(self) -> float:
+        """Measured rate of delivered frames, frames per wall-clock second (0.0 before two frames)."""
+        return self._rate.fps
+
+    @property
+    def frames_read(self) -> int:
+        """Number of frames delivered so far."""
+        return self._index
+
+    def info(self) -> dict[str, Any]:
+        """Description for logs and the dashboard: ``kind``, ``open``, ``fps`` (measured) and source details."""
+        return {"kind": self.kind, "open": self._is_open, "fps": round(self.fps, 2), "frames": self._index}
+
+    @abstractmethod
+    def _open(self) -> None: ...
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    @abstractmethod
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]: ...
+
+
+# ---------------------------------------------------------------------------------------------------
+# Live cameras: a background thread keeps only the newest frame
+# ---------------------------------------------------------------------------------------------------
+class _LatestFrameGrabber:
+    """Background thread calling ``grab() -> image | None`` in a loop and keeping only the newest frame.
+
+    ``max_failures`` consecutive ``None`` results (or one exception) mark the grabber failed; the error
+    is raised to the reader as :class:`SourceError`.
+    """
+
+    def __init__(self, grab: Callable[[], np.ndarray | None], name: str, max_failures: int = 25) -> None:
+        self._grab = grab
+        self._name = name
+        self._max_failures = max_failures
+        self._cond = threading.Condition()
+        self._latest: tuple[np.ndarray, float] | None = None
+        self._seq = 0
+        self._error: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"grab-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, join_timeout: float = 2.0) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(join_timeout)
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                image = self._grab()
+            except Exception as exc:  # noqa: BLE001 - reported to the reader
+                self._fail(f"{type(exc).__name__}: {exc}")
+                return
+            if self._stop.is_set():
+                return
+            if image is None:
+                failures += 1
+                if failures >= self._max_failures:
+                    self._fail(f"{failures} failed captures in a row")
+                    return
+                time.sleep(0.01)
+                continue
+            failures = 0
+            with self._cond:
+                self._latest = (image, time.monotonic())
+                self._seq += 1
+                self._cond.notify_all()
+
+    def _fail(self, message: str) -> None:
+        with self._cond:
+            self._error = message
+            self._cond.notify_all()
+
+    def get(self, after_seq: int, timeout: float) -> tuple[np.ndarray, float, int]:
+        """Wait up to ``timeout`` s for a frame newer than ``after_seq``; returns ``(image, t, seq)``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._seq <= after_seq and self._error is None and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SourceError(f"{self._name}: no frame for {timeout:.1f} s")
+                self._cond.wait(left)
+            if self._seq > after_seq and self._latest is not None:
+                image, t = self._latest
+                return image, t, self._seq
+            if self._error is not None:
+                raise SourceError(f"{self._name}: {self._error}")
+            raise SourceError(f"{self._name}: closed")
+
+
+class OpenCVSource(FrameSource):
+    """A USB camera (device index) or a network stream (``rtsp://``, ``http://``) read with OpenCV.
+
+    A grabber thread reads continuously and keeps only the newest frame, so :meth:`read` never returns
+    a stale buffered frame. ``t`` is ``time.monotonic()`` when the frame arrived.
+
+    Args:
+        target: device index (``0``) or stream URL.
+        width, height: requested capture size in pixels for devices (the driver may pick another; the
+            frames report the real size). Ignored for streams.
+        fps: requested device frame rate (``None`` = driver default).
+        read_timeout: seconds :meth:`read` waits for a new frame before raising :class:`SourceError`.
+        capture_factory: ``callable(target) -> cv2.VideoCapture``-like object (tests inject fakes).
+    """
+
+    kind = "opencv"
+
+    def __init__(
+        self,
+        target: int | str,
+        width: int | None = 1280,
+        height: int | None = 720,
+        fps: float | None = None,
+        read_timeout: float = 5.0,
+        capture_factory: Callable[[int | str], Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.width, self.height, self.requested_fps = width, height, fps
+        self.read_timeout = read_timeout
+        self._factory = capture_factory or cv2.VideoCapture
+        self._cap: Any = None
+        self._grabber: _LatestFrameGrabber | None = None
+        self._last_seq = 0
+
+    def _describe(self) -> str:
+        if isinstance(self.target, int):
+            return f"camera {self.target}"
+        return re.sub(r"//[^/@]*@", "//***@", str(self.target))  # hide credentials in URLs
+
+    def _open(self) -> None:
+        cap = self._factory(self.target)
+        if cap is None or not cap.isOpened():
+            if cap is not None:
+                cap.release()
+            raise SourceError(f"cannot open {self._describe()}")
+        if isinstance(self.target, int):
+            if self.width and self.height:
+                cap.set(cv2.CAP_PROP_FRAME_WIDTH, float(self.width))
+                cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(self.height))
+            if self.requested_fps:
+                cap.set(cv2.CAP_PROP_FPS, float(self.requested_fps))
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1.0)  # where the backend honours it, fewer stale frames
+
+        def grab() -> np.ndarray | None:
+            ok, image = cap.read()
+            return image if ok and image is not None else None
+
+        self._cap = cap
+        self._last_seq = 0
+        self._grabber = _LatestFrameGrabber(grab, self._describe())
+        self._grabber.start()
+
+    def _close(self) -> None:
+        if self._grabber is not None:
+            self._grabber.stop()
+        if self._cap is not None:
+            self._cap.release()
+        self._grabber, self._cap = None, None
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        assert self._grabber is not None
+        image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
+        self._last_seq = seq
+        return image, t
+
+    def info(self) -> dict[str, Any]:
+        d = super().info()
+        d["target"] = self._describe()
+        return d
+
+
+class PicameraSource(FrameSource):
+    """The Raspberry Pi camera through Picamera2 (libcamera), video configuration, BGR frames.
+
+    Picamera2 is imported when the source opens, so this class can be named on any machine; opening it
+    where Picamera2 is missing raises :class:`SourceError` with installation advice. Capture runs in a
+    background thread that keeps the newest frame. Picamera2's ``"RGB888"`` format is stored B, G, R in
+    memory (libcamera's naming), i.e. exactly OpenCV's BGR order.
+
+    Args:
+        size: ``(width, height)`` of the main stream in pixels (default 1280×720).
+        fps: requested frame rate (``FrameRate`` control).
+        camera_num: which camera on a multi-camera Pi.
+        read_timeout: seconds :meth:`read` waits for a new frame.
+    """
+
+    kind = "picamera"
+
+    def __init__(
+        self, size: tuple[int, int] = (1280, 720), fps: float = 30.0, camera_num: int = 0, read_timeout: float = 5.0
+    ) -> None:
+        super().__init__()
+        self.size, self.requested_fps, self.camera_num, self.read_timeout = size, fps, camera_num, read_timeout
+        self._cam: Any = None
+        self._grabber: _LatestFrameGrabber | None = None
+        self._last_seq = 0
+
+    def _open(self) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise SourceError(
+                "picamera2 is not available: the 'picamera' source needs a Raspberry Pi with the camera stack "
+                "(sudo apt install python3-picamera2; create the venv with --system-site-packages). "
+                "On other machines use a device index such as 0, an rtsp:// or http:// URL, a video file, "
+                "a folder of photos or 'virtual'."
+            ) from exc
+        try:
+            cam = Picamera2(self.camera_num)
+            config = cam.create_video_configuration(
+                main={"size": tuple(self.size), "format": "RGB888"},
+                controls={"FrameRate": float(self.requested_fps)},
+                buffer_count=4,
+            )
+            cam.configure(config)
+            cam.start()
+        except Exception as exc:  # noqa: BLE001 - libcamera raises many types
+            raise SourceError(f"cannot start the Pi camera {self.camera_num}: {exc}") from exc
+        self._cam = cam
+        self._last_seq = 0
+        self._grabber = _LatestFrameGrabber(lambda: cam.capture_array("main"), f"picamera {self.camera_num}")
+        self._grabber.start()
+
+    def _close(self) -> None:
+        if self._grabber is not None:
+            self._grabber.stop()
+        if self._cam is not None:
+            try:
+                self._cam.stop()
+            finally:
+                self._cam.close()
+        self._grabber, self._cam = None, None
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        assert self._grabber is not None
+        image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
+        self._last_seq = seq
+        return image, t
+
+    def info(self) -> dict[str, Any]:
+        d = super().info()
+        d.update(camera=self.camera_num, size=list(self.size))
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# Offline sources
+# ---------------------------------------------------------------------------------------------------
+class _Pacer:
+    """Sleeps so that media time ``t`` is delivered at wall time ``start + t`` (real-time replay)."""
+
+    def __init__(self) -> None:
+        self._start: float | None = None
+
+    def reset(self) -> None:
+        self._start = None
+
+    def wait(self, t: float) -> None:
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now - t
+        delay = self._start + t - now
+        if delay > 0:
+            time.sleep(delay)
+
+
+class VideoFileSource(FrameSource):
+    """A video file, in real time (paced to its frame rate) or as fast as possible.
+
+    ``t`` is media time in seconds (frame number / the file's frame rate), so settle timing is the same
+    at any processing speed.
+
+    Args:
+        path: video file readable by OpenCV (FFmpeg backend).
+        realtime: sleep so frames arrive at the file's own rate (a camera replay); False = as fast as possible.
+        loop: start again at the end instead of raising :class:`EndOfStream`.
+        default_fps: frame rate assumed when the file does not state one.
+    """
+
+    kind = "video"
+
+    def __init__(self, path: str | os.PathLike[str], realtime: bool = True, loop: bool = False, default_fps: float = 30.0) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.realtime, self.loop = realtime, loop
+        self.default_fps = default_fps
+        self.nominal_fps = default_fps
+        self.frame_count = 0
+        self._cap: Any = None
+        self._n = 0
+        self._pacer = _Pacer()
+
+    def _open(self) -> None:
+        if not self.path.is_file():
+            raise SourceError(f"video file not found: {self.path}")
+        cap = cv2.VideoCapture(str(self.path))
+        if not cap.isOpened():
+            raise SourceError(f"cannot open video file {self.path}")
+        fps = cap.get(cv2.CAP_PROP_FPS)
+        self.nominal_fps = float(fps) if fps and math.isfinite(fps) and 1.0 <= fps <= 1000.0 else self.default_fps
+        self.frame_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self._cap, self._n = cap, 0
+        self._pacer.reset()
+
+    def _close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+        self._cap = None
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            if not self.loop or self._n == 0:
+                raise EndOfStream(str(self.path))
+            self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                raise SourceError(f"cannot rewind video file {self.path}")
+        t = self._n / self.nominal_fps
+        self._n += 1
+        if self.realtime:
+            self._pacer.wait(t)
+        return image, t
+
+    def info(self) -> dict[str, Any]:
+        d = super().info()
+        d.update(path=str(self.path), nominal_fps=self.nominal_fps, frame_count=self.frame_count, realtime=self.realtime)
+        return d
+
+
+def _natural_key(path: Path) -> list[Any]:
+    """Sort key that orders ``img2`` before ``img10``."""
+    return [int(s) if s.isdigit() else s.lower() for s in re.split(r"(\d+)", path.name)]
+
+
+def _fit_to_canvas(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Scale ``image`` to fit ``width×height`` keeping its aspect ratio, padding by edge replication."""
+    h, w = image.shape[:2]
+    if (w, h) == (width, height):
+        return image
+    s = min(width / w, height / h)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    top, left = (height - nh) // 2, (width - nw) // 2
+    return cv2.copyMakeBorder(resized, top, height - nh - top, left, width - nw - left, cv2.BORDER_REPLICATE)
+
+
+def _shift(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(image, m, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+
+
+def _motion_blur(image: np.ndarray, length: int) -> np.ndarray:
+    return cv2.blur(image, (max(1, length), 1)) if length > 1 else image
+
+
+def transition_frame(prev: np.ndarray, nxt: np.ndarray, p: float) -> np.ndarray:
+    """One frame of the synthetic "hand picks up and throws" motion between two still photos.
+
+    The old scene slides out and the new one slides in, both motion-blurred, cross-faded, while a dark
+    hand-sized blob sweeps across the frame — the kind of large change a settle detector sees when a
+    player gathers and throws the dice.
+
+    Args:
+        prev, nxt: ``(H, W, 3)`` uint8 BGR photos of the same size.
+        p: progress in ``(0, 1)``.
+
+    Returns:
+        ``(H, W, 3)`` uint8 BGR frame.
+    """
+    h, w = prev.shape[:2]
+    amp = 0.12 * w
+    blur = int(4 + 0.06 * w * math.sin(math.pi * p))
+    a = _motion_blur(_shift(prev, amp * p, 0.02 * h * math.sin(3 * p)), blur)
+    b = _motion_blur(_shift(nxt, -amp * (1 - p), -0.02 * h * math.sin(3 * p)), blur)
+    out = cv2.addWeighted(a, 1.0 - p, b, p, 0.0)
+    # The "hand": a skin-toned ellipse with a forearm crossing the frame from the bottom right.
+    cx, cy = int(w * (1.1 - 1.2 * p)), int(h * (0.75 - 0.3 * math.sin(math.pi * p)))
+    axes = (int(0.16 * min(w, h)), int(0.11 * min(w, h)))
+    cv2.ellipse(out, (cx, cy), axes, -25, 0, 360, (120, 150, 200), -1, cv2.LINE_AA)
+    cv2.line(out, (cx, cy), (cx + int(0.5 * w), cy + int(0.4 * h)), (110, 140, 190), int(0.14 * min(w, h)), cv2.LINE_AA)
+    return out
+
+
+class FolderSource(FrameSource):
+    """An ordered folder of still photos replayed as a camera would see a sequence of throws.
+
+    Each photo is held still for ``hold_s`` seconds (``hold_s * fps`` identical frames, optionally with
+    sensor-like noise); between photos, ``transition_s`` seconds of synthetic motion
+    (:func:`transition_frame`) stand for the hand gathering and throwing the dice. Photos are ordered by
+    natural sort of their file names. All frames take the size of the first photo (others are scaled to
+    fit and padded). ``t`` is media time (frame index / ``fps``).
+
+    Args:
+        path: folder of photos (``IMAGE_EXTENSIONS``), or an explicit list of photo paths in order.
+        hold_s: seconds each photo stays still (must exceed the settle time to count as a throw).
+        transition_s: seconds of motion between photos (0 = a hard cut, still one frame of motion).
+        fps: frames per second of simulated time.
+        realtime: pace frames to ``fps`` in wall-clock time; False = as fast as possible.
+        loop: start again with the first photo after the last.
+        noise: standard deviation of Gaussian pixel noise added to still frames (gray levels; 0 = none).
+        seed: noise seed.
+
+    Raises:
+        SourceError: (on open) the folder is missing, holds no photos, or a file is not a readable image.
+    """
+
+    kind = "folder"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | list[str | os.PathLike[str]],
+        hold_s: float = 1.5,
+        transition_s: float = 0.6,
+        fps: float = 15.0,
+        realtime: bool = False,
+        loop: bool = False,
+        noise: float = 0.0,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        if fps <= 0 or hold_s <= 0 or transition_s < 0:
+            raise ValueError("fps and hold_s must be > 0 and transition_s >= 0")
+        self.path = path
+        self.hold_s, self.transition_s, self.frame_rate = hold_s, transition_s, fps
+        self.realtime, self.loop, self.noise = realtime, loop, noise
+        self.files: list[Path] = []
+        self._rng = np.random.default_rng(seed)
+        self._pacer = _Pacer()
+        self._canvas: tuple[int, int] | None = None
+        self._cache: dict[int, np.ndarray] = {}
+        self._n = 0
+        self._schedule: list[tuple[int, int, int]] = []  # (first frame, photo index, frames of transition)
+
+    def _list_files(self) -> list[Path]:
+        if isinstance(self.path, (list, tuple)):
+            files = [Path(p) for p in self.path]
+        else:
+            folder = Path(self.path)
+            if not folder.is_dir():
+                raise SourceError(f"folder not found: {folder}")
+            files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS), key=_natural_key)
+        if not files:
+            raise SourceError(f"no photos ({', '.join(IMAGE_EXTENSIONS)}) in {self.path}")
+        bad = [str(p) for p in files if not p.is_file() or not cv2.haveImageReader(str(p))]
+        if bad:
+            raise SourceError(f"not a readable image: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
+        return files
+
+    @property
+    def hold_frames(self) -> int:
+        """Still frames per photo."""
+        return max(1, round(self.hold_s * self.frame_rate))
+
+    @property
+    def transition_frames(self) -> int:
+        """Motion frames between two photos (at least one: a cut)."""
+        return max(1, round(self.transition_s * self.frame_rate))
+
+    def photo_start_frames(self) -> list[int]:
+        """Index of the first still frame of each photo in one pass (for tests and ground truth)."""
+        return [s + tr for s, _, tr in self._schedule]
+
+    def _open(self) -> None:
+        self.files = self._list_files()
+        self._cache.clear()
+        first = self._load(0)
+        self._canvas = (first.shape[1], first.shape[0])
+        self._schedule = []
+        start = 0
+        for i in range(len(self.files)):
+            tr = 0 if i == 0 else self.transition_frames
+            self._schedule.append((start, i, tr))
+            start += tr + self.hold_frames
+        self._cycle = start
+        self._n = 0
+        self._pacer.reset()
+
+    def _close(self) -> None:
+        self._cache.clear()
+
+    def _load(self, i: int) -> np.ndarray:
+        if i not in self._cache:
+            image = cv2.imread(str(self.files[i]), cv2.IMREAD_COLOR)
+            if image is None:
+                raise SourceError(f"cannot read image {self.files[i]}")
+            if self._canvas is not None:
+                image = _fit_to_canvas(image, *self._canvas)
+            for k in [k for k in self._cache if k < i - 1]:  # keep the current and previous photo only
+                del self._cache[k]
+            self._cache[i] = image
+        return self._cache[i]
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        n = self._n
+        cycle, local = divmod(n, self._cycle)
+        if cycle > 0 and not self.loop:
+            raise EndOfStream(str(self.path))
+        # Find the photo whose span holds this frame (schedule is short; linear scan from the end).
+        for start, i, tr in reversed(self._schedule):
+            if local >= start:
+                break
+        k = local - start
+        if cycle > 0 and i == 0:
+            tr = self.transition_frames  # looping: move from the last photo back to the first
+        if k < tr:
+            prev_i = (i - 1) % len(self.files)
+            prev = self._load(prev_i) if prev_i != i else self._load(i)
+            image = transition_frame(prev, self._load(i), (k + 1) / (tr + 1))
+        else:
+            image = self._load(i).copy()
+            if self.noise > 0:
+                noise = self._rng.normal(0.0, self.noise, image.shape)
+                image = np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        t = n / self.frame_rate
+        self._n += 1
+        if self.realtime:
+            self._pacer.wait(t)
+        return image, t
+
+    def photo_at(self, index: int) -> int | None:
+        """Index into :attr:`files` of the photo shown still at frame ``index`` (None during a transition)."""
+        local = index % self._cycle if self.loop else index
+        if local >= self._cycle:
+            return None
+        for start, i, tr in reversed(self._schedule):
+            if local >= start:
+                return i if local - start >= tr else None
+        return None
+
+    def info(self) -> dict[str, Any]:
+        d = super().info()
+        d.update(path=str(self.path), photos=len(self.files), hold_s=self.hold_s, transition_s=self.transition_s,
+                 frame_rate=self.frame_rate, realtime=self.realtime)
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reconnection
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SourceStatus:
+    """Health of a (reconnecting) source for the dashboard.
+
+    Attributes:
+        state: ``"ok"`` (frames arrive), ``"reconnecting"`` (waiting to retry), ``"failed"`` (gave up).
+        message: human-readable detail (the last error), English.
+        attempts: failed attempts since the last good frame.
+        retry_in_s: seconds until the next attempt (0 when not waiting).
+    """
+
+    state: str
+    message: str = ""
+    attempts: int = 0
+    retry_in_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state, "message": self.message, "attempts": self.attempts, "retry_in_s": round(self.retry_in_s, 2)}
+
+
+class ReconnectingSource(FrameSource):
+    """Wraps a live source and reopens it with exponential backoff when it fails.
+
+    ``read`` keeps trying until a frame arrives, :meth:`close` is called, or ``max_attempts`` failures in
+    a row have happened (then the status is ``failed`` and :class:`SourceError` is raised). Delays are
+    ``initial_delay * factor**k`` capped at ``max_delay`` seconds. :class:`EndOfStream` is passed through
+    (a finished file is not a dropped camera).
+
+    Args:
+        factory: ``callable() -> FrameSource`` creating a fresh inner source for each attempt.
+        initial_delay, factor, max_delay: backoff schedule in seconds.
+        max_attempts: give up after this many consecutive failures (``None`` = never).
+        sleep, clock: injectable ``time.sleep`` / ``time.monotonic`` (tests).
+    """
+
+    kind = "reconnecting"
+
+    def __init__(
+        self,
+        factory: Callable[[], FrameSource],
+        initial_delay: float = 0.5,
+        factor: float = 2.0,
+        max_delay: float = 10.0,
+        max_attempts: int | None = None,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__()
+        self._factory = factory
+        self.initial_delay, self.factor, self.max_delay, self.max_attempts = initial_delay, factor, max_delay, max_attempts
+        self._sleep = sleep
+        self._clock = clock or time.monotonic
+        self._inner: FrameSource | None = None
+        self._closed = threading.Event()
+        self._status_lock = threading.Lock()
+        self._status = SourceStatus("reconnecting", "not started")
+        self._attempts = 0
+        self._next_try = 0.0
+        self.delays: list[float] = []  # every backoff delay waited, in order (diagnostics and tests)
+
+    @property
+    def status(self) -> SourceStatus:
+        """Current :class:`SourceStatus` (``retry_in_s`` counts down while waiting)."""
+        with self._status_lock:
+            s = self._status
+        if s.state == "reconnecting" and self._next_try:
+            return SourceStatus(s.state, s.message, s.attempts, max(0.0, self._next_try - self._clock()))
+        return s
+
+    def _set_status(self, state: str, message: str = "") -> None:
+        with self._status_lock:
+            self._status = SourceStatus(state, message, self._attempts)
+
+    def backoff(self, attempt: int) -> float:
+        """Delay in seconds before retry number ``attempt`` (1-based)."""
+        return min(self.max_delay, self.initial_delay * self.factor ** (attempt - 1))
+
+    def _open(self) -> None:
+        self._closed.clear()
+        self._attempts = 0
+        # The inner source is opened lazily by read(), so a missing camera does not fail open().
+
+    def _close(self) -> None:
+        self._closed.set()
+        if self._inner is not None:
+            self._inner.close()
+        self._inner = None
+
+    def _wait(self, delay: float) -> None:
+        if self._sleep is not None:
+            self._sleep(delay)
+        else:
+            self._closed.wait(delay)
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        while not self._closed.is_set():
+            try:
+                if self._inner is None:
+                    inner = self._factory()
+                    inner.open()
+                    self._inner = inner
+                frame = self._inner.read(timeout)
+            except EndOfStream:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure of the inner source is retried
+                if self._inner is not None:
+                    self._inner.close()
+                    self._inner = None
+                self._attempts += 1
+                msg = str(exc) if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"
+                if self.max_attempts is not None and self._attempts >= self.max_attempts:
+                    self._set_status("failed", msg)
+                    raise SourceError(f"gave up after {self._attempts} attempts: {msg}") from exc
+                delay = self.backoff(self._attempts)
+                self._next_try = self._clock() + delay
+                self._set_status("reconnecting", msg)
+                log.warning("source failed (%s); retry %d in %.1f s", msg, self._attempts, delay)
+                self.delays.append(delay)
+                self._wait(delay)
+                continue
+            if self._attempts or self._status.state != "ok":
+                self._attempts = 0
+                self._next_try = 0.0
+                self._set_status("ok", "")
+            return frame.image, frame.t
+        raise SourceError("source closed")
+
+    @property
+    def inner(self) -> FrameSource | None:
+        """The currently open inner source (None while reconnecting)."""
+        return self._inner
+
+    def info(self) -> dict[str, Any]:
+        d = self._inner.info() if self._inner is not None else {"kind": "none"}
+        d = dict(d)
+        d["fps"] = round(self.fps, 2)
+        d["status"] = self.status.to_dict()
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parsing a source specification
+# ---------------------------------------------------------------------------------------------------
+def open_source(spec: str, *, realtime: bool = True, reconnect: bool = True, **kwargs: Any) -> FrameSource:
+    """Create (not yet open) the source named by a command-line string.
+
+    ``spec`` forms: ``picamera`` · a device index (``0``) · ``rtsp://…``, ``http(s)://…`` · a video file ·
+    a folder of photos · ``virtual`` (optionally ``virtual:N`` for N dice).
+
+    Args:
+        spec: the string above.
+        realtime: offline sources (files, folders, virtual) replay in real time; False = as fast as possible.
+        reconnect: wrap live cameras/streams in :class:`ReconnectingSource`.
+        **kwargs: passed to the source's constructor.
+
+    Raises:
+        SourceError: the string names nothing usable (missing path, unknown form).
+    """
+    s = spec.strip()
+    low = s.lower()
+
+    def live(factory: Callable[[], FrameSource]) -> FrameSource:
+        return ReconnectingSource(factory) if reconnect else factory()
+
+    if low in {"picamera", "picamera2", "pi"}:
+        return live(lambda: PicameraSource(**kwargs))
+    if re.fullmatch(r"\d+", s):
+        return live(lambda: OpenCVSource(int(s), **kwargs))
+    if re.match(r"^(rtsp|rtsps|rtmp|http|https|udp|tcp)://", low):
+        return live(lambda: OpenCVSource(s, **kwargs))
+    if low == "virtual" or low.startswith("virtual:"):
+        from kosti.vision.virtual import VirtualTableSource
+
+        if ":" in low:
+            try:
+                kwargs.setdefault("n_dice", int(low.split(":", 1)[1]))
+            except ValueError as exc:
+                raise SourceError(f"bad virtual source {spec!r}: use virtual or virtual:N") from exc
+        return VirtualTableSource(realtime=realtime, **kwargs)
+    path = Path(s).expanduser()
+    if path.is_dir():
+        return FolderSource(path, realtime=realtime, **kwargs)
+    if path.is_file():
+        if path.suffix.lower() in IMAGE_EXTENSIONS:
+            return FolderSource([path], realtime=realtime, **kwargs)
+        return VideoFileSource(path, realtime=realtime, **kwargs)
+    raise SourceError(
+        f"unknown source {spec!r}: expected picamera, a device index such as 0, an rtsp:// or http:// URL, "
+        "a video file, a folder of photos, or virtual"
+    )
+
+
+def __getattr__(name: str) -> Any:  # VirtualTableSource lives in its own module; keep it importable from here
+    if name == "VirtualTableSource":
+        from kosti.vision.virtual import VirtualTableSource
+
+        return VirtualTableSource
+    raise AttributeError(name)

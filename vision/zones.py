@@ -1,0 +1,125 @@
+"""Table zones: where a die counts as thrown, where it counts as set aside, and where it is ignored.
+
+Zones are polygons in *normalised* frame coordinates (x right, y down, both in [0, 1]), so a calibration
+survives a change of camera resolution. A die belongs to the zone that holds the centre of its box
+(``cv2.pointPolygonTest``; a centre exactly on an edge counts as inside). The set-aside area is tested
+first, so it may be drawn inside the roll area. Dice in neither zone (on the table edge, in a player's
+hand, another tray) are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+#: Zone codes returned by :meth:`Zones.classify`.
+OUTSIDE, ROLL, SET_ASIDE = 0, 1, 2
+
+Polygon = list[tuple[float, float]]
+
+#: The whole frame.
+FULL_FRAME: Polygon = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+
+
+def _check_polygon(name: str, poly: Sequence[Sequence[float]]) -> Polygon:
+    pts = [(float(p[0]), float(p[1])) for p in poly]
+    if len(pts) < 3:
+        raise ValueError(f"{name}: a polygon needs at least 3 points, got {len(pts)}")
+    for x, y in pts:
+        if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0) or not (np.isfinite(x) and np.isfinite(y)):
+            raise ValueError(f"{name}: points must be normalised to [0, 1], got ({x}, {y})")
+    area = 0.5 * abs(sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(pts, pts[1:] + pts[:1])))
+    if area <= 1e-6:
+        raise ValueError(f"{name}: polygon has no area")
+    return pts
+
+
+@dataclass
+class Zones:
+    """Roll area and optional set-aside area, normalised polygons.
+
+    Attributes:
+        roll_area: polygon (≥ 3 points in [0, 1]²) where thrown dice must land. Default: the whole frame.
+        set_aside: polygon for dice set aside (kept) this turn, or ``None``.
+
+    Raises:
+        ValueError: a polygon with fewer than 3 points, points outside [0, 1], or zero area.
+    """
+
+    roll_area: Polygon = field(default_factory=lambda: list(FULL_FRAME))
+    set_aside: Polygon | None = None
+
+    def __post_init__(self) -> None:
+        self.roll_area = _check_polygon("roll_area", self.roll_area)
+        if self.set_aside is not None:
+            self.set_aside = _check_polygon("set_aside", self.set_aside)
+
+    # -- (de)serialisation for the config file and the dashboard -------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"roll_area": [[x, y], ...], "set_aside": [[x, y], ...] | None}``."""
+        return {
+            "roll_area": [list(p) for p in self.roll_area],
+            "set_aside": None if self.set_aside is None else [list(p) for p in self.set_aside],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Zones:
+        """Inverse of :meth:`to_dict` (missing ``roll_area`` = whole frame). Raises ValueError on bad polygons."""
+        return cls(roll_area=d.get("roll_area") or list(FULL_FRAME), set_aside=d.get("set_aside"))
+
+    @classmethod
+    def from_pixels(cls, roll_area: Sequence[Sequence[float]], width: int, height: int,
+                    set_aside: Sequence[Sequence[float]] | None = None) -> Zones:
+        """Build zones from polygons in pixels of a ``width × height`` frame."""
+        def norm(poly: Sequence[Sequence[float]]) -> Polygon:
+            return [(min(1.0, max(0.0, x / width)), min(1.0, max(0.0, y / height))) for x, y in poly]
+
+        return cls(norm(roll_area), None if set_aside is None else norm(set_aside))
+
+    # -- geometry --------------------------------------------------------------------------------------
+    @staticmethod
+    def _contour(poly: Polygon, width: int, height: int) -> np.ndarray:
+        return (np.asarray(poly, dtype=np.float32) * np.float32([width, height])).reshape(-1, 1, 2)
+
+    def pixel_polygons(self, width: int, height: int) -> dict[str, np.ndarray]:
+        """Zones as ``(K, 2)`` int32 pixel polygons for drawing: keys ``roll_area`` and (if set) ``set_aside``."""
+        out = {"roll_area": np.round(self._contour(self.roll_area, width, height).reshape(-1, 2)).astype(np.int32)}
+        if self.set_aside is not None:
+            out["set_aside"] = np.round(self._contour(self.set_aside, width, height).reshape(-1, 2)).astype(np.int32)
+        return out
+
+    def classify(self, boxes: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Zone of each box by its centre.
+
+        Args:
+            boxes: ``(N, 4)`` boxes ``[x1, y1, x2, y2]`` in pixels of a ``width × height`` frame.
+            width, height: frame size in pixels.
+
+        Returns:
+            ``(N,)`` int8 codes: :data:`SET_ASIDE` (2), :data:`ROLL` (1) or :data:`OUTSIDE` (0).
+        """
+        boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
+        codes = np.zeros(len(boxes), dtype=np.int8)
+        if not len(boxes):
+            return codes
+        roll = self._contour(self.roll_area, width, height)
+        aside = None if self.set_aside is None else self._contour(self.set_aside, width, height)
+        for i, (x1, y1, x2, y2) in enumerate(boxes):
+            c = (float((x1 + x2) / 2), float((y1 + y2) / 2))
+            if aside is not None and cv2.pointPolygonTest(aside, c, False) >= 0:
+                codes[i] = SET_ASIDE
+            elif cv2.pointPolygonTest(roll, c, False) >= 0:
+                codes[i] = ROLL
+        return codes
+
+    def split(self, detections: Any, width: int, height: int) -> tuple[Any, Any]:
+        """Split a :class:`~kosti.vision.detections.Detections` into ``(in roll area, in set-aside area)``.
+
+        Dice in neither zone are dropped.
+        """
+        codes = self.classify(detections.xyxy, width, height)
+        return detections.filter(codes == ROLL), detections.filter(codes == SET_ASIDE)
