@@ -1,0 +1,156 @@
+"""``kosti score`` — score one throw under a rule preset (``../shared/docs/cli.md``).
+
+``kosti score [--rules PRESET] [--json] FACE [FACE ...]`` prints the best legal keep of the throw
+(rules.md §2.1: maximum value, ties → more dice). With ``--json`` it prints exactly one JSON
+document with the keys of cli.md, in that order::
+
+    {"rules": "classic", "faces": [1, 1, 1, 5, 2], "bust": false, "points": 105,
+     "scoring_dice": [1, 1, 1, 5], "remaining_dice": 1, "hot_dice": false, "instant_win": false,
+     "combinations": [{"name": "three_of_a_kind", "faces": [1, 1, 1], "points": 100},
+                      {"name": "single", "faces": [5], "points": 5}]}
+
+``faces`` echoes the input order; ``scoring_dice`` is sorted ascending. Exit codes: 0 ok; 2 bad
+input (a face that is not an integer 1–6, too many dice for the preset, unknown preset), raised as
+:class:`~kosti.engine.errors.BadInput` and reported by the ``kosti`` dispatcher.
+
+:func:`add_score_parser` registers the subcommand; ``kosti.engine.cli`` calls it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from .errors import BadInput
+from .scoring import ScoringRules, ThrowScore, score_throw
+
+#: Russian names of the combinations for the human-readable output (rules.md §0.3 / §2.1).
+COMBINATION_RU = {
+    "single": "одиночная",
+    "three_of_a_kind": "три одинаковых",
+    "four_of_a_kind": "четыре одинаковых",
+    "five_of_a_kind": "пять одинаковых",
+    "six_of_a_kind": "шесть одинаковых",
+    "small_straight": "малый стрит",
+    "large_straight": "большой стрит",
+    "straight6": "стрит 1–6",
+    "three_pairs": "три пары",
+    "two_triplets": "две тройки",
+    "double_zero": "дубль за 0",
+}
+
+# Scoring part of the rules.md §4 presets; used only while kosti.engine.presets is not available.
+_FALLBACK_PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {"table": "CLASSIC_X20"},
+    "classic_no_barrel": {"table": "CLASSIC_X20"},
+    "classic_open_barrel": {"table": "CLASSIC_X20"},
+    "variant2_850_barrel": {"table": "CLASSIC_X20"},
+    "soviet_box_track": {"table": "BOX_X100", "two_dice_double_zero": True,
+                         "instant_win": "five_of_a_kind"},
+    "raznoobrazie_skip_barrels": {"table": "CLASSIC_X20", "instant_win": "five_of_a_kind"},
+    "yard_dice_50": {"table": "CLASSIC_X20"},
+    "farkle": {"table": "FARKLE_BASE"},
+    "ten_thousand": {"table": "TEN_THOUSAND_DOUBLING"},
+    "program_x50": {"table": "PROGRAM_X50"},
+    "zary_custom": {"table": "ZARY_PLUS10", "quad_rule": "plus10", "instant_win": "five_ones"},
+    "farkle_official": {"table": "FARKLE_OFFICIAL"},
+    "farkle_class_5000": {"table": "FARKLE_CLASS"},
+    "dix_mille": {"table": "DIX_MILLE"},
+    "wikihow_10000": {"table": "WIKIHOW_10000"},
+}
+
+
+def scoring_rules_for_preset(name: str) -> ScoringRules:
+    """The :class:`ScoringRules` of a rules.md §4 preset name.
+
+    Uses the preset registry :func:`kosti.engine.presets.get_preset` when it exists (its
+    ``Rules.scoring``), else the scoring part of §4 built into this module. Raises
+    :class:`BadInput` for an unknown preset."""
+    try:  # optional until the registry lands
+        presets = importlib.import_module(f"{__package__}.presets")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.presets":
+            raise
+        presets = None
+    if presets is not None and hasattr(presets, "get_preset"):
+        return presets.get_preset(name).scoring
+    if name not in _FALLBACK_PRESETS:
+        raise BadInput(f"unknown preset {name!r}; choose one of {', '.join(_FALLBACK_PRESETS)}")
+    return ScoringRules.from_dict(_FALLBACK_PRESETS[name])
+
+
+def parse_faces(values: list[str]) -> list[int]:
+    """Faces from command-line words; raises :class:`BadInput` for anything but an integer 1–6."""
+    faces = []
+    for word in values:
+        try:
+            face = int(word)
+        except ValueError:
+            raise BadInput(f"face {word!r} is not an integer 1-6") from None
+        if not 1 <= face <= 6:
+            raise BadInput(f"face {face} is outside 1-6")
+        faces.append(face)
+    return faces
+
+
+def score_document(preset: str, faces: list[int], result: ThrowScore) -> dict[str, Any]:
+    """The cli.md JSON document of one scored throw (key order as in cli.md)."""
+    return {
+        "rules": preset,
+        "faces": list(faces),
+        "bust": result.bust,
+        "points": result.points,
+        "scoring_dice": list(result.scoring_dice),
+        "remaining_dice": result.remaining_dice,
+        "hot_dice": result.hot_dice,
+        "instant_win": result.instant_win,
+        "combinations": [c.to_dict() for c in result.combinations],
+    }
+
+
+def format_human(preset: str, faces: list[int], result: ThrowScore) -> str:
+    """A short English/Russian description of the scored throw (free-form)."""
+    thrown = " ".join(map(str, faces))
+    if result.bust:
+        return f"[{preset}] {thrown}: BUST / пшик — no scoring dice, turn points lost (0)"
+    parts = ", ".join(
+        f"{c.name} ({COMBINATION_RU[c.name]}) {' '.join(map(str, c.faces))} = {c.points}"
+        for c in result.combinations)
+    lines = [f"[{preset}] {thrown}: {result.points} points / очков — {parts}",
+             f"  keep / отложить: {' '.join(map(str, result.scoring_dice))}; "
+             f"dice left / осталось костей: {result.remaining_dice}"]
+    if result.hot_dice:
+        lines.append("  hot dice — all dice scored / все кости зачётные")
+    if result.instant_win:
+        lines.append("  instant win / мгновенная победа")
+    return "\n".join(lines)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """Handler of ``kosti score``; returns the exit code (0). Raises :class:`BadInput` (exit 2)."""
+    faces = parse_faces(args.faces)
+    rules = scoring_rules_for_preset(args.rules)
+    result = score_throw(faces, rules)
+    if args.json:
+        sys.stdout.write(json.dumps(score_document(args.rules, faces, result), ensure_ascii=False)
+                         + "\n")
+    else:
+        print(format_human(args.rules, faces, result))
+    return 0
+
+
+def add_score_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``kosti score`` on an ``argparse`` subparsers object; returns the new parser."""
+    p = subparsers.add_parser(
+        "score", help="score one throw (best legal keep) under a rule preset",
+        description="Score one throw of 1-6 dice under a rule preset (rules.md §2): the best legal "
+                    "keep, its points and combinations, hot dice, instant win.")
+    p.add_argument("--rules", default="classic", metavar="PRESET",
+                   help="rule preset name (kosti rules lists them; default: classic)")
+    p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.add_argument("faces", nargs="+", metavar="FACE", help="face values 1-6, one per die")
+    p.set_defaults(func=run_score)
+    return p
