@@ -1,0 +1,213 @@
+"""Turn labelled YOLO dice datasets into the reader's two training sets.
+
+* **Detector set** (one class ``die``): images are *linked*, never copied (the shared photos stay in
+  ``../shared/datasets``); labels are rewritten with class 0.
+* **Classifier set** (ImageFolder ``{train,val}/{1..6,x}/*.png``): 64×64 crops cut with
+  :func:`kosti.vision.crops.square_crop` — the exact crop the runtime reader makes — with box jitter
+  (±10 % of the box, like a detector's box error) and a random rotation, several per die. Class ``x``
+  (unreadable / not a die) comes from background patches that overlap no die and from crops shifted
+  half a die off centre (the edge of a die, as a bad box would give).
+
+Every output is a pure function of the inputs and ``seed``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import yaml
+
+from kosti.vision.crops import CROP_SIZE, square_crop
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One image and its dice: ``boxes (N, 4)`` float32 ``x1 y1 x2 y2`` pixels, ``values (N,)`` int 1–6."""
+
+    image: Path
+    boxes: np.ndarray
+    values: np.ndarray
+
+
+def split_images(data: Path, split: str) -> list[Path]:
+    """Image files of one split of a YOLO dataset.
+
+    Args:
+        data: a ``data.yaml`` (paths relative to its folder, or to its ``path:`` key) or a folder with
+            ``images/<split>`` (or ``images/``) and ``labels/...``.
+        split: ``train``, ``val`` or ``test``.
+
+    Raises:
+        FileNotFoundError: the dataset or split does not exist.
+    """
+    data = Path(data)
+    if data.is_file():
+        cfg = yaml.safe_load(data.read_text())
+        root = (data.parent / cfg.get("path", ".")).resolve()
+        if split not in cfg:
+            raise FileNotFoundError(f"{data}: no '{split}' split")
+        entries = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
+        dirs = [root / e for e in entries]
+    else:
+        dirs = [data / "images" / split] if (data / "images" / split).is_dir() else [data / "images"]
+    files: list[Path] = []
+    for d in dirs:
+        if not d.is_dir():
+            raise FileNotFoundError(f"image folder {d} does not exist")
+        files += sorted(p for p in d.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    return files
+
+
+def label_path(image: Path) -> Path:
+    """Ultralytics convention: ``.../images/<split>/x.jpg`` → ``.../labels/<split>/x.txt``."""
+    parts = list(image.parts)
+    idx = len(parts) - 1 - parts[::-1].index("images")
+    parts[idx] = "labels"
+    return Path(*parts).with_suffix(".txt")
+
+
+def read_labels(image: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Read a YOLO label file → ``(boxes (N,4) float32 xyxy pixels, values (N,) int64 faces 1–6)``.
+
+    A missing label file means no dice (an Ultralytics negative). Raises ``ValueError`` on a malformed line.
+    """
+    lp = label_path(image)
+    rows = []
+    if lp.exists():
+        for n, line in enumerate(lp.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            f = line.split()
+            if len(f) != 5:
+                raise ValueError(f"{lp}:{n}: expected 'class cx cy w h', got {line!r}")
+            rows.append([float(v) for v in f])
+    if not rows:
+        return np.zeros((0, 4), np.float32), np.zeros((0,), np.int64)
+    a = np.asarray(rows, np.float64)
+    cx, cy, w, h = a[:, 1] * width, a[:, 2] * height, a[:, 3] * width, a[:, 4] * height
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
+    return boxes, a[:, 0].astype(np.int64) + 1
+
+
+def prepare_detection(sources: list[tuple[Path, str]], out: Path, split: str) -> int:
+    """Link the images of ``sources`` into ``out/images/<split>`` with one-class labels in ``out/labels/<split>``.
+
+    Returns the number of images linked. File names are prefixed with the dataset folder's name so two
+    sets cannot collide.
+    """
+    img_dir, lab_dir = out / "images" / split, out / "labels" / split
+    img_dir.mkdir(parents=True, exist_ok=True)
+    lab_dir.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for data, src_split in sources:
+        tag = Path(data).resolve().parent.name if Path(data).is_file() else Path(data).name
+        for img in split_images(Path(data), src_split):
+            name = f"{tag}__{img.name}"
+            dst = img_dir / name
+            if dst.is_symlink() or dst.exists():
+                dst.unlink()
+            os.symlink(img.resolve(), dst)
+            lp = label_path(img)
+            lines = lp.read_text().splitlines() if lp.exists() else []
+            out_lines = ["0 " + " ".join(l.split()[1:]) for l in lines if l.strip()]
+            (lab_dir / Path(name).with_suffix(".txt")).write_text("\n".join(out_lines) + ("\n" if out_lines else ""))
+            n += 1
+    return n
+
+
+def _rotated(image: np.ndarray, centre: tuple[float, float], angle: float) -> np.ndarray:
+    m = cv2.getRotationMatrix2D(centre, angle, 1.0)
+    return cv2.warpAffine(image, m, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REFLECT)
+
+
+def prepare_classification(
+    sources: list[tuple[Path, str]],
+    out: Path,
+    split: str,
+    per_die: int = 3,
+    negatives_per_image: int = 2,
+    seed: int = 0,
+) -> dict[str, int]:
+    """Write face-classifier crops for every labelled die of ``sources`` into ``out/<split>/<class>/``.
+
+    Args:
+        per_die: crops per die (each with its own box jitter and rotation).
+        negatives_per_image: ``x`` crops per image (background patches and off-centre die edges).
+
+    Returns:
+        crop counts per class name.
+    """
+    rng = random.Random(seed)
+    counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
+    for c in counts:
+        (out / split / c).mkdir(parents=True, exist_ok=True)
+    for data, src_split in sources:
+        for img_path in split_images(Path(data), src_split):
+            image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            boxes, values = read_labels(img_path, w, h)
+            stem = img_path.stem[:60]
+            for i, (box, value) in enumerate(zip(boxes, values)):
+                bw, bh = box[2] - box[0], box[3] - box[1]
+                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                for k in range(per_die):
+                    angle = rng.uniform(-180, 180)
+                    rot = _rotated(image, (float(cx), float(cy)), angle)
+                    jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
+                    s = rng.uniform(0.9, 1.1)
+                    jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
+                    crop = square_crop(rot, jb)
+                    cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
+                    counts[str(value)] += 1
+            # Negatives: background patches overlapping no die, and half-off-centre die edges.
+            sizes = (boxes[:, 2:] - boxes[:, :2]).max(1) if len(boxes) else np.array([min(h, w) / 12])
+            for k in range(negatives_per_image):
+                side = float(rng.choice(list(sizes))) * rng.uniform(0.8, 1.2)
+                if len(boxes) and rng.random() < 0.5:
+                    b = boxes[rng.randrange(len(boxes))]
+                    bw, bh = b[2] - b[0], b[3] - b[1]
+                    ang = rng.uniform(0, 2 * np.pi)
+                    dx, dy = np.cos(ang) * bw * rng.uniform(0.6, 0.9), np.sin(ang) * bh * rng.uniform(0.6, 0.9)
+                    nb = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
+                else:
+                    for _ in range(20):
+                        x0, y0 = rng.uniform(0, max(1, w - side)), rng.uniform(0, max(1, h - side))
+                        nb = [x0, y0, x0 + side, y0 + side]
+                        if not len(boxes) or _max_overlap(np.array(nb, np.float32), boxes) < 0.05:
+                            break
+                    else:
+                        continue
+                cv2.imwrite(str(out / split / "x" / f"{stem}_neg{k}.png"), square_crop(image, nb))
+                counts["x"] += 1
+    return counts
+
+
+def _max_overlap(box: np.ndarray, boxes: np.ndarray) -> float:
+    """Largest fraction of ``box``'s area covered by any of ``boxes`` (all xyxy pixels)."""
+    ix1 = np.maximum(box[0], boxes[:, 0])
+    iy1 = np.maximum(box[1], boxes[:, 1])
+    ix2 = np.minimum(box[2], boxes[:, 2])
+    iy2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    return float(inter.max() / area)
+
+
+__all__ = [
+    "CROP_SIZE",
+    "LabelledImage",
+    "label_path",
+    "prepare_classification",
+    "prepare_detection",
+    "read_labels",
+    "split_images",
+]
