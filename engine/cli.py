@@ -1,0 +1,415 @@
+"""Engine subcommands of ``kosti``: ``rules``, ``score``, ``replay``, ``play``.
+
+Contracts (``../shared/docs/cli.md``):
+
+* ``kosti rules [--json]`` — the presets of rules.md §4:
+  ``{"presets": [{"name", "dice", "target", "description", "source", "parameters"}, ...]}``.
+* ``kosti score`` — registered from :mod:`kosti.engine.score_cli`.
+* ``kosti replay [--json] GAME.json`` — plays a recorded game; exit 0 with the final state
+  (:meth:`GameState.summary`), 2 for bad input (unreadable file, malformed JSON, a face outside
+  1–6, wrong number of dice, unknown preset or parameter), 3 when an event is forbidden by the rules
+  (then prints ``{"error", "event_index", "state"}``).
+* ``kosti play`` — an interactive score sheet for a table without a camera: players type the faces
+  they threw; the engine scores, says what is allowed and saves after every action
+  (``--save game.json``; ``--resume game.json``). Works from piped stdin; ``--sample`` plays the
+  bundled sample game (``engine/data/sample_game.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import BadInput, RuleViolation
+from .game import Bank, GameState, Keep, Roll, action_from_json, action_to_json, new_game
+from .presets import PRESET_NAMES, get_preset, load_rules_file, resolve_rules
+
+SAMPLE_GAME = "sample_game.json"
+
+
+def register(subparsers: Any) -> None:
+    """Register ``rules``, ``score``, ``replay`` and ``play`` on the ``kosti`` subparsers."""
+    p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4)",
+                              description="List the rule presets of rules.md §4 with their "
+                                          "parameters.")
+    p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.set_defaults(func=run_rules)
+
+    from .score_cli import add_score_parser
+
+    add_score_parser(subparsers)
+
+    p = subparsers.add_parser("replay", help="play a recorded game through the rules engine",
+                              description="Replay a recorded game (cli.md) and print the final "
+                                          "state. Exit 2: bad input; exit 3: an event the rules "
+                                          "forbid.")
+    p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.add_argument("game", metavar="GAME.json", help="recorded game: rules, players, events")
+    p.set_defaults(func=run_replay)
+
+    p = subparsers.add_parser(
+        "play", help="keep the score of a real game: type the faces you threw",
+        description="Interactive score sheet for a table without a camera. Type the faces of each "
+                    "throw (e.g. '1 5 3 3 4' or '15334'), 'keep 1 5' to choose scoring dice where "
+                    "the rules allow it, 'bank' (or 'хватит') to stop, 'sheet', 'undo', 'help', "
+                    "'quit'. Reads piped stdin too.")
+    p.add_argument("--players", help="comma-separated names in seat order, e.g. Ann,Boris")
+    p.add_argument("--rules", default="classic",
+                   help="preset name, or a JSON/TOML rules file (default: classic)")
+    p.add_argument("--save", metavar="PATH", help="save the game here after every action")
+    p.add_argument("--resume", metavar="PATH", help="resume a game saved with --save")
+    p.add_argument("--sample", action="store_true",
+                   help="play the bundled sample game (engine/data/sample_game.json)")
+    p.add_argument("--lang", choices=("en", "ru", "both"), default="both",
+                   help="language of the messages (default: both)")
+    p.set_defaults(func=run_play)
+
+
+# ----------------------------------------------------------------------------------------------
+# kosti rules
+
+
+def rules_document() -> dict[str, Any]:
+    """The ``kosti rules --json`` document."""
+    out = []
+    for name in PRESET_NAMES:
+        r = get_preset(name)
+        out.append({"name": name, "dice": r.dice_count, "target": r.target,
+                    "description": r.description, "source": r.source,
+                    "parameters": r.to_dict()})
+    return {"presets": out}
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    """Handler of ``kosti rules``."""
+    doc = rules_document()
+    if args.json:
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        return 0
+    for p in doc["presets"]:
+        print(f"{p['name']:<27} {p['dice']} dice, to {p['target']:<6} [{p['source']}] "
+              f"{p['description']}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# kosti replay
+
+
+def _read_json(path: str) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}: malformed JSON ({exc})") from None
+
+
+def game_from_record(doc: Any) -> tuple[GameState, list[Any]]:
+    """The starting state and the raw event list of a replay document (cli.md). Raises
+    :class:`BadInput` for a malformed document."""
+    if not isinstance(doc, dict):
+        raise BadInput("the game file must hold a JSON object")
+    unknown = set(doc) - {"rules", "players", "scores", "state", "events"}
+    if unknown:
+        raise BadInput(f"unknown key {sorted(unknown)[0]!r} (expected rules, players, scores, "
+                       f"state, events)")
+    players = doc.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise BadInput("players: expected a list of names")
+    scores = doc.get("scores") or {}
+    state = doc.get("state") or {}
+    if not isinstance(scores, dict) or not isinstance(state, dict):
+        raise BadInput("scores and state must be objects keyed by player name")
+    events = doc.get("events", [])
+    if not isinstance(events, list):
+        raise BadInput("events: expected a list")
+    gs = new_game(resolve_rules(doc.get("rules", "classic")), players, scores, state)
+    return gs, events
+
+
+def replay(doc: Any) -> tuple[GameState, int | None, RuleViolation | None]:
+    """Play a replay document. Returns ``(state, failed_event_index, violation)``; the state is the
+    one before the forbidden event when there is one. Raises :class:`BadInput` (exit 2)."""
+    gs, events = game_from_record(doc)
+    for i, raw in enumerate(events):
+        try:
+            action = action_from_json(raw)
+        except BadInput as exc:
+            raise BadInput(f"event {i}: {exc}") from None
+        try:
+            gs, _ = gs.apply(action)
+        except RuleViolation as exc:
+            return gs, i, exc
+        except BadInput as exc:
+            raise BadInput(f"event {i}: {exc}") from None
+    return gs, None, None
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Handler of ``kosti replay``: exit 0, 2 (bad input) or 3 (forbidden event)."""
+    doc = _read_json(args.game)
+    gs, idx, err = replay(doc)
+    if err is not None:
+        out = {"error": str(err), "event_index": idx, "state": gs.summary()}
+        if args.json:
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        else:
+            print(_sheet(gs, "both"))
+        print(f"kosti replay: event {idx}: {err}", file=sys.stderr)
+        return 3
+    if args.json:
+        sys.stdout.write(json.dumps(gs.summary(), ensure_ascii=False) + "\n")
+    else:
+        for line in gs.log:
+            print(line)
+        print(_sheet(gs, "both"))
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# kosti play
+
+
+def _sheet(gs: GameState, lang: str) -> str:
+    """The score sheet as text."""
+    lines = []
+    head = {"en": "Score sheet", "ru": "Счёт", "both": "Score sheet / Счёт"}[lang]
+    lines.append(f"--- {head} ({gs.rules.name}) ---")
+    for i, p in enumerate(gs.players):
+        marks = []
+        if not p.opened and gs.rules.opening.threshold:
+            marks.append("not open/не открыт")
+        if gs.in_pit(i):
+            marks.append("pit/яма")
+        if gs.on_barrel(i):
+            marks.append("barrel/бочка")
+        if p.bolts:
+            marks.append(f"bolts/болты {p.bolts}")
+        if p.falls:
+            marks.append(f"falls/падения {p.falls}")
+        if p.barrel_attempts:
+            marks.append(f"barrel attempts/попытки {p.barrel_attempts}")
+        if p.dots:
+            marks.append(f"dots/точки {p.dots}")
+        if p.overshoots:
+            marks.append(f"overshoots/переборы {p.overshoots}")
+        if p.skip_next:
+            marks.append("skips next/пропуск хода")
+        arrow = "→" if not gs.over and i == gs.turn.player else " "
+        lines.append(f"{arrow} {p.name:<12} {p.score:>6}  {', '.join(marks)}")
+    if gs.over:
+        w = gs.winner
+        names = ", ".join(w) if isinstance(w, list) else w
+        lines.append({"en": f"Game over: {names} won", "ru": f"Игра окончена: победил {names}",
+                      "both": f"Game over: {names} won / Игра окончена: победил {names}"}[lang])
+    return "\n".join(lines)
+
+
+def _say(out: TextIO, lang: str, en: str, ru: str) -> None:
+    if lang == "en":
+        print(en, file=out)
+    elif lang == "ru":
+        print(ru, file=out)
+    else:
+        print(en, file=out)
+        print(f"  {ru}", file=out)
+
+
+def _prompt(gs: GameState, lang: str) -> tuple[str, str]:
+    a = gs.allowed()
+    t = gs.turn
+    en = (f"[{gs.to_move}: turn {t.points}, {t.dice} dice] {a.hint.text_en}")
+    ru = (f"[{gs.to_move}: за ход {t.points}, костей {t.dice}] {a.hint.text_ru}")
+    if a.keep:
+        opts = "; ".join(f"{' '.join(map(str, k.faces))}={k.points}" for k in a.keeps)
+        en += f" — keeps: {opts}"
+        ru += f" — варианты: {opts}"
+    return en, ru
+
+
+def parse_command(line: str) -> tuple[str, Any]:
+    """Parse one typed line of ``kosti play``: returns (command, argument). Commands: ``roll``
+    (faces), ``keep`` (faces), ``bank``, ``sheet``, ``undo``, ``help``, ``quit``, ``empty``.
+    Faces may be written "1 5 3" , "1,5,3" or "153". Raises :class:`BadInput`."""
+    s = line.strip().lower()
+    if not s or s.startswith("#"):
+        return "empty", None
+    word, _, rest = s.partition(" ")
+    if word in ("bank", "b", "stop", "хватит", "стоп"):
+        return "bank", None
+    if word in ("sheet", "score", "s", "счёт", "счет"):
+        return "sheet", None
+    if word in ("undo", "u", "отмена"):
+        return "undo", None
+    if word in ("help", "h", "?", "помощь"):
+        return "help", None
+    if word in ("quit", "q", "exit", "выход"):
+        return "quit", None
+    if word in ("keep", "k", "отложить"):
+        return "keep", _parse_faces(rest)
+    if word in ("roll", "r", "throw"):
+        return "roll", _parse_faces(rest)
+    return "roll", _parse_faces(s)
+
+
+def _parse_faces(text: str) -> list[int]:
+    tokens = text.replace(",", " ").split()
+    if len(tokens) == 1 and tokens[0].isdigit() and len(tokens[0]) > 1:
+        tokens = list(tokens[0])
+    faces = []
+    for tok in tokens:
+        if not tok.isdigit():
+            raise BadInput(f"not a face or a command: {tok!r} (type 'help')")
+        v = int(tok)
+        if not 1 <= v <= 6:
+            raise BadInput(f"a face must be 1-6, got {v}")
+        faces.append(v)
+    if not faces:
+        raise BadInput("no faces given")
+    return faces
+
+
+HELP_EN = ("Type the faces you threw: '1 5 3 3 4' or '15334'. 'keep 1 5' sets aside chosen "
+           "scoring dice (where the rules let you choose). 'bank' (or 'хватит') stops and records. "
+           "'sheet' shows the score, 'undo' takes back the last action, 'quit' leaves (the game is "
+           "saved with --save).")
+HELP_RU = ("Введите выпавшие очки: «1 5 3 3 4» или «15334». «keep 1 5» — отложить выбранные "
+           "зачётные кости (если правила позволяют). «хватит» (bank) — остановиться и записать. "
+           "«sheet» — счёт, «undo» — отменить последнее действие, «quit» — выход.")
+
+
+def _save(path: str | None, gs: GameState, history: list[dict[str, Any]]) -> None:
+    if not path:
+        return
+    doc = {"format": "kosti-play/1", "state": gs.to_json(), "actions": history}
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, ensure_ascii=False)
+    os.replace(tmp, path)
+
+
+def _load_save(path: str) -> tuple[GameState, list[dict[str, Any]]]:
+    doc = _read_json(path)
+    if not isinstance(doc, dict) or "state" not in doc:
+        raise BadInput(f"{path}: not a game saved by 'kosti play --save'")
+    gs = GameState.from_json(doc["state"])
+    history = doc.get("actions", [])
+    return gs, list(history) if isinstance(history, list) else []
+
+
+def sample_game() -> dict[str, Any]:
+    """The bundled sample game (replay format, cli.md) from ``engine/data/sample_game.json``."""
+    text = resources.files(__package__).joinpath("data", SAMPLE_GAME).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Handler of ``kosti play``."""
+    lang = args.lang
+    out = sys.stdout
+    history: list[dict[str, Any]] = []
+    lines: Any
+    echo = False
+    if args.sample:
+        doc = sample_game()
+        gs, events = game_from_record(doc)
+        lines = iter(_event_line(e) for e in events)
+        echo = True
+    elif args.resume:
+        gs, history = _load_save(args.resume)
+        if args.save is None:
+            args.save = args.resume
+        lines = sys.stdin
+        echo = not sys.stdin.isatty()
+        _say(out, lang, f"Resumed {args.resume}", f"Игра продолжена: {args.resume}")
+    else:
+        if not args.players:
+            raise BadInput("--players is required (e.g. --players Ann,Boris), or use --resume")
+        names = [n.strip() for n in args.players.split(",") if n.strip()]
+        spec = args.rules
+        rules = (load_rules_file(spec) if spec.endswith((".json", ".toml")) or os.sep in spec
+                 else get_preset(spec))
+        gs = new_game(rules, names)
+        lines = sys.stdin
+        echo = not sys.stdin.isatty()
+    _say(out, lang, f"Rules: {gs.rules.name} — {gs.rules.description}",
+         f"Правила: {gs.rules.name}")
+    print(_sheet(gs, lang), file=out)
+    _save(args.save, gs, history)
+    states = [gs]
+    while True:
+        if gs.over:
+            break
+        en, ru = _prompt(gs, lang)
+        _say(out, lang, en, ru)
+        try:
+            line = next(iter(lines)) if not isinstance(lines, list) else None
+        except StopIteration:
+            break
+        if line is None:
+            break
+        if echo:
+            print(f"> {line.strip()}", file=out)
+        try:
+            cmd, arg = parse_command(line)
+        except BadInput as exc:
+            _say(out, lang, f"? {exc}", f"? {exc}")
+            continue
+        if cmd == "empty":
+            continue
+        if cmd == "quit":
+            break
+        if cmd == "help":
+            _say(out, lang, HELP_EN, HELP_RU)
+            continue
+        if cmd == "sheet":
+            print(_sheet(gs, lang), file=out)
+            continue
+        if cmd == "undo":
+            if len(states) > 1:
+                states.pop()
+                history.pop()
+                gs = states[-1]
+                _say(out, lang, "Last action taken back", "Последнее действие отменено")
+                _save(args.save, gs, history)
+            else:
+                _say(out, lang, "Nothing to take back", "Нечего отменять")
+            continue
+        action = Roll(arg) if cmd == "roll" else Keep(arg) if cmd == "keep" else Bank()
+        try:
+            new, events = gs.apply(action)
+        except RuleViolation as exc:
+            _say(out, lang, f"Not allowed: {exc.reason_en}", f"Нельзя: {exc.reason_ru}")
+            continue
+        except BadInput as exc:
+            _say(out, lang, f"? {exc}", f"? {exc}")
+            continue
+        for e in events:
+            _say(out, lang, e.text_en, e.text_ru)
+        if any(e.kind in ("bank", "turn", "win", "instant_win") for e in events):
+            print(_sheet(new, lang), file=out)
+        gs = new
+        states.append(gs)
+        history.append(action_to_json(action))
+        _save(args.save, gs, history)
+    if not gs.over:
+        print(_sheet(gs, lang), file=out)
+    return 0
+
+
+def _event_line(e: Any) -> str:
+    if isinstance(e, dict) and "roll" in e:
+        return " ".join(map(str, e["roll"]))
+    if isinstance(e, dict) and "keep" in e:
+        return "keep " + " ".join(map(str, e["keep"]))
+    return "bank"

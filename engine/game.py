@@ -1,0 +1,1162 @@
+"""The turn / game state machine of 1000 (Тысяча), Farkle and 10000 (rules.md §1, §3, §3.13, §7).
+
+The game state is a plain immutable value: :class:`GameState` (frozen dataclasses and tuples) that
+serialises to JSON and restores exactly (:meth:`GameState.to_json` / :meth:`GameState.from_json`).
+Play is a pure function::
+
+    state = new_game("classic", ["Ann", "Boris"])
+    state, events = state.apply(Roll((1, 5, 3, 3, 4)))   # throw the dice the state asks for
+    state.allowed()                                       # what may be done now, and why not
+    state, events = state.apply(Bank())                   # "хватит": stop and record
+
+Actions: :class:`Roll` (the faces of one throw of exactly ``state.dice_to_throw`` dice),
+:class:`Keep` (which scoring dice to set aside — only where ``selection.set_aside`` is
+``at_least_one``; otherwise the best keep is set aside automatically) and :class:`Bank`.
+Busts, forced ends (dump truck, overshoot, dot), hot-dice obligations, the second attempt and
+passing the turn follow from the rules with no action. Each step returns small :class:`Event`
+values carrying English and Russian text (``text_en`` / ``text_ru``) for the score sheet.
+
+Errors: a roll of the wrong number of dice or a face outside 1–6 raises
+:class:`~kosti.engine.errors.BadInput`; an action the rules forbid raises
+:class:`~kosti.engine.errors.RuleViolation` whose message says why in the players' words.
+
+Order of resolution after each scoring throw and after the turn ends: rules.md §3.13.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Iterable, Mapping, Sequence, Union
+
+from .errors import BadInput, RuleViolation
+from .rules import Rules
+from .scoring import legal_keeps, score_keep, score_throw
+
+__all__ = [
+    "Roll", "Keep", "Bank", "Action", "action_from_json", "action_to_json",
+    "Reason", "Event", "KeepOption", "Allowed", "PlayerState", "TurnState", "GameState",
+    "new_game",
+]
+
+# ----------------------------------------------------------------------------------------------
+# Actions
+
+
+def _faces_tuple(faces: Any) -> tuple[int, ...]:
+    if isinstance(faces, (str, bytes)) or not isinstance(faces, Iterable):
+        raise BadInput(f"faces must be a list of integers 1-6, got {faces!r}")
+    out = []
+    for f in faces:
+        if isinstance(f, bool) or not isinstance(f, int):
+            raise BadInput(f"a face must be an integer 1-6, got {f!r}")
+        if f < 1 or f > 6:
+            raise BadInput(f"a face must be 1-6, got {f}")
+        out.append(f)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """One throw: the faces (1–6) of exactly ``GameState.dice_to_throw`` dice, in any order."""
+
+    faces: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "faces", _faces_tuple(self.faces))
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Set aside these scoring dice (faces) from the last throw (``at_least_one`` presets)."""
+
+    faces: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "faces", _faces_tuple(self.faces))
+
+
+@dataclass(frozen=True, slots=True)
+class Bank:
+    """Stop ("хватит") and record the turn points."""
+
+
+Action = Union[Roll, Keep, Bank]
+
+
+def action_from_json(d: Any) -> Action:
+    """Parse a replay event: ``{"roll": [faces]}``, ``{"keep": [faces]}`` or ``{"bank": true}``
+    (cli.md). Raises :class:`BadInput` for anything else."""
+    if not isinstance(d, dict) or len(d) != 1:
+        raise BadInput(f"an event must be one of {{'roll': [...]}}, {{'keep': [...]}}, "
+                       f"{{'bank': true}}; got {d!r}")
+    (key, value), = d.items()
+    if key == "roll":
+        return Roll(value)
+    if key == "keep":
+        return Keep(value)
+    if key == "bank":
+        if value is not True:
+            raise BadInput(f"'bank' must be true, got {value!r}")
+        return Bank()
+    raise BadInput(f"unknown event {key!r} (expected roll, keep or bank)")
+
+
+def action_to_json(a: Action) -> dict[str, Any]:
+    """The replay-event form of an action (inverse of :func:`action_from_json`)."""
+    if isinstance(a, Roll):
+        return {"roll": list(a.faces)}
+    if isinstance(a, Keep):
+        return {"keep": list(a.faces)}
+    return {"bank": True}
+
+
+# ----------------------------------------------------------------------------------------------
+# Events, reasons, allowed actions
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """A sentence for the players in English and Russian."""
+
+    text_en: str
+    text_ru: str
+
+    def __str__(self) -> str:
+        return self.text_en
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the score sheet, the dashboard and the replay log.
+
+    ``kind`` is one of: ``throw``, ``keep``, ``bust``, ``retry``, ``hot_dice``, ``confirmation``,
+    ``bank``, ``opened``, ``capped``, ``dump_truck``, ``overshoot``, ``dot``, ``transfer``,
+    ``fall``, ``knocked_off``, ``overtaken``, ``bolt``, ``bolt_penalty``, ``three_farkles``,
+    ``toxic_twos``, ``skip_turn``, ``extra_turn``, ``barrel``, ``pit``, ``instant_win``,
+    ``final_round``, ``win``, ``turn``. ``player`` is the player concerned, ``points`` the amount
+    (points; negative for a penalty), ``faces`` the dice concerned.
+    """
+
+    kind: str
+    player: str
+    text_en: str
+    text_ru: str
+    points: int = 0
+    faces: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form: ``{"kind", "player", "points", "faces", "text_en", "text_ru"}``."""
+        return {"kind": self.kind, "player": self.player, "points": self.points,
+                "faces": list(self.faces), "text_en": self.text_en, "text_ru": self.text_ru}
+
+
+@dataclass(frozen=True, slots=True)
+class KeepOption:
+    """A legal keep of the last throw: the dice (sorted faces) and their value (points)."""
+
+    faces: tuple[int, ...]
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """What the player to move may do now (:meth:`GameState.allowed`).
+
+    ``roll``: may throw, ``dice`` dice. ``keep``: must/may choose which scoring dice to set aside
+    from ``keeps`` (the throw is pending). ``bank``: may stop and record. ``why_not_roll`` /
+    ``why_not_bank`` say why an action is forbidden; ``hint`` says what to do now.
+    """
+
+    roll: bool
+    dice: int
+    keep: bool
+    bank: bool
+    keeps: tuple[KeepOption, ...]
+    why_not_roll: Reason | None
+    why_not_bank: Reason | None
+    hint: Reason
+
+
+# ----------------------------------------------------------------------------------------------
+# State
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """One player's record (points are recorded score, rules.md §0.2).
+
+    ``opened``: passed the opening threshold (§3.1); ``admission_score``: score recorded on the
+    opening turn (RU-B, used by the 850 barrel); ``bolts`` (§3.2); ``falls`` and
+    ``barrel_attempts`` (§3.6); ``dots`` (open barrel); ``overshoots`` (§3.8 counter);
+    ``skip_next``: will skip his next turn (§3.7); ``farkles``: busts in a row (§3.11);
+    ``turns``: turns played or skipped (for ``equalize_turns``).
+    """
+
+    name: str
+    score: int = 0
+    opened: bool = False
+    bolts: int = 0
+    falls: int = 0
+    barrel_attempts: int = 0
+    dots: int = 0
+    overshoots: int = 0
+    skip_next: bool = False
+    admission_score: int | None = None
+    farkles: int = 0
+    turns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TurnState:
+    """The turn in progress.
+
+    ``player``: index of the mover; ``points``: turn points so far; ``dice``: dice to throw next;
+    ``throws``: throws made this turn; ``scored``: a scoring keep was made this turn;
+    ``pending``: faces of the last throw awaiting a :class:`Keep` (``at_least_one``), else None;
+    ``last_roll`` / ``last_keep``: the latest throw and the dice set aside from it;
+    ``hot``: all dice have scored and the next throw is of all dice (hot dice, §1.4);
+    ``confirm``: that next throw is the confirmation throw (``confirm_and_bank``);
+    ``retried``: the second attempt of §1.7.1 was used; ``extra``: an extra turn of §3.7.
+    """
+
+    player: int = 0
+    points: int = 0
+    dice: int = 5
+    throws: int = 0
+    scored: bool = False
+    pending: tuple[int, ...] | None = None
+    last_roll: tuple[int, ...] = ()
+    last_keep: tuple[int, ...] = ()
+    hot: bool = False
+    confirm: bool = False
+    retried: bool = False
+    extra: bool = False
+
+
+_NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+_NUM_RU = {1: "одну", 2: "две", 3: "три", 4: "четыре", 5: "пять", 6: "шесть"}
+
+
+def _fmt(faces: Sequence[int]) -> str:
+    return " ".join(str(f) for f in faces)
+
+
+def _ev(kind: str, player: str, en: str, ru: str, points: int = 0,
+        faces: tuple[int, ...] = ()) -> Event:
+    return Event(kind, player, en, ru, points, faces)
+
+
+def _score(faces: tuple[int, ...], rules: Rules) -> Any:
+    """Best keep of one throw (:func:`kosti.engine.scoring.score_throw`, precomputed lookup)."""
+    return score_throw(faces, rules.scoring)
+
+
+def _keep_points(kept: tuple[int, ...], throw: tuple[int, ...], rules: Rules) -> int:
+    """Value of the kept dice of ``throw``; raises IllegalKeep (a RuleViolation) for dead dice."""
+    return score_keep(kept, rules.scoring, throw=throw).points
+
+
+def _keep_options(faces: tuple[int, ...], rules: Rules) -> tuple[KeepOption, ...]:
+    """Every legal keep of a throw, best first (more points, then more dice)."""
+    return tuple(KeepOption(tuple(k.scoring_dice), k.points)
+                 for k in legal_keeps(faces, rules.scoring))
+
+
+def _sub_multiset(small: Sequence[int], big: Sequence[int]) -> bool:
+    c = Counter(big)
+    c.subtract(small)
+    return all(v >= 0 for v in c.values())
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """The whole game as an immutable value (see module docstring).
+
+    ``rules``: the rule set; ``players``: per-player records in seat order; ``turn``: the turn in
+    progress (its ``player`` is the mover); ``over``: the game has ended; ``winners``: indices of
+    the winner(s) (a tie after a final round is a shared victory, rules.md §6.40);
+    ``final_round``: indices of players still owed a final-round turn (Farkle), or None;
+    ``log``: English lines of everything that happened (the replay log).
+    """
+
+    rules: Rules
+    players: tuple[PlayerState, ...]
+    turn: TurnState
+    over: bool = False
+    winners: tuple[int, ...] = ()
+    final_round: tuple[int, ...] | None = None
+    log: tuple[str, ...] = ()
+
+    # -- queries -------------------------------------------------------------------------------
+    @property
+    def to_move(self) -> str | None:
+        """Name of the player to move, or None when the game is over."""
+        return None if self.over else self.players[self.turn.player].name
+
+    @property
+    def dice_to_throw(self) -> int:
+        """How many dice the next :class:`Roll` must contain (0 when the game is over)."""
+        return 0 if self.over else self.turn.dice
+
+    @property
+    def winner(self) -> str | list[str] | None:
+        """The winner's name; a list of names for a shared victory; None while the game goes on."""
+        if not self.winners:
+            return None
+        names = [self.players[i].name for i in self.winners]
+        return names[0] if len(names) == 1 else names
+
+    @property
+    def phase(self) -> str:
+        """``"over"``, ``"keep"`` (a throw awaits its keep) or ``"roll"``."""
+        if self.over:
+            return "over"
+        return "keep" if self.turn.pending is not None else "roll"
+
+    @property
+    def turn_points(self) -> int:
+        """Points of the turn in progress (not yet recorded)."""
+        return self.turn.points
+
+    def player(self, name: str) -> PlayerState:
+        """The record of the player called ``name``; KeyError if there is none."""
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def in_pit(self, index: int) -> bool:
+        """True if player ``index``'s recorded score lies inside a pit (§3.3)."""
+        return self.rules.pit_of(self.players[index].score) is not None
+
+    def on_barrel(self, index: int) -> bool:
+        """True if player ``index`` sits on a seat-type barrel (§3.6)."""
+        return self.rules.on_barrel(self.players[index].score)
+
+    def stop_reason(self) -> Reason | None:
+        """Why the mover may not stop now (None if he may), rules.md §1.6."""
+        if self.over:
+            return Reason("the game is over", "игра окончена")
+        return _stop_block(self, self.turn.points, ignore_hot=False)
+
+    def allowed(self) -> Allowed:
+        """What the player to move may do now, and why not (see :class:`Allowed`)."""
+        r = self.rules
+        t = self.turn
+        if self.over:
+            why = Reason("the game is over", "игра окончена")
+            return Allowed(False, 0, False, False, (), why, why, why)
+        n = r.dice_count
+        if t.pending is not None:
+            keeps = _keep_options(t.pending, r)
+            best = keeps[0]
+            hint = Reason(
+                f"set aside at least one scoring die (best: {_fmt(best.faces)} = {best.points}), "
+                f"then throw again or stop",
+                f"отложите хотя бы одну зачётную кость (лучше всего: {_fmt(best.faces)} = "
+                f"{best.points}), затем бросайте дальше или скажите «хватит»")
+            # Roll / Bank are accepted too: they take the best keep first.
+            pts = t.points + best.points
+            why_bank = _stop_block(self, pts, ignore_hot=False, after_keep=best)
+            return Allowed(True, t.dice, True, why_bank is None, keeps, None, why_bank, hint)
+        why_bank = self.stop_reason()
+        if not t.scored and t.points == 0 and t.throws == 0:
+            hint = Reason(f"{self.to_move}: throw {_NUM_EN[t.dice]} dice",
+                          f"{self.to_move}: бросайте {_NUM_RU[t.dice]} "
+                          f"{'кости' if t.dice < 5 else 'костей'}")
+        elif t.hot and t.confirm:
+            hint = Reason(f"all dice have scored: you must make the confirmation throw of all {_NUM_EN[n]}",
+                          f"все кости зачётные: обязателен бросок подтверждения всеми {n} костями")
+        elif t.hot and why_bank is not None and r.hot_dice == "must_roll":
+            hint = Reason(f"hot dice: you must throw all {_NUM_EN[n]} again",
+                          f"все кости сыграли: нужно снова бросить все {_NUM_RU[n]}")
+        elif why_bank is None:
+            hint = Reason(f"throw {t.dice} dice or stop and record {t.points}",
+                          f"бросайте {t.dice} или скажите «хватит» и запишите {t.points}")
+        else:
+            hint = Reason(f"throw {t.dice} dice ({why_bank.text_en})",
+                          f"бросайте {t.dice} ({why_bank.text_ru})")
+        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint)
+
+    # -- the one mutator ----------------------------------------------------------------------
+    def apply(self, action: Action) -> tuple[GameState, tuple[Event, ...]]:
+        """Apply one action; returns ``(new_state, events)``. The receiver is unchanged.
+
+        Raises :class:`BadInput` (wrong dice count, bad faces, keeping dice that were not thrown)
+        or :class:`RuleViolation` (an action the rules forbid now, with the reason)."""
+        if self.over:
+            raise RuleViolation("the game is over", "игра окончена")
+        ev: list[Event] = []
+        if isinstance(action, Roll):
+            st = self
+            if st.turn.pending is not None:
+                st = _keep(st, _keep_options(st.turn.pending, st.rules)[0].faces, ev)
+                if st.over:
+                    raise RuleViolation("the game is over", "игра окончена")
+            st = _roll(st, action.faces, ev)
+        elif isinstance(action, Keep):
+            st = self
+            if st.turn.pending is None:
+                if (st.turn.last_keep and sorted(action.faces) == sorted(st.turn.last_keep)
+                        and st.turn.scored):
+                    return st, ()  # confirming the automatic keep: nothing to do
+                if st.rules.selection.set_aside == "all_scoring" and st.turn.last_keep:
+                    raise RuleViolation(
+                        f"all scoring dice ({_fmt(st.turn.last_keep)}) are set aside "
+                        f"automatically in these rules",
+                        f"в этих правилах все зачётные кости ({_fmt(st.turn.last_keep)}) "
+                        f"откладываются автоматически")
+                raise RuleViolation("there is no throw to set dice aside from",
+                                    "нет броска, из которого можно отложить кости")
+            st = _keep(st, action.faces, ev)
+        elif isinstance(action, Bank):
+            st = self
+            if st.turn.pending is not None:
+                best = _keep_options(st.turn.pending, st.rules)[0]
+                why = _stop_block(st, st.turn.points + best.points, ignore_hot=False, after_keep=best)
+                if why is not None:
+                    raise RuleViolation(f"you may not stop: {why.text_en}",
+                                        f"остановиться нельзя: {why.text_ru}")
+                st = _keep(st, best.faces, ev)
+                if st.over or st.turn.player != self.turn.player or not st.turn.scored:
+                    return _with_log(st, ev), tuple(ev)
+            st = _bank(st, ev)
+        else:
+            raise BadInput(f"unknown action {action!r}")
+        return _with_log(st, ev), tuple(ev)
+
+    def apply_all(self, actions: Iterable[Action]) -> tuple[GameState, tuple[Event, ...]]:
+        """Apply actions in order; returns the final state and all events."""
+        st = self
+        out: list[Event] = []
+        for a in actions:
+            st, ev = st.apply(a)
+            out.extend(ev)
+        return st, tuple(out)
+
+    # -- output --------------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        """The ``kosti replay`` output dict of cli.md: rules, winner, to_move, players, turn, log."""
+        players = []
+        for i, p in enumerate(self.players):
+            players.append({
+                "name": p.name, "score": p.score, "opened": p.opened, "bolts": p.bolts,
+                "in_pit": self.in_pit(i), "on_barrel": self.on_barrel(i),
+                "barrel_attempts": p.barrel_attempts, "falls": p.falls, "dots": p.dots,
+                "overshoots": p.overshoots, "skip_next": p.skip_next,
+            })
+        return {
+            "rules": self.rules.name,
+            "winner": self.winner,
+            "to_move": self.to_move,
+            "players": players,
+            "turn": {"player": self.to_move, "turn_points": 0 if self.over else self.turn.points,
+                     "dice_to_throw": self.dice_to_throw},
+            "log": list(self.log),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Exact JSON form of the state (restored by :meth:`from_json`)."""
+        return {
+            "format": "kosti-game/1",
+            "rules": self.rules.to_dict(),
+            "players": [_dc_json(p) for p in self.players],
+            "turn": _dc_json(self.turn),
+            "over": self.over,
+            "winners": list(self.winners),
+            "final_round": None if self.final_round is None else list(self.final_round),
+            "log": list(self.log),
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> GameState:
+        """Restore a state written by :meth:`to_json`. Raises :class:`BadInput` if malformed."""
+        try:
+            rules = Rules.from_dict(d["rules"])
+            players = tuple(PlayerState(**p) for p in d["players"])
+            tj = dict(d["turn"])
+            for k in ("pending",):
+                if tj.get(k) is not None:
+                    tj[k] = tuple(tj[k])
+            for k in ("last_roll", "last_keep"):
+                tj[k] = tuple(tj.get(k, ()))
+            turn = TurnState(**tj)
+            fr = d.get("final_round")
+            return cls(rules=rules, players=players, turn=turn, over=bool(d.get("over", False)),
+                       winners=tuple(d.get("winners", ())),
+                       final_round=None if fr is None else tuple(fr),
+                       log=tuple(d.get("log", ())))
+        except BadInput:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"not a saved kosti game: {exc}") from None
+
+
+def _dc_json(obj: Any) -> dict[str, Any]:
+    out = {}
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _with_log(st: GameState, ev: list[Event]) -> GameState:
+    if not ev:
+        return st
+    return replace(st, log=st.log + tuple(e.text_en for e in ev))
+
+
+# ----------------------------------------------------------------------------------------------
+# Stop constraints (rules.md §1.6)
+
+
+def _stop_block(st: GameState, points: int, *, ignore_hot: bool,
+                after_keep: KeepOption | None = None) -> Reason | None:
+    """Why the mover may not stop with ``points`` turn points (None = he may)."""
+    r = st.rules
+    t = st.turn
+    p = st.players[t.player]
+    n = r.dice_count
+    if after_keep is None:
+        if not t.scored:
+            return Reason("nothing to record yet: throw the dice first",
+                          "записывать нечего: сначала бросьте кости")
+        hot = t.hot
+    else:
+        hot = len(after_keep.faces) == t.dice
+    if hot and not ignore_hot:
+        if r.hot_dice == "must_roll":
+            return Reason(f"hot dice: you must throw all {_NUM_EN[n]} again",
+                          f"все кости сыграли: нужно снова бросить все {_NUM_RU[n]}")
+        if r.hot_dice == "confirm_and_bank":
+            return Reason(f"all dice have scored: the confirmation throw of all {_NUM_EN[n]} "
+                          f"must be made", f"все кости сыграли: нужен бросок подтверждения "
+                          f"всеми {n} костями")
+    running = p.score + points
+    thr = r.opening.threshold
+    if not p.opened and points < thr:
+        return Reason(f"needs {thr - points} more to open the game (opening {thr})",
+                      f"нужно ещё {thr - points}, чтобы открыть игру (вход {thr})")
+    pit = r.pit_of(p.score)
+    if pit is not None:
+        ex = pit.exit_value(r.unit)
+        if running < ex:
+            return Reason(f"needs {ex - running} more to leave the pit ({pit.lo}–{pit.hi})",
+                          f"нужно ещё {ex - running}, чтобы выбраться из ямы ({pit.lo}–{pit.hi})")
+    if r.on_barrel(p.score) and not _barrel_win(r, p.score, running):
+        need = _barrel_need(r, p.score) - points
+        return Reason(f"needs {need} more: from the barrel you may only stop with a win",
+                      f"нужно ещё {need}: с бочки можно остановиться только победой")
+    if r.ending.mode == "strictly_above" and running == r.target:
+        return Reason(f"you may not stop on exactly {r.target}: go above it",
+                      f"нельзя остановиться ровно на {r.target}: нужно больше")
+    return None
+
+
+def _barrel_win(r: Rules, score: int, running: int) -> bool:
+    if r.barrel.kind == "capped":
+        return running >= r.barrel_target
+    return r.wins(running) if r.barrel.target is None else running >= r.barrel_target
+
+
+def _barrel_need(r: Rules, score: int) -> int:
+    tgt = r.barrel_target
+    if r.barrel.kind != "capped" and r.ending.mode == "strictly_above" and r.barrel.target is None:
+        return tgt + r.unit - score
+    return tgt - score
+
+
+def _may_win_now(st: GameState, running: int, points: int) -> bool:
+    """Mid-turn win check (§3.13 step 4): the running total meets the winning condition and every
+    stop constraint other than the hot-dice obligation holds."""
+    r = st.rules
+    p = st.players[st.turn.player]
+    b = r.barrel
+    on = r.on_barrel(p.score)
+    if b.kind == "capped":
+        if not on:
+            return False
+        if running < r.barrel_target:
+            return False
+    elif on:
+        if not _barrel_win(r, p.score, running):
+            return False
+    else:
+        if not r.wins(running):
+            return False
+        if b.kind in ("points", "final_range") and not b.direct_win_from_below:
+            return False
+    return _stop_block(st, points, ignore_hot=True) is None
+
+
+# ----------------------------------------------------------------------------------------------
+# Throw, keep, bank
+
+
+def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
+    r = st.rules
+    t = st.turn
+    if len(faces) != t.dice:
+        raise BadInput(f"{st.to_move} must throw {t.dice} dice, got {len(faces)} "
+                       f"({_fmt(faces) or 'none'})")
+    name = st.players[t.player].name
+    ts = _score(faces, r)
+    first = not t.scored and t.points == 0
+    confirm = t.confirm
+    t = replace(t, throws=t.throws + 1, last_roll=faces, last_keep=(), hot=False, confirm=False)
+    st = replace(st, turn=t)
+    if ts.instant_win:
+        ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: {ts.points}",
+                      f"{name} бросает {_fmt(faces)}: {ts.points}", ts.points, faces))
+        return _instant_win(st, ts.points, ev)
+    if r.toxic_twos and faces.count(2) >= 4:
+        ev.append(_ev("toxic_twos", name, f"{name} throws {_fmt(faces)}: toxic twos, the turn is wiped",
+                      f"{name} бросает {_fmt(faces)}: ядовитые двойки, ход сгорает", 0, faces))
+        return _end_turn(st, "bust", ev)
+    if ts.bust:
+        if confirm:
+            ev.append(_ev("bust", name, f"{name} throws {_fmt(faces)}: confirmation failed, "
+                          f"the turn's {t.points} are lost",
+                          f"{name} бросает {_fmt(faces)}: подтверждение не удалось, "
+                          f"{t.points} очков хода сгорают", -t.points, faces))
+            return _end_turn(st, "bust", ev)
+        if first and r.first_throw_retry and not t.retried and not t.hot:
+            ev.append(_ev("retry", name, f"{name} throws {_fmt(faces)}: nothing, second attempt",
+                          f"{name} бросает {_fmt(faces)}: пусто, вторая попытка", 0, faces))
+            return replace(st, turn=replace(t, retried=True))
+        lost = f", the turn's {t.points} are lost" if t.points else ""
+        lost_ru = f", {t.points} очков хода сгорают" if t.points else ""
+        ev.append(_ev("bust", name, f"{name} throws {_fmt(faces)}: bust{lost}",
+                      f"{name} бросает {_fmt(faces)}: пусто{lost_ru}", -t.points, faces))
+        return _end_turn(st, "bust", ev, first_throw=first)
+    if confirm:
+        # Confirmation throw (RU-B): its own scoring dice count (rules.md §6.5a); then the turn is
+        # recorded if the stop constraints allow it, otherwise it simply continues.
+        ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: {ts.points} (confirmation)",
+                      f"{name} бросает {_fmt(faces)}: {ts.points} (подтверждение)", ts.points, faces))
+        st = _apply_keep(st, tuple(ts.scoring_dice), ts.points, ev, announce=False)
+        if st.over or st.turn.player != t.player or st.turn.extra != t.extra or not st.turn.scored:
+            return st
+        if _stop_block(st, st.turn.points, ignore_hot=True) is None:
+            ev.append(_ev("confirmation", name, f"{name}: turn confirmed",
+                          f"{name}: ход подтверждён", st.turn.points))
+            return _end_turn(replace(st, turn=replace(st.turn, hot=False)), "bank", ev)
+        return st
+    if r.selection.set_aside == "at_least_one":
+        ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: up to {ts.points}",
+                      f"{name} бросает {_fmt(faces)}: до {ts.points}", ts.points, faces))
+        return replace(st, turn=replace(st.turn, pending=faces))
+    ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: {ts.points}",
+                  f"{name} бросает {_fmt(faces)}: {ts.points}", ts.points, faces))
+    return _apply_keep(st, tuple(ts.scoring_dice), ts.points, ev, announce=False)
+
+
+def _keep(st: GameState, kept: tuple[int, ...], ev: list[Event]) -> GameState:
+    t = st.turn
+    assert t.pending is not None
+    name = st.players[t.player].name
+    if not kept:
+        raise RuleViolation("set aside at least one scoring die",
+                            "нужно отложить хотя бы одну зачётную кость")
+    if not _sub_multiset(kept, t.pending):
+        raise BadInput(f"cannot set aside {_fmt(kept)}: the throw was {_fmt(t.pending)}")
+    pts = _keep_points(tuple(sorted(kept)), t.pending, st.rules)
+    st = replace(st, turn=replace(t, pending=None))
+    return _apply_keep(st, tuple(sorted(kept)), pts, ev, announce=True)
+
+
+def _apply_keep(st: GameState, kept: tuple[int, ...], pts: int, ev: list[Event],
+                *, announce: bool) -> GameState:
+    """Set aside ``kept`` worth ``pts`` and run the mid-turn checks of §3.13."""
+    r = st.rules
+    t = st.turn
+    p = st.players[t.player]
+    name = p.name
+    n = r.dice_count
+    points = t.points + pts
+    dice = t.dice - len(kept)
+    hot = dice == 0
+    if hot:
+        dice = n
+    first_scoring = not t.scored
+    t = replace(t, points=points, dice=dice, scored=True, last_keep=kept, hot=hot,
+                confirm=hot and r.hot_dice == "confirm_and_bank")
+    st = replace(st, turn=t)
+    running = p.score + points
+    if announce:
+        ev.append(_ev("keep", name, f"{name} sets aside {_fmt(kept)}: +{pts}, turn {points}",
+                      f"{name} откладывает {_fmt(kept)}: +{pts}, за ход {points}", pts, kept))
+    elif pts or kept:
+        ev[-1] = replace(ev[-1], text_en=ev[-1].text_en + f" (turn {points})",
+                         text_ru=ev[-1].text_ru + f" (за ход {points})")
+    # F3 literal reading: the opening must come from the first throw of the turn.
+    if (first_scoring and not p.opened and r.opening.first_throw_only
+            and pts < r.opening.threshold):
+        ev.append(_ev("bust", name, f"{name}: the first throw must bring {r.opening.threshold} "
+                      f"to open; the turn ends",
+                      f"{name}: для входа первый бросок должен дать {r.opening.threshold}; ход "
+                      f"окончен"))
+        return _end_turn(st, "bust", ev)
+    dt = r.dump_truck
+    if dt.enabled and dt.trigger == "running" and running == dt.value:
+        ev.append(_ev("dump_truck", name, f"{name} reaches {dt.value}: dump truck! Score 0",
+                      f"{name} набирает {dt.value}: самосвал! Счёт 0", -p.score))
+        return _end_turn(st, "dump", ev)
+    if r.overshoots(running) and r.ending.overshoot_immediate:
+        return _end_turn(st, "overshoot", ev)
+    if r.final_round == "none" and st.final_round is None and _may_win_now(st, running, points):
+        return _end_turn(st, "bank", ev)
+    if hot:
+        if r.hot_dice == "confirm_and_bank":
+            ev.append(_ev("hot_dice", name, f"{name}: all dice scored, confirmation throw of {n}",
+                          f"{name}: все кости сыграли, бросок подтверждения {n} костями"))
+        elif r.hot_dice == "must_roll":
+            ev.append(_ev("hot_dice", name, f"{name}: hot dice, must throw all {_NUM_EN[n]} again",
+                          f"{name}: все кости сыграли, нужно снова бросить все {_NUM_RU[n]}"))
+        else:
+            ev.append(_ev("hot_dice", name, f"{name}: hot dice, may throw all {_NUM_EN[n]} again or stop",
+                          f"{name}: все кости сыграли, можно бросить все {_NUM_RU[n]} или остановиться"))
+    return st
+
+
+def _bank(st: GameState, ev: list[Event]) -> GameState:
+    why = st.stop_reason()
+    if why is not None:
+        raise RuleViolation(f"you may not stop: {why.text_en}", f"остановиться нельзя: {why.text_ru}")
+    r = st.rules
+    p = st.players[st.turn.player]
+    running = p.score + st.turn.points
+    if r.overshoots(running):
+        return _end_turn(st, "overshoot", ev)
+    return _end_turn(st, "bank", ev)
+
+
+def _instant_win(st: GameState, pts: int, ev: list[Event]) -> GameState:
+    t = st.turn
+    p = st.players[t.player]
+    total = t.points + pts
+    ev.append(_ev("instant_win", p.name, f"{p.name} wins instantly with {_fmt(t.last_roll)}!",
+                  f"{p.name} мгновенно побеждает: {_fmt(t.last_roll)}!", total, t.last_roll))
+    players = list(st.players)
+    players[t.player] = replace(p, score=p.score + total, opened=True, turns=p.turns + 1)
+    return replace(st, players=tuple(players), over=True, winners=(t.player,),
+                   turn=replace(t, points=0, pending=None, hot=False, confirm=False))
+
+
+# ----------------------------------------------------------------------------------------------
+# End of turn: rules.md §3.13 resolution order
+
+
+def _clamp(r: Rules, score: int) -> int:
+    return max(0, score) if r.negative_scores == "clamp_zero" else score
+
+
+def _fall(r: Rules, p: PlayerState, ev: list[Event], why_en: str, why_ru: str,
+          penalty: int | None = None) -> PlayerState:
+    """A barrel fall: −fall_penalty, falls+1; the max_falls-th fall sets the score to 0."""
+    b = r.barrel
+    falls = p.falls + 1
+    if b.max_falls is not None and falls >= b.max_falls:
+        ev.append(_ev("fall", p.name, f"{p.name} falls off the barrel ({why_en}), fall {falls} of "
+                      f"{b.max_falls}: score 0",
+                      f"{p.name} падает с бочки ({why_ru}), падение {falls} из {b.max_falls}: "
+                      f"счёт 0", -p.score))
+        return replace(p, score=0, falls=0, barrel_attempts=0,
+                       opened=p.opened and not r.opening.reopen_after_reset)
+    pen = b.fall_penalty if penalty is None else penalty
+    ev.append(_ev("fall", p.name, f"{p.name} falls off the barrel ({why_en}): −{pen}",
+                  f"{p.name} падает с бочки ({why_ru}): −{pen}", -pen))
+    return replace(p, score=_clamp(r, p.score - pen), falls=falls, barrel_attempts=0)
+
+
+def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool = False) -> GameState:
+    """Finish the mover's turn. ``outcome``: ``bank`` (record the turn points), ``bust`` (zero
+    turn), ``dump`` (running-total dump truck), ``overshoot`` (exact ending passed)."""
+    r = st.rules
+    t = st.turn
+    m = t.player
+    players = list(st.players)
+    start = [p.score for p in players]
+    mover0 = players[m]
+    before = mover0.score
+    name = mover0.name
+    was_open = mover0.opened
+    was_pit = r.pit_of(before) is not None
+    was_barrel = r.on_barrel(before)
+    zero_turn = outcome == "bust"
+    over = False
+    winners: tuple[int, ...] = ()
+    final_round = st.final_round
+    mover = mover0
+    # 1. the mover's new score
+    if outcome == "bank":
+        new = before + t.points
+        if r.barrel.kind == "capped" and not was_barrel and new > r.barrel.entry:
+            ev.append(_ev("capped", name, f"{name}: {new} is recorded as {r.barrel.entry} (barrel)",
+                          f"{name}: {new} записывается как {r.barrel.entry} (бочка)"))
+            new = r.barrel.entry
+        elif (r.barrel.kind in ("points", "final_range") and not r.barrel.direct_win_from_below
+              and not was_barrel and r.wins(new)):
+            new = r.barrel_target - r.unit
+            ev.append(_ev("capped", name, f"{name}: must sit on the barrel first; recorded {new}",
+                          f"{name}: сначала нужно сесть на бочку; записано {new}"))
+        ev.append(_ev("bank", name, f"{name} records {t.points}: {before} → {new}",
+                      f"{name} записывает {t.points}: {before} → {new}", t.points))
+        mover = replace(mover, score=new)
+        if not was_open:
+            mover = replace(mover, opened=True, admission_score=new)
+            if r.opening.threshold:
+                ev.append(_ev("opened", name, f"{name} has opened the game",
+                              f"{name} открыл игру"))
+    elif outcome == "dump":
+        mover = replace(mover, score=0,
+                        opened=was_open and not (r.dump_truck.reopen_required
+                                                 or r.opening.reopen_after_reset))
+    # "bust" and "overshoot": score unchanged
+    after_record = mover.score
+    players[m] = mover
+    # 2. win check for the mover
+    won = outcome == "bank" and _wins_recorded(r, before, mover.score, was_barrel)
+    if won:
+        if r.final_round == "none" or final_round is not None:
+            if r.final_round == "none":
+                over = True
+                winners = (m,)
+                ev.append(_ev("win", name, f"{name} wins with {mover.score}!",
+                              f"{name} побеждает с {mover.score}!", mover.score))
+        else:
+            n = len(players)
+            if r.final_round == "others_one_more_turn":
+                owed = tuple((m + k) % n for k in range(1, n))
+            else:  # equalize_turns: the rest of this round (seat 0 starts each round)
+                owed = tuple(range(m + 1, n))
+            final_round = owed
+            ev.append(_ev("final_round", name,
+                          f"{name} reaches {mover.score}: final round"
+                          + (f" for {', '.join(players[i].name for i in owed)}" if owed else ""),
+                          f"{name} набирает {mover.score}: финальный круг"
+                          + (f" для {', '.join(players[i].name for i in owed)}" if owed else ""),
+                          mover.score))
+    knocked: set[int] = set()
+    if not over:
+        # 3. barrel effects
+        b = r.barrel
+        now_on = r.on_barrel(mover.score)
+        if b.kind in ("points", "capped", "final_range") and b.knockoff and now_on and not was_barrel:
+            ev.append(_ev("barrel", name, f"{name} climbs onto the barrel at {mover.score}",
+                          f"{name} залезает на бочку: {mover.score}", mover.score))
+            for i, p in enumerate(players):
+                if i == m or not r.on_barrel(p.score):
+                    continue
+                knocked.add(i)
+                if b.knockoff_effect == "fall":
+                    players[i] = _fall(r, p, ev, f"knocked off by {name}", f"сбит игроком {name}")
+                elif b.knockoff_effect == "to_admission_score":
+                    back = p.admission_score if p.admission_score is not None else 0
+                    ev.append(_ev("knocked_off", p.name, f"{p.name} is knocked off the barrel by "
+                                  f"{name}: back to {back}",
+                                  f"{name} сталкивает {p.name} с бочки: назад на {back}",
+                                  back - p.score))
+                    players[i] = replace(p, score=back, barrel_attempts=0)
+                else:
+                    pen = b.push_off_penalty
+                    ev.append(_ev("knocked_off", p.name, f"{p.name} is pushed off the barrel by "
+                                  f"{name}: −{pen}",
+                                  f"{name} сталкивает {p.name} с бочки: −{pen}", -pen))
+                    players[i] = replace(p, score=_clamp(r, p.score - pen), barrel_attempts=0)
+        elif (was_barrel and outcome != "bank" and b.kind in ("points", "final_range")
+              and b.attempts is not None and not b.attempts_are_bolts):
+            att = mover.barrel_attempts + 1
+            if att >= b.attempts:
+                mover = _fall(r, replace(mover, barrel_attempts=0), ev,
+                              f"{att} failed attempts", f"{att} неудачных попыток")
+            else:
+                ev.append(_ev("barrel", name, f"{name}: barrel attempt {att} of {b.attempts} failed",
+                              f"{name}: попытка на бочке {att} из {b.attempts} не удалась"))
+                mover = replace(mover, barrel_attempts=att)
+            players[m] = mover
+        # 4. overtaking
+        if r.overtaking.enabled and outcome == "bank":
+            pen = r.overtaking.penalty
+            for i, p in enumerate(players):
+                if i == m or i in knocked:
+                    continue
+                if before < start[i] < players[m].score:
+                    ev.append(_ev("overtaken", p.name, f"{name} overtakes {p.name}: {p.name} −{pen}",
+                                  f"{name} обгоняет {p.name}: {p.name} −{pen}", -pen))
+                    players[i] = replace(p, score=_clamp(r, p.score - pen))
+        # 5. bolts (and the three-farkles rule)
+        mover = players[m]
+        bo = r.bolts
+        fp = r.opening.failure_penalty
+        if zero_turn and fp is not None and not was_open:
+            cnt = mover.bolts + 1
+            if cnt >= fp.every:
+                ev.append(_ev("bolt_penalty", name, f"{name}: {cnt} failed openings: −{fp.amount}",
+                              f"{name}: {cnt} неудачных входа: −{fp.amount}", -fp.amount))
+                mover = replace(mover, bolts=0, score=_clamp(r, mover.score - fp.amount))
+            else:
+                ev.append(_ev("bolt", name, f"{name} gets a bolt ({cnt}) for a failed opening",
+                              f"{name} получает болт ({cnt}) за неудачный вход"))
+                mover = replace(mover, bolts=cnt)
+        elif bo.enabled and zero_turn:
+            trig = bo.trigger
+            hit = ("zero_turn" in trig or ("zero_first_throw" in trig and first_throw)
+                   or ("failed_opening" in trig and not was_open))
+            exempt = (("not_open" in bo.exempt_when and not was_open
+                       and not ("failed_opening" in trig))
+                      or ("in_pit" in bo.exempt_when and was_pit)
+                      or ("on_barrel" in bo.exempt_when and was_barrel))
+            if hit and not exempt:
+                cnt = mover.bolts + 1
+                if cnt >= bo.limit:
+                    ev.append(_ev("bolt_penalty", name, f"{name} gets bolt {cnt}: −{bo.penalty}",
+                                  f"{name} получает {cnt}-й болт: −{bo.penalty}", -bo.penalty))
+                    falls = mover.falls
+                    if r.barrel.attempts_are_bolts and was_barrel:
+                        falls += 1  # ID-D: the third bolt on the barrel is the fall
+                        ev.append(_ev("fall", name, f"{name} falls off the barrel",
+                                      f"{name} падает с бочки"))
+                    mover = replace(mover, bolts=0 if bo.reset_after_penalty else cnt,
+                                    score=_clamp(r, mover.score - bo.penalty), falls=falls)
+                else:
+                    ev.append(_ev("bolt", name, f"{name} gets a bolt ({cnt} of {bo.limit})",
+                                  f"{name} получает болт ({cnt} из {bo.limit})"))
+                    mover = replace(mover, bolts=cnt)
+        elif bo.enabled and bo.consecutive_only and outcome == "bank":
+            mover = replace(mover, bolts=0)
+        tf = r.three_farkles
+        if tf.enabled:
+            if zero_turn:
+                cnt = mover.farkles + 1
+                if cnt >= tf.count:
+                    ev.append(_ev("three_farkles", name, f"{name}: {cnt} Farkles in a row: −{tf.penalty}",
+                                  f"{name}: {cnt} фаркла подряд: −{tf.penalty}", -tf.penalty))
+                    mover = replace(mover, farkles=0, score=_clamp(r, mover.score - tf.penalty))
+                else:
+                    mover = replace(mover, farkles=cnt)
+            elif outcome == "bank":
+                mover = replace(mover, farkles=0)
+        players[m] = mover
+        # 8 (done before 6 so that a penalty landing on 555 is caught). overshoot counters
+        if outcome == "overshoot":
+            players[m] = _overshoot(st, players, ev)
+        # 6. dump truck for every player whose score changed
+        dt = r.dump_truck
+        if dt.enabled:
+            for i, p in enumerate(players):
+                if p.score != dt.value or p.score == start[i]:
+                    continue
+                by_record = i == m and after_record == dt.value and outcome == "bank"
+                if by_record or dt.via_penalties:
+                    ev.append(_ev("dump_truck", p.name, f"{p.name} lands on {dt.value}: dump truck! "
+                                  f"Score 0", f"{p.name} на {dt.value}: самосвал! Счёт 0", -p.score))
+                    players[i] = replace(p, score=0, opened=p.opened and not (
+                        dt.reopen_required or r.opening.reopen_after_reset))
+        # 7. zone bookkeeping
+        for i, p in enumerate(players):
+            if p.barrel_attempts and not r.on_barrel(p.score):
+                players[i] = replace(p, barrel_attempts=0)
+    # turn bookkeeping and passing the turn
+    mover = players[m]
+    players[m] = replace(mover, turns=mover.turns + 1)
+    if over:
+        return replace(st, players=tuple(players), over=True, winners=winners,
+                       final_round=final_round, turn=replace(t, points=0, pending=None, hot=False,
+                                                             confirm=False, dice=r.dice_count))
+    extra_next = False
+    sb = r.skip_barrels
+    if sb.zones:
+        mover = players[m]
+        zone = sb.zone_of(mover.score)
+        if zone is not None:
+            lo, hi = sb.zones[zone]
+            if sb.mode == "skip":
+                ev.append(_ev("skip_turn", name, f"{name} is on the barrel {lo}–{hi}: skips the next turn",
+                              f"{name} на бочке {lo}–{hi}: пропускает следующий ход"))
+                players[m] = replace(mover, skip_next=True)
+            elif t.extra and sb.zone_of(before) == zone:
+                msg_en = f"{name} is still on the barrel {lo}–{hi}: skips the next turn"
+                msg_ru = f"{name} всё ещё на бочке {lo}–{hi}: пропускает следующий ход"
+                pen = 0
+                if sb.mode == "extra_turn_minus_100":
+                    pen = sb.penalty
+                    msg_en += f" and loses {pen}"
+                    msg_ru += f" и теряет {pen}"
+                ev.append(_ev("skip_turn", name, msg_en, msg_ru, -pen))
+                players[m] = replace(mover, skip_next=True, score=_clamp(r, mover.score - pen))
+            else:
+                ev.append(_ev("extra_turn", name, f"{name} is on the barrel {lo}–{hi}: extra turn",
+                              f"{name} на бочке {lo}–{hi}: дополнительный ход"))
+                extra_next = True
+    return _pass_turn(replace(st, players=tuple(players), final_round=final_round), m,
+                      extra_next, ev)
+
+
+def _wins_recorded(r: Rules, before: int, new: int, was_barrel: bool) -> bool:
+    """Win check on a recorded score (§3.13 after-turn step 2)."""
+    if r.barrel.kind == "capped":
+        return was_barrel and new >= r.barrel_target
+    if was_barrel:
+        return _barrel_win(r, before, new)
+    return r.wins(new)
+
+
+def _overshoot(st: GameState, players: list[PlayerState], ev: list[Event]) -> PlayerState:
+    """Overshoot handling (§3.6.3, §3.8): void turn / dot / transfer, then the penalty ladders."""
+    r = st.rules
+    t = st.turn
+    m = t.player
+    p = players[m]
+    running = p.score + t.points
+    eff = r.ending.overshoot_effect
+    p = replace(p, overshoots=p.overshoots + 1)
+    if eff == "dot":
+        dots = p.dots + 1
+        b = r.barrel
+        ev.append(_ev("dot", p.name, f"{p.name} overshoots {r.target} ({running}): dot {dots} of "
+                      f"{b.dots_limit}, the turn is lost",
+                      f"{p.name}: перебор ({running}), точка {dots} из {b.dots_limit}, ход сгорает"))
+        if dots >= b.dots_limit:
+            falls = p.falls + 1
+            if b.max_falls is not None and falls >= b.max_falls:
+                ev.append(_ev("fall", p.name, f"{p.name}: {dots} dots: score 0",
+                              f"{p.name}: {dots} точек: счёт 0", -p.score))
+                return replace(p, dots=0, falls=0, score=0,
+                               opened=p.opened and not r.opening.reopen_after_reset)
+            ev.append(_ev("fall", p.name, f"{p.name}: {dots} dots: −{b.dot_penalty}",
+                          f"{p.name}: {dots} точек: −{b.dot_penalty}", -b.dot_penalty))
+            return replace(p, dots=0, falls=falls, score=_clamp(r, p.score - b.dot_penalty))
+        return replace(p, dots=dots)
+    if eff == "transfer_to_lowest":
+        others = [i for i in range(len(players)) if i != m]
+        if others:
+            low = min(others, key=lambda i: (players[i].score, i))
+            q = players[low]
+            ev.append(_ev("transfer", p.name, f"{p.name} overshoots {r.target}: the turn's {t.points} go "
+                          f"to {q.name}", f"{p.name}: перебор, {t.points} очков хода уходят "
+                          f"игроку {q.name}", t.points))
+            players[low] = replace(q, score=q.score + t.points)
+        else:
+            ev.append(_ev("overshoot", p.name, f"{p.name} overshoots {r.target}: the turn is void",
+                          f"{p.name}: перебор, ход не засчитан"))
+    else:
+        ev.append(_ev("overshoot", p.name, f"{p.name} overshoots {r.target} ({running}): the turn "
+                      f"is void", f"{p.name}: перебор ({running}), ход не засчитан"))
+    ladder = r.ending.overshoot_penalties
+    if ladder:
+        for step in ladder:
+            if p.overshoots == step.at:
+                if step.to_zero:
+                    ev.append(_ev("overshoot", p.name, f"{p.name}: {step.at} overshoots: score 0",
+                                  f"{p.name}: {step.at} переборов: счёт 0", -p.score))
+                    p = replace(p, score=0)
+                else:
+                    ev.append(_ev("overshoot", p.name, f"{p.name}: {step.at} overshoots: "
+                                  f"−{step.penalty}", f"{p.name}: {step.at} переборов: "
+                                  f"−{step.penalty}", -step.penalty))
+                    p = replace(p, score=_clamp(r, p.score - step.penalty))
+        if p.overshoots >= ladder[-1].at:
+            p = replace(p, overshoots=0)
+    return p
+
+
+def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event]) -> GameState:
+    r = st.rules
+    n = len(st.players)
+    players = list(st.players)
+    fr = st.final_round
+    if extra:
+        return replace(st, players=tuple(players),
+                       turn=TurnState(player=m, dice=r.dice_count, extra=True))
+    if fr is not None:
+        fr = tuple(i for i in fr if i != m)
+        if not fr:
+            best = max(p.score for p in players)
+            winners = tuple(i for i, p in enumerate(players) if p.score == best)
+            names = ", ".join(players[i].name for i in winners)
+            ev.append(_ev("win", names, f"final round over: {names} win{'s' if len(winners) == 1 else ''} "
+                          f"with {best}", f"финальный круг окончен: побеждает {names} с {best}", best))
+            return replace(st, players=tuple(players), over=True, winners=winners, final_round=fr,
+                           turn=TurnState(player=m, dice=r.dice_count))
+        nxt = fr[0]
+        return replace(st, players=tuple(players), final_round=fr,
+                       turn=TurnState(player=nxt, dice=r.dice_count))
+    nxt = (m + 1) % n
+    for _ in range(2 * n + 1):
+        p = players[nxt]
+        if not p.skip_next:
+            break
+        ev.append(_ev("skip_turn", p.name, f"{p.name} skips this turn", f"{p.name} пропускает ход"))
+        players[nxt] = replace(p, skip_next=False, turns=p.turns + 1)
+        nxt = (nxt + 1) % n
+    ev.append(_ev("turn", players[nxt].name, f"{players[nxt].name} to throw",
+                  f"бросает {players[nxt].name}"))
+    return replace(st, players=tuple(players), turn=TurnState(player=nxt, dice=r.dice_count))
+
+
+# ----------------------------------------------------------------------------------------------
+# Construction
+
+
+def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
+             scores: Mapping[str, int] | None = None,
+             state: Mapping[str, Mapping[str, Any]] | None = None) -> GameState:
+    """Start a game (mirrors the ``kosti replay`` input of cli.md).
+
+    ``rules``: a :class:`Rules`, a preset name, or ``{"preset": name, "overrides": {...}}``.
+    ``players``: names in seat order; the first one throws first. ``scores``: optional starting
+    recorded scores (points) — a player given a non-zero score counts as opened. ``state``: optional
+    per-player ``{"bolts", "opened", "falls", "barrel_attempts", "dots", "overshoots",
+    "skip_next", "admission_score"}``. Raises :class:`BadInput` for unknown players or
+    parameters, duplicate names, or a player count outside ``rules.players``.
+    """
+    from .presets import resolve_rules
+
+    r = resolve_rules(rules)
+    names = list(players)
+    if not names or any(not isinstance(n, str) or not n.strip() for n in names):
+        raise BadInput("players: need a non-empty list of names")
+    if len(set(names)) != len(names):
+        raise BadInput("players: names must be unique")
+    if not r.players.min <= len(names) <= r.players.max:
+        raise BadInput(f"players: {r.name} allows {r.players.min}–{r.players.max} players, "
+                       f"got {len(names)}")
+    scores = dict(scores or {})
+    state = dict(state or {})
+    for key in list(scores) + list(state):
+        if key not in names:
+            raise BadInput(f"unknown player {key!r} (players: {', '.join(names)})")
+    allowed_keys = {"bolts", "opened", "falls", "barrel_attempts", "dots", "overshoots",
+                    "skip_next", "admission_score", "farkles"}
+    ps = []
+    for name in names:
+        sc = scores.get(name, 0)
+        if isinstance(sc, bool) or not isinstance(sc, int):
+            raise BadInput(f"scores.{name}: expected an integer, got {sc!r}")
+        kw: dict[str, Any] = {"name": name, "score": sc, "opened": sc != 0}
+        if sc != 0:
+            kw["admission_score"] = min(sc, r.barrel.entry) if r.barrel.kind == "capped" else sc
+        for k, v in dict(state.get(name, {})).items():
+            if k not in allowed_keys:
+                raise BadInput(f"state.{name}.{k}: unknown player state (known: "
+                               f"{', '.join(sorted(allowed_keys))})")
+            if k in ("opened", "skip_next"):
+                if not isinstance(v, bool):
+                    raise BadInput(f"state.{name}.{k}: expected true/false, got {v!r}")
+            elif k == "admission_score" and v is None:
+                pass
+            elif isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise BadInput(f"state.{name}.{k}: expected a non-negative integer, got {v!r}")
+            kw[k] = v
+        if kw.get("opened") and kw.get("admission_score") is None:
+            kw["admission_score"] = sc
+        ps.append(PlayerState(**kw))
+    gs = GameState(rules=r, players=tuple(ps), turn=TurnState(player=0, dice=r.dice_count))
+    if gs.players[0].skip_next:
+        ev: list[Event] = []
+        gs = _pass_turn(replace(gs, turn=TurnState(player=len(ps) - 1, dice=r.dice_count)),
+                        len(ps) - 1, False, ev)
+        gs = _with_log(gs, ev)
+    return gs

@@ -1,0 +1,558 @@
+"""The rule parameter tree of the game engine: every house-rule module of rules.md §1 and §3.
+
+A :class:`Rules` value is an immutable tree of frozen dataclasses. Parameter names follow
+``../shared/docs/rules.md`` (§1, §3, §4) so that a preset written there reads the same here:
+``opening.threshold``, ``bolts.penalty``, ``barrel.kind``, ``ending.mode`` … The scoring table and
+its switches (T1–T11, instant win, two-dice double) live in :class:`kosti.engine.scoring.ScoringRules`,
+held in ``Rules.scoring``.
+
+``Rules.to_dict()`` gives plain JSON-able data; ``Rules.from_dict(d)`` rebuilds it and rejects an
+unknown parameter or a value of the wrong type or outside its choices with :class:`BadInput` naming
+the parameter path (``"bolts.penalty: expected an integer, got 'x'"``). Cross-parameter
+inconsistencies (a pit whose ``lo >= hi``, a ``capped`` barrel with an exact ending, …) are rejected
+by :meth:`Rules.validate`.
+
+Every number has the source given in rules.md; defaults are the "Default" column of §3 (all modules
+off), presets (:mod:`kosti.engine.presets`) switch them on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from .errors import BadInput
+from .scoring import ScoringRules
+
+# ----------------------------------------------------------------------------------------------
+# Choices (rules.md names). Used both for validation and for documentation (kosti rules --json).
+
+SET_ASIDE = ("all_scoring", "at_least_one")  # §1.3
+HOT_DICE = ("must_roll", "confirm_and_bank", "may_roll_or_bank")  # §1.4
+PIT_EXIT = ("at_or_above", "strictly_above")  # §3.3
+DUMP_TRIGGER = ("recorded", "running")  # §3.5
+BOLT_TRIGGERS = ("zero_turn", "zero_first_throw", "failed_opening")  # §3.2
+BOLT_EXEMPTIONS = ("not_open", "in_pit", "on_barrel")  # §3.2
+BARREL_KINDS = ("none", "points", "open", "capped", "final_range")  # §3.6
+KNOCKOFF_EFFECTS = ("fall", "to_admission_score", "minus_50")  # §3.6.6
+SKIP_MODES = ("skip", "extra_turn", "extra_turn_minus_100")  # §3.7
+ENDING_MODES = ("at_least", "strictly_above", "exact")  # §3.8
+OVERSHOOT_EFFECTS = ("void_turn", "dot", "transfer_to_lowest")  # §3.8
+FINAL_ROUNDS = ("none", "others_one_more_turn", "equalize_turns")  # §3.8
+NEGATIVE_SCORES = ("allowed", "clamp_zero")  # §3.9
+FIRST_PLAYER = ("highest_throw", "highest_single_die_throw", "seat_order")  # §1.1
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which dice must be set aside after a scoring throw (rules.md §1.3).
+
+    ``set_aside``: ``all_scoring`` (RU-A, RU-E, ID-A: every die of the best grouping is set aside,
+    no choice) or ``at_least_one`` (RU-B, RU-C, F1–F6: the player keeps any legal non-empty subset).
+    """
+
+    set_aside: Literal["all_scoring", "at_least_one"] = "all_scoring"
+
+
+@dataclass(frozen=True, slots=True)
+class FailurePenalty:
+    """Opening-failure penalty (RU-A, rules.md §3.1, §6.27): every ``every``-th failed opening turn
+    costs ``amount`` points (a bolt = 100, a half-bolt = 50); the score may go negative."""
+
+    every: int = 3
+    amount: int = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Opening / entry threshold ("открыть игру", "допуск", "вход"), rules.md §3.1.
+
+    ``threshold`` (points, 0 = module off) must be reached by the turn points of one turn before the
+    first stop; ``failure_penalty`` (RU-A option) fines repeated failed opening turns;
+    ``reopen_after_reset`` — after a dump truck / fall to 0 the player must open again (false in
+    every source); ``first_throw_only`` — F3's literal reading: the first throw of the turn alone
+    must reach the threshold.
+    """
+
+    threshold: int = 50
+    in_one_turn: bool = True
+    failure_penalty: FailurePenalty | None = None
+    reopen_after_reset: bool = False
+    first_throw_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pit:
+    """A pit / one-jump zone ("яма"), rules.md §3.3: recorded scores in [lo, hi) (``at_or_above``,
+    RU-A, ID-A: reaching ``hi`` exits) or [lo, hi] (``strictly_above``, RU-D: ``hi`` itself is still
+    inside). A player whose score is inside must leave it in one turn."""
+
+    lo: int
+    hi: int
+    exit: Literal["at_or_above", "strictly_above"] = "at_or_above"
+    lo_inclusive: bool = True
+
+    def contains(self, score: int) -> bool:
+        """True if a recorded ``score`` (points) lies inside the pit."""
+        above_lo = score >= self.lo if self.lo_inclusive else score > self.lo
+        below_hi = score < self.hi if self.exit == "at_or_above" else score <= self.hi
+        return above_lo and below_hi
+
+    def exit_value(self, unit: int) -> int:
+        """The smallest running total (points) that leaves the pit; ``unit`` = the game's point step
+        (5 in 1000, 50 in Farkle), used for ``strictly_above`` (RU-D: 330 in 300–400 needs 405)."""
+        return self.hi if self.exit == "at_or_above" else self.hi + unit
+
+
+@dataclass(frozen=True, slots=True)
+class Overtaking:
+    """Overtaking ("обгон"), rules.md §3.4: passing an opponent's score (strictly lower before,
+    strictly higher after) fines that opponent ``penalty`` points (RU-A, ID-D 50; RU-D 55)."""
+
+    enabled: bool = False
+    penalty: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class DumpTruck:
+    """Dump truck ("самосвал"), rules.md §3.5: a score of exactly ``value`` (555) drops to 0.
+
+    ``trigger``: ``recorded`` (RU-A literal: only a recorded score) or ``running`` (RU-D, ID-A,
+    ID-D: also the running total mid-turn, ending the turn at once). ``via_penalties``: a score
+    reached through fines or bolt penalties also dumps (RU-A)."""
+
+    enabled: bool = False
+    value: int = 555
+    trigger: Literal["recorded", "running"] = "running"
+    via_penalties: bool = True
+    reopen_required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Bolts:
+    """Bolts ("болт"), rules.md §3.2: each zero turn (or other trigger) adds a bolt; at ``limit``
+    bolts the player loses ``penalty`` points and the counter resets.
+
+    ``trigger``: any of ``zero_turn`` (a turn that records nothing), ``zero_first_throw`` (the first
+    throw of the turn scores nothing), ``failed_opening`` (a turn that fails to open). At most one
+    bolt per turn. ``exempt_when``: statuses (at the start of the turn) that give no bolt:
+    ``not_open``, ``in_pit``, ``on_barrel``."""
+
+    enabled: bool = False
+    trigger: tuple[str, ...] = ("zero_turn",)
+    limit: int = 3
+    penalty: int = 100
+    exempt_when: tuple[str, ...] = ("not_open", "in_pit", "on_barrel")
+    reset_after_penalty: bool = True
+    consecutive_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Barrel:
+    """Barrel ("бочка"), rules.md §3.6 — one of several incompatible kinds.
+
+    * ``none`` — no barrel (RU-A "game without barrels").
+    * ``points`` — seat above ``entry`` (880, strict); win only in one turn from the seat;
+      ``attempts`` own turns, then a fall (−``fall_penalty``); the ``max_falls``-th fall → 0;
+      a player climbing on knocks the sitter off (RU-A).
+    * ``open`` — no seat; exact ``target``; overshoot → a dot; ``dots_limit`` dots → −``dot_penalty``
+      and a fall; the ``max_falls``-th → 0 (RU-A open barrel).
+    * ``capped`` — the 850 barrel: a turn ending above ``entry`` is recorded as ``entry``; from there
+      ≥ target − entry in one turn wins; no attempt limit; a climber knocks the sitter back to his
+      admission score (RU-B).
+    * ``final_range`` — a zone [entry, target) that must be left by winning in one turn (ID-A box
+      track, RU-D, ID-D).
+
+    ``target`` None = the game's ``target``. ``attempts`` / ``max_falls`` None = unlimited.
+    ``knockoff_effect``: ``fall`` (counts as a fall), ``to_admission_score`` (RU-B), ``minus_50``
+    (ID-D push-off: −``push_off_penalty``). ``attempts_are_bolts`` (ID-D): a failed barrel turn is
+    only a bolt and the third bolt's penalty is the fall (no separate attempt counter).
+    ``direct_win_from_below``: a turn from below the seat may win directly (§6.28)."""
+
+    kind: Literal["none", "points", "open", "capped", "final_range"] = "none"
+    entry: int = 880
+    entry_strict: bool = True
+    target: int | None = None
+    attempts: int | None = 3
+    fall_penalty: int = 100
+    max_falls: int | None = 3
+    knockoff: bool = True
+    knockoff_effect: Literal["fall", "to_admission_score", "minus_50"] = "fall"
+    push_off_penalty: int = 50
+    dots_limit: int = 6
+    dot_penalty: int = 100
+    direct_win_from_below: bool = True
+    attempts_are_bolts: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SkipBarrels:
+    """Skip-turn barrels of RU-C (rules.md §3.7): a turn that ends with the score inside one of
+    ``zones`` (inclusive [lo, hi] pairs; empty = module off) makes the player skip his next turn
+    (``skip``), or gives an immediate extra turn that must take him off the barrel (``extra_turn``;
+    ``extra_turn_minus_100`` also costs ``penalty`` points when it fails)."""
+
+    zones: tuple[tuple[int, int], ...] = ()
+    mode: Literal["skip", "extra_turn", "extra_turn_minus_100"] = "skip"
+    penalty: int = 100
+
+    def zone_of(self, score: int) -> int | None:
+        """Index of the zone containing ``score`` (points), or None."""
+        for i, (lo, hi) in enumerate(self.zones):
+            if lo <= score <= hi:
+                return i
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class OvershootPenalty:
+    """One step of the RU-D overshoot penalty ladder: at the ``at``-th overshoot lose ``penalty``
+    points, or drop to 0 when ``to_zero`` (rules.md §3.8, §6.36: 5 → −100, 10 → 0, then reset)."""
+
+    at: int
+    penalty: int = 0
+    to_zero: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the game ends (rules.md §3.8).
+
+    ``mode``: ``at_least`` (score ≥ target wins), ``strictly_above`` (> target; stopping on the
+    target itself is not allowed), ``exact`` (exactly the target). ``overshoot_effect`` in exact mode:
+    ``void_turn`` (turn lost, RU-C, RU-D), ``dot`` (open barrel), ``transfer_to_lowest`` (F2 welfare).
+    ``overshoot_immediate``: decided as soon as the running total passes the target.
+    ``overshoot_penalties``: RU-D's ladder (the counter resets after the last step)."""
+
+    mode: Literal["at_least", "strictly_above", "exact"] = "at_least"
+    overshoot_effect: Literal["void_turn", "dot", "transfer_to_lowest"] = "void_turn"
+    overshoot_immediate: bool = True
+    overshoot_penalties: tuple[OvershootPenalty, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ThreeFarkles:
+    """Farkle: ``count`` busts in a row cost ``penalty`` points (F4 base −1000, F2/F5 variant;
+    rules.md §3.11). The counter resets after the penalty and after any scoring turn."""
+
+    enabled: bool = False
+    count: int = 3
+    penalty: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Players:
+    """Number of players (rules.md §1.1, §3.12): 1..``max`` (a 1-player training game is allowed,
+    RU-E)."""
+
+    min: int = 1
+    max: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """ID-A money rule (§3.1): a loser who never opened pays a double stake. Informational only."""
+
+    double_if_never_opened: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The complete rule set of one game (rules.md §1, §3). Immutable; build with
+    :func:`kosti.engine.presets.get_preset` or :meth:`from_dict`.
+
+    ``name`` / ``description`` / ``source`` identify a preset (rules.md §4, source article ID of
+    §0.1). ``dice_count``: 5 (1000) or 6 (Farkle, 10000). ``target``: points to win (1000 / 10000).
+    ``scoring``: the scoring table and its switches (:class:`ScoringRules`).
+    ``first_throw_retry`` (§1.7.1): one second attempt when the first throw of a turn scores nothing.
+    ``toxic_twos`` (F2): four or more 2s in one throw wipe the turn.
+    """
+
+    name: str = "custom"
+    description: str = ""
+    source: str = ""
+    dice_count: int = 5
+    target: int = 1000
+    scoring: ScoringRules = field(default_factory=ScoringRules)
+    selection: Selection = Selection()
+    hot_dice: Literal["must_roll", "confirm_and_bank", "may_roll_or_bank"] = "must_roll"
+    first_throw_retry: bool = False
+    opening: Opening = Opening(threshold=0)
+    negative_scores: Literal["allowed", "clamp_zero"] = "clamp_zero"
+    pits: tuple[Pit, ...] = ()
+    overtaking: Overtaking = Overtaking()
+    dump_truck: DumpTruck = DumpTruck()
+    bolts: Bolts = Bolts()
+    barrel: Barrel = Barrel()
+    skip_barrels: SkipBarrels = SkipBarrels()
+    ending: Ending = Ending()
+    final_round: Literal["none", "others_one_more_turn", "equalize_turns"] = "none"
+    three_farkles: ThreeFarkles = ThreeFarkles()
+    toxic_twos: bool = False
+    players: Players = Players()
+    first_player: Literal["highest_throw", "highest_single_die_throw", "seat_order"] = "highest_throw"
+    settlement: Settlement = Settlement()
+
+    # -- derived values ------------------------------------------------------------------------
+    @property
+    def unit(self) -> int:
+        """The smallest point step of the game: 5 with 5 dice (single 5 = 5), 50 with 6 dice."""
+        return 5 if self.dice_count == 5 else 50
+
+    @property
+    def barrel_target(self) -> int:
+        """Points needed to win from the barrel (``barrel.target`` or the game ``target``)."""
+        return self.barrel.target if self.barrel.target is not None else self.target
+
+    def pit_of(self, score: int) -> Pit | None:
+        """The pit containing a recorded ``score``, or None (rules.md §3.3)."""
+        for pit in self.pits:
+            if pit.contains(score):
+                return pit
+        return None
+
+    def on_barrel(self, score: int) -> bool:
+        """True if a recorded ``score`` sits on a seat-type barrel (``points``: > entry;
+        ``capped``: ≥ entry; ``final_range``: entry ≤ score < target). Always False for ``none`` and
+        ``open`` (no seat)."""
+        b = self.barrel
+        kind = b.kind
+        if kind == "none" or kind == "open":
+            return False
+        above = score > b.entry if b.entry_strict else score >= b.entry
+        if kind == "capped":
+            return score >= b.entry and score < self.barrel_target
+        return above and score < self.barrel_target
+
+    def wins(self, total: int) -> bool:
+        """True if a total (points) meets the ending condition (``ending.mode`` vs ``target``)."""
+        mode = self.ending.mode
+        if mode == "at_least":
+            return total >= self.target
+        if mode == "strictly_above":
+            return total > self.target
+        return total == self.target
+
+    def overshoots(self, total: int) -> bool:
+        """True if a total passes the target where exactness is required (exact ending)."""
+        return self.ending.mode == "exact" and total > self.target
+
+    # -- (de)serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict of every parameter (names as rules.md §3–4)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = value.to_dict() if f.name == "scoring" else _plain(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Build and validate rules from a dict as produced by :meth:`to_dict` (missing keys take
+        the defaults). Raises :class:`BadInput` naming the offending parameter."""
+        rules = _build(cls, data, "")
+        rules.validate()
+        return rules
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with top-level fields replaced (``dataclasses.replace``), validated."""
+        rules = dataclasses.replace(self, **changes)
+        rules.validate()
+        return rules
+
+    def validate(self) -> None:
+        """Check cross-parameter consistency; raises :class:`BadInput` naming the parameter."""
+        if self.dice_count not in (5, 6):
+            raise BadInput(f"dice_count: must be 5 or 6, got {self.dice_count}")
+        sc_dice = getattr(self.scoring, "dice_count", None)
+        if sc_dice is not None and sc_dice != self.dice_count:
+            raise BadInput(f"dice_count: {self.dice_count} does not match the scoring table "
+                           f"({sc_dice} dice)")
+        if self.target <= 0:
+            raise BadInput(f"target: must be positive, got {self.target}")
+        if self.opening.threshold < 0:
+            raise BadInput(f"opening.threshold: must be >= 0, got {self.opening.threshold}")
+        fp = self.opening.failure_penalty
+        if fp is not None and (fp.every < 1 or fp.amount < 0):
+            raise BadInput("opening.failure_penalty: needs every >= 1 and amount >= 0")
+        for i, pit in enumerate(self.pits):
+            if pit.lo >= pit.hi:
+                raise BadInput(f"pits[{i}]: lo ({pit.lo}) must be below hi ({pit.hi})")
+        for i, (lo, hi) in enumerate(self.skip_barrels.zones):
+            if lo > hi:
+                raise BadInput(f"skip_barrels.zones[{i}]: lo ({lo}) must not exceed hi ({hi})")
+        for t in self.bolts.trigger:
+            if t not in BOLT_TRIGGERS:
+                raise BadInput(f"bolts.trigger: unknown trigger {t!r} (choose from {BOLT_TRIGGERS})")
+        for e in self.bolts.exempt_when:
+            if e not in BOLT_EXEMPTIONS:
+                raise BadInput(f"bolts.exempt_when: unknown status {e!r} (choose from "
+                               f"{BOLT_EXEMPTIONS})")
+        if self.bolts.enabled and self.bolts.limit < 1:
+            raise BadInput(f"bolts.limit: must be >= 1, got {self.bolts.limit}")
+        b = self.barrel
+        if b.attempts is not None and b.attempts < 1:
+            raise BadInput(f"barrel.attempts: must be >= 1 or null (unlimited), got {b.attempts}")
+        if b.max_falls is not None and b.max_falls < 1:
+            raise BadInput(f"barrel.max_falls: must be >= 1 or null (unlimited), got {b.max_falls}")
+        if b.kind != "none" and b.kind != "open" and b.entry >= self.barrel_target:
+            raise BadInput(f"barrel.entry: {b.entry} must be below the target {self.barrel_target}")
+        if b.kind == "open":
+            if self.ending.mode != "exact":
+                raise BadInput("barrel.kind: 'open' needs ending.mode 'exact' (rules.md §3.6.3)")
+            if b.dots_limit < 1:
+                raise BadInput(f"barrel.dots_limit: must be >= 1, got {b.dots_limit}")
+        if self.ending.overshoot_effect == "dot" and b.kind != "open":
+            raise BadInput("ending.overshoot_effect: 'dot' needs barrel.kind 'open'")
+        if b.kind in ("points", "capped", "final_range") and self.ending.mode == "exact":
+            raise BadInput(f"ending.mode: 'exact' cannot be combined with barrel.kind {b.kind!r}")
+        if b.knockoff_effect == "to_admission_score" and b.kind != "capped":
+            raise BadInput("barrel.knockoff_effect: 'to_admission_score' needs barrel.kind 'capped'")
+        if b.attempts_are_bolts and not self.bolts.enabled:
+            raise BadInput("barrel.attempts_are_bolts: needs bolts.enabled")
+        if self.skip_barrels.mode not in SKIP_MODES:
+            raise BadInput(f"skip_barrels.mode: unknown {self.skip_barrels.mode!r}")
+        steps = [p.at for p in self.ending.overshoot_penalties]
+        if steps != sorted(set(steps)) or any(s < 1 for s in steps):
+            raise BadInput("ending.overshoot_penalties: 'at' counts must be increasing and >= 1")
+        if self.players.min < 1 or self.players.max < self.players.min:
+            raise BadInput(f"players: need 1 <= min <= max, got {self.players.min}..{self.players.max}")
+        if self.three_farkles.enabled and self.three_farkles.count < 1:
+            raise BadInput("three_farkles.count: must be >= 1")
+
+
+# ----------------------------------------------------------------------------------------------
+# Generic dataclass <-> dict with strict validation.
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "selection.set_aside": SET_ASIDE,
+    "hot_dice": HOT_DICE,
+    "pits.exit": PIT_EXIT,
+    "dump_truck.trigger": DUMP_TRIGGER,
+    "barrel.kind": BARREL_KINDS,
+    "barrel.knockoff_effect": KNOCKOFF_EFFECTS,
+    "skip_barrels.mode": SKIP_MODES,
+    "ending.mode": ENDING_MODES,
+    "ending.overshoot_effect": OVERSHOOT_EFFECTS,
+    "final_round": FINAL_ROUNDS,
+    "negative_scores": NEGATIVE_SCORES,
+    "first_player": FIRST_PLAYER,
+}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def _convert(tp: Any, value: Any, path: str) -> Any:
+    """Convert ``value`` to the annotated type ``tp`` or raise BadInput naming ``path``."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            if type(None) in args:
+                return None
+            raise BadInput(f"{path}: may not be null")
+        non_none = [a for a in args if a is not type(None)]
+        errors = []
+        for a in non_none:
+            try:
+                return _convert(a, value, path)
+            except BadInput as exc:
+                errors.append(str(exc))
+        raise BadInput(errors[0] if errors else f"{path}: bad value {value!r}")
+    if origin is Literal:
+        if value not in args:
+            raise BadInput(f"{path}: {value!r} is not one of {', '.join(map(str, args))}")
+        return value
+    if origin is tuple:
+        if isinstance(value, str) and args and args[0] is str:
+            value = [value]  # "trigger": "zero_turn" is accepted for ["zero_turn"]
+        if not isinstance(value, (list, tuple)):
+            raise BadInput(f"{path}: expected a list, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise BadInput(f"{path}: expected {len(args)} items, got {len(value)}")
+        return tuple(_convert(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+    if tp is ScoringRules:
+        if isinstance(value, ScoringRules):
+            return value
+        if not isinstance(value, dict):
+            raise BadInput(f"{path}: expected an object, got {value!r}")
+        try:
+            return ScoringRules.from_dict(value)
+        except BadInput:
+            raise
+        except (ValueError, TypeError, KeyError) as exc:
+            raise BadInput(f"{path}: {exc}") from None
+    if dataclasses.is_dataclass(tp):
+        if isinstance(value, tp):
+            return value
+        if not isinstance(value, dict):
+            raise BadInput(f"{path}: expected an object, got {value!r}")
+        return _build(tp, value, path + ".")
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise BadInput(f"{path}: expected true/false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise BadInput(f"{path}: expected an integer, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise BadInput(f"{path}: expected a string, got {value!r}")
+        choices = _CHOICES.get(_choice_key(path))
+        if choices is not None and value not in choices:
+            raise BadInput(f"{path}: {value!r} is not one of {', '.join(choices)}")
+        return value
+    raise BadInput(f"{path}: unsupported parameter type {_type_name(tp)}")  # pragma: no cover
+
+
+def _choice_key(path: str) -> str:
+    import re
+
+    return re.sub(r"\[\d+\]", "", path)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    h = _HINTS.get(cls)
+    if h is None:
+        h = typing.get_type_hints(cls)
+        _HINTS[cls] = h
+    return h
+
+
+def _build(cls: type, data: dict[str, Any], prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise BadInput(f"{prefix.rstrip('.') or 'rules'}: expected an object, got {data!r}")
+    hints = _hints(cls)
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise BadInput(f"{prefix}{unknown[0]}: unknown rule parameter (known here: "
+                       f"{', '.join(sorted(names))})")
+    kwargs = {}
+    for name, value in data.items():
+        kwargs[name] = _convert(hints[name], value, prefix + name)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise BadInput(f"{prefix.rstrip('.') or 'rules'}: {exc}") from None
