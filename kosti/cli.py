@@ -22,7 +22,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.engine.cli",      # rules, score, replay, play
     "kosti.vision.cli",      # read, eval, export
     "kosti.vision.live_cli", # watch
-    "kosti.datasets.cli",    # datasets (synth, prepare), capture, train, models
+    "kosti.datasets.cli",    # datasets (synth, prepare), capture
+    "kosti.datasets.train_cli",  # train
+    "kosti.models_cli",      # models list / use / rollback
     "kosti.dashboard.cli",   # demo, run
 )
 

@@ -1,0 +1,236 @@
+"""Train the dice reader's two models with Ultralytics on the CPU, export them, and package a version.
+
+This is the one training entry point (``kosti train``) used both to build the shipped models from the
+shared real photos (``scripts/build_models.sh``) and to fine-tune them on a table's own dice
+(issue "Retrain on your own dice"). Steps:
+
+1. gather labelled YOLO datasets (faces as classes, class k = face k+1) — the user's captures, a replay
+   of base data so old dice are not forgotten, and optional synthetic scenes;
+2. build the one-class detector set (:func:`kosti.datasets.prepare.prepare_detection`) and the face
+   classifier crops (:func:`kosti.datasets.prepare.prepare_classification`) in a work folder;
+3. train the YOLO11n detector and the P4-cut YOLO11n-cls classifier (``models/kosti-cls-p4.yaml``),
+   starting from the shipped ``.pt`` weights (fine-tune) or from the YAML (``from_scratch``);
+   Ultralytics checkpoints every epoch, so an interrupted run resumes with ``resume=True``;
+4. export both to ONNX (static shape, no NMS inside) next to the ``.pt`` files.
+
+Offline by construction: models are built from YAML or local ``.pt`` files, ``amp=False`` (Ultralytics'
+AMP check would download weights), ``plots=False`` (plots fetch a font) and ``YOLO_OFFLINE=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kosti.datasets.prepare import prepare_classification, prepare_detection
+from kosti.models import MODELS_DIR
+
+#: Architecture files (Ultralytics YAML) used when training from scratch.
+DETECTOR_YAML = "yolo11n.yaml"
+CLASSIFIER_YAML = str(MODELS_DIR / "kosti-cls-p4.yaml")
+#: Detector input size in pixels: dice of 30–50 px in a 640–1280 px frame stay ≥ 12 px after letterbox.
+DEFAULT_IMGSZ = 416
+#: Classifier input size (matches :data:`kosti.vision.crops.CROP_SIZE`).
+CLS_IMGSZ = 64
+
+
+class TrainingError(RuntimeError):
+    """Training input is unusable (no images, missing labels, unknown base model). CLI exit code 2."""
+
+    exit_code = 2
+
+
+@dataclass
+class TrainPlan:
+    """What to train and from which data.
+
+    Attributes:
+        train: ``(dataset, split)`` pairs whose images train both models (dataset = a ``data.yaml`` or a
+            folder with ``images/`` and ``labels/``).
+        val: ``(dataset, split)`` pairs used for Ultralytics' per-epoch validation and ``best.pt``.
+        work: folder for the prepared sets and Ultralytics runs (checkpoints live here).
+        epochs_det / epochs_cls: epochs per model (0 skips that model; it is then copied from ``base``).
+        imgsz: detector input size in pixels (multiple of 32).
+        base: folder holding ``dice_det.pt`` / ``dice_cls.pt`` to fine-tune (ignored with ``from_scratch``).
+        batch_det / batch_cls: batch sizes; ``fraction``: fraction of the training images used (tests).
+        crops_per_die: classifier crops cut per labelled die.
+    """
+
+    train: list[tuple[Path, str]]
+    val: list[tuple[Path, str]]
+    work: Path
+    epochs_det: int = 30
+    epochs_cls: int = 15
+    imgsz: int = DEFAULT_IMGSZ
+    base: Path | None = MODELS_DIR
+    from_scratch: bool = False
+    batch_det: int = 16
+    batch_cls: int = 128
+    fraction: float = 1.0
+    crops_per_die: int = 3
+    seed: int = 1
+    lr_finetune: float = 0.002
+    extra: dict = field(default_factory=dict)
+
+
+def _offline_env() -> None:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def prepare(plan: TrainPlan) -> tuple[Path, Path]:
+    """Build the detector set and the classifier crops under ``plan.work``.
+
+    Returns:
+        ``(detector data.yaml, classifier ImageFolder root)``.
+
+    Raises:
+        TrainingError: no training images were found.
+    """
+    det, cls = plan.work / "data" / "det", plan.work / "data" / "cls"
+    for d in (det, cls):
+        if d.exists():
+            shutil.rmtree(d)
+    n_train = prepare_detection(plan.train, det, "train")
+    if n_train == 0:
+        raise TrainingError("no training images found in " + ", ".join(str(d) for d, _ in plan.train))
+    n_val = prepare_detection(plan.val or plan.train, det, "val")
+    (det / "data.yaml").write_text(
+        f"path: {det.resolve()}\ntrain: images/train\nval: images/val\nnames: {{0: die}}\n"
+    )
+    prepare_classification(plan.train, cls, "train", per_die=plan.crops_per_die, seed=plan.seed)
+    prepare_classification(plan.val or plan.train, cls, "val", per_die=1, seed=plan.seed + 1)
+    print(f"prepared {n_train} training and {n_val} validation images in {plan.work}")
+    return det / "data.yaml", cls
+
+
+def _start_model(yaml: str, base_pt: Path | None, from_scratch: bool):
+    from ultralytics import YOLO
+
+    if not from_scratch and base_pt is not None and base_pt.exists():
+        return YOLO(str(base_pt)), True
+    if not from_scratch:
+        raise TrainingError(f"no base weights at {base_pt} to fine-tune; pass --from-scratch to train anew")
+    return YOLO(yaml), False
+
+
+def train_detector(plan: TrainPlan, data_yaml: Path) -> Path:
+    """Train (or fine-tune) the one-class YOLO11n detector; returns the path of its best ``.pt``."""
+    _offline_env()
+    run = plan.work / "runs" / "det"
+    last = run / "weights" / "last.pt"
+    from ultralytics import YOLO
+
+    if last.exists() and not (run / "weights" / "done").exists():
+        YOLO(str(last)).train(resume=True)
+    else:
+        model, finetune = _start_model(DETECTOR_YAML, plan.base and plan.base / "dice_det.pt", plan.from_scratch)
+        model.train(
+            data=str(data_yaml), imgsz=plan.imgsz, epochs=plan.epochs_det, batch=plan.batch_det,
+            workers=2, device="cpu", amp=False, plots=False, project=str(run.parent.resolve()),
+            name="det", exist_ok=True, cache=True, single_cls=True, fliplr=0.5, flipud=0.5, degrees=0.0,
+            scale=0.5, mosaic=1.0, close_mosaic=min(5, plan.epochs_det // 3), seed=plan.seed,
+            deterministic=False, fraction=plan.fraction, val=True,
+            **({"lr0": plan.lr_finetune, "optimizer": "AdamW", "warmup_epochs": 0} if finetune else {}),
+            **plan.extra.get("det", {}),
+        )
+    (run / "weights" / "done").write_text("finished\n")
+    best = run / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def train_classifier(plan: TrainPlan, cls_root: Path) -> Path:
+    """Train (or fine-tune) the face classifier on 64×64 crops; returns the path of its best ``.pt``."""
+    _offline_env()
+    run = plan.work / "runs" / "cls"
+    last = run / "weights" / "last.pt"
+    from ultralytics import YOLO
+
+    if last.exists() and not (run / "weights" / "done").exists():
+        YOLO(str(last)).train(resume=True)
+    else:
+        model, finetune = _start_model(CLASSIFIER_YAML, plan.base and plan.base / "dice_cls.pt", plan.from_scratch)
+        model.train(
+            data=str(cls_root.resolve()), imgsz=CLS_IMGSZ, epochs=plan.epochs_cls, batch=plan.batch_cls,
+            workers=1, device="cpu", amp=False, plots=False, project=str(run.parent.resolve()), name="cls",
+            exist_ok=True, fliplr=0.5, flipud=0.5, scale=0.1, erasing=0.0, hsv_h=0.05, hsv_s=0.6,
+            hsv_v=0.4, seed=plan.seed, deterministic=False, cache=True, fraction=plan.fraction,
+            **({"lr0": plan.lr_finetune, "optimizer": "AdamW", "warmup_epochs": 0} if finetune else {}),
+            **plan.extra.get("cls", {}),
+        )
+    (run / "weights" / "done").write_text("finished\n")
+    best = run / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def export_onnx(pt: Path, imgsz: int, out_onnx: Path) -> Path:
+    """Export an Ultralytics ``.pt`` to a static-shape ONNX file (opset Ultralytics picks, simplified,
+    no NMS inside) at ``out_onnx``; the ``.pt`` is copied beside it (fine-tuning starts from it)."""
+    _offline_env()
+    from ultralytics import YOLO
+
+    tmp = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, nms=False, device="cpu")
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(tmp), out_onnx)
+    shutil.copy2(pt, out_onnx.with_suffix(".pt"))
+    return out_onnx
+
+
+def export_ncnn(pt: Path, imgsz: int, out_dir: Path) -> Path:
+    """Export an Ultralytics ``.pt`` to an NCNN model folder (for the Raspberry Pi) at ``out_dir``."""
+    _offline_env()
+    from ultralytics import YOLO
+
+    tmp = Path(YOLO(str(pt)).export(format="ncnn", imgsz=imgsz, device="cpu"))
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    shutil.move(str(tmp), out_dir)
+    return out_dir
+
+
+def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Path]:
+    """Prepare data, train both models (skipping any with 0 epochs), export ONNX (and NCNN) into ``out``.
+
+    A model with 0 epochs is copied from ``plan.base`` unchanged, so ``out`` always holds a complete
+    reader (``dice_det.onnx``, ``dice_cls.onnx`` and their ``.pt``).
+
+    Returns:
+        paths of the written files by role (``det``, ``cls``, optionally ``det_ncnn``, ``cls_ncnn``).
+    """
+    t0 = time.monotonic()
+    data_yaml, cls_root = prepare(plan)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    for role, epochs, trainer, data, imgsz in (
+        ("det", plan.epochs_det, train_detector, data_yaml, plan.imgsz),
+        ("cls", plan.epochs_cls, train_classifier, cls_root, CLS_IMGSZ),
+    ):
+        name = f"dice_{role}"
+        if epochs > 0:
+            pt = trainer(plan, data)
+            files[role] = export_onnx(pt, imgsz, out / f"{name}.onnx")
+            if ncnn:
+                files[f"{role}_ncnn"] = export_ncnn(pt, imgsz, out / f"{name}_ncnn_model")
+        else:
+            if plan.base is None or not (plan.base / f"{name}.onnx").exists():
+                raise TrainingError(f"{name}: 0 epochs asked and no base model to keep")
+            for suffix in (".onnx", ".pt"):
+                src = plan.base / f"{name}{suffix}"
+                if src.exists() and src.resolve() != (out / src.name).resolve():
+                    shutil.copy2(src, out / src.name)
+            files[role] = out / f"{name}.onnx"
+    print(f"training finished in {(time.monotonic() - t0) / 60:.1f} min → {out}")
+    return files
+
+
+def split_holdout(images: list[Path], fraction: float, seed: int) -> tuple[list[Path], list[Path]]:
+    """Split image paths into ``(train, held_back)``; ``fraction`` of them (at least 1 when any) held back."""
+    rng = random.Random(seed)
+    items = sorted(images)
+    rng.shuffle(items)
+    k = max(1, round(len(items) * fraction)) if items and fraction > 0 else 0
+    return sorted(items[k:]), sorted(items[:k])
