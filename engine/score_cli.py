@@ -19,12 +19,12 @@ input (a face that is not an integer 1–6, too many dice for the preset, unknow
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from typing import Any
 
 from .errors import BadInput
+from .presets import get_preset
 from .scoring import ScoringRules, ThrowScore, score_throw
 
 #: Russian names of the combinations for the human-readable output (rules.md §0.3 / §2.1).
@@ -42,44 +42,10 @@ COMBINATION_RU = {
     "double_zero": "дубль за 0",
 }
 
-# Scoring part of the rules.md §4 presets; used only while kosti.engine.presets is not available.
-_FALLBACK_PRESETS: dict[str, dict[str, Any]] = {
-    "classic": {"table": "CLASSIC_X20"},
-    "classic_no_barrel": {"table": "CLASSIC_X20"},
-    "classic_open_barrel": {"table": "CLASSIC_X20"},
-    "variant2_850_barrel": {"table": "CLASSIC_X20"},
-    "soviet_box_track": {"table": "BOX_X100", "two_dice_double_zero": True,
-                         "instant_win": "five_of_a_kind"},
-    "raznoobrazie_skip_barrels": {"table": "CLASSIC_X20", "instant_win": "five_of_a_kind"},
-    "yard_dice_50": {"table": "CLASSIC_X20"},
-    "farkle": {"table": "FARKLE_BASE"},
-    "ten_thousand": {"table": "TEN_THOUSAND_DOUBLING"},
-    "program_x50": {"table": "PROGRAM_X50"},
-    "zary_custom": {"table": "ZARY_PLUS10", "quad_rule": "plus10", "instant_win": "five_ones"},
-    "farkle_official": {"table": "FARKLE_OFFICIAL"},
-    "farkle_class_5000": {"table": "FARKLE_CLASS"},
-    "dix_mille": {"table": "DIX_MILLE"},
-    "wikihow_10000": {"table": "WIKIHOW_10000"},
-}
-
-
 def scoring_rules_for_preset(name: str) -> ScoringRules:
-    """The :class:`ScoringRules` of a rules.md §4 preset name.
-
-    Uses the preset registry :func:`kosti.engine.presets.get_preset` when it exists (its
-    ``Rules.scoring``), else the scoring part of §4 built into this module. Raises
-    :class:`BadInput` for an unknown preset."""
-    try:  # optional until the registry lands
-        presets = importlib.import_module(f"{__package__}.presets")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.presets":
-            raise
-        presets = None
-    if presets is not None and hasattr(presets, "get_preset"):
-        return presets.get_preset(name).scoring
-    if name not in _FALLBACK_PRESETS:
-        raise BadInput(f"unknown preset {name!r}; choose one of {', '.join(_FALLBACK_PRESETS)}")
-    return ScoringRules.from_dict(_FALLBACK_PRESETS[name])
+    """The :class:`ScoringRules` of a rules.md §4 preset name (``Rules.scoring`` of
+    :func:`kosti.engine.presets.get_preset`). Raises :class:`BadInput` for an unknown preset."""
+    return get_preset(name).scoring
 
 
 def parse_faces(values: list[str]) -> list[int]:

@@ -1,7 +1,9 @@
 """rules.md §5 scoring vectors (S-xx single-throw rows, V-01..V-113), one test per vector.
 
 The vectors are transcribed in ``engine/data/score_vectors.json`` (see its ``about``); each test
-runs its vector under every preset the row names.
+runs its vector under every preset the row names. Real preset names use the shipped registry
+(:func:`kosti.engine.presets.get_preset`), so the vectors check the product's presets; names with a
+``+`` are the variant switches noted in the §5.2 rows and use the file's own setup.
 """
 
 from __future__ import annotations
@@ -11,11 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from kosti.engine.presets import PRESET_NAMES, get_preset
 from kosti.engine.scoring import IllegalKeep, ScoringRules, legal_keeps, score_keep, score_throw
 
 DATA = json.loads((Path(__file__).resolve().parents[2] / "engine" / "data"
                    / "score_vectors.json").read_text(encoding="utf-8"))
-PRESETS = {name: ScoringRules.from_dict(d) for name, d in DATA["presets"].items()}
+FILE_PRESETS = {name: ScoringRules.from_dict(d) for name, d in DATA["presets"].items()}
+PRESETS = {name: get_preset(name).scoring if name in PRESET_NAMES else rules
+           for name, rules in FILE_PRESETS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FILE_PRESETS if "+" not in n))
+def test_vector_file_presets_are_the_shipped_presets(name: str) -> None:
+    """The scoring setup written in the vector file is the registry's (rules.md §4)."""
+    assert name in PRESET_NAMES
+    assert get_preset(name).scoring == FILE_PRESETS[name]
 
 
 def _presets(vector: dict) -> list[str]:
