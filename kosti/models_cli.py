@@ -1,0 +1,149 @@
+"""``kosti models`` — list, add, activate and roll back reader model versions (see :mod:`kosti.registry`).
+
+Subcommands (exit 0 ok, 2 refused or bad input with a one-line reason on stderr):
+
+* ``kosti models list [--json]`` — every version, the active one marked; JSON
+  ``{"active": "shipped", "previous": null, "root": "...", "versions": [VersionInfo.to_json(), ...]}``.
+* ``kosti models use VERSION [--force] [--json]`` — activate a version; a running dashboard switches
+  on its next poll. Refused when its metrics are worse than the active version's unless ``--force``.
+* ``kosti models rollback [--json]`` — re-activate the previously active version.
+* ``kosti models add --det F --cls F [--det-ncnn DIR --cls-ncnn DIR] [--metrics JSON] [--card MD]
+  [--name NAME] [--activate] [--force] [--json]`` — register a trained pair.
+
+``--registry DIR`` (any subcommand) points at another registry root than
+``$XDG_DATA_HOME/kosti/models``. Runnable as ``python -m kosti.models_cli`` before it is registered
+in the top-level dispatcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kosti.registry import Registry, RegistryError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``models`` command (with ``list``, ``use``, ``rollback``, ``add``) to ``subparsers``."""
+    p = subparsers.add_parser(
+        "models", help="list, add, activate and roll back reader model versions",
+        description="Manage the versioned dice-reader models (detector + face classifier).")
+    sub = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--registry", type=Path, default=None, metavar="DIR",
+                        help="registry root (default $XDG_DATA_HOME/kosti/models)")
+    common.add_argument("--json", action="store_true", help="print one JSON document")
+
+    ls = sub.add_parser("list", parents=[common], help="list model versions")
+    ls.set_defaults(func=_cmd_list)
+
+    use = sub.add_parser("use", parents=[common], help="activate a model version")
+    use.add_argument("version", help="version name, or 'shipped'")
+    use.add_argument("--force", action="store_true",
+                     help="activate even if its metrics are worse than the active version's")
+    use.set_defaults(func=_cmd_use)
+
+    rb = sub.add_parser("rollback", parents=[common], help="re-activate the previously active version")
+    rb.set_defaults(func=_cmd_rollback)
+
+    add = sub.add_parser("add", parents=[common], help="register a trained detector + classifier pair")
+    add.add_argument("--det", type=Path, required=True, help="detector ONNX file")
+    add.add_argument("--cls", type=Path, required=True, help="face classifier ONNX file")
+    add.add_argument("--det-ncnn", type=Path, default=None, help="detector NCNN export folder")
+    add.add_argument("--cls-ncnn", type=Path, default=None, help="classifier NCNN export folder")
+    add.add_argument("--metrics", type=Path, default=None, help="kosti eval --json output of this pair")
+    add.add_argument("--card", type=Path, default=None, help="model card (Markdown)")
+    add.add_argument("--name", default=None, help="version name (default: UTC time YYYYmmdd-HHMMSS)")
+    add.add_argument("--activate", action="store_true", help="activate it after adding")
+    add.add_argument("--force", action="store_true", help="with --activate: even if worse")
+    add.set_defaults(func=_cmd_add)
+
+
+def _registry(args: argparse.Namespace) -> Registry:
+    return Registry(args.registry)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    reg = _registry(args)
+    versions = reg.list_versions()
+    active, previous = reg.active_version(), reg.previous_version()
+    if args.json:
+        print(json.dumps({"active": active, "previous": previous, "root": str(reg.root),
+                          "versions": [v.to_json() for v in versions]}, ensure_ascii=False))
+        return 0
+    print(f"registry: {reg.root}")
+    for v in versions:
+        mark = "*" if v.active else " "
+        m = v.metrics
+        score = "  ".join(f"{k}={m[k]:.3f}" for k in ("image_exact", "die_accuracy", "mAP50_95")
+                          if isinstance(m.get(k), int | float))
+        print(f"{mark} {v.version:<20} {'+'.join(v.backends):<22} {v.created or '-':<21} {score or 'no metrics'}")
+    return 0
+
+
+def _cmd_use(args: argparse.Namespace) -> int:
+    reg = _registry(args)
+    before = reg.use(args.version, force=args.force)
+    return _report(args, reg, "use", before)
+
+
+def _cmd_rollback(args: argparse.Namespace) -> int:
+    reg = _registry(args)
+    before = reg.active_version()
+    reg.rollback()
+    return _report(args, reg, "rollback", before)
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    reg = _registry(args)
+    files: dict[str, Path] = {"det": args.det, "cls": args.cls}
+    if args.det_ncnn is not None:
+        files["det_ncnn"] = args.det_ncnn
+    if args.cls_ncnn is not None:
+        files["cls_ncnn"] = args.cls_ncnn
+    card = None
+    if args.card is not None:
+        try:
+            card = args.card.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RegistryError(f"{args.card}: cannot read the model card ({exc.strerror})") from exc
+    name = reg.add_version(files, args.metrics, version=args.name, card=card,
+                           source=str(args.det.resolve().parent))
+    activated = False
+    if args.activate:
+        reg.use(name, force=args.force)  # refusal -> exit 2, the version stays registered
+        activated = True
+    if args.json:
+        print(json.dumps({"version": name, "active": reg.active_version(), "activated": activated}))
+    else:
+        print(f"added model version {name}" + (" (active)" if activated else ""))
+    return 0
+
+
+def _report(args: argparse.Namespace, reg: Registry, action: str, before: str) -> int:
+    now = reg.active_version()
+    if args.json:
+        print(json.dumps({"action": action, "active": now, "previous": before}))
+    else:
+        print(f"active model: {now} (was {before})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``kosti models ...`` standalone (``python -m kosti.models_cli list``); returns the exit code."""
+    parser = argparse.ArgumentParser(prog="kosti")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["models", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(args.func(args) or 0)
+    except RegistryError as exc:
+        print(f"kosti models: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,274 @@
+"""kosti.config: TOML file + KOSTI_* environment, validation errors that name source, field and reason."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from kosti import config as C
+from kosti.config import ConfigError, KostiConfig, load_config, render_config, write_default_config
+from kosti.config_cli import main as config_main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No KOSTI_* variables from the caller; XDG folders and the system path inside tmp_path."""
+    for k in list(os.environ):
+        if k.upper().startswith("KOSTI_"):
+            monkeypatch.delenv(k)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setattr(C, "SYSTEM_CONFIG", tmp_path / "etc" / "kosti" / "kosti.toml")
+
+
+def write(tmp_path: Path, text: str, name: str = "kosti.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_no_file_gives_defaults_under_xdg(tmp_path: Path) -> None:
+    cfg = load_config()
+    assert cfg == KostiConfig()
+    assert cfg.source.spec == "picamera" and cfg.source.kind == "picamera"
+    assert cfg.settle.still_time_s == 0.4
+    assert (cfg.server.host, cfg.server.port, cfg.server.pin) == ("127.0.0.1", 8000, None)
+    assert cfg.storage.db_path == tmp_path / "xdg-data" / "kosti" / "kosti.db"
+    assert C.default_config_path() == tmp_path / "xdg-config" / "kosti" / "kosti.toml"
+
+
+def test_system_config_wins_over_xdg(tmp_path: Path) -> None:
+    system = C.SYSTEM_CONFIG
+    system.parent.mkdir(parents=True)
+    system.write_text("[server]\nport = 8123\n")
+    user = tmp_path / "xdg-config" / "kosti" / "kosti.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("[server]\nport = 9999\n")
+    assert C.default_config_path() == system
+    assert load_config().server.port == 8123
+
+
+def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:
+    example = REPO / "deploy" / "kosti.toml"
+    text = example.read_text(encoding="utf-8")
+    assert text == render_config(), "deploy/kosti.toml is stale: regenerate it with render_config()"
+    assert load_config(example) == KostiConfig()
+    lines = text.splitlines()
+    # every key (set or commented-out example) is preceded by a comment line
+    for i, line in enumerate(lines):
+        s = line.lstrip("# ")
+        if " = " in s and not line.startswith("#   ") and s.split(" = ")[0].isidentifier():
+            key = s.split(" = ")[0]
+            if line.startswith("# ") and not lines[i - 1].startswith("#"):
+                pytest.fail(f"commented example {key} has no explanation")
+            assert lines[i - 1].startswith("#"), f"{key} has no comment above it"
+    data = tomllib.loads(text)
+    for section, info in KostiConfig.model_fields.items():
+        for key in info.annotation.model_fields:  # type: ignore[union-attr]
+            shown = f"[{section}.{key}" if key == "overrides" else f"{key} = "
+            assert shown in text, f"{section}.{key} missing from the example"
+        assert section in data
+
+
+def test_full_file_round_trips(tmp_path: Path) -> None:
+    folder = tmp_path / "frames-src"
+    folder.mkdir()
+    values = {
+        "source": {"spec": str(folder), "width": 1640, "height": 1232, "fps": 15.0},
+        "zones": {"roll_area": [[0.05, 0.1], [0.7, 0.1], [0.7, 0.9], [0.05, 0.9]],
+                  "set_aside": [[0.75, 0.1], [0.95, 0.1], [0.95, 0.9], [0.75, 0.9]]},
+        "settle": {"still_time_s": 0.6, "motion_threshold": 0.01, "still_threshold": 0.002},
+        "reader": {"conf": 0.3, "value_conf": 0.7, "backend": "onnx", "threads": 2, "model": "shipped"},
+        "game": {"preset": "classic", "players": ["Аня", "Boris"]},
+        "server": {"host": "0.0.0.0", "port": 8080, "pin": "048213"},
+        "storage": {"dir": str(tmp_path / "data"), "db": "games.sqlite", "frames_dir": "saved"},
+    }
+    p = write(tmp_path, render_config(values))
+    cfg = load_config(p)
+    assert cfg.source.kind == "folder" and cfg.source.width == 1640 and cfg.source.fps == 15.0
+    assert cfg.zones.set_aside[0] == (0.75, 0.1)
+    assert cfg.settle.motion_threshold == 0.01
+    assert cfg.reader.model == "shipped" and cfg.reader.threads == 2
+    assert cfg.game.players == ["Аня", "Boris"]
+    assert cfg.server.pin == "048213" and not cfg.server.is_loopback
+    assert cfg.storage.db_path == tmp_path / "data" / "games.sqlite"
+    assert cfg.storage.frames_path == tmp_path / "data" / "saved"
+    cfg.storage.ensure_dirs()
+    assert cfg.storage.frames_path.is_dir()
+
+
+def test_environment_overrides_file_and_keeps_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = write(tmp_path, '[server]\nhost = "0.0.0.0"\nport = 9000\npin = "1234"\n[reader]\nconf = 0.4\n')
+    monkeypatch.setenv("KOSTI_SERVER__PORT", "8080")
+    monkeypatch.setenv("kosti_reader__threads", "3")  # names are case-insensitive
+    monkeypatch.setenv("KOSTI_GAME__PLAYERS", "Ann, Boris ,Вера")
+    monkeypatch.setenv("KOSTI_ZONES__ROLL_AREA", "[[0,0],[0.5,0],[0.5,1]]")
+    cfg = load_config(p)
+    assert cfg.server.port == 8080
+    assert (cfg.server.host, cfg.server.pin) == ("0.0.0.0", "1234")
+    assert cfg.reader.conf == 0.4 and cfg.reader.threads == 3
+    assert cfg.game.players == ["Ann", "Boris", "Вера"]
+    assert cfg.zones.roll_area == [(0, 0), (0.5, 0), (0.5, 1)]
+
+
+def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path) -> None:
+    conf_dir = tmp_path / "conf"
+    (conf_dir / "m").mkdir(parents=True)
+    (conf_dir / "m" / "det.onnx").write_bytes(b"x")
+    (conf_dir / "m" / "cls.onnx").write_bytes(b"x")
+    p = write(conf_dir, '[reader]\ndetector = "m/det.onnx"\nclassifier = "m/cls.onnx"\n'
+                        '[storage]\ndir = "state"\n')
+    cfg = load_config(p)
+    assert cfg.reader.detector == conf_dir / "m" / "det.onnx"
+    assert cfg.reader.model_paths() == (conf_dir / "m" / "det.onnx", conf_dir / "m" / "cls.onnx", "custom")
+    assert cfg.storage.db_path == conf_dir / "state" / "kosti.db"
+
+
+INVALID = [
+    # (file text, field, reason fragment)
+    ("[server]\nport = 70000\n", "server.port", "must be 1–65535, got 70000"),
+    ("[server]\nport = 0\n", "server.port", "must be 1–65535, got 0"),
+    ('[server]\nport = "http"\n', "server.port", "must be an integer, got 'http'"),
+    ("[server]\nprot = 8000\n", "server.prot", "unknown key (did you mean 'port'?)"),
+    ("[sever]\nport = 8000\n", "sever", "unknown key (did you mean 'server'?)"),
+    ('[server]\nhost = "0.0.0.0"\n', "server.pin", "required when server.host is '0.0.0.0'"),
+    ('[server]\npin = "12ab"\n', "server.pin", "must be 4–8 digits"),
+    ('[server]\nhost = "bad host!"\n', "server.host", "not an IP address or host name"),
+    ('[source]\nspec = "/no/such/video.mp4"\n', "source.spec", "no such file or folder '/no/such/video.mp4'"),
+    ("[source]\nfps = 0\n", "source.fps", "must be > 0 and ≤ 120, got 0"),
+    ("[source]\nwidth = 100\n", "source.width", "must be 160–4096, got 100"),
+    ("[zones]\nroll_area = [[0, 0], [1, 1]]\n", "zones.roll_area", "needs at least 3 points, got 2"),
+    ("[zones]\nroll_area = [[0, 0], [1.5, 0], [1, 1]]\n", "zones.roll_area[1][0]", "must be 0–1, got 1.5"),
+    ("[zones]\nroll_area = [[0, 0], [1, 0.8], [1, 0], [0, 1]]\n", "zones.roll_area", "self-intersecting"),
+    ("[zones]\nroll_area = [[0, 0], [0.5, 0.5], [1, 1]]\n", "zones.roll_area", "encloses no area"),
+    ("[zones]\nroll_area = [[0, 0], [1, 0]]\nset_aside = []\n", "zones.roll_area", "at least 3 points"),
+    ("[zones]\nroll_area = [[0,0],[0.8,0],[0.8,1],[0,1]]\nset_aside = [[0.5,0],[1,0],[1,1],[0.5,1]]\n",
+     "zones.set_aside", "overlaps zones.roll_area"),
+    ("[settle]\nstill_time_s = -1\n", "settle.still_time_s", "must be > 0 and ≤ 10, got -1"),
+    ("[settle]\nmotion_threshold = 0.001\nstill_threshold = 0.01\n", "settle.still_threshold",
+     "must not exceed settle.motion_threshold"),
+    ("[reader]\nconf = 1.5\n", "reader.conf", "must be > 0 and < 1, got 1.5"),
+    ('[reader]\nbackend = "tflite"\n', "reader.backend", "must be one of 'onnx', 'ncnn' or 'ultralytics', got 'tflite'"),
+    ("[reader]\nthreads = 0\n", "reader.threads", "must be 1–16, got 0"),
+    ('[reader]\nmodel = "v9"\n', "reader.model", "unknown model version 'v9'"),
+    ('[reader]\ndetector = "missing.onnx"\n', "reader.detector", "no such model file"),
+    ('[game]\nplayers = ["Ann", "ann"]\n', "game.players", "duplicate player name 'ann'"),
+    ('[game]\nplayers = ["Ann", " "]\n', "game.players", "must not be blank"),
+    ('[game]\npreset = "Classic!"\n', "game.preset", "not a preset name"),
+    ('[storage]\ndir = "."\ndb = "."\n', "storage.db", "is a folder"),
+]
+
+
+@pytest.mark.parametrize(("text", "field", "reason"), INVALID, ids=[f for _, f, _ in INVALID])
+def test_invalid_values_name_the_field_and_reason(tmp_path: Path, text: str, field: str, reason: str) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    err = ei.value
+    assert err.exit_code == 2
+    assert "\n" not in str(err)
+    src, got_field, got_reason = err.errors[0]
+    assert (src, got_field) == (str(p), field), str(err)
+    assert reason in got_reason, str(err)
+    assert str(err).startswith(f"{p}: {field}: ")
+
+
+def test_every_error_is_reported_on_one_line(tmp_path: Path) -> None:
+    p = write(tmp_path, "[server]\nport = 70000\n[reader]\nconf = 2\nthreads = 99\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    assert {f for _, f, _ in ei.value.errors} == {"server.port", "reader.conf", "reader.threads"}
+    assert str(ei.value).count("; ") == 2
+
+
+def test_unknown_preset_and_override_are_checked_by_the_engine(tmp_path: Path) -> None:
+    presets = pytest.importorskip("kosti.engine.presets", reason="rules engine not built yet")
+    assert "classic" in presets.PRESET_NAMES
+    ok = write(tmp_path, '[game]\npreset = "classic"\n[game.overrides.opening]\nthreshold = 75\n')
+    assert load_config(ok).game.overrides == {"opening": {"threshold": 75}}
+    bad_preset = write(tmp_path, '[game]\npreset = "nosuch"\n', "a.toml")
+    with pytest.raises(ConfigError) as ei:
+        load_config(bad_preset)
+    assert ei.value.errors[0][1] == "game.preset" and "nosuch" in ei.value.errors[0][2]
+    bad_override = write(tmp_path, '[game.overrides]\nno_such_parameter = 1\n', "b.toml")
+    with pytest.raises(ConfigError) as ei:
+        load_config(bad_override)
+    assert ei.value.errors[0][1] == "game.overrides" and "no_such_parameter" in str(ei.value)
+
+
+def test_bad_environment_value_is_blamed_on_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = write(tmp_path, "[server]\nport = 8000\n")
+    monkeypatch.setenv("KOSTI_SERVER__PORT", "70000")
+    with pytest.raises(ConfigError, match=r"^\$KOSTI_SERVER__PORT: server\.port: must be 1–65535, got 70000$"):
+        load_config(p)
+    monkeypatch.setenv("KOSTI_SERVER__PORT", "8000")
+    monkeypatch.setenv("KOSTI_ZONES__SET_ASIDE", "[[0,0],[1,0")
+    with pytest.raises(ConfigError, match=r"^\$KOSTI_ZONES__SET_ASIDE: zones: not valid JSON"):
+        load_config(p)
+
+
+def test_toml_syntax_and_missing_files(tmp_path: Path) -> None:
+    p = write(tmp_path, "[server]\nport = = 1\n")
+    with pytest.raises(ConfigError, match=r"invalid TOML: .*line 2"):
+        load_config(p)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "absent.toml")
+    with pytest.raises(ConfigError, match="is a folder"):
+        load_config(tmp_path)
+
+
+def test_write_default_config_never_clobbers(tmp_path: Path) -> None:
+    target = tmp_path / "etc" / "kosti.toml"
+    write_default_config(target, {"server": {"host": "0.0.0.0", "pin": "4821"}, "reader": {"backend": "onnx"}})
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    cfg = load_config(target)
+    assert (cfg.server.host, cfg.server.pin) == ("0.0.0.0", "4821")
+    before = target.read_text()
+    with pytest.raises(ConfigError, match="already exists"):
+        write_default_config(target)
+    assert target.read_text() == before
+    write_default_config(target, overwrite=True)
+    assert load_config(target).server.pin is None
+    with pytest.raises(ConfigError, match="server.port: must be 1–65535"):
+        write_default_config(tmp_path / "x.toml", {"server": {"port": 70000}})
+    assert not (tmp_path / "x.toml").exists()
+    assert [p.name for p in target.parent.iterdir()] == ["kosti.toml"]  # no temp files left
+
+
+def test_overrides_render_as_tables(tmp_path: Path) -> None:
+    text = render_config({"game": {"overrides": {"opening": {"threshold": 75}, "target": 2000}}})
+    data = tomllib.loads(text)
+    assert data["game"]["overrides"] == {"opening": {"threshold": 75}, "target": 2000}
+    assert data["server"]["port"] == 8000  # sections after the override tables are intact
+
+
+def test_cli_init_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "k.toml"
+    rc = config_main(["init", "--path", str(target), "--set", "server.host=0.0.0.0",
+                      "--set", "server.pin=012345", "--set", "server.port=8081"])
+    assert rc == 0
+    cfg = load_config(target)
+    assert (cfg.server.host, cfg.server.pin, cfg.server.port) == ("0.0.0.0", "012345", 8081)
+    assert config_main(["init", "--path", str(target)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert config_main(["check", "--config", str(target)]) == 0
+    assert "ok" in capsys.readouterr().out
+    bad = write(tmp_path, "[reader]\nbackend = 'tflite'\n", "bad.toml")
+    assert config_main(["check", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}: reader.backend: must be one of" in err[0]
+    assert config_main(["init", "--path", str(tmp_path / "y.toml"), "--set", "portless"]) == 2
+    assert "section.key=value" in capsys.readouterr().err
+
+
+def test_parse_assignment_types() -> None:
+    assert C.parse_assignment("server.port=8080") == ("server", "port", 8080)
+    assert C.parse_assignment("server.host=0.0.0.0") == ("server", "host", "0.0.0.0")
+    assert C.parse_assignment("server.pin=012345") == ("server", "pin", "012345")
+    assert C.parse_assignment("zones.roll_area=[[0,0],[1,0],[1,1]]")[2] == [[0, 0], [1, 0], [1, 1]]
