@@ -1,0 +1,306 @@
+"""The dice reader: find every die in a frame and read the face it shows.
+
+Two-stage design (``models/README.md``):
+
+1. a YOLO detector with one class ``die`` finds boxes on the letterboxed frame
+   (:mod:`kosti.vision.letterbox`);
+2. a YOLO classifier reads each die's face from a square crop of the *full-resolution* frame
+   (:func:`kosti.vision.crops.square_crop`, the same crop its training data was cut with), classes
+   ``1 2 3 4 5 6 x`` where ``x`` = unreadable (cocked, blurred, hidden or not a die).
+
+A die whose best class is ``x`` or whose face probability is below ``value_conf`` is reported as
+*uncertain* (value 0) — never silently guessed. The single-model design is supported too: with no
+classifier and a detector of six classes, each box's class is its face.
+
+The ONNX backend (default, :mod:`kosti.vision.onnx_backend`) needs only NumPy, OpenCV and ONNX Runtime —
+it never imports torch. ``backend="ultralytics"`` runs ``.pt`` or NCNN models through Ultralytics
+(:mod:`kosti.vision.ultralytics_backend`), imported only then.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+from kosti.vision.crops import CROP_SIZE, square_crop
+from kosti.vision.detections import UNKNOWN_VALUE, Detections
+from kosti.vision.onnx_backend import ModelLoadError
+
+#: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
+READER_JSON = "reader.json"
+#: Default detector confidence threshold (Ultralytics' predict default).
+DEFAULT_CONF = 0.25
+#: Default minimum face probability for a value to be reported (below → uncertain).
+DEFAULT_VALUE_CONF = 0.6
+
+__all__ = [
+    "DiceReader",
+    "ImageReadError",
+    "ModelLoadError",
+    "load_image",
+    "face_values",
+]
+
+
+class ImageReadError(ValueError):
+    """An image file is missing, empty, corrupt or not an image (CLI exit code 2).
+
+    The message starts with the file name.
+    """
+
+    exit_code = 2
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read an image file as an ``(H, W, 3)`` uint8 BGR array.
+
+    Decoding is ``cv2.imdecode`` over the file's bytes (as Ultralytics' ``imread``), so non-ASCII paths
+    work and EXIF orientation is applied the same way as in training. Grey or 16-bit images are
+    converted to 8-bit BGR.
+
+    Raises:
+        ImageReadError: the file does not exist, is a folder, is empty, or cannot be decoded.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ImageReadError(f"{path}: no such file")
+    if p.is_dir():
+        raise ImageReadError(f"{path}: is a directory, not an image")
+    try:
+        data = np.fromfile(p, dtype=np.uint8)
+    except OSError as exc:
+        raise ImageReadError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
+    if data.size == 0:
+        raise ImageReadError(f"{path}: empty file")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise ImageReadError(f"{path}: not a readable image (corrupt or unsupported format)")
+    return img
+
+
+def face_values(names: dict[int, str]) -> np.ndarray:
+    """Map class indices to die values: ``(nc,)`` int8, names ``"1"``–``"6"`` → 1–6, anything else → 0.
+
+    If the names are not the faces (e.g. a model built from YAML with names ``"0"…"5"``), classes
+    ``0…5`` are taken as faces ``1…6`` (the YOLO dice-dataset convention: class k = face k+1).
+    """
+    nc = max(names) + 1 if names else 0
+    by_name = np.zeros(nc, np.int8)
+    for i, n in names.items():
+        s = str(n).strip()
+        by_name[i] = int(s) if s in {"1", "2", "3", "4", "5", "6"} else UNKNOWN_VALUE
+    if sorted(v for v in by_name.tolist() if v) == [1, 2, 3, 4, 5, 6]:
+        return by_name
+    by_index = np.zeros(nc, np.int8)
+    by_index[: min(nc, 6)] = np.arange(1, min(nc, 6) + 1)
+    return by_index
+
+
+def _is_onnx(path: Path) -> bool:
+    return path.suffix.lower() == ".onnx"
+
+
+class DiceReader:
+    """Reads dice in frames: detector + face classifier (or one six-class detector).
+
+    Args:
+        det_path: detector weights (``.onnx``; ``.pt`` or an ``*_ncnn_model`` folder with the Ultralytics
+            backend). Default: the shipped ``models/dice_det.onnx``.
+        cls_path: face classifier weights. Default: the shipped ``models/dice_cls.onnx``, unless the
+            detector has six classes (then faces come from the detector and no classifier is used).
+        conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice).
+        value_conf: minimum (calibrated) face probability, 0–1; below it the die is uncertain.
+        backend: ``"onnx"`` (torch-free), ``"ultralytics"``, or ``"auto"`` (ONNX for ``.onnx`` files).
+        iou: NMS IoU threshold (Ultralytics default 0.7); max_det: most dice per frame.
+        threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
+        temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
+            ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
+
+    Raises:
+        ModelLoadError: a model file is missing or unusable (exit code 2).
+        ValueError: bad thresholds or backend name.
+    """
+
+    def __init__(
+        self,
+        det_path: str | Path | None = None,
+        cls_path: str | Path | None = None,
+        conf: float = DEFAULT_CONF,
+        value_conf: float = DEFAULT_VALUE_CONF,
+        backend: str = "auto",
+        iou: float = 0.7,
+        max_det: int = 300,
+        threads: int = 1,
+        temperature: float | None = None,
+    ) -> None:
+        if not 0.0 <= conf < 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
+            raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
+        if backend not in {"auto", "onnx", "ultralytics"}:
+            raise ValueError(f"unknown backend {backend!r} (onnx, ultralytics or auto)")
+        det = Path(det_path) if det_path is not None else DETECTOR_ONNX
+        self.conf, self.value_conf = float(conf), float(value_conf)
+        self.det_path = det
+        self.detector = _make_detector(det, backend, threads, iou, max_det)
+        det_values = face_values(self.detector.names)
+        self.cls_path: Path | None
+        if cls_path is None and len(self.detector.names) == 6:
+            self.cls_path, self.classifier = None, None
+            self._det_values = det_values
+        else:
+            self.cls_path = Path(cls_path) if cls_path is not None else CLASSIFIER_ONNX
+            self.classifier = _make_classifier(self.cls_path, backend, threads)
+            self._cls_values = face_values(self.classifier.names)
+        self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {self.temperature}")
+        #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}``.
+        self.last_timing: dict[str, float] = {}
+
+    def _stored_temperature(self) -> float:
+        if self.cls_path is None:
+            return 1.0
+        cfg = self.cls_path.parent / READER_JSON
+        if not cfg.is_file():
+            return 1.0
+        try:
+            return float(json.loads(cfg.read_text()).get("temperature", 1.0))
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ModelLoadError(f"{cfg}: malformed reader settings ({exc})") from exc
+
+    @property
+    def two_stage(self) -> bool:
+        """True for detector + classifier, False for a six-class detector alone."""
+        return self.classifier is not None
+
+    def detect(self, image: np.ndarray, conf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Detector stage only: ``xyxy (K, 4)`` float32 frame pixels, ``scores (K,)``, ``classes (K,)``.
+
+        ``conf`` overrides the reader's threshold (evaluation uses 0.001 for mAP, as Ultralytics val).
+        """
+        return self.detector.detect(image, self.conf if conf is None else conf)
+
+    def crops(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """``(K, 64, 64, 3)`` uint8 BGR classifier crops of ``image`` around boxes ``xyxy`` (frame px)."""
+        if len(xyxy) == 0:
+            return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        return np.stack([square_crop(image, b) for b in xyxy])
+
+    def classify(self, image: np.ndarray, xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Read the faces of dice at boxes ``xyxy`` (``(K, 4)`` frame pixels).
+
+        Returns:
+            ``values (K,)`` int8 (1–6, 0 = uncertain) and ``value_confidence (K,)`` float32.
+        """
+        probs = self.classifier.classify(self.crops(image, xyxy))  # type: ignore[union-attr]
+        probs = self.calibrate(probs)
+        return self.decide(probs, self._cls_values)
+
+    def calibrate(self, probs: np.ndarray) -> np.ndarray:
+        """Apply the temperature: ``(K, nc)`` probabilities → ``softmax(log(p) / T)``."""
+        if self.temperature == 1.0 or len(probs) == 0:
+            return probs
+        logits = np.log(np.clip(probs, 1e-12, 1.0)) / self.temperature
+        logits -= logits.max(1, keepdims=True)
+        e = np.exp(logits)
+        return (e / e.sum(1, keepdims=True)).astype(np.float32)
+
+    def decide(self, probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pick each die's value from class probabilities ``(K, nc)`` with class→value map ``values``.
+
+        The best class wins if it is a face and its probability is ``≥ value_conf``; otherwise the die
+        is uncertain (0) and its confidence is the best face's probability.
+        """
+        k = len(probs)
+        if k == 0:
+            return np.zeros(0, np.int8), np.zeros(0, np.float32)
+        top = probs.argmax(1)
+        top_p = probs[np.arange(k), top]
+        is_face = values > 0
+        best_face_p = np.where(is_face[None, :], probs, 0.0).max(1)
+        ok = (values[top] > 0) & (top_p >= self.value_conf)
+        vals = np.where(ok, values[top], UNKNOWN_VALUE).astype(np.int8)
+        vconf = np.where(ok, top_p, best_face_p).astype(np.float32)
+        return vals, vconf
+
+    def read(self, image: np.ndarray) -> Detections:
+        """Find and read every die in one frame.
+
+        Args:
+            image: ``(H, W, 3)`` uint8 BGR frame, any size.
+
+        Returns:
+            :class:`Detections` in frame pixels, highest detector confidence first.
+
+        Raises:
+            ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array.
+        """
+        if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3
+                and image.dtype == np.uint8 and image.shape[0] > 0 and image.shape[1] > 0):
+            shape = getattr(image, "shape", None)
+            raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
+        t0 = time.perf_counter()
+        xyxy, scores, classes = self.detect(image)
+        # Drop degenerate boxes (zero width/height after clipping): nothing to read there.
+        good = ((xyxy[:, 2] - xyxy[:, 0]) >= 1.0) & ((xyxy[:, 3] - xyxy[:, 1]) >= 1.0)
+        xyxy, scores, classes = xyxy[good], scores[good], classes[good]
+        t1 = time.perf_counter()
+        if self.classifier is not None:
+            values, vconf = self.classify(image, xyxy)
+        else:
+            values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
+            vconf = scores.astype(np.float32)
+            low = (values == 0) | (vconf < self.value_conf)
+            values = np.where(low, UNKNOWN_VALUE, values).astype(np.int8)
+        t2 = time.perf_counter()
+        self.last_timing = {
+            "detect": (t1 - t0) * 1e3,
+            "classify": (t2 - t1) * 1e3,
+            "total": (t2 - t0) * 1e3,
+        }
+        return Detections(xyxy, scores, values, vconf)
+
+    def read_path(self, path: str | Path) -> Detections:
+        """:meth:`read` an image file. Raises :class:`ImageReadError` naming the file if unreadable."""
+        return self.read(load_image(path))
+
+    def describe(self) -> str:
+        """One line naming the models and thresholds (for logs and ``kosti eval``)."""
+        cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
+        t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
+        return f"det={self.det_path.name} cls={cls} conf={self.conf:g} value_conf={self.value_conf:g}{t}"
+
+
+def _use_ultralytics(path: Path, backend: str) -> bool:
+    if backend == "ultralytics":
+        return True
+    if backend == "onnx":
+        if not _is_onnx(path):
+            raise ModelLoadError(f"{path}: the onnx backend needs an .onnx file (use backend ultralytics)")
+        return False
+    return not _is_onnx(path)
+
+
+def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: int):
+    if _use_ultralytics(path, backend):
+        from kosti.vision.ultralytics_backend import UltralyticsDetector
+
+        return UltralyticsDetector(path, threads=threads, iou=iou, max_det=max_det)
+    from kosti.vision.onnx_backend import OnnxDetector
+
+    return OnnxDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
+
+
+def _make_classifier(path: Path, backend: str, threads: int):
+    if _use_ultralytics(path, backend):
+        from kosti.vision.ultralytics_backend import UltralyticsClassifier
+
+        return UltralyticsClassifier(path, threads=threads)
+    from kosti.vision.onnx_backend import OnnxClassifier
+
+    return OnnxClassifier(path, threads=threads)

@@ -1,0 +1,170 @@
+"""Helpers for tests and benchmarks of the reader: synthetic dice frames and untrained models.
+
+Nothing here is used at run time. :func:`synthetic_frame` needs only NumPy/OpenCV;
+:func:`build_untrained_models` imports Ultralytics (and torch) when called.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: Pip positions on a unit face (x, y in 0–1) for faces 1–6.
+PIPS: dict[int, list[tuple[float, float]]] = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.5), (0.75, 0.5), (0.25, 0.75), (0.75, 0.75)],
+}
+
+
+def synthetic_frame(
+    width: int = 1280, height: int = 720, n_dice: int = 5, side: int = 70, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw a top-down frame of ``n_dice`` white dice with black pips on green felt.
+
+    Dice do not overlap and stay inside the frame. Good enough to exercise the pipeline and time it
+    at a realistic resolution; not a substitute for real photos when measuring accuracy.
+
+    Args:
+        width, height: frame size in pixels; side: die side in pixels; seed: RNG seed.
+
+    Returns:
+        ``image (H, W, 3)`` uint8 BGR, ``boxes (n, 4)`` float32 ``[x1, y1, x2, y2]`` pixels,
+        ``values (n,)`` int8 faces 1–6.
+
+    Raises:
+        ValueError: the dice cannot be placed without overlap.
+    """
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(0, 6, (height, width, 1))
+    img = np.clip(np.array([40, 110, 45], np.float64) + noise, 0, 255).astype(np.uint8)
+    boxes: list[list[float]] = []
+    values = rng.integers(1, 7, n_dice).astype(np.int8)
+    for v in values:
+        for _ in range(1000):
+            x = int(rng.integers(side, width - 2 * side))
+            y = int(rng.integers(side, height - 2 * side))
+            b = [x, y, x + side, y + side]
+            if all(b[0] > o[2] + 8 or b[2] < o[0] - 8 or b[1] > o[3] + 8 or b[3] < o[1] - 8 for o in boxes):
+                break
+        else:
+            raise ValueError(f"cannot place {n_dice} dice of side {side} in {width}x{height}")
+        cv2.rectangle(img, (x + 3, y + 3), (x + side + 3, y + side + 3), (20, 60, 25), -1)  # shadow
+        cv2.rectangle(img, (x, y), (x + side, y + side), (235, 235, 235), -1)
+        r = max(side // 10, 2)
+        for px, py in PIPS[int(v)]:
+            cv2.circle(img, (int(x + px * side), int(y + py * side)), r, (20, 20, 20), -1, cv2.LINE_AA)
+        boxes.append([float(c) for c in b])
+    img = cv2.GaussianBlur(img, (3, 3), 0)
+    return img, np.asarray(boxes, np.float32).reshape(-1, 4), values
+
+
+def build_untrained_models(
+    out_dir: str | Path,
+    det_imgsz: int = 320,
+    cls_imgsz: int = 64,
+    det_classes: tuple[str, ...] = ("die",),
+    cls_classes: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "x"),
+    seed: int = 0,
+) -> dict[str, Path]:
+    """Build a YOLO11n detector and a YOLO11n-cls classifier from their YAML (random weights, nothing
+    downloaded), save them as ``.pt`` and export them to ONNX the way the shipped models are exported.
+
+    For development, tests and benchmarks before trained weights exist: the networks have the shipped
+    architecture and go through the same export, so shapes, metadata, decoding and speed are real —
+    only the answers are meaningless. An untrained YOLO's activations all but vanish, so both networks
+    are re-initialised (Kaiming-normal) and their class logits are scaled on synthetic dice to a spread
+    around 0: a frame yields many boxes with distinct scores (NMS has work to do) and crops get
+    distinct, non-uniform class probabilities.
+    The ``.onnx`` files are exported from the saved ``.pt`` (which Ultralytics stores in FP16), so both
+    formats hold the very same weights.
+
+    Args:
+        out_dir: folder for ``det.pt``, ``det.onnx``, ``cls.pt``, ``cls.onnx`` (created).
+        det_imgsz, cls_imgsz: input sizes in pixels.
+        det_classes, cls_classes: class names embedded in the models.
+        seed: torch RNG seed (reproducible weights).
+
+    Returns:
+        ``{"det_pt", "det_onnx", "cls_pt", "cls_onnx"}`` → paths.
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    import torch
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import ClassificationModel, DetectionModel
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    for kind, cfg, model_cls, names, imgsz in (
+        ("det", "yolo11n.yaml", DetectionModel, det_classes, det_imgsz),
+        ("cls", "yolo11n-cls.yaml", ClassificationModel, cls_classes, cls_imgsz),
+    ):
+        torch.manual_seed(seed)
+        y = YOLO(cfg)
+        y.model = model_cls(cfg, nc=len(names), verbose=False)
+        y.model.names = dict(enumerate(names))
+        y.model.args = {"imgsz": imgsz, "task": y.task}
+        y.ckpt = {"train_args": {"imgsz": imgsz, "task": y.task}}  # where YOLO(pt) reads the task from
+        if kind == "det":
+            _spread_detector_scores(y.model, imgsz)
+        else:
+            _spread_classifier_logits(y.model, imgsz)
+        pt = out / f"{kind}.pt"
+        y.save(pt)
+        onnx = YOLO(str(pt), task=y.task).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, nms=False)
+        paths[f"{kind}_pt"], paths[f"{kind}_onnx"] = pt, Path(onnx)
+    return paths
+
+
+def _spread_detector_scores(model, imgsz: int, logit_std: float = 2.0) -> None:
+    import torch
+
+    with torch.no_grad():
+        head = model.model[-1]
+        dfl = getattr(head, "dfl", None)
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.Conv2d) and (dfl is None or mod is not getattr(dfl, "conv", None)):
+                torch.nn.init.kaiming_normal_(mod.weight, nonlinearity="relu")
+        model.eval()
+        frame, _, _ = synthetic_frame(imgsz, imgsz, n_dice=3, side=max(imgsz // 8, 12), seed=1)
+        x = torch.from_numpy(frame[..., ::-1].copy()).permute(2, 0, 1)[None].float() / 255
+        logits: list[torch.Tensor] = []
+        hooks = [seq[-1].register_forward_hook(lambda m, i, o: logits.append(o)) for seq in head.cv3]
+        model(x)
+        for h in hooks:
+            h.remove()
+        for seq, o in zip(head.cv3, logits):
+            mean, std = float(o.mean()), float(o.std())
+            seq[-1].weight.mul_(logit_std / max(std, 1e-12))
+            seq[-1].bias.sub_(mean).mul_(logit_std / max(std, 1e-12))
+
+
+def _spread_classifier_logits(model, imgsz: int, logit_std: float = 2.0) -> None:
+    import torch
+
+    from kosti.vision.crops import square_crop
+
+    with torch.no_grad():
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.Conv2d):
+                torch.nn.init.kaiming_normal_(mod.weight, nonlinearity="relu")
+        model.eval()
+        frame, boxes, _ = synthetic_frame(640, 480, n_dice=6, side=60, seed=2)
+        crops = np.stack([cv2.resize(square_crop(frame, b), (imgsz, imgsz)) for b in boxes])
+        x = torch.from_numpy(crops[..., ::-1].copy()).permute(0, 3, 1, 2).float() / 255
+        linear = model.model[-1].linear
+        seen: list[torch.Tensor] = []
+        hook = linear.register_forward_hook(lambda m, i, o: seen.append(o))
+        model(x)
+        hook.remove()
+        o = seen[0]
+        scale = logit_std / max(float((o - o.mean(0)).std()), 1e-12)
+        linear.weight.mul_(scale)
+        linear.bias.sub_(o.mean(0)).mul_(scale)
