@@ -24,6 +24,26 @@ lookup; results are shared objects (they are frozen, so sharing is safe).
 
 Points are game points (1000: multiples of 5; Farkle/10000: multiples of 50). Faces are the
 integers 1–6 (anything that compares equal to them, e.g. ``numpy.int64``, is accepted).
+
+Decisions where rules.md leaves room (all follow its RECOMMENDED defaults of §6.2; none deviates)
+-----------------------------------------------------------------------------------------------
+* Ties between keeps of equal value go to more dice (§2.1 step 4, §6.3), then to the smaller
+  sorted faces (only exotic custom tables reach this). Ties between groupings of one keep (e.g.
+  ZARY_PLUS10 four 1s = 110 = three 1s + a single 1) are reported as the grouping with fewer
+  combinations; the points are the same either way.
+* ``three_pairs_same_face`` (§6.15 "allow both, keep the switch") governs both "four of a kind +
+  a pair" and "six of a kind" as three pairs; false = only three different pairs.
+* The names of the six-dice n-of-a-kind variants (``kind_bonus``: none / doubling / linear / flat /
+  high) are this module's; rules.md lists the values (F2, F4, F5 variants) but names no parameter.
+* ``ones_count_as_ten`` is one switch for both "× face" formulas that rules.md flags (T3 four 1s,
+  §6.10; T9 four/five/six 1s, §6.17). ``three_ones_value`` (§6.18) exists in every six-dice table.
+* RAZNOOBRAZIE_UNKNOWN = T1 values with ``instant_win`` defaulting to ``five_of_a_kind`` (§6.12);
+  BOX_X100 defaults to ``five_of_a_kind`` too (T4 "1000 + instant win"). A preset may override.
+* The two-dice double (§1.7.3) is auto-accepted (§6.7) and only when the throw is otherwise a bust
+  (1-1 = 20 and 5-5 = 10 score normally); it needs exactly two *thrown* dice.
+* ``instant_win`` describes the throw (§3.10 "checked right after a throw"): at least five 1s /
+  five equal faces / six 1s among the thrown dice, whatever the player keeps.
+* A bust reports ``remaining_dice`` = number of dice thrown (nothing was set aside).
 """
 
 from __future__ import annotations
@@ -678,8 +698,10 @@ def score_keep(kept: Sequence[int], rules: ScoringRules, *,
         best = lk.throws[key].scoring_dice
         dead = _faces([a - b for a, b in zip(_counts(key), _counts(best))])
     listed = " ".join(map(str, dead))
+    en = f"die {listed} belongs" if len(dead) == 1 else f"dice {listed} belong"
+    ru = f"кость {listed} не входит" if len(dead) == 1 else f"кости {listed} не входят"
     raise IllegalKeep(
-        f"keep {list(key)} is not allowed: {listed} belong(s) to no scoring combination",
-        f"так отложить нельзя ({list(key)}): {listed} не входит ни в одну зачётную комбинацию",
+        f"keep {' '.join(map(str, key))} is not allowed: {en} to no scoring combination",
+        f"так отложить нельзя ({' '.join(map(str, key))}): {ru} ни в одну зачётную комбинацию",
         dead,
     )
