@@ -167,7 +167,7 @@ class SettleDetector:
             if self._still_since is None:
                 self._still_since = t
                 state = SettleState.SETTLING
-            if t - self._still_since >= self.still_s:
+            if t - self._still_since >= self.still_s - 1e-6:  # tolerate float rounding of frame times
                 state = SettleState.SETTLED
                 settled_now = True
                 self._rest_id += 1

@@ -724,11 +724,13 @@ class FolderSource(FrameSource):
 
     def photo_at(self, index: int) -> int | None:
         """Index into :attr:`files` of the photo shown still at frame ``index`` (None during a transition)."""
-        local = index % self._cycle if self.loop else index
-        if local >= self._cycle:
+        cycle, local = divmod(index, self._cycle)
+        if cycle > 0 and not self.loop:
             return None
         for start, i, tr in reversed(self._schedule):
             if local >= start:
+                if cycle > 0 and i == 0:
+                    tr = self.transition_frames
                 return i if local - start >= tr else None
         return None
 

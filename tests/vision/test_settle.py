@@ -1,0 +1,149 @@
+"""Settle detector: hysteresis on synthetic frame sequences (moving → settled once, hand = motion,
+sensor noise and slow light drift do not fire, a slow push ends the rest)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kosti.vision.settle import SettleDetector, SettleState
+
+FPS = 30.0
+W, H = 640, 360
+
+
+def table(rng: np.random.Generator | None = None) -> np.ndarray:
+    """A green table with a fixed texture."""
+    g = np.random.default_rng(7)
+    img = np.empty((H, W, 3), np.uint8)
+    img[:] = (40, 110, 45)
+    img = np.clip(img + g.normal(0, 4, (H, W, 1)), 0, 255).astype(np.uint8)
+    return img
+
+
+def with_dice(base: np.ndarray, positions: list[tuple[int, int]], side: int = 30) -> np.ndarray:
+    img = base.copy()
+    for x, y in positions:
+        img[y : y + side, x : x + side] = 235
+        img[y + side // 2 - 3 : y + side // 2 + 3, x + side // 2 - 3 : x + side // 2 + 3] = 20
+    return img
+
+
+def noisy(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    return np.clip(img.astype(np.float32) + rng.normal(0, sigma, img.shape), 0, 255).astype(np.uint8)
+
+
+def run(det: SettleDetector, frames: list[np.ndarray], t0: float = 0.0):
+    return [det.update(f, t0 + i / FPS) for i, f in enumerate(frames)]
+
+
+def tumble(base: np.ndarray, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Dice jumping to random places every frame."""
+    return [with_dice(base, [tuple(rng.integers(0, [W - 40, H - 40])) for _ in range(5)]) for _ in range(n)]
+
+
+def test_moving_then_still_settles_exactly_once_after_still_time():
+    rng = np.random.default_rng(0)
+    base = table()
+    rest = with_dice(base, [(100, 100), (200, 150), (300, 120), (400, 200), (500, 90)])
+    frames = tumble(base, 30, rng) + [rest] * 60
+    det = SettleDetector(still_s=0.4)
+    ups = run(det, frames)
+    events = [i for i, u in enumerate(ups) if u.settled_now]
+    assert len(events) == 1
+    # Frame 30 still differs from the last tumble frame; frame 31 is the first still one, and
+    # 0.4 s at 30 fps (12 frames) later is frame 43.
+    assert events[0] == 31 + 12
+    assert all(u.state is SettleState.MOVING for u in ups[1:30])
+    assert ups[35].state is SettleState.SETTLING
+    assert all(u.state is SettleState.SETTLED for u in ups[43:])
+    assert ups[-1].rest_id == 1
+
+
+def test_each_rest_period_gives_one_event():
+    rng = np.random.default_rng(1)
+    base = table()
+    frames = []
+    for k in range(3):
+        frames += tumble(base, 15, rng) + [with_dice(base, [(50 + 90 * k, 60), (300, 200 + 20 * k)])] * 30
+    ups = run(SettleDetector(), frames)
+    assert sum(u.settled_now for u in ups) == 3
+    assert ups[-1].rest_id == 3
+
+
+def test_short_pause_shorter_than_still_time_does_not_settle():
+    rng = np.random.default_rng(2)
+    base = table()
+    pause = with_dice(base, [(100, 100)])
+    frames = tumble(base, 10, rng) + [pause] * 8 + tumble(base, 10, rng)  # 8 frames = 0.27 s < 0.4 s
+    ups = run(SettleDetector(still_s=0.4), frames)
+    assert not any(u.settled_now for u in ups)
+    assert ups[-1].state is SettleState.MOVING
+
+
+def test_hand_over_the_table_is_motion_and_ends_the_rest():
+    base = table()
+    rest = with_dice(base, [(100, 100), (400, 200)])
+    frames = [rest] * 30
+    # A skin-coloured hand (a big blob) sweeps across the still table, then leaves.
+    for k in range(12):
+        f = rest.copy()
+        x = 40 * k
+        f[150:330, x : x + 160] = (120, 150, 200)
+        frames.append(f)
+    frames += [rest] * 30
+    ups = run(SettleDetector(), frames)
+    assert ups[29].state is SettleState.SETTLED
+    assert all(u.state is SettleState.MOVING for u in ups[31:42])
+    # The hand gone, the same dice settle again: a second rest period (the pipeline decides it is no new throw).
+    assert sum(u.settled_now for u in ups) == 2
+
+
+@pytest.mark.parametrize("sigma", [2.0, 4.0])
+def test_sensor_noise_alone_never_counts_as_motion(sigma):
+    rng = np.random.default_rng(3)
+    rest = with_dice(table(), [(100, 100), (300, 150)])
+    frames = [noisy(rest, rng, sigma) for _ in range(120)]
+    ups = run(SettleDetector(), frames)
+    assert sum(u.settled_now for u in ups) == 1  # the first rest is reported (the table's state was unknown)
+    assert all(u.state is SettleState.SETTLED for u in ups[13:])
+    assert max(u.motion for u in ups[1:]) < SettleDetector().still_fraction
+
+
+def test_slow_light_change_does_not_fire_but_a_slow_push_does():
+    base = table()
+    rest = with_dice(base, [(100, 100), (300, 150)])
+    # Light fades by 10 gray levels over 4 s: uniform, below diff_threshold frame to frame and in total.
+    frames = [np.clip(rest.astype(np.int16) - round(10 * k / 120), 0, 255).astype(np.uint8) for k in range(120)]
+    ups = run(SettleDetector(), frames)
+    assert sum(u.settled_now for u in ups) == 1
+    # A die pushed 1 px per frame: tiny between consecutive frames, large against the settle frame.
+    frames = [with_dice(base, [(100 + k, 100), (300, 150)]) for k in range(0, 1)] * 20
+    frames += [with_dice(base, [(100 + k, 100), (300, 150)]) for k in range(1, 40)]
+    det = SettleDetector()
+    ups = run(det, frames)
+    first_rest = next(i for i, u in enumerate(ups) if u.settled_now)
+    assert first_rest < 20
+    assert any(u.state is SettleState.MOVING for u in ups[21:]), "a slow push must end the rest period"
+
+
+def test_resolution_change_counts_as_motion_and_thresholds_are_checked():
+    det = SettleDetector(still_s=0.0)
+    a = table()
+    det.update(a, 0.0)
+    u = det.update(a, 0.03)
+    assert u.settled_now
+    u = det.update(np.ascontiguousarray(a[: H // 2]), 0.06)
+    assert u.state is SettleState.MOVING
+    with pytest.raises(ValueError):
+        SettleDetector(still_fraction=0.1, motion_fraction=0.01)
+
+
+def test_reset_forgets_history():
+    det = SettleDetector(still_s=0.0)
+    img = table()
+    run(det, [img] * 3)
+    assert det.state is SettleState.SETTLED
+    det.reset()
+    assert det.state is SettleState.MOVING
+    assert det.update(img, 10.0).motion == 1.0

@@ -1,0 +1,746 @@
+"""The live pipeline: frames → settle → read → one :class:`Throw` per rest period.
+
+:class:`ThrowDetector` is the frame-by-frame core (no threads, no I/O): it feeds each frame to a
+:class:`~kosti.vision.settle.SettleDetector`, keeps the last few still frames, and on the settle event
+reads ``vote_frames`` of them with the dice reader, matches the dice across frames by box IoU, takes
+each die's face by majority vote, sorts the dice into table zones and checks the throw:
+
+* ``ok`` — the number of dice in the roll area equals ``expected_dice`` (the engine's dice to throw;
+  ``None`` accepts any number ≥ 1), every die is read with confidence, and no two boxes overlap;
+* ``uncertain`` — otherwise, with the reasons in English and Russian.
+
+Every rest period yields at most one throw. A rest whose roll-area dice are all dice of the previous
+throw, unmoved (a hand passed over the tray, a player took dice away, light changed), is not a new throw
+and is not reported again; neither is an empty tray.
+
+:class:`LivePipeline` runs a source through a ThrowDetector in a background thread for the dashboard:
+subscribe a callback or iterate over throws, read :meth:`LivePipeline.status`, and fetch an annotated
+frame (:func:`annotate`) for the MJPEG live view.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
+from kosti.vision.settle import SettleDetector, SettleState, SettleUpdate
+from kosti.vision.sources import EndOfStream, Frame, FrameSource, ReconnectingSource, SourceError
+from kosti.vision.zones import ROLL, SET_ASIDE, Zones
+
+log = logging.getLogger(__name__)
+
+
+class Reader(Protocol):
+    """What the pipeline needs from a dice reader (:class:`kosti.vision.reader.DiceReader`)."""
+
+    def read(self, image: np.ndarray) -> Detections:  # pragma: no cover - protocol
+        """``(H, W, 3)`` uint8 BGR frame → :class:`Detections` in pixels of that frame."""
+        ...
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die of a throw after voting.
+
+    Attributes:
+        value: face showing up 1–6; ``0`` when ``uncertain`` (never a silent guess).
+        confidence: agreement × mean face probability of the winning value over the voted frames, 0–1.
+        box: ``(x1, y1, x2, y2)`` in pixels of the frame (median over the frames that saw the die).
+        uncertain: the face could not be read with confidence (see :class:`Throw` reasons).
+        guess: the most voted face even when uncertain (0 if no frame read a face) — for display only.
+        det_confidence: mean detector confidence, 0–1.
+        votes: ``(frames agreeing on the value, frames that saw the die, frames read)``.
+    """
+
+    value: int
+    confidence: float
+    box: tuple[float, float, float, float]
+    uncertain: bool = False
+    guess: int = 0
+    det_confidence: float = 1.0
+    votes: tuple[int, int, int] = (1, 1, 1)
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Box centre in pixels."""
+        return ((self.box[0] + self.box[2]) / 2.0, (self.box[1] + self.box[3]) / 2.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value", "confidence", "box"}`` as in ``kosti watch --json`` (``"uncertain": true`` added when so)."""
+        d: dict[str, Any] = {
+            "value": int(self.value),
+            "confidence": round(float(self.confidence), 4),
+            "box": [round(float(v), 1) for v in self.box],
+        }
+        if self.uncertain:
+            d["uncertain"] = True
+        return d
+
+
+@dataclass
+class Throw:
+    """One settled throw as seen by the camera.
+
+    Attributes:
+        frame_index: index of the frame at which the table settled (the settle event).
+        time_s: that frame's time in seconds (source clock: monotonic live, media time offline).
+        dice: dice in the roll area, left to right.
+        set_aside: dice in the set-aside area (kept earlier this turn).
+        status: ``"ok"`` or ``"uncertain"``.
+        reasons: why it is uncertain (and warnings), each ``"English / Русский"``.
+        reason_codes: machine-readable codes of ``reasons`` (``wrong_count``, ``unreadable``,
+            ``low_confidence``, ``disagree``, ``overlap``, ``set_aside_mismatch``).
+        image: the settle frame, ``(H, W, 3)`` uint8 BGR (not copied; do not draw on it).
+        expected_dice: the dice count the caller expected (None = any).
+        read_ms: milliseconds spent reading and voting.
+        latency_s: wall seconds from the settle frame's arrival to this throw.
+        frames_read: frames that went into the vote.
+    """
+
+    frame_index: int
+    time_s: float
+    dice: list[Die]
+    set_aside: list[Die] = field(default_factory=list)
+    status: str = "ok"
+    reasons: list[str] = field(default_factory=list)
+    reason_codes: list[str] = field(default_factory=list)
+    image: np.ndarray | None = field(default=None, repr=False)
+    expected_dice: int | None = None
+    read_ms: float = 0.0
+    latency_s: float = 0.0
+    frames_read: int = 1
+
+    @property
+    def ok(self) -> bool:
+        """True when ``status == "ok"``."""
+        return self.status == "ok"
+
+    @property
+    def faces(self) -> list[int]:
+        """Faces of the roll-area dice, ascending (the throw for the engine; only meaningful when ok)."""
+        return sorted(d.value for d in self.dice if not d.uncertain)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``kosti watch --json`` throw: ``{"frame", "time_s", "dice", "status"}`` (``../shared/docs/cli.md``)."""
+        return {
+            "frame": int(self.frame_index),
+            "time_s": round(float(self.time_s), 3),
+            "dice": [d.to_dict() for d in self.dice],
+            "status": self.status,
+        }
+
+    def to_full_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` plus ``set_aside``, ``reasons``, ``reason_codes``, ``expected_dice``, ``faces``,
+        ``read_ms`` (for the dashboard)."""
+        d = self.to_dict()
+        d.update(
+            set_aside=[x.to_dict() for x in self.set_aside],
+            reasons=list(self.reasons),
+            reason_codes=list(self.reason_codes),
+            expected_dice=self.expected_dice,
+            faces=self.faces,
+            read_ms=round(self.read_ms, 1),
+        )
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# Voting over several frames
+# ---------------------------------------------------------------------------------------------------
+def vote(reads: list[Detections], iou: float = 0.5, min_value_confidence: float = 0.5) -> list[Die]:
+    """Merge the dice read in several frames of one rest period.
+
+    Dice are matched across frames greedily by box IoU (≥ ``iou``). A die counts when it is seen in a
+    majority of the frames; its value is the majority face among its readings (unread readings, value 0,
+    vote for "unknown"). The die is *uncertain* when no face has a majority of the frames that saw it, or
+    the winning face's mean probability is below ``min_value_confidence``.
+
+    Args:
+        reads: one :class:`Detections` per frame (≥ 1), boxes in the same pixel frame.
+        iou: IoU needed to call two boxes the same die.
+        min_value_confidence: mean face probability needed to accept a face.
+
+    Returns:
+        Voted dice, left to right by box centre.
+    """
+    if not reads:
+        return []
+    tracks: list[dict[str, list]] = []
+    for det in reads:
+        if not len(det):
+            continue
+        used_rows: set[int] = set()
+        used_tracks: set[int] = set()
+        if tracks:
+            # Greedy matching on IoU with each track's latest box, best pairs first.
+            m = box_iou(det.xyxy, np.array([tr["box"][-1] for tr in tracks]))
+            for flat in np.argsort(-m, axis=None):
+                i, j = (int(k) for k in np.unravel_index(flat, m.shape))
+                if m[i, j] < iou:
+                    break
+                if i in used_rows or j in used_tracks:
+                    continue
+                _add(tracks[j], det, i)
+                used_rows.add(i)
+                used_tracks.add(j)
+        for i in range(len(det)):
+            if i not in used_rows:
+                tr: dict[str, list] = {"box": [], "value": [], "vconf": [], "dconf": []}
+                _add(tr, det, i)
+                tracks.append(tr)
+    n = len(reads)
+    need_seen = n // 2 + 1
+    dice: list[Die] = []
+    for tr in tracks:
+        seen = len(tr["value"])
+        if seen < need_seen:
+            continue
+        values = np.array(tr["value"])
+        vconf = np.array(tr["vconf"], dtype=np.float64)
+        best, best_key = 0, (-1, -1.0)
+        for v in range(1, 7):
+            sel = values == v
+            key = (int(sel.sum()), float(vconf[sel].sum()))
+            if key[0] and key > best_key:
+                best, best_key = v, key
+        agree = best_key[0] if best else 0
+        mean_p = float(vconf[values == best].mean()) if best else 0.0
+        uncertain = best == 0 or agree < seen // 2 + 1 or mean_p < min_value_confidence
+        confidence = (agree / seen) * mean_p if best else 0.0
+        box = tuple(float(v) for v in np.median(np.array(tr["box"]), axis=0))
+        dice.append(Die(
+            value=UNKNOWN_VALUE if uncertain else best,
+            confidence=confidence,
+            box=box,  # type: ignore[arg-type]
+            uncertain=uncertain,
+            guess=best,
+            det_confidence=float(np.mean(tr["dconf"])),
+            votes=(agree, seen, n),
+        ))
+    dice.sort(key=lambda d: (d.center[0], d.center[1]))
+    return dice
+
+
+def _add(tr: dict, det: Detections, i: int) -> None:
+    tr["box"].append(det.xyxy[i].astype(np.float64))
+    tr["value"].append(int(det.value[i]))
+    tr["vconf"].append(float(det.value_confidence[i]))
+    tr["dconf"].append(float(det.confidence[i]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Throw checks
+# ---------------------------------------------------------------------------------------------------
+def _reason(code: str, en: str, ru: str) -> tuple[str, str]:
+    return code, f"{en} / {ru}"
+
+
+def check_throw(
+    dice: list[Die],
+    expected_dice: int | None,
+    overlap_iou: float = 0.2,
+    set_aside: list[Die] | None = None,
+    expected_set_aside: list[int] | None = None,
+) -> list[tuple[str, str]]:
+    """Reasons why a throw cannot be trusted (empty list = ok).
+
+    Checks, in order: dice count in the roll area against ``expected_dice``; unreadable / low-confidence
+    dice; overlapping or stacked boxes (IoU > ``overlap_iou``, or one box's centre inside another); and,
+    as a warning that does not by itself make the throw uncertain, set-aside faces against
+    ``expected_set_aside`` (the engine's kept dice).
+
+    Returns:
+        ``(code, "English / Русский")`` pairs.
+    """
+    out: list[tuple[str, str]] = []
+    n = len(dice)
+    if expected_dice is not None and n != expected_dice:
+        out.append(_reason(
+            "wrong_count",
+            f"expected {expected_dice} dice in the roll area, saw {n}",
+            f"ожидалось костей в зоне броска: {expected_dice}, видно: {n}",
+        ))
+    elif expected_dice is None and n == 0:
+        out.append(_reason("wrong_count", "no dice in the roll area", "в зоне броска нет костей"))
+    for k, d in enumerate(dice, 1):
+        if d.uncertain and d.guess == 0:
+            out.append(_reason("unreadable", f"die {k} is unreadable (cocked, hidden or blurred)",
+                               f"кость {k} не читается (на ребре, закрыта или смазана)"))
+        elif d.uncertain and d.votes[0] < d.votes[1] // 2 + 1:
+            out.append(_reason("disagree", f"die {k} reads differently across frames",
+                               f"кость {k} читается по-разному на разных кадрах"))
+        elif d.uncertain:
+            out.append(_reason("low_confidence", f"die {k} read with low confidence ({d.confidence:.2f})",
+                               f"кость {k} прочитана неуверенно ({d.confidence:.2f})"))
+    if n >= 2:
+        boxes = np.array([d.box for d in dice], dtype=np.float64)
+        m = box_iou(boxes, boxes)
+        for i in range(n):
+            for j in range(i + 1, n):
+                ci, cj = dice[i].center, dice[j].center
+                inside = _contains(boxes[i], cj) or _contains(boxes[j], ci)
+                if m[i, j] > overlap_iou or inside:
+                    out.append(_reason("overlap", f"dice {i + 1} and {j + 1} overlap or are stacked",
+                                       f"кости {i + 1} и {j + 1} перекрываются или стоят друг на друге"))
+    if expected_set_aside is not None and set_aside is not None:
+        seen = sorted(d.value for d in set_aside if not d.uncertain)
+        want = sorted(int(v) for v in expected_set_aside)
+        if seen != want:
+            out.append(_reason(
+                "set_aside_mismatch",
+                f"set-aside dice show {seen or '—'}, the game kept {want or '—'}",
+                f"в отложенных костях {seen or '—'}, а по игре отложено {want or '—'}",
+            ))
+    return out
+
+
+def _contains(box: np.ndarray, p: tuple[float, float]) -> bool:
+    return bool(box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3])
+
+
+#: Reason codes that make a throw uncertain (``set_aside_mismatch`` is only a warning).
+BLOCKING_REASONS = frozenset({"wrong_count", "unreadable", "disagree", "low_confidence", "overlap"})
+
+
+# ---------------------------------------------------------------------------------------------------
+# Frame-by-frame core
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FrameResult:
+    """What :meth:`ThrowDetector.process` saw in one frame.
+
+    Attributes:
+        update: the settle detector's update.
+        throw: the throw completed at this frame, or None.
+        skipped: why a settle event gave no throw (``"empty"`` tray, ``"same"`` dice as the last throw), or None.
+    """
+
+    update: SettleUpdate
+    throw: Throw | None = None
+    skipped: str | None = None
+
+
+class ThrowDetector:
+    """Turns a frame sequence into settled throws (single-threaded; see :class:`LivePipeline` for threads).
+
+    Args:
+        reader: object with ``read(image) -> Detections`` (:class:`kosti.vision.reader.DiceReader`).
+        zones: roll / set-aside areas (default: the whole frame is the roll area).
+        settle: the settle detector (default :class:`SettleDetector` with 0.4 s still time).
+        expected_dice: dice expected in the roll area (the engine's dice to throw) or None = any.
+        vote_frames: still frames read per throw (≥ 1; odd numbers avoid ties).
+        min_value_confidence: mean face probability needed to accept a die's face.
+        overlap_iou: box IoU above which two dice count as overlapping/stacked.
+        suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
+        keep_image: attach the settle frame to each :class:`Throw`.
+    """
+
+    def __init__(
+        self,
+        reader: Reader,
+        zones: Zones | None = None,
+        settle: SettleDetector | None = None,
+        expected_dice: int | None = None,
+        vote_frames: int = 3,
+        min_value_confidence: float = 0.5,
+        overlap_iou: float = 0.2,
+        suppress_repeats: bool = True,
+        keep_image: bool = True,
+    ) -> None:
+        if vote_frames < 1:
+            raise ValueError("vote_frames must be >= 1")
+        self.reader = reader
+        self.zones = zones or Zones()
+        self.settle = settle or SettleDetector()
+        self.expected_dice = expected_dice
+        self.expected_set_aside: list[int] | None = None
+        self.vote_frames = vote_frames
+        self.min_value_confidence = min_value_confidence
+        self.overlap_iou = overlap_iou
+        self.suppress_repeats = suppress_repeats
+        self.keep_image = keep_image
+        # Still frames of the current rest candidate (every other one is read: spread in time).
+        self._still: deque[Frame] = deque(maxlen=2 * vote_frames - 1)
+        self.last_throw: Throw | None = None
+        self.last_detections: Detections | None = None  # roll+aside dice of the last read, for overlays
+        self.throws_reported = 0
+
+    def reset(self) -> None:
+        """Forget motion history and the last throw (a new game, a moved camera)."""
+        self.settle.reset()
+        self._still.clear()
+        self.last_throw = None
+        self.last_detections = None
+
+    def process(self, frame: Frame) -> FrameResult:
+        """Feed one frame; returns the settle update and, on a settle event, the throw (or why none).
+
+        Raises whatever the reader raises (the caller decides; :class:`LivePipeline` logs and goes on).
+        """
+        t_arrive = time.monotonic()
+        update = self.settle.update(frame.image, frame.t)
+        if update.state is SettleState.MOVING:
+            self._still.clear()
+            self.last_detections = None
+            return FrameResult(update)
+        if update.state is SettleState.SETTLING or update.settled_now:
+            self._still.append(frame)
+        if not update.settled_now:
+            return FrameResult(update)
+        frames = list(self._still)[::-2][: self.vote_frames]  # newest first, every other frame
+        self._still.clear()
+        t0 = time.perf_counter()
+        reads = [self.reader.read(f.image) for f in frames]
+        dice_all = vote(reads, min_value_confidence=self.min_value_confidence)
+        h, w = frame.image.shape[:2]
+        codes = self.zones.classify(np.array([d.box for d in dice_all], dtype=np.float32).reshape(-1, 4), w, h)
+        roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
+        aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
+        self.last_detections = _to_detections(roll + aside)
+        read_ms = (time.perf_counter() - t0) * 1000.0
+        if not roll:
+            return FrameResult(update, skipped="empty")
+        if self.suppress_repeats and self.last_throw is not None and _unmoved(roll, self.last_throw.dice):
+            return FrameResult(update, skipped="same")
+        reasons = check_throw(roll, self.expected_dice, self.overlap_iou, aside, self.expected_set_aside)
+        blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
+        throw = Throw(
+            frame_index=frame.index,
+            time_s=frame.t,
+            dice=roll,
+            set_aside=aside,
+            status="uncertain" if blocking else "ok",
+            reasons=[r for _, r in reasons],
+            reason_codes=[c for c, _ in reasons],
+            image=frame.image if self.keep_image else None,
+            expected_dice=self.expected_dice,
+            read_ms=read_ms,
+            latency_s=time.monotonic() - t_arrive,
+            frames_read=len(frames),
+        )
+        self.last_throw = throw
+        self.throws_reported += 1
+        return FrameResult(update, throw=throw)
+
+
+def _unmoved(now: list[Die], before: list[Die], iou: float = 0.7) -> bool:
+    """True when every die now is one of ``before`` at the same place with the same face."""
+    if not now or not before:
+        return False
+    m = box_iou(np.array([d.box for d in now]), np.array([d.box for d in before]))
+    used: set[int] = set()
+    for i, d in enumerate(now):
+        j = int(np.argmax(m[i]))
+        if m[i, j] < iou or j in used or before[j].value != d.value:
+            return False
+        used.add(j)
+    return True
+
+
+def _to_detections(dice: list[Die]) -> Detections:
+    if not dice:
+        return Detections.empty()
+    return Detections(
+        np.array([d.box for d in dice]), np.array([d.det_confidence for d in dice]),
+        np.array([d.value for d in dice]), np.array([d.confidence for d in dice]),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Overlay for the live view
+# ---------------------------------------------------------------------------------------------------
+_STATE_COLORS = {"moving": (0, 140, 255), "settling": (0, 215, 255), "settled": (60, 200, 60)}
+
+
+def annotate(
+    image: np.ndarray,
+    detections: Detections | list[Die] | None,
+    state: SettleUpdate | SettleState | str | None,
+    zones: Zones | None = None,
+    status: str | None = None,
+) -> np.ndarray:
+    """Draw the live-view overlay on a copy of ``image``.
+
+    Args:
+        image: ``(H, W, 3)`` uint8 BGR frame (not modified).
+        detections: dice to draw (:class:`Detections` or :class:`Die` list); value 0 = uncertain (orange "?").
+        state: settle state (an update also draws its motion bar).
+        zones: draws the roll area (green) and set-aside area (blue) outlines.
+        status: throw status text (``ok`` / ``uncertain``) added to the banner.
+
+    Returns:
+        A new ``(H, W, 3)`` uint8 BGR image. Text is ASCII (OpenCV's Hershey fonts have no Cyrillic);
+        the dashboard shows the Russian labels in HTML.
+    """
+    out = image.copy()
+    h, w = out.shape[:2]
+    scale = max(0.5, min(w, h) / 720.0)
+    thick = max(1, round(2 * scale))
+    if zones is not None:
+        polys = zones.pixel_polygons(w, h)
+        cv2.polylines(out, [polys["roll_area"]], True, (80, 200, 80), thick, cv2.LINE_AA)
+        if "set_aside" in polys:
+            cv2.polylines(out, [polys["set_aside"]], True, (220, 160, 40), thick, cv2.LINE_AA)
+    if isinstance(detections, Detections):
+        items = [(tuple(b), int(v), float(c)) for b, v, c in zip(detections.xyxy, detections.value, detections.value_confidence)]
+    else:
+        items = [(d.box, int(d.value), float(d.confidence)) for d in (detections or [])]
+    for (x1, y1, x2, y2), value, conf in items:
+        color = (60, 220, 60) if value else (0, 140, 255)
+        p1, p2 = (int(round(x1)), int(round(y1))), (int(round(x2)), int(round(y2)))
+        cv2.rectangle(out, p1, p2, color, thick, cv2.LINE_AA)
+        label = f"{value} {conf:.2f}" if value else "?"
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, thick)
+        ty = max(th + 4, p1[1] - 4)
+        cv2.rectangle(out, (p1[0], ty - th - 4), (p1[0] + tw + 4, ty + 2), color, -1)
+        cv2.putText(out, label, (p1[0] + 2, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0), thick, cv2.LINE_AA)
+    if state is not None:
+        name = state.state.value if isinstance(state, SettleUpdate) else SettleState(state).value
+        text = name.upper() + (f"  {status}" if status else "")
+        color = _STATE_COLORS.get(name, (255, 255, 255))
+        cv2.rectangle(out, (0, 0), (int(260 * scale), int(34 * scale)), (0, 0, 0), -1)
+        cv2.putText(out, text, (int(8 * scale), int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, color, thick, cv2.LINE_AA)
+        if isinstance(state, SettleUpdate):
+            bar = int(min(1.0, state.motion / 0.05) * 250 * scale)
+            cv2.rectangle(out, (int(5 * scale), int(30 * scale)), (int(5 * scale) + bar, int(33 * scale)), color, -1)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Threaded runner for the dashboard
+# ---------------------------------------------------------------------------------------------------
+class LivePipeline:
+    """Runs ``source → ThrowDetector`` in a background thread and publishes throws.
+
+    Usage::
+
+        pipe = LivePipeline(open_source("0"), DiceReader(), expected_dice=5)
+        pipe.subscribe(lambda throw: print(throw.faces, throw.status))
+        pipe.start()
+        ...
+        pipe.expected_dice = 3          # after the engine says how many dice to throw next
+        jpeg = pipe.live_jpeg()         # annotated frame for the MJPEG view
+        pipe.stop()
+
+    Callbacks run in the pipeline thread; a callback that raises is logged and does not stop the
+    pipeline. :meth:`throws` iterates over throws from any thread. Source failures never end the
+    thread: a :class:`SourceError` is reported in :meth:`status` and retried after ``retry_s`` seconds
+    (wrap cameras in :class:`ReconnectingSource` for backoff). A finite source ends the thread at its end.
+
+    Args:
+        source: any :class:`FrameSource` (opened by the pipeline).
+        reader: the dice reader; other arguments as :class:`ThrowDetector`.
+        retry_s: pause after a source error before reading again.
+    """
+
+    def __init__(
+        self,
+        source: FrameSource,
+        reader: Reader,
+        zones: Zones | None = None,
+        settle: SettleDetector | None = None,
+        expected_dice: int | None = None,
+        vote_frames: int = 3,
+        retry_s: float = 1.0,
+        **detector_kwargs: Any,
+    ) -> None:
+        self.source = source
+        self.detector = ThrowDetector(reader, zones, settle, expected_dice, vote_frames, **detector_kwargs)
+        self.retry_s = retry_s
+        self._subscribers: list[Callable[[Throw], None]] = []
+        self._queues: list[queue.Queue[Throw | None]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._latest: Frame | None = None
+        self._latest_update: SettleUpdate | None = None
+        self._error: str | None = None
+        self._frames = 0
+        self._started_wall = 0.0
+        self._finished = threading.Event()
+        self.throws_log: deque[Throw] = deque(maxlen=50)
+
+    # -- control -----------------------------------------------------------------------------------
+    @property
+    def expected_dice(self) -> int | None:
+        """Dice expected in the roll area for the next throw (None = any); settable from any thread."""
+        return self.detector.expected_dice
+
+    @expected_dice.setter
+    def expected_dice(self, n: int | None) -> None:
+        if n is not None and int(n) < 0:
+            raise ValueError("expected_dice must be >= 0 or None")
+        self.detector.expected_dice = None if n is None else int(n)
+
+    @property
+    def expected_set_aside(self) -> list[int] | None:
+        """Faces the engine says are set aside this turn (checked as a warning), settable."""
+        return self.detector.expected_set_aside
+
+    @expected_set_aside.setter
+    def expected_set_aside(self, faces: list[int] | None) -> None:
+        self.detector.expected_set_aside = None if faces is None else [int(f) for f in faces]
+
+    @property
+    def zones(self) -> Zones:
+        """Current zones; assign a new :class:`Zones` to recalibrate (takes effect at the next throw)."""
+        return self.detector.zones
+
+    @zones.setter
+    def zones(self, zones: Zones) -> None:
+        self.detector.zones = zones
+
+    def subscribe(self, callback: Callable[[Throw], None]) -> Callable[[], None]:
+        """Call ``callback(throw)`` (in the pipeline thread) for every throw; returns an unsubscribe function."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def throws(self, timeout: float | None = None) -> Iterator[Throw]:
+        """Iterate over throws from now on (any thread); ends when the pipeline stops or after ``timeout`` s idle."""
+        q: queue.Queue[Throw | None] = queue.Queue()
+        with self._lock:
+            self._queues.append(q)
+        try:
+            while True:
+                try:
+                    item = q.get(timeout=timeout)
+                except queue.Empty:
+                    return
+                if item is None:
+                    return
+                yield item
+        finally:
+            with self._lock:
+                if q in self._queues:
+                    self._queues.remove(q)
+
+    def start(self) -> LivePipeline:
+        """Start the background thread (idempotent)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._finished.clear()
+            self._thread = threading.Thread(target=self.run, name="kosti-live-pipeline", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the thread and close the source."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        self.source.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the run loop has finished (finite source ended or stopped); True if it has."""
+        return self._finished.wait(timeout)
+
+    # -- loop ----------------------------------------------------------------------------------------
+    def run(self, max_frames: int | None = None) -> None:
+        """The loop (runs in the caller's thread when called directly): read, detect, publish."""
+        self._started_wall = time.monotonic()
+        try:
+            while not self._stop.is_set() and (max_frames is None or self._frames < max_frames):
+                try:
+                    frame = self.source.read()
+                except EndOfStream:
+                    break
+                except SourceError as exc:
+                    self._error = str(exc)
+                    log.warning("frame source error: %s", exc)
+                    self._stop.wait(self.retry_s)
+                    continue
+                self._error = None
+                self._frames += 1
+                try:
+                    result = self.detector.process(frame)
+                except Exception as exc:  # noqa: BLE001 - a reader failure must not kill the live view
+                    log.exception("reading the settled frame failed")
+                    self._error = f"reader: {type(exc).__name__}: {exc}"
+                    continue
+                self._latest, self._latest_update = frame, result.update
+                if result.throw is not None:
+                    self._publish(result.throw)
+        finally:
+            with self._lock:
+                for q in self._queues:
+                    q.put(None)
+            self._finished.set()
+
+    def _publish(self, throw: Throw) -> None:
+        self.throws_log.append(throw)
+        with self._lock:
+            subscribers = list(self._subscribers)
+            queues = list(self._queues)
+        for q in queues:
+            q.put(throw)
+        for cb in subscribers:
+            try:
+                cb(throw)
+            except Exception:  # noqa: BLE001 - a subscriber bug must not stop the camera
+                log.exception("throw subscriber failed")
+
+    # -- views ---------------------------------------------------------------------------------------
+    def annotated_frame(self) -> np.ndarray | None:
+        """The newest frame with the overlay (zones, last throw's dice while settled, state), or None."""
+        frame, update = self._latest, self._latest_update
+        if frame is None:
+            return None
+        dets = self.detector.last_detections if update is not None and update.state is SettleState.SETTLED else None
+        last = self.detector.last_throw
+        status = last.status if last is not None and dets is not None else None
+        return annotate(frame.image, dets, update, self.detector.zones, status)
+
+    def live_jpeg(self, quality: int = 80, max_width: int | None = 960) -> bytes | None:
+        """:meth:`annotated_frame` as JPEG bytes (downscaled to ``max_width`` px), or None before the first frame."""
+        img = self.annotated_frame()
+        if img is None:
+            return None
+        if max_width and img.shape[1] > max_width:
+            s = max_width / img.shape[1]
+            img = cv2.resize(img, (max_width, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+        return buf.tobytes() if ok else None
+
+    def status(self) -> dict[str, Any]:
+        """Snapshot for the dashboard: ``running``, ``source`` (info + status), ``state``, ``motion``,
+        ``fps`` (measured), ``frames``, ``throws``, ``expected_dice``, ``error``, ``last_throw``."""
+        src = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
+            {"state": "ok" if self._error is None else "reconnecting", "message": self._error or ""})
+        update = self._latest_update
+        last = self.detector.last_throw
+        return {
+            "running": self._thread is not None and self._thread.is_alive(),
+            "source": {"info": self.source.info(), "status": src},
+            "state": update.state.value if update else None,
+            "motion": round(update.motion, 4) if update else None,
+            "fps": round(self.source.fps, 1),
+            "frames": self._frames,
+            "throws": self.detector.throws_reported,
+            "expected_dice": self.expected_dice,
+            "error": self._error,
+            "last_throw": last.to_full_dict() if last else None,
+        }
+
+
+def default_reader(**kwargs: Any) -> Reader:
+    """The shipped :class:`kosti.vision.reader.DiceReader` (imports it lazily). Raises its ModelLoadError."""
+    from kosti.vision.reader import DiceReader
+
+    return DiceReader(**kwargs)
