@@ -25,22 +25,7 @@ from typing import Any
 
 from .errors import BadInput
 from .presets import get_preset
-from .scoring import ScoringRules, ThrowScore, score_throw
-
-#: Russian names of the combinations for the human-readable output (rules.md §0.3 / §2.1).
-COMBINATION_RU = {
-    "single": "одиночная",
-    "three_of_a_kind": "три одинаковых",
-    "four_of_a_kind": "четыре одинаковых",
-    "five_of_a_kind": "пять одинаковых",
-    "six_of_a_kind": "шесть одинаковых",
-    "small_straight": "малый стрит",
-    "large_straight": "большой стрит",
-    "straight6": "стрит 1–6",
-    "three_pairs": "три пары",
-    "two_triplets": "две тройки",
-    "double_zero": "дубль за 0",
-}
+from .scoring import COMBINATION_LABELS, ScoringRules, ThrowScore, score_throw
 
 def scoring_rules_for_preset(name: str) -> ScoringRules:
     """The :class:`ScoringRules` of a rules.md §4 preset name (``Rules.scoring`` of
@@ -83,7 +68,8 @@ def format_human(preset: str, faces: list[int], result: ThrowScore) -> str:
     if result.bust:
         return f"[{preset}] {thrown}: BUST / пшик — no scoring dice, turn points lost (0)"
     parts = ", ".join(
-        f"{c.name} ({COMBINATION_RU[c.name]}) {' '.join(map(str, c.faces))} = {c.points}"
+        "{} / {}: {} = {}".format(*COMBINATION_LABELS[c.name], " ".join(map(str, c.faces)),
+                                  c.points)
         for c in result.combinations)
     lines = [f"[{preset}] {thrown}: {result.points} points / очков — {parts}",
              f"  keep / отложить: {' '.join(map(str, result.scoring_dice))}; "

@@ -63,6 +63,7 @@ __all__ = [
     "KIND_BONUSES",
     "QUAD_RULES",
     "COMBINATION_NAMES",
+    "COMBINATION_LABELS",
     "ScoringRules",
     "Combination",
     "ThrowScore",
@@ -112,6 +113,20 @@ COMBINATION_NAMES: tuple[str, ...] = (
     "single", "three_of_a_kind", "four_of_a_kind", "five_of_a_kind", "six_of_a_kind",
     "small_straight", "large_straight", "straight6", "three_pairs", "two_triplets", "double_zero",
 )
+#: Player-facing labels of the combinations: name → (English, Russian) (rules.md §2.1, §0.3).
+COMBINATION_LABELS: dict[str, tuple[str, str]] = {
+    "single": ("single", "одиночная кость"),
+    "three_of_a_kind": ("three of a kind", "три одинаковых"),
+    "four_of_a_kind": ("four of a kind", "четыре одинаковых"),
+    "five_of_a_kind": ("five of a kind", "пять одинаковых"),
+    "six_of_a_kind": ("six of a kind", "шесть одинаковых"),
+    "small_straight": ("small straight 1-2-3-4-5", "малый стрит"),
+    "large_straight": ("large straight 2-3-4-5-6", "большой стрит"),
+    "straight6": ("straight 1-6", "стрит 1–6"),
+    "three_pairs": ("three pairs", "три пары"),
+    "two_triplets": ("two triplets", "две тройки"),
+    "double_zero": ("double on two dice (0 points)", "дубль на двух костях (0 очков)"),
+}
 _KIND_NAMES = {3: "three_of_a_kind", 4: "four_of_a_kind", 5: "five_of_a_kind", 6: "six_of_a_kind"}
 _NAME_ORDER = {name: i for i, name in enumerate(COMBINATION_NAMES)}
 

@@ -70,6 +70,6 @@ def test_bad_input_exits_2_with_one_line(capsys, argv: list[str], needle: str) -
 def test_human_output(capsys) -> None:
     code, out, _ = run(capsys, "2", "3", "4", "5", "6")
     assert code == 0
-    assert "250" in out and "large_straight" in out and "большой стрит" in out and "hot dice" in out
+    assert "250" in out and "large straight" in out and "большой стрит" in out and "hot dice" in out
     _, out, _ = run(capsys, "2", "2", "3", "4", "6")
     assert "BUST" in out

@@ -7,6 +7,7 @@ import pytest
 
 from kosti.engine.errors import BadInput, RuleViolation
 from kosti.engine.scoring import (
+    COMBINATION_LABELS,
     COMBINATION_NAMES,
     FIVE_DICE_TABLES,
     SIX_DICE_TABLES,
@@ -99,6 +100,12 @@ def test_farkle_tables(table: str, pairs: int, straight: int) -> None:
     assert score_throw([1, 1, 1, 1, 2, 4], rules).points == 1100
     with pytest.raises(IllegalKeep):
         score_keep([3, 3, 3, 3], rules)
+
+
+def test_every_combination_has_english_and_russian_labels() -> None:
+    assert set(COMBINATION_LABELS) == set(COMBINATION_NAMES)
+    for en, ru in COMBINATION_LABELS.values():
+        assert en.isascii() and any("а" <= ch <= "я" for ch in ru)
 
 
 def test_every_table_is_known_and_builds() -> None:
