@@ -83,7 +83,7 @@ FIVE_DICE_TABLES: tuple[str, ...] = (
     "ZARY_PLUS10",           # T2  RU-D: four = triple + 10 (quad_rule plus10) or ×20
     "PROGRAM_X50",           # T3  RU-E: four ×50, five = 1000
     "BOX_X100",              # T4  ID-A: four ×100 (ones like twos), five = 1000 + instant win
-    "RAZNOOBRAZIE_UNKNOWN",  # T5  RU-C: list lost → T1 values + five of a kind = instant win (§6.12)
+    "RAZNOOBRAZIE_UNKNOWN",  # T5  RU-C: list lost → T1 values, five of a kind wins (§6.12)
 )
 #: The six-dice Farkle / 10000 tables of rules.md §2.3 (T6–T11).
 SIX_DICE_TABLES: tuple[str, ...] = (
@@ -253,7 +253,8 @@ class ScoringRules:
         dice = self.dice
         if dice is None:
             dice = 6 if six else 5
-        if isinstance(dice, bool) or not isinstance(dice, int) or dice not in ((5, 6) if six else (5,)):
+        allowed_dice = (5, 6) if six else (5,)
+        if isinstance(dice, bool) or not isinstance(dice, int) or dice not in allowed_dice:
             allowed = "5 or 6" if six else "5"
             raise BadInput(f"dice: table {self.table} is played with {allowed} dice, got {dice!r}")
         object.__setattr__(self, "dice", dice)
@@ -286,7 +287,8 @@ class ScoringRules:
 
     @property
     def single_values(self) -> tuple[int, int]:
-        """Points of a single 1 and a single 5: (10, 5) in 1000 tables, (100, 50) in Farkle/10000."""
+        """Points of a single 1 and a single 5: (10, 5) in 1000 tables, (100, 50) in
+        Farkle/10000 (rules.md §2.2, §2.3)."""
         return (100, 50) if self.table in SIX_DICE_TABLES else (10, 5)
 
     def to_dict(self) -> dict[str, Any]:
