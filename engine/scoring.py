@@ -322,6 +322,11 @@ class ScoringRules:
             kwargs[name] = value
         return cls(**kwargs)
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # pickle / copy.deepcopy rebuild from the parameters; the precomputed lookup (a few MB of
+        # shared result objects) is never copied — equal rules find it again in the module cache.
+        return (_rebuild_rules, (self.to_dict(),))
+
     def replace(self, **changes: Any) -> ScoringRules:
         """A copy with some parameters changed (same validation as the constructor). Changing
         ``table`` resets the switches the new table does not have and those not given."""
@@ -330,6 +335,11 @@ class ScoringRules:
         d = self.to_dict()
         d.update(changes)
         return ScoringRules.from_dict(d)
+
+
+def _rebuild_rules(d: dict[str, Any]) -> ScoringRules:
+    """Unpickling helper of :class:`ScoringRules`."""
+    return ScoringRules.from_dict(d)
 
 
 def _check_switch(name: str, value: Any) -> None:

@@ -382,3 +382,15 @@ def test_replace() -> None:
 def test_equal_rules_share_the_lookup() -> None:
     a, b = R("FARKLE_OFFICIAL"), ScoringRules.from_dict({"table": "FARKLE_OFFICIAL"})
     assert score_throw([1], a) is score_throw([1], b)
+
+
+def test_pickle_and_deepcopy_rebuild_without_the_lookup() -> None:
+    import copy
+    import pickle
+
+    r = R("FARKLE_BASE", three_pairs=500)
+    score_throw([1], r)  # warm the lookup
+    for clone in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r), copy.copy(r)):
+        assert clone == r and clone._cache is None
+        assert score_throw([2, 2, 3, 3, 4, 4], clone) is score_throw([2, 2, 3, 3, 4, 4], r)
+    assert len(pickle.dumps(r)) < 2000
