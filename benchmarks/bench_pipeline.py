@@ -1,0 +1,134 @@
+"""Live pipeline speed: CPU share of watching a still table, and settle-to-throw latency.
+
+1. *Still table*: a 1280×720, 30 fps video of a table with dice at rest (sensor-like noise on every frame)
+   is written to a temporary MJPG file and replayed in real time through ``VideoFileSource → ThrowDetector``.
+   Reported: CPU share = process CPU time / wall time (all threads, decode included) — the target is
+   ≤ 30 % of one core — and the per-frame cost of decode and of the settle detector alone.
+2. *Latency*: throws on the virtual table (simulated time, as fast as possible). Reported: median media
+   latency from the dice coming to rest to the throw (settle time + frame quantisation) and median wall
+   time from the settle frame to the finished throw (reading ``--vote`` frames).
+
+The shipped reader is used when ``models/dice_det.onnx`` exists; otherwise a reader that finds nothing
+(only the settle/voting path is timed; this is printed).
+
+Usage: ``python benchmarks/bench_pipeline.py [--seconds 10] [--throws 10] [--vote 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kosti.models import DETECTOR_ONNX
+from kosti.vision.detections import Detections
+from kosti.vision.pipeline import ThrowDetector
+from kosti.vision.settle import SettleDetector
+from kosti.vision.sources import VideoFileSource
+from kosti.vision.virtual import VirtualTableSource
+
+
+class NullReader:
+    """Finds no dice (stands in when the models are not built yet)."""
+
+    def read(self, image: np.ndarray) -> Detections:
+        return Detections.empty()
+
+
+def make_reader():
+    if DETECTOR_ONNX.is_file():
+        from kosti.vision.reader import DiceReader
+
+        return DiceReader(), f"DiceReader ({DETECTOR_ONNX.name})"
+    return NullReader(), "NullReader (models/dice_det.onnx missing: reader cost NOT included)"
+
+
+def write_still_video(path: Path, seconds: float, fps: float = 30.0) -> None:
+    src = VirtualTableSource(n_dice=5, size=(1280, 720), realtime=False, tumble_s=0.1, seed=4)
+    with src:
+        frames = [src.read().image for _ in range(10)]
+    rest = frames[-1]
+    rng = np.random.default_rng(0)
+    noise = [rng.normal(0, 2.0, rest.shape).astype(np.float32) for _ in range(8)]
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (1280, 720))
+    for i in range(int(seconds * fps)):
+        vw.write(np.clip(rest + noise[i % len(noise)], 0, 255).astype(np.uint8))
+    vw.release()
+
+
+def bench_still(seconds: float, reader, vote: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "still.avi"
+        write_still_video(path, seconds)
+        # Decode alone, as fast as possible.
+        with VideoFileSource(path, realtime=False) as src:
+            t0 = time.process_time()
+            n = sum(1 for _ in src)
+            decode_ms = (time.process_time() - t0) / n * 1000
+        # Settle alone on one decoded frame.
+        with VideoFileSource(path, realtime=False) as src:
+            img = src.read().image
+        sd = SettleDetector()
+        t0 = time.process_time()
+        for i in range(300):
+            sd.update(img, i / 30)
+        settle_ms = (time.process_time() - t0) / 300 * 1000
+        # The real thing: real-time replay through the throw detector.
+        det = ThrowDetector(reader, vote_frames=vote)
+        with VideoFileSource(path, realtime=True) as src:
+            w0, c0 = time.perf_counter(), time.process_time()
+            frames = 0
+            for frame in src:
+                det.process(frame)
+                frames += 1
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            fps = src.fps
+    print(f"still table 1280x720 @30 fps, {frames} frames over {wall:.1f} s (measured {fps:.1f} fps)")
+    print(f"  CPU share (process time / wall): {100 * cpu / wall:.1f} % of one core  (target <= 30 %)")
+    print(f"  CPU per frame: MJPG decode {decode_ms:.2f} ms, settle detector {settle_ms:.3f} ms")
+    print(f"  settle events: {det.settle.last.rest_id if det.settle.last else 0} (one expected)")
+
+
+def bench_latency(throws: int, reader, vote: int) -> None:
+    src = VirtualTableSource(n_dice=5, size=(1280, 720), fps=30, realtime=False, tumble_s=1.0, seed=5,
+                             auto_every_s=1.0)
+    det = ThrowDetector(reader, vote_frames=vote, suppress_repeats=False)
+    media, wall, settle_events = [], [], 0
+    with src:
+        while settle_events < throws:
+            frame = src.read()
+            t_in = time.perf_counter()
+            r = det.process(frame)
+            if r.update.settled_now:
+                settle_events += 1
+                wall.append(time.perf_counter() - t_in)
+                truth = src.last_throw
+                media.append(frame.t - truth.t_rest)
+    print(f"latency over {throws} virtual throws (vote {vote} frames):")
+    print(f"  dice at rest -> settle event (media time): median {1000 * statistics.median(media):.0f} ms"
+          f"  (still time {det.settle.still_s * 1000:.0f} ms)")
+    print(f"  settle frame -> throw (wall, reading): median {1000 * statistics.median(wall):.1f} ms, "
+          f"max {1000 * max(wall):.1f} ms")
+    print(f"  settle-to-throw total: median {1000 * (statistics.median(media) + statistics.median(wall)):.0f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=10.0, help="length of the still-table replay")
+    ap.add_argument("--throws", type=int, default=10, help="virtual throws for the latency median")
+    ap.add_argument("--vote", type=int, default=3, help="frames read per throw")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    reader, name = make_reader()
+    print(f"reader: {name}")
+    bench_still(args.seconds, reader, args.vote)
+    bench_latency(args.throws, reader, args.vote)
+
+
+if __name__ == "__main__":
+    main()
