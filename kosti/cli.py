@@ -22,7 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.engine.cli",      # rules, score, replay, play
     "kosti.vision.cli",      # read, eval, export
     "kosti.vision.live_cli", # watch
-    "kosti.datasets.cli",    # datasets (synth, prepare), capture
+    "kosti.datasets.cli",    # datasets (synth, prepare)
+    "kosti.datasets.capture",  # capture
     "kosti.datasets.train_cli",  # train
     "kosti.models_cli",      # models list / use / rollback
     "kosti.dashboard.cli",   # demo, run
