@@ -238,6 +238,10 @@ _NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 _NUM_RU = {1: "одну", 2: "две", 3: "три", 4: "четыре", 5: "пять", 6: "шесть"}
 
 
+def _dice_en(n: int) -> str:
+    return "1 die" if n == 1 else f"{n} dice"
+
+
 def _fmt(faces: Sequence[int]) -> str:
     return " ".join(str(f) for f in faces)
 
@@ -372,10 +376,10 @@ class GameState:
             hint = Reason(f"hot dice: you must throw all {_NUM_EN[n]} again",
                           f"все кости сыграли: нужно снова бросить все {_NUM_RU[n]}")
         elif why_bank is None:
-            hint = Reason(f"throw {t.dice} dice or stop and record {t.points}",
+            hint = Reason(f"throw {_dice_en(t.dice)} or stop and record {t.points}",
                           f"бросайте {t.dice} или скажите «хватит» и запишите {t.points}")
         else:
-            hint = Reason(f"throw {t.dice} dice ({why_bank.text_en})",
+            hint = Reason(f"throw {_dice_en(t.dice)} ({why_bank.text_en})",
                           f"бросайте {t.dice} ({why_bank.text_ru})")
         return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint)
 
@@ -958,6 +962,14 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
         for i, p in enumerate(players):
             if p.barrel_attempts and not r.on_barrel(p.score):
                 players[i] = replace(p, barrel_attempts=0)
+            pit = r.pit_of(players[i].score)
+            if pit is not None and r.pit_of(start[i]) is not pit:
+                ex = pit.exit_value(r.unit)
+                ev.append(_ev("pit", players[i].name,
+                              f"{players[i].name} is in the pit {pit.lo}–{pit.hi}: must reach {ex} "
+                              f"in one turn",
+                              f"{players[i].name} в яме {pit.lo}–{pit.hi}: нужно за один ход "
+                              f"набрать {ex}"))
     # turn bookkeeping and passing the turn
     mover = players[m]
     players[m] = replace(mover, turns=mover.turns + 1)

@@ -373,6 +373,9 @@ class Rules:
                            f"({sc_dice} dice)")
         if self.target <= 0:
             raise BadInput(f"target: must be positive, got {self.target}")
+        if not self.opening.in_one_turn:
+            raise BadInput("opening.in_one_turn: false is not supported (every source requires the "
+                           "threshold in one turn, rules.md §3.1)")
         if self.opening.threshold < 0:
             raise BadInput(f"opening.threshold: must be >= 0, got {self.opening.threshold}")
         fp = self.opening.failure_penalty
