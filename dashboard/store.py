@@ -1,0 +1,551 @@
+"""SQLite persistence for the live table: games, turns, throws, corrections, the action log, settings.
+
+One file (stdlib :mod:`sqlite3`) in WAL mode with ``synchronous=FULL``: every public write method is one
+transaction, committed before it returns, so killing the process at any moment loses nothing that a
+caller was told had been stored, and a restart resumes the game in progress from its last stored engine
+state (``games.state_json``).
+
+Tables (all timestamps are UNIX seconds, float):
+
+* ``games`` — one row per game: the rules spec (``{"preset": name, "overrides": {...}}``), the player
+  names, the engine state JSON after the latest action (``GameState.to_json()``), ``status``
+  (``active`` / ``finished`` / ``abandoned``), the winner.
+* ``actions`` — the action log: every state-changing action (``roll``, ``keep``, ``bank``, ``fix``) with
+  the engine state before and after it and the engine's events. Undo marks the latest live action
+  ``undone`` and restores its ``state_before`` — nothing is ever deleted.
+* ``turns`` — one row per turn: player, turn number, score before / after, outcome.
+* ``throws`` — every throw the table saw for a game: faces, per-die confidences and boxes (pixels of
+  the settled frame), status (``ok`` / ``uncertain``), reasons, what became of it (``resolution``) and
+  the settled frame as JPEG (``throw_images``; a thumbnail beside it).
+* ``corrections`` — who changed which die of which throw from what to what.
+* ``settings`` — key → JSON value (source, zones, thresholds).
+
+Thread safety: one connection guarded by a re-entrant lock; every method may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    rules_json TEXT NOT NULL,
+    players_json TEXT NOT NULL,
+    state_json TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'finished', 'abandoned')),
+    winner TEXT
+);
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    created_at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    payload_json TEXT NOT NULL,
+    player TEXT,
+    turn_no INTEGER NOT NULL,
+    actor TEXT,
+    state_before_json TEXT NOT NULL,
+    state_after_json TEXT NOT NULL,
+    events_json TEXT NOT NULL,
+    throw_id INTEGER REFERENCES throws(id),
+    undone INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS actions_game ON actions(game_id, id);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    turn_no INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    score_before INTEGER,
+    score_after INTEGER,
+    outcome TEXT,
+    UNIQUE (game_id, turn_no)
+);
+CREATE TABLE IF NOT EXISTS throws (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER REFERENCES games(id),
+    created_at REAL NOT NULL,
+    turn_no INTEGER,
+    player TEXT,
+    frame_index INTEGER,
+    time_s REAL,
+    faces_json TEXT NOT NULL,
+    confidences_json TEXT NOT NULL,
+    boxes_json TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reasons_json TEXT NOT NULL,
+    resolution TEXT NOT NULL DEFAULT 'pending',
+    source TEXT
+);
+CREATE INDEX IF NOT EXISTS throws_game ON throws(game_id, id);
+CREATE TABLE IF NOT EXISTS throw_images (
+    throw_id INTEGER PRIMARY KEY REFERENCES throws(id),
+    jpeg BLOB NOT NULL,
+    thumb BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS corrections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    throw_id INTEGER NOT NULL REFERENCES throws(id),
+    game_id INTEGER,
+    created_at REAL NOT NULL,
+    die_index INTEGER NOT NULL,
+    old_value INTEGER,
+    new_value INTEGER NOT NULL,
+    actor TEXT
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value_json TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game (``games`` row) with its JSON columns decoded.
+
+    ``rules`` is the rules spec ``{"preset": str, "overrides": dict}``; ``state_json`` is the engine
+    state exactly as ``GameState.to_json()`` wrote it (decoded by the caller, which owns the engine).
+    """
+
+    id: int
+    created_at: float
+    updated_at: float
+    rules: dict[str, Any]
+    players: list[str]
+    state_json: str
+    status: str
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    """One entry of the action log (``actions`` row)."""
+
+    id: int
+    game_id: int
+    created_at: float
+    kind: str
+    payload: dict[str, Any]
+    player: str | None
+    turn_no: int
+    actor: str | None
+    state_before_json: str
+    state_after_json: str
+    events: list[dict[str, Any]]
+    throw_id: int | None
+    undone: bool
+
+
+@dataclass(frozen=True)
+class ThrowRow:
+    """One stored throw (``throws`` row): faces 1–6, confidences 0–1, boxes ``[x1, y1, x2, y2]`` px."""
+
+    id: int
+    game_id: int | None
+    created_at: float
+    turn_no: int | None
+    player: str | None
+    frame_index: int | None
+    time_s: float | None
+    faces: list[int]
+    confidences: list[float]
+    boxes: list[list[float]]
+    status: str
+    reasons: list[str]
+    resolution: str
+    source: str | None
+    has_image: bool
+
+
+class Store:
+    """The dashboard's SQLite database (see the module docstring for the schema).
+
+    Args:
+        path: database file; parent folders are created. ``":memory:"`` gives a private in-memory
+            database (tests only: nothing survives the object).
+
+    Raises:
+        sqlite3.DatabaseError: the file exists but is not a SQLite database.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self.path = str(Path(self.path).expanduser())
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+        self._conn.row_factory = sqlite3.Row
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a committed transaction survives power loss too, not only a killed process.
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on any exception)."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection (idempotent). Committed data is already on disk."""
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.ProgrammingError:
+                pass
+
+    # ------------------------------------------------------------------ games
+    def create_game(self, rules: dict[str, Any], players: list[str], state_json: str) -> int:
+        """Store a new active game and its first turn; returns the game id."""
+        now = time.time()
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT INTO games(created_at, updated_at, rules_json, players_json, state_json, status)"
+                " VALUES (?, ?, ?, ?, ?, 'active')",
+                (now, now, json.dumps(rules, ensure_ascii=False), json.dumps(players, ensure_ascii=False), state_json),
+            )
+            return int(cur.lastrowid)
+
+    def get_game(self, game_id: int) -> GameRow | None:
+        """The game with this id, or ``None``."""
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return _game(row) if row else None
+
+    def latest_active_game(self) -> GameRow | None:
+        """The most recently updated game whose status is ``active`` (the one to resume), or ``None``."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM games WHERE status = 'active' ORDER BY updated_at DESC, id DESC LIMIT 1"
+            ).fetchone()
+        return _game(row) if row else None
+
+    def list_games(self, limit: int = 50) -> list[GameRow]:
+        """The latest ``limit`` games, newest first."""
+        with self._lock:
+            rows = self._conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [_game(r) for r in rows]
+
+    def set_game_status(self, game_id: int, status: str, winner: str | None = None) -> None:
+        """Mark a game ``active`` / ``finished`` / ``abandoned``."""
+        with self._tx() as c:
+            c.execute(
+                "UPDATE games SET status = ?, winner = ?, updated_at = ? WHERE id = ?",
+                (status, winner, time.time(), game_id),
+            )
+
+    # ------------------------------------------------------------------ actions
+    def record_action(
+        self,
+        game_id: int,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        player: str | None,
+        turn_no: int,
+        state_before_json: str,
+        state_after_json: str,
+        events: list[dict[str, Any]],
+        actor: str | None = None,
+        throw_id: int | None = None,
+        throw_resolution: str | None = None,
+        turn_end: dict[str, Any] | None = None,
+        next_turn: dict[str, Any] | None = None,
+        status: str = "active",
+        winner: str | None = None,
+        supersedes: int | None = None,
+    ) -> int:
+        """Append one action and move the game to ``state_after_json`` — all in one transaction.
+
+        Args:
+            turn_end: when the action ended the turn ``turn_no``: ``{"score_after": int, "outcome": str}``.
+            next_turn: when a new turn starts: ``{"turn_no": int, "player": str, "score_before": int}``.
+            throw_resolution: new ``resolution`` of ``throw_id`` (e.g. ``applied``).
+            status, winner: the game's status after the action (``finished`` when someone won).
+            supersedes: id of an action this one replaces (a corrected roll): it is marked undone in the
+                same transaction.
+
+        Returns:
+            The action id.
+        """
+        now = time.time()
+        with self._tx() as c:
+            if supersedes is not None:
+                c.execute("UPDATE actions SET undone = 1 WHERE id = ?", (supersedes,))
+                # The replaced action's turn bookkeeping goes too: later turns, and the end of this one.
+                c.execute("DELETE FROM turns WHERE game_id = ? AND turn_no > ?", (game_id, turn_no))
+                c.execute(
+                    "UPDATE turns SET ended_at = NULL, score_after = NULL, outcome = NULL"
+                    " WHERE game_id = ? AND turn_no = ?",
+                    (game_id, turn_no),
+                )
+            cur = c.execute(
+                "INSERT INTO actions(game_id, created_at, kind, payload_json, player, turn_no, actor,"
+                " state_before_json, state_after_json, events_json, throw_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id, now, kind, json.dumps(payload, ensure_ascii=False), player, turn_no, actor,
+                    state_before_json, state_after_json, json.dumps(events, ensure_ascii=False), throw_id,
+                ),
+            )
+            action_id = int(cur.lastrowid)
+            c.execute(
+                "UPDATE games SET state_json = ?, updated_at = ?, status = ?, winner = ? WHERE id = ?",
+                (state_after_json, now, status, winner, game_id),
+            )
+            if throw_id is not None and throw_resolution is not None:
+                c.execute("UPDATE throws SET resolution = ? WHERE id = ?", (throw_resolution, throw_id))
+            if turn_end is not None:
+                c.execute(
+                    "UPDATE turns SET ended_at = ?, score_after = ?, outcome = ? WHERE game_id = ? AND turn_no = ?",
+                    (now, turn_end.get("score_after"), turn_end.get("outcome"), game_id, turn_no),
+                )
+            if next_turn is not None:
+                self._start_turn(c, game_id, next_turn["turn_no"], next_turn["player"], next_turn.get("score_before"), now)
+            return action_id
+
+    def start_turn(self, game_id: int, turn_no: int, player: str, score_before: int | None) -> None:
+        """Open turn ``turn_no`` for ``player`` (idempotent: an existing row is reset to open)."""
+        with self._tx() as c:
+            self._start_turn(c, game_id, turn_no, player, score_before, time.time())
+
+    @staticmethod
+    def _start_turn(c: sqlite3.Connection, game_id: int, turn_no: int, player: str, score_before: Any, now: float) -> None:
+        c.execute(
+            "INSERT INTO turns(game_id, turn_no, player, started_at, score_before) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT(game_id, turn_no) DO UPDATE SET player = excluded.player, started_at = excluded.started_at,"
+            " score_before = excluded.score_before, ended_at = NULL, score_after = NULL, outcome = NULL",
+            (game_id, turn_no, player, now, score_before),
+        )
+
+    def last_live_action(self, game_id: int) -> ActionRow | None:
+        """The latest action of the game that has not been undone, or ``None``."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM actions WHERE game_id = ? AND undone = 0 ORDER BY id DESC LIMIT 1", (game_id,)
+            ).fetchone()
+        return _action(row) if row else None
+
+    def undo_last(self, game_id: int) -> ActionRow | None:
+        """Undo the latest live action: mark it undone and restore its ``state_before`` as the game's state.
+
+        Turns that the action opened are removed, the turn it ended is re-opened, and a throw it applied
+        goes back to ``undone`` resolution. Returns the undone action (``None`` if there is nothing to
+        undo). One transaction.
+        """
+        with self._tx() as c:
+            row = c.execute(
+                "SELECT * FROM actions WHERE game_id = ? AND undone = 0 ORDER BY id DESC LIMIT 1", (game_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            act = _action(row)
+            c.execute("UPDATE actions SET undone = 1 WHERE id = ?", (act.id,))
+            c.execute(
+                "UPDATE games SET state_json = ?, updated_at = ?, status = 'active', winner = NULL WHERE id = ?",
+                (act.state_before_json, time.time(), game_id),
+            )
+            c.execute("DELETE FROM turns WHERE game_id = ? AND turn_no > ?", (game_id, act.turn_no))
+            c.execute(
+                "UPDATE turns SET ended_at = NULL, score_after = NULL, outcome = NULL WHERE game_id = ? AND turn_no = ?",
+                (game_id, act.turn_no),
+            )
+            if act.throw_id is not None:
+                c.execute("UPDATE throws SET resolution = 'undone' WHERE id = ?", (act.throw_id,))
+            return act
+
+    def actions(self, game_id: int, include_undone: bool = False) -> list[ActionRow]:
+        """The game's action log, oldest first."""
+        q = "SELECT * FROM actions WHERE game_id = ?" + ("" if include_undone else " AND undone = 0") + " ORDER BY id"
+        with self._lock:
+            rows = self._conn.execute(q, (game_id,)).fetchall()
+        return [_action(r) for r in rows]
+
+    def turns(self, game_id: int) -> list[dict[str, Any]]:
+        """The game's turns, oldest first, as plain dicts (columns of ``turns``)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT * FROM turns WHERE game_id = ? ORDER BY turn_no", (game_id,)).fetchall()
+        return [dict(r) for r in rows]
+
+    # ------------------------------------------------------------------ throws
+    def add_throw(
+        self,
+        *,
+        game_id: int | None,
+        turn_no: int | None,
+        player: str | None,
+        faces: list[int],
+        confidences: list[float],
+        boxes: list[list[float]],
+        status: str,
+        reasons: list[str],
+        frame_index: int | None = None,
+        time_s: float | None = None,
+        resolution: str = "pending",
+        source: str | None = None,
+        jpeg: bytes | None = None,
+        thumb: bytes | None = None,
+    ) -> int:
+        """Store a throw (and its settled frame as JPEG + thumbnail when given); returns its id."""
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT INTO throws(game_id, created_at, turn_no, player, frame_index, time_s, faces_json,"
+                " confidences_json, boxes_json, status, reasons_json, resolution, source)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id, time.time(), turn_no, player, frame_index, time_s, json.dumps(faces),
+                    json.dumps(confidences), json.dumps(boxes), status, json.dumps(reasons, ensure_ascii=False),
+                    resolution, source,
+                ),
+            )
+            tid = int(cur.lastrowid)
+            if jpeg is not None:
+                c.execute(
+                    "INSERT INTO throw_images(throw_id, jpeg, thumb) VALUES (?, ?, ?)",
+                    (tid, sqlite3.Binary(jpeg), sqlite3.Binary(thumb if thumb is not None else jpeg)),
+                )
+            return tid
+
+    def get_throw(self, throw_id: int) -> ThrowRow | None:
+        """The throw with this id, or ``None``."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT t.*, (SELECT COUNT(*) FROM throw_images i WHERE i.throw_id = t.id) AS has_image"
+                " FROM throws t WHERE t.id = ?",
+                (throw_id,),
+            ).fetchone()
+        return _throw(row) if row else None
+
+    def throws(self, game_id: int) -> list[ThrowRow]:
+        """The game's throws, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT t.*, (SELECT COUNT(*) FROM throw_images i WHERE i.throw_id = t.id) AS has_image"
+                " FROM throws t WHERE t.game_id = ? ORDER BY t.id",
+                (game_id,),
+            ).fetchall()
+        return [_throw(r) for r in rows]
+
+    def pending_throw(self, game_id: int) -> ThrowRow | None:
+        """The game's latest throw still awaiting confirmation (``resolution = 'pending'``), or ``None``."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT t.*, (SELECT COUNT(*) FROM throw_images i WHERE i.throw_id = t.id) AS has_image"
+                " FROM throws t WHERE t.game_id = ? AND t.resolution = 'pending' ORDER BY t.id DESC LIMIT 1",
+                (game_id,),
+            ).fetchone()
+        return _throw(row) if row else None
+
+    def set_throw_resolution(self, throw_id: int, resolution: str) -> None:
+        """Set what became of a throw: ``pending`` / ``applied`` / ``corrected`` / ``superseded`` / ``discarded`` / ``undone`` / ``rejected``."""
+        with self._tx() as c:
+            c.execute("UPDATE throws SET resolution = ? WHERE id = ?", (resolution, throw_id))
+
+    def resolve_pending(self, game_id: int, resolution: str) -> int:
+        """Give every pending throw of the game a final ``resolution``; returns how many changed."""
+        with self._tx() as c:
+            cur = c.execute(
+                "UPDATE throws SET resolution = ? WHERE game_id = ? AND resolution = 'pending'", (resolution, game_id)
+            )
+            return cur.rowcount
+
+    def update_throw_faces(self, throw_id: int, faces: list[int]) -> None:
+        """Replace a throw's faces (after a correction; the old values stay in ``corrections``)."""
+        with self._tx() as c:
+            c.execute("UPDATE throws SET faces_json = ? WHERE id = ?", (json.dumps(faces), throw_id))
+
+    def throw_image(self, throw_id: int, thumbnail: bool = False) -> bytes | None:
+        """The settled frame of a throw as JPEG bytes (or its thumbnail), or ``None``."""
+        col = "thumb" if thumbnail else "jpeg"
+        with self._lock:
+            row = self._conn.execute(f"SELECT {col} FROM throw_images WHERE throw_id = ?", (throw_id,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    # ------------------------------------------------------------------ corrections
+    def add_correction(
+        self, throw_id: int, game_id: int | None, die_index: int, old_value: int | None, new_value: int, actor: str | None
+    ) -> int:
+        """Record that ``actor`` changed die ``die_index`` of a throw from ``old_value`` to ``new_value``."""
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT INTO corrections(throw_id, game_id, created_at, die_index, old_value, new_value, actor)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (throw_id, game_id, time.time(), die_index, old_value, new_value, actor),
+            )
+            return int(cur.lastrowid)
+
+    def corrections(self, game_id: int) -> list[dict[str, Any]]:
+        """The game's corrections, oldest first, as plain dicts."""
+        with self._lock:
+            rows = self._conn.execute("SELECT * FROM corrections WHERE game_id = ? ORDER BY id", (game_id,)).fetchall()
+        return [dict(r) for r in rows]
+
+    # ------------------------------------------------------------------ settings
+    def get_settings(self) -> dict[str, Any]:
+        """Every stored setting, decoded."""
+        with self._lock:
+            rows = self._conn.execute("SELECT key, value_json FROM settings").fetchall()
+        return {r["key"]: json.loads(r["value_json"]) for r in rows}
+
+    def put_settings(self, values: dict[str, Any]) -> None:
+        """Store (insert or replace) the given settings in one transaction."""
+        with self._tx() as c:
+            for k, v in values.items():
+                c.execute(
+                    "INSERT INTO settings(key, value_json) VALUES (?, ?)"
+                    " ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json",
+                    (k, json.dumps(v, ensure_ascii=False)),
+                )
+
+
+def _game(r: sqlite3.Row) -> GameRow:
+    return GameRow(
+        id=r["id"], created_at=r["created_at"], updated_at=r["updated_at"], rules=json.loads(r["rules_json"]),
+        players=json.loads(r["players_json"]), state_json=r["state_json"], status=r["status"], winner=r["winner"],
+    )
+
+
+def _action(r: sqlite3.Row) -> ActionRow:
+    return ActionRow(
+        id=r["id"], game_id=r["game_id"], created_at=r["created_at"], kind=r["kind"],
+        payload=json.loads(r["payload_json"]), player=r["player"], turn_no=r["turn_no"], actor=r["actor"],
+        state_before_json=r["state_before_json"], state_after_json=r["state_after_json"],
+        events=json.loads(r["events_json"]), throw_id=r["throw_id"], undone=bool(r["undone"]),
+    )
+
+
+def _throw(r: sqlite3.Row) -> ThrowRow:
+    return ThrowRow(
+        id=r["id"], game_id=r["game_id"], created_at=r["created_at"], turn_no=r["turn_no"], player=r["player"],
+        frame_index=r["frame_index"], time_s=r["time_s"], faces=json.loads(r["faces_json"]),
+        confidences=json.loads(r["confidences_json"]), boxes=json.loads(r["boxes_json"]), status=r["status"],
+        reasons=json.loads(r["reasons_json"]), resolution=r["resolution"], source=r["source"],
+        has_image=bool(r["has_image"]),
+    )

@@ -1,0 +1,997 @@
+"""The live table service: one game on one table, fed by the camera pipeline, shown on every phone.
+
+:class:`TableService` owns the game in progress (an immutable :class:`kosti.engine.GameState`), stores
+every step in :class:`kosti.dashboard.store.Store`, and turns settled throws into engine actions:
+
+* a throw the pipeline marks ``ok`` with exactly ``state.dice_to_throw`` readable dice is applied at once
+  as ``Roll(faces)``;
+* any other throw (``uncertain``: a die unread, a die count that does not match, a low confidence) is
+  held **pending** — nothing is scored until the table confirms it or corrects it (``fix`` a die,
+  ``confirm`` with the right faces) or throws again. A silent wrong score is never recorded.
+
+Controls (each a method raising :class:`TableError` with an HTTP status and an EN/RU reason): ``bank``
+("хватит"), ``keep`` (presets where the player chooses what to set aside), ``fix`` (one die of the pending
+or latest throw), ``confirm``, ``discard``, ``undo`` (restore the state before the latest action),
+``request_throw`` (the virtual table throws). After every change a JSON snapshot (:meth:`snapshot`) is
+broadcast to subscribers (the WebSocket clients).
+
+A background thread reads the frame source, runs the pipeline (``expected_dice = state.dice_to_throw``),
+draws overlays and encodes one JPEG per frame into a :class:`FrameHub` that every MJPEG viewer shares.
+
+This module is also the single adapter between the dashboard and the other layers (engine, vision):
+names from those packages are only touched here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from kosti.dashboard.store import Store, ThrowRow
+
+log = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------------------------------------
+# Engine adapter
+# ---------------------------------------------------------------------------------------------------
+from kosti.engine.errors import BadInput, RuleViolation  # noqa: E402
+from kosti.engine.game import Bank, GameState, Keep, Roll, new_game  # noqa: E402
+
+
+def list_presets() -> list[dict[str, Any]]:
+    """Every rule preset as ``{"name", "dice", "target", "description", "parameters"}`` (cli.md ``kosti rules``)."""
+    from kosti.engine import list_presets as _list
+
+    return [{"name": r.name, "dice": r.dice_count, "target": r.target, "description": r.description,
+             "parameters": r.to_dict()} for r in _list()]
+
+
+def make_game(preset: str, overrides: dict[str, Any] | None, players: list[str]) -> GameState:
+    """A fresh engine state. Raises :class:`BadInput` (unknown preset/parameter, bad players)."""
+    rules: Any = {"preset": preset, "overrides": overrides or {}} if overrides else preset
+    return new_game(rules, players)
+
+
+def state_to_json(state: GameState) -> str:
+    """Serialise the engine state (``GameState.to_json`` dict → text)."""
+    return json.dumps(state.to_json(), ensure_ascii=False)
+
+
+def state_from_json(text: str) -> GameState:
+    """Restore the engine state written by :func:`state_to_json`."""
+    return GameState.from_json(json.loads(text))
+
+
+def _reason(r: Any) -> dict[str, str] | None:
+    return None if r is None else {"en": r.text_en, "ru": r.text_ru}
+
+
+def view_state(state: GameState) -> dict[str, Any]:
+    """Engine state → the dashboard's JSON view (scoreboard, turn, allowed actions with reasons)."""
+    s = state.summary()
+    r = state.rules
+    for i, p in enumerate(s["players"]):
+        ps = state.players[i]
+        p["to_move"] = (not state.over) and i == state.turn.player
+        p["admission_score"] = ps.admission_score
+        p["farkles"] = ps.farkles
+        pit = r.pit_of(ps.score)
+        p["pit"] = None if pit is None else {"lo": pit.lo, "hi": pit.hi}
+    a = state.allowed()
+    t = state.turn
+    return {
+        "rules": s["rules"],
+        "winner": s["winner"],
+        "over": state.over,
+        "to_move": s["to_move"],
+        "players": s["players"],
+        "turn": {
+            "player": s["to_move"], "turn_points": s["turn"]["turn_points"], "dice_to_throw": state.dice_to_throw,
+            "throws": t.throws, "hot": t.hot, "confirm": t.confirm, "last_roll": list(t.last_roll),
+            "last_keep": list(t.last_keep), "pending_keep": None if t.pending is None else list(t.pending),
+            "phase": state.phase,
+        },
+        "allowed": {
+            "roll": a.roll, "dice": a.dice, "keep": a.keep, "bank": a.bank,
+            "keeps": [{"faces": list(k.faces), "points": k.points} for k in a.keeps],
+            "why_not_roll": _reason(a.why_not_roll), "why_not_bank": _reason(a.why_not_bank),
+            "hint": _reason(a.hint),
+        },
+        "choose_keep": r.selection.set_aside == "at_least_one",
+        "dice_count": r.dice_count,
+        "log_tail": list(s["log"][-8:]),
+    }
+
+
+def event_json(e: Any) -> dict[str, Any]:
+    """One engine event as JSON (``kind``, ``player``, ``points``, ``faces``, ``text_en``, ``text_ru``)."""
+    return e.to_json()
+
+
+#: Event kinds that end a turn, in order of preference for the turn's recorded outcome.
+_OUTCOMES = ("win", "instant_win", "dump_truck", "overshoot", "dot", "toxic_twos", "bust", "bank", "capped")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Vision adapter
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class TableDie:
+    """One die of a settled throw: ``value`` 1–6 (0 = unread), ``confidence`` 0–1, ``box`` x1 y1 x2 y2 (px)."""
+
+    value: int
+    confidence: float
+    box: list[float]
+    uncertain: bool = False
+
+
+@dataclass
+class TableThrow:
+    """A settled throw as the table service sees it (from the pipeline, or injected by a test).
+
+    Attributes:
+        dice: the dice read on the settled frame.
+        status: ``"ok"`` or ``"uncertain"`` (the pipeline's verdict).
+        reasons: why the throw is uncertain (English, free text).
+        frame_index, time_s: the settled frame's number and time (seconds, the source's clock).
+        image: the settled frame, ``(H, W, 3)`` uint8 BGR, or ``None``.
+        settled_at: ``time.time()`` when the settled frame was read (for latency measurements).
+    """
+
+    dice: list[TableDie]
+    status: str = "ok"
+    reasons: list[str] = field(default_factory=list)
+    frame_index: int | None = None
+    time_s: float | None = None
+    image: np.ndarray | None = None
+    settled_at: float | None = None
+
+    @property
+    def faces(self) -> list[int]:
+        return [int(d.value) for d in self.dice]
+
+
+def throw_from_pipeline(t: Any, settled_at: float | None = None) -> TableThrow:
+    """Convert a :class:`kosti.vision.pipeline.Throw` (or anything with that shape) to :class:`TableThrow`."""
+    dice = []
+    for d in getattr(t, "dice", []):
+        value = int(getattr(d, "value", 0))
+        box = [float(v) for v in getattr(d, "box", (0, 0, 0, 0))]
+        unc = bool(getattr(d, "uncertain", value == 0))
+        dice.append(TableDie(value, float(getattr(d, "confidence", 0.0)), box, unc))
+    return TableThrow(
+        dice=dice, status=str(getattr(t, "status", "ok")), reasons=[str(r) for r in getattr(t, "reasons", [])],
+        frame_index=getattr(t, "frame_index", None), time_s=getattr(t, "time_s", None),
+        image=getattr(t, "image", None), settled_at=settled_at,
+    )
+
+
+class VirtualTruthReader:
+    """A stand-in dice reader that reports the virtual table's ground truth instead of reading pixels.
+
+    Used by ``kosti demo --reader truth`` (and automatically when the shipped ONNX models are missing), so
+    the dashboard can be shown before the models exist. It has :class:`kosti.vision.reader.DiceReader`'s
+    ``read(image) -> Detections`` shape. The dashboard says so on screen (``reader`` in the snapshot).
+    """
+
+    name = "virtual table ground truth (no models)"
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def read(self, image: np.ndarray) -> Any:
+        from kosti.vision.detections import Detections
+
+        last = getattr(self.source, "last_throw", None)
+        if last is None:
+            return Detections.empty()
+        boxes = np.asarray(last.boxes, np.float32).reshape(-1, 4)
+        n = len(last.dice)
+        return Detections(boxes, np.ones(n, np.float32), np.array([d.face for d in last.dice], np.int8),
+                          np.ones(n, np.float32))
+
+
+def default_reader(source: Any, kind: str = "auto") -> tuple[Any, str]:
+    """Choose the dice reader: ``models`` (the shipped ONNX models), ``truth`` (virtual ground truth) or ``auto``.
+
+    Returns ``(reader, description)``. ``auto`` uses the models when they load, else the ground truth of a
+    virtual source. Raises whatever :class:`DiceReader` raises for ``models`` when they are missing.
+    """
+    if kind in ("auto", "models"):
+        try:
+            from kosti.vision.reader import DiceReader
+
+            r = DiceReader()
+            desc = r.describe() if hasattr(r, "describe") else "DiceReader"
+            return r, desc
+        except Exception as exc:  # noqa: BLE001 - auto falls back below
+            if kind == "models":
+                raise
+            log.warning("dice models not available (%s); ", exc)
+    if getattr(source, "kind", "") == "virtual" or kind == "truth":
+        r = VirtualTruthReader(source)
+        return r, r.name
+    raise RuntimeError("no dice reader: the ONNX models are missing and the source is not the virtual table")
+
+
+class _DetectorAdapter:
+    """:class:`kosti.vision.pipeline.ThrowDetector` as ``process(image, t, index) -> TableThrow | None``.
+
+    The detector reports each rest period at most once and skips empty trays and unmoved dice. On top of
+    that, the first rest after start-up is never a throw: dice lying on the table when the dashboard
+    (re)starts belong to a throw that was already scored (or never will be), so a restart cannot score
+    them twice.
+    """
+
+    def __init__(self, reader: Any, expected: Callable[[], int], settings: dict[str, Any]) -> None:
+        from kosti.vision.pipeline import ThrowDetector
+
+        self.expected = expected
+        self.det = ThrowDetector(reader)
+        self.state = "moving"
+        self.update: Any = None
+        self.armed = False
+        self.apply_settings(settings)
+
+    def apply_settings(self, settings: dict[str, Any]) -> None:
+        """Zones (normalised polygons) and thresholds (``still_s`` seconds, ``value_conf`` 0–1)."""
+        from kosti.vision.zones import Zones
+
+        z = settings.get("zones")
+        self.det.zones = Zones.from_dict(z) if z else Zones()
+        th = settings.get("thresholds") or {}
+        if "still_s" in th:
+            self.det.settle.still_s = float(th["still_s"])
+        if "value_conf" in th:
+            self.det.min_value_confidence = float(th["value_conf"])
+
+    def process(self, image: np.ndarray, t: float, index: int) -> TableThrow | None:
+        from kosti.vision.sources import Frame
+
+        n = self.expected()
+        self.det.expected_dice = n if n > 0 else None
+        res = self.det.process(Frame(image, t, index))
+        self.update = res.update
+        self.state = res.update.state.value
+        if res.update.settled_now and not self.armed:
+            self.armed = True
+            return None
+        if res.throw is None:
+            return None
+        return throw_from_pipeline(res.throw)
+
+    def overlay(self, image: np.ndarray, status: str | None) -> np.ndarray:
+        """The vision layer's live-view overlay (dice, zones, settle state)."""
+        from kosti.vision.pipeline import annotate
+
+        return annotate(image, self.det.last_detections, self.update, self.det.zones, status)
+
+
+def annotate_frame(image: np.ndarray, dice: list[TableDie], text: str, zones: dict[str, Any] | None) -> np.ndarray:
+    """Draw the dice boxes with their values, the zones and a status line on a copy of ``image``.
+
+    ``zones``: ``{"roll_area": [[x, y], ...], "set_aside": [[x, y], ...] | None}`` normalised to [0, 1]
+    (:class:`kosti.vision.zones.Zones` dict form) or ``None``.
+    """
+    out = image.copy()
+    h, w = out.shape[:2]
+    for key, color in (("roll_area", (255, 200, 0)), ("set_aside", (255, 0, 200))):
+        poly = (zones or {}).get(key)
+        if poly and len(poly) >= 3:
+            pts = np.array([[x * w, y * h] for x, y in poly], np.int32)
+            cv2.polylines(out, [pts], True, color, 2, cv2.LINE_AA)
+    for d in dice:
+        x1, y1, x2, y2 = (int(round(v)) for v in d.box)
+        color = (0, 200, 255) if (d.uncertain or d.value == 0) else (60, 220, 60)
+        cv2.rectangle(out, (x1, y1), (x2, y2), color, 2, cv2.LINE_AA)
+        label = "?" if d.value == 0 else str(d.value)
+        cv2.putText(out, label, (x1, max(14, y1 - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.9, color, 2, cv2.LINE_AA)
+    cv2.rectangle(out, (0, 0), (w, 30), (0, 0, 0), -1)
+    cv2.putText(out, text, (8, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+    return out
+
+
+def placeholder_frame(text: str, size: tuple[int, int] = (640, 360)) -> np.ndarray:
+    """A dark frame saying ``text`` (shown when there is no camera)."""
+    w, h = size
+    img = np.full((h, w, 3), 32, np.uint8)
+    cv2.putText(img, text, (20, h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (200, 200, 200), 2, cv2.LINE_AA)
+    return img
+
+
+def encode_jpeg(image: np.ndarray, quality: int = 80, width: int | None = None) -> bytes:
+    """JPEG bytes of ``image`` (BGR), optionally scaled to ``width`` pixels wide."""
+    if width and image.shape[1] > width:
+        h = round(image.shape[0] * width / image.shape[1])
+        image = cv2.resize(image, (width, h), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return buf.tobytes()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fan-out helpers
+# ---------------------------------------------------------------------------------------------------
+class FrameHub:
+    """The newest encoded live frame, shared by every MJPEG viewer (one encode per frame, any viewers)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jpeg: bytes | None = None
+        self._seq = 0
+
+    def publish(self, jpeg: bytes) -> None:
+        with self._lock:
+            self._jpeg = jpeg
+            self._seq += 1
+
+    def latest(self) -> tuple[int, bytes | None]:
+        """``(sequence number, JPEG bytes or None)``."""
+        with self._lock:
+            return self._seq, self._jpeg
+
+    async def next_frame(self, after: int, poll_s: float = 0.01, timeout_s: float = 2.0) -> tuple[int, bytes | None]:
+        """Wait (asynchronously) for a frame newer than ``after``; on timeout return the latest anyway."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            seq, jpeg = self.latest()
+            if seq > after or time.monotonic() >= deadline:
+                return seq, jpeg
+            await asyncio.sleep(poll_s)
+
+
+class Broadcaster:
+    """Thread-safe fan-out of JSON messages to asyncio subscribers (one queue per WebSocket)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subs: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = set()
+
+    def subscribe(self) -> asyncio.Queue:
+        """A new queue receiving every later message (call from the event loop's thread)."""
+        q: asyncio.Queue = asyncio.Queue(maxsize=64)
+        with self._lock:
+            self._subs.add((asyncio.get_running_loop(), q))
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue) -> None:
+        with self._lock:
+            self._subs = {s for s in self._subs if s[1] is not q}
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self._subs)
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every subscriber (from any thread). A full queue drops its oldest message."""
+        with self._lock:
+            subs = list(self._subs)
+        for loop, q in subs:
+            try:
+                loop.call_soon_threadsafe(_put_latest, q, message)
+            except RuntimeError:  # loop closed
+                self.unsubscribe(q)
+
+
+def _put_latest(q: asyncio.Queue, message: dict[str, Any]) -> None:
+    if q.full():
+        try:
+            q.get_nowait()
+        except asyncio.QueueEmpty:
+            pass
+    q.put_nowait(message)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------------
+class TableError(Exception):
+    """A control the table cannot carry out. ``status`` is the HTTP status (404, 409, 422 …)."""
+
+    def __init__(self, status: int, en: str, ru: str | None = None) -> None:
+        super().__init__(en)
+        self.status = status
+        self.en = en
+        self.ru = ru if ru is not None else en
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.en, "error_ru": self.ru, "status": self.status}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The service
+# ---------------------------------------------------------------------------------------------------
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
+    "thresholds": {"conf": 0.25, "value_conf": 0.6, "still_s": 0.4},
+    "live_width": 960,
+    "jpeg_quality": 75,
+}
+
+
+class TableService:
+    """One table: the game in progress, its throws and controls, the live view.
+
+    Args:
+        store: the database; the latest active game in it is resumed.
+        source: a :class:`kosti.vision.sources.FrameSource` (``None`` = no camera: throws come only through
+            :meth:`submit_throw`).
+        reader: dice reader with ``read(image) -> Detections`` (``None`` with a source: chosen by
+            :func:`default_reader`).
+        reader_kind: ``auto`` / ``models`` / ``truth`` for :func:`default_reader`.
+        source_spec: the string the source came from (shown in settings).
+
+    Thread safety: every public method may be called from any thread; game changes are serialised by one lock.
+    """
+
+    def __init__(self, store: Store, source: Any = None, reader: Any = None, reader_kind: str = "auto",
+                 source_spec: str | None = None) -> None:
+        self.store = store
+        self.source = source
+        self.source_spec = source_spec
+        self._reader = reader
+        self._reader_kind = reader_kind
+        self.reader_desc = ""
+        self._lock = threading.RLock()
+        self.broadcaster = Broadcaster()
+        self.frames = FrameHub()
+        self.version = 0
+        self.game_id: int | None = None
+        self.rules_spec: dict[str, Any] = {}
+        self.state: GameState | None = None
+        self.turn_no = 0
+        self.events: deque[dict[str, Any]] = deque(maxlen=30)
+        self.last_throw: dict[str, Any] | None = None
+        self.last_error: dict[str, Any] | None = None
+        self.settings = dict(DEFAULT_SETTINGS)
+        self.settings.update(store.get_settings())
+        self._pipeline: Any = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._live_dice: list[TableDie] = []
+        self._motion = "idle"
+        self._source_error = ""
+        self.fps = 0.0
+        #: Shown to the UI: control actions need the PIN (set by the app for non-loopback binds).
+        self.pin_required = False
+        self._resume()
+
+    # ------------------------------------------------------------------ lifecycle
+    def _resume(self) -> None:
+        g = self.store.latest_active_game()
+        if g is None:
+            return
+        try:
+            state = state_from_json(g.state_json)
+        except BadInput as exc:
+            log.error("game %s cannot be restored (%s); not resumed", g.id, exc)
+            return
+        self._set_game(g.id, g.rules, state)
+        turns = self.store.turns(g.id)
+        self.turn_no = max((t["turn_no"] for t in turns), default=1)
+        for a in self.store.actions(g.id)[-10:]:
+            self.events.extend(a.events)
+        p = self.store.pending_throw(g.id)
+        last = self.store.throws(g.id)
+        if last:
+            self.last_throw = self._throw_view(last[-1])
+        log.info("resumed game %s (%s) with %s pending", g.id, ", ".join(g.players), "a throw" if p else "nothing")
+
+    def _set_game(self, game_id: int, rules_spec: dict[str, Any], state: GameState) -> None:
+        self.game_id, self.rules_spec, self.state = game_id, rules_spec, state
+        self._sync_source()
+
+    def start(self) -> None:
+        """Open the source and start the capture/pipeline thread (no-op without a source)."""
+        if self.source is None or (self._thread and self._thread.is_alive()):
+            return
+        if self._reader is None:
+            self._reader, self.reader_desc = default_reader(self.source, self._reader_kind)
+        elif not self.reader_desc:
+            self.reader_desc = getattr(self._reader, "name", type(self._reader).__name__)
+        self._apply_thresholds()
+        self._pipeline = self._make_pipeline()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="kosti-table", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the capture thread and close the source (idempotent)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+        self._thread = None
+        if self.source is not None:
+            self.source.close()
+
+    def _make_pipeline(self) -> Any:
+        return _DetectorAdapter(self._reader, self.expected_dice, self.settings)
+
+    def _apply_thresholds(self) -> None:
+        th = self.settings.get("thresholds", {})
+        for k in ("conf", "value_conf"):
+            if k in th and hasattr(self._reader, k):
+                setattr(self._reader, k, float(th[k]))
+
+    def expected_dice(self) -> int:
+        """Dice the next throw should show (0 when no game is running)."""
+        st = self.state
+        return 0 if st is None or st.over else st.dice_to_throw
+
+    def _sync_source(self) -> None:
+        """Tell a virtual table how many dice to throw automatically."""
+        n = self.expected_dice()
+        if self.source is not None and getattr(self.source, "kind", "") == "virtual" and n > 0:
+            self.source.n_dice = n
+
+    def _run(self) -> None:
+        from kosti.vision.sources import EndOfStream, SourceError
+
+        src = self.source
+        fps_t = deque(maxlen=30)
+        while not self._stop.is_set():
+            try:
+                frame = src.read(timeout=1.0)
+            except EndOfStream:
+                self._source_error = "end of stream"
+                self.frames.publish(encode_jpeg(placeholder_frame("end of stream / конец записи")))
+                self._stop.wait(0.5)
+                continue
+            except (SourceError, OSError) as exc:
+                self._source_error = str(exc)
+                self.frames.publish(encode_jpeg(placeholder_frame("camera unavailable / нет камеры")))
+                self._stop.wait(0.5)
+                continue
+            except Exception as exc:  # noqa: BLE001 - keep the table alive
+                log.exception("source failed")
+                self._source_error = f"{type(exc).__name__}: {exc}"
+                self._stop.wait(0.5)
+                continue
+            self._source_error = ""
+            now = time.time()
+            fps_t.append(now)
+            if len(fps_t) > 1:
+                self.fps = (len(fps_t) - 1) / max(1e-6, fps_t[-1] - fps_t[0])
+            try:
+                thr = self._pipeline.process(frame.image, frame.t, frame.index)
+            except Exception:  # noqa: BLE001
+                log.exception("pipeline failed on frame %s", frame.index)
+                thr = None
+            self._motion = getattr(self._pipeline, "state", "")
+            if thr is not None:
+                thr.settled_at = now
+                self._live_dice = list(thr.dice)
+                try:
+                    self.submit_throw(thr)
+                except Exception:  # noqa: BLE001
+                    log.exception("could not apply throw")
+            elif self._motion == "moving":
+                self._live_dice = []
+            try:
+                img = self._pipeline.overlay(frame.image, None)
+            except Exception:  # noqa: BLE001 - fall back to the plain overlay
+                st = self.state
+                who = f"{st.to_move} - {st.dice_to_throw} dice" if st is not None and not st.over else "no game"
+                img = annotate_frame(frame.image, self._live_dice, f"{self._motion} | {who}", self.settings.get("zones"))
+            self.frames.publish(encode_jpeg(img, int(self.settings.get("jpeg_quality", 75)),
+                                            int(self.settings.get("live_width", 960) or 0) or None))
+
+    # ------------------------------------------------------------------ snapshot / broadcast
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the dashboard shows, as JSON-ready dict (``type: "state"``)."""
+        with self._lock:
+            st = self.state
+            game = None
+            if self.game_id is not None:
+                g = self.store.get_game(self.game_id)
+                game = {"id": self.game_id, "rules": self.rules_spec, "players": g.players if g else [],
+                        "status": g.status if g else "active", "created_at": g.created_at if g else None}
+            pending = None
+            if self.game_id is not None:
+                p = self.store.pending_throw(self.game_id)
+                pending = self._throw_view(p) if p else None
+            return {
+                "type": "state",
+                "version": self.version,
+                "game": game,
+                "state": view_state(st) if st is not None else None,
+                "turn_no": self.turn_no,
+                "last_throw": self.last_throw,
+                "pending": pending,
+                "events": list(self.events)[-12:],
+                "error": self.last_error,
+                "source": self.source_info(),
+                "reader": self.reader_desc,
+                "pin_required": self.pin_required,
+                "server_time": time.time(),
+            }
+
+    def source_info(self) -> dict[str, Any]:
+        """Source description for the dashboard: kind, spec, fps, status, whether it can throw."""
+        if self.source is None:
+            return {"kind": "none", "spec": self.source_spec, "virtual": False, "status": "none", "fps": 0.0}
+        info: dict[str, Any] = {"kind": getattr(self.source, "kind", "?"), "spec": self.source_spec,
+                                "virtual": hasattr(self.source, "throw"), "fps": round(self.fps, 1),
+                                "motion": self._motion}
+        status = getattr(self.source, "status", None)
+        info["status"] = status.to_dict() if hasattr(status, "to_dict") else ("error" if self._source_error else "ok")
+        info["message"] = self._source_error
+        return info
+
+    def _changed(self) -> None:
+        self.version += 1
+        self.broadcaster.publish(self.snapshot())
+
+    def _throw_view(self, t: ThrowRow) -> dict[str, Any]:
+        return {
+            "id": t.id, "faces": t.faces, "confidences": t.confidences, "boxes": t.boxes, "status": t.status,
+            "reasons": t.reasons, "resolution": t.resolution, "player": t.player, "turn_no": t.turn_no,
+            "image_url": f"/api/throws/{t.id}/image.jpg" if t.has_image else None,
+            "created_at": t.created_at,
+        }
+
+    # ------------------------------------------------------------------ game control
+    def _require(self, game_id: int | None) -> GameState:
+        if game_id is not None and game_id != self.game_id:
+            if self.store.get_game(game_id) is None:
+                raise TableError(404, f"no game {game_id}", f"игры {game_id} нет")
+            raise TableError(409, f"game {game_id} is not the game on the table (that is {self.game_id})",
+                             f"игра {game_id} сейчас не на столе (на столе игра {self.game_id})")
+        if self.state is None or self.game_id is None:
+            raise TableError(409, "no game in progress: start a new game", "игра не начата: начните новую игру")
+        if self.state.over:
+            raise TableError(409, "the game is over", "игра окончена")
+        return self.state
+
+    def new_game(self, players: list[str], preset: str = "classic", overrides: dict[str, Any] | None = None,
+                 actor: str | None = None) -> dict[str, Any]:
+        """Start a game (the previous unfinished one is marked abandoned). Raises :class:`TableError` 422."""
+        try:
+            state = make_game(preset, overrides, players)
+        except BadInput as exc:
+            raise TableError(422, str(exc), str(exc)) from None
+        except KeyError as exc:
+            raise TableError(422, f"unknown preset or parameter: {exc}") from None
+        with self._lock:
+            if self.game_id is not None and self.state is not None and not self.state.over:
+                self.store.set_game_status(self.game_id, "abandoned")
+            rules = {"preset": preset, "overrides": overrides or {}}
+            gid = self.store.create_game(rules, players, state_to_json(state))
+            self.store.start_turn(gid, 1, state.to_move or players[0], state.players[state.turn.player].score)
+            self._set_game(gid, rules, state)
+            self.turn_no = 1
+            self.events.clear()
+            self.last_throw = None
+            self.last_error = None
+            self.events.append({"kind": "new_game", "player": "", "points": 0, "faces": [],
+                                "text_en": f"New game: {', '.join(players)} ({preset})",
+                                "text_ru": f"Новая игра: {', '.join(players)} ({preset})"})
+            self._changed()
+            return self.snapshot()
+
+    def _apply(self, kind: str, action: Any, payload: dict[str, Any], actor: str | None,
+               throw_id: int | None = None, supersedes: int | None = None, base: GameState | None = None) -> list[dict]:
+        """Apply an engine action, store it, update turns; returns the events. Caller holds the lock."""
+        before = base if base is not None else self.state
+        assert before is not None and self.game_id is not None
+        try:
+            after, events = before.apply(action)
+        except RuleViolation as exc:
+            raise TableError(409, exc.reason_en, exc.reason_ru) from None
+        except BadInput as exc:
+            raise TableError(422, str(exc), str(exc)) from None
+        evs = [event_json(e) for e in events]
+        mover = before.to_move
+        turn_end = next_turn = None
+        turn_events = [e for e in evs if e["kind"] == "turn"]
+        if turn_events or after.over:
+            outcome = next((k for k in _OUTCOMES if any(e["kind"] == k for e in evs)), "end")
+            score_after = after.player(mover).score if mover else None
+            turn_end = {"score_after": score_after, "outcome": outcome}
+            if turn_events and not after.over:
+                nxt = turn_events[-1]["player"]
+                next_turn = {"turn_no": self.turn_no + 1, "player": nxt, "score_before": after.player(nxt).score}
+        status = "finished" if after.over else "active"
+        winner = after.winner
+        self.store.record_action(
+            self.game_id, kind, payload, player=mover, turn_no=self.turn_no, actor=actor,
+            state_before_json=state_to_json(before), state_after_json=state_to_json(after), events=evs,
+            throw_id=throw_id, throw_resolution="applied" if throw_id is not None else None,
+            turn_end=turn_end, next_turn=next_turn, status=status,
+            winner=winner if isinstance(winner, str) or winner is None else ", ".join(winner),
+            supersedes=supersedes,
+        )
+        self.state = after
+        if next_turn is not None:
+            self.turn_no += 1
+        self.events.extend(evs)
+        self.last_error = None
+        self._sync_source()
+        return evs
+
+    def submit_throw(self, thr: TableThrow, actor: str = "camera") -> dict[str, Any]:
+        """Take a settled throw: apply it when it is ``ok`` and matches the state, else hold it pending.
+
+        Returns ``{"applied": bool, "throw_id": int | None, "reasons": [...]}``. Without a running game the
+        throw is only shown (not stored).
+        """
+        with self._lock:
+            jpeg = thumb = None
+            if thr.image is not None:
+                jpeg = encode_jpeg(thr.image, 85)
+                thumb = encode_jpeg(thr.image, 70, 240)
+            st = self.state
+            if st is None or st.over or self.game_id is None:
+                self.last_throw = {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
+                                   "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
+                                   "resolution": "ignored", "player": None, "image_url": None,
+                                   "settled_at": thr.settled_at}
+                self._changed()
+                return {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
+            reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
+            blocking = []
+            n = st.dice_to_throw
+            if len(thr.dice) != n:
+                blocking.append(f"saw {len(thr.dice)} dice, expected {n} / видно костей: {len(thr.dice)}, ожидалось: {n}")
+            if any(d.value not in range(1, 7) for d in thr.dice):
+                blocking.append("a die could not be read / кость не распознана")
+            ok = thr.status == "ok" and not blocking
+            reasons += [r for r in blocking if thr.status != "uncertain" or not reasons]
+            # A new throw replaces one still waiting: the dice on the table are what counts.
+            self.store.resolve_pending(self.game_id, "superseded")
+            tid = self.store.add_throw(
+                game_id=self.game_id, turn_no=self.turn_no, player=st.to_move, faces=thr.faces,
+                confidences=[float(d.confidence) for d in thr.dice], boxes=[list(map(float, d.box)) for d in thr.dice],
+                status="ok" if ok else "uncertain", reasons=reasons, frame_index=thr.frame_index, time_s=thr.time_s,
+                resolution="pending", source=actor, jpeg=jpeg, thumb=thumb,
+            )
+            applied = False
+            if ok:
+                try:
+                    self._apply("roll", Roll(tuple(thr.faces)), {"faces": thr.faces}, actor, throw_id=tid)
+                    applied = True
+                except TableError as exc:
+                    reasons.append(exc.en)
+                    self.last_error = exc.to_json()
+            row = self.store.get_throw(tid)
+            self.last_throw = self._throw_view(row) if row else None
+            if self.last_throw is not None:
+                self.last_throw["settled_at"] = thr.settled_at
+                self.last_throw["reasons"] = reasons
+            self._changed()
+            return {"applied": applied, "throw_id": tid, "reasons": reasons}
+
+    def bank(self, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Stop ("хватит") and record the turn points. 409 with the engine's reason when forbidden."""
+        with self._lock:
+            self._require(game_id)
+            self._no_pending()
+            self._apply("bank", Bank(), {}, actor)
+            self._changed()
+            return self.snapshot()
+
+    def keep(self, faces: list[int], game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Set these scoring dice aside from the last throw (presets where the player chooses)."""
+        with self._lock:
+            self._require(game_id)
+            self._no_pending()
+            try:
+                action = Keep(tuple(faces))
+            except BadInput as exc:
+                raise TableError(422, str(exc)) from None
+            self._apply("keep", action, {"faces": list(faces)}, actor)
+            self._changed()
+            return self.snapshot()
+
+    def _no_pending(self) -> None:
+        assert self.game_id is not None
+        if self.store.pending_throw(self.game_id) is not None:
+            raise TableError(409, "a throw is waiting for confirmation: confirm or fix it first",
+                             "бросок ждёт подтверждения: подтвердите или исправьте его")
+
+    def fix(self, die_index: int, value: int, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Correct one die (index into the throw's dice, value 1–6).
+
+        On a pending throw the value is changed and the throw stays pending until confirmed. On the latest
+        applied throw (when it is still the latest action) the roll is re-applied with the corrected faces.
+        """
+        if not 1 <= int(value) <= 6:
+            raise TableError(422, f"a die shows 1–6, not {value}", f"на кости 1–6, а не {value}")
+        with self._lock:
+            self._require(game_id)
+            assert self.game_id is not None
+            p = self.store.pending_throw(self.game_id)
+            if p is not None:
+                faces = list(p.faces)
+                if die_index == len(faces):  # a die the camera missed
+                    faces.append(int(value))
+                    old = None
+                elif 0 <= die_index < len(faces):
+                    old = faces[die_index]
+                    faces[die_index] = int(value)
+                else:
+                    raise TableError(422, f"die index {die_index} out of range 0–{len(faces)}")
+                self.store.add_correction(p.id, self.game_id, die_index, old, int(value), actor)
+                self.store.update_throw_faces(p.id, faces)
+                row = self.store.get_throw(p.id)
+                self.last_throw = self._throw_view(row) if row else self.last_throw
+                self._changed()
+                return self.snapshot()
+            last = self.store.last_live_action(self.game_id)
+            if last is None or last.kind != "roll" or last.throw_id is None:
+                raise TableError(409, "only the latest throw can be fixed; undo back to it first",
+                                 "исправить можно только последний бросок; сначала отмените действия после него")
+            row = self.store.get_throw(last.throw_id)
+            assert row is not None
+            faces = list(last.payload["faces"])
+            if not 0 <= die_index < len(faces):
+                raise TableError(422, f"die index {die_index} out of range 0–{len(faces) - 1}")
+            old = faces[die_index]
+            faces[die_index] = int(value)
+            base = state_from_json(last.state_before_json)
+            saved_turn = self.turn_no
+            self.turn_no = last.turn_no
+            try:
+                self._apply("roll", Roll(tuple(faces)), {"faces": faces, "corrected": True}, actor,
+                            throw_id=row.id, supersedes=last.id, base=base)
+            except TableError:
+                self.turn_no = saved_turn
+                raise
+            # Later turns opened by the superseded roll: turn rows are rebuilt by record_action(next_turn).
+            self.store.add_correction(row.id, self.game_id, die_index, old, int(value), actor)
+            self.store.update_throw_faces(row.id, faces)
+            self.store.set_throw_resolution(row.id, "corrected")
+            nrow = self.store.get_throw(row.id)
+            self.last_throw = self._throw_view(nrow) if nrow else self.last_throw
+            self._changed()
+            return self.snapshot()
+
+    def confirm(self, faces: list[int] | None = None, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Accept the pending throw (optionally with all its faces given) and apply it as ``Roll``."""
+        with self._lock:
+            st = self._require(game_id)
+            assert self.game_id is not None
+            p = self.store.pending_throw(self.game_id)
+            if p is None:
+                raise TableError(409, "no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
+            cur = list(p.faces)
+            if faces is not None:
+                new = [int(f) for f in faces]
+                for i, v in enumerate(new):
+                    old = cur[i] if i < len(cur) else None
+                    if old != v:
+                        self.store.add_correction(p.id, self.game_id, i, old, v, actor)
+                cur = new
+                self.store.update_throw_faces(p.id, cur)
+            if any(f not in range(1, 7) for f in cur):
+                bad = [i for i, f in enumerate(cur) if f not in range(1, 7)]
+                raise TableError(409, f"die {bad[0]} is unread: fix it first", f"кость {bad[0]} не распознана: исправьте её")
+            if len(cur) != st.dice_to_throw:
+                raise TableError(409, f"the throw has {len(cur)} dice but {st.dice_to_throw} were thrown: fix it",
+                                 f"в броске {len(cur)} костей, а бросали {st.dice_to_throw}: исправьте")
+            self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
+            if faces is not None or cur != p.faces:
+                self.store.set_throw_resolution(p.id, "corrected")
+            row = self.store.get_throw(p.id)
+            self.last_throw = self._throw_view(row) if row else self.last_throw
+            self._changed()
+            return self.snapshot()
+
+    def discard(self, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Drop the pending throw (the dice will be thrown again)."""
+        with self._lock:
+            self._require(game_id)
+            assert self.game_id is not None
+            if self.store.resolve_pending(self.game_id, "discarded") == 0:
+                raise TableError(409, "no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
+            self._changed()
+            return self.snapshot()
+
+    def undo(self, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Undo the latest action: restore the stored state before it (a pending throw is discarded first)."""
+        with self._lock:
+            if game_id is not None and game_id != self.game_id:
+                self._require(game_id)
+            if self.game_id is None:
+                raise TableError(409, "no game in progress", "игра не начата")
+            if self.store.resolve_pending(self.game_id, "discarded"):
+                self._changed()
+                return self.snapshot()
+            act = self.store.undo_last(self.game_id)
+            if act is None:
+                raise TableError(409, "nothing to undo", "отменять нечего")
+            self.state = state_from_json(act.state_before_json)
+            self.turn_no = act.turn_no
+            self.events.append({"kind": "undo", "player": act.player or "", "points": 0, "faces": [],
+                                "text_en": f"Undone: {act.kind} {act.payload.get('faces', '')}".strip(),
+                                "text_ru": f"Отменено: {act.kind} {act.payload.get('faces', '')}".strip()})
+            self.last_error = None
+            self._sync_source()
+            self._changed()
+            return self.snapshot()
+
+    def request_throw(self, faces: list[int] | None = None, game_id: int | None = None) -> dict[str, Any]:
+        """Ask the virtual table to throw ``state.dice_to_throw`` dice (or exactly ``faces``)."""
+        with self._lock:
+            st = self._require(game_id)
+            if self.source is None or not hasattr(self.source, "throw"):
+                raise TableError(409, "this table has a real camera: throw the real dice",
+                                 "на этом столе настоящая камера: бросайте настоящие кости")
+            if faces is not None:
+                if len(faces) != st.dice_to_throw:
+                    raise TableError(422, f"{st.dice_to_throw} dice are to be thrown, got {len(faces)} faces")
+                if any(int(f) not in range(1, 7) for f in faces):
+                    raise TableError(422, "faces must be 1–6")
+            try:
+                self.source.throw(n_dice=st.dice_to_throw, faces=faces)
+            except ValueError as exc:
+                raise TableError(422, str(exc)) from None
+            return {"requested": st.dice_to_throw, "faces": faces}
+
+    # ------------------------------------------------------------------ history / settings
+    def history(self, game_id: int) -> dict[str, Any]:
+        """Turns, throws, actions and corrections of a game (404 if unknown)."""
+        g = self.store.get_game(game_id)
+        if g is None:
+            raise TableError(404, f"no game {game_id}", f"игры {game_id} нет")
+        throws = [self._throw_view(t) for t in self.store.throws(game_id)]
+        actions = [{"id": a.id, "kind": a.kind, "payload": a.payload, "player": a.player, "turn_no": a.turn_no,
+                    "actor": a.actor, "events": a.events, "throw_id": a.throw_id, "undone": a.undone,
+                    "created_at": a.created_at} for a in self.store.actions(game_id, include_undone=True)]
+        return {"game": {"id": g.id, "rules": g.rules, "players": g.players, "status": g.status, "winner": g.winner,
+                         "created_at": g.created_at},
+                "turns": self.store.turns(game_id), "throws": throws, "actions": actions,
+                "corrections": self.store.corrections(game_id)}
+
+    def update_settings(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Store and apply settings (zones, thresholds, live view size; ``source`` switches the camera)."""
+        with self._lock:
+            new_source = values.pop("source", None)
+            self.store.put_settings(values)
+            for k, v in values.items():
+                if isinstance(v, dict) and isinstance(self.settings.get(k), dict):
+                    merged = dict(self.settings[k])
+                    merged.update(v)
+                    self.settings[k] = merged
+                else:
+                    self.settings[k] = v
+            self._apply_thresholds()
+            if self._pipeline is not None:
+                self._pipeline.apply_settings(self.settings)
+        if new_source is not None and new_source != self.source_spec:
+            self.switch_source(str(new_source))
+        self._changed()
+        return self.get_settings()
+
+    def get_settings(self) -> dict[str, Any]:
+        """Current settings (with the source spec)."""
+        d = dict(self.settings)
+        d["source"] = self.source_spec
+        return d
+
+    def switch_source(self, spec: str) -> None:
+        """Close the current source and open ``spec`` instead (422 if it names nothing usable)."""
+        from kosti.vision.sources import SourceError, open_source
+
+        try:
+            src = open_source(spec)
+        except SourceError as exc:
+            raise TableError(422, str(exc)) from None
+        self.stop()
+        self.source, self.source_spec = src, spec
+        if getattr(self._reader, "source", None) is not None:
+            self._reader.source = src
+        self.store.put_settings({"source": spec})
+        self.start()
