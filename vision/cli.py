@@ -1,0 +1,194 @@
+"""``kosti read``, ``kosti eval`` and ``kosti export`` (contracts in ``../shared/docs/cli.md``).
+
+* ``kosti read [--model PATH] [--conf FLOAT] [--json] IMAGE [IMAGE ...]`` — dice in photos.
+* ``kosti eval --data PATH [--split test|val|train] [--model PATH] [--json] [--plots DIR]`` — reader
+  metrics on a labelled YOLO dataset.
+* ``kosti export WEIGHTS.pt [--format onnx|ncnn]`` — turn trained Ultralytics weights into runtime models.
+
+``--model`` is the detector; ``--cls-model`` the face classifier (default: the shipped one, or none when
+the detector has six classes). ``.pt`` files and ``*_ncnn_model`` folders run through Ultralytics.
+Errors with an ``exit_code`` (unreadable image, missing model, bad dataset) become exit 2 in the
+dispatcher (``kosti/cli.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from kosti.vision.reader import DEFAULT_CONF, DEFAULT_VALUE_CONF
+
+
+def _unit_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {v}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {v}")
+    return v
+
+
+def _add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="detector (.onnx, .pt or *_ncnn_model; default: models/dice_det.onnx)")
+    p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
+                   help="face classifier (default: models/dice_cls.onnx; none for a six-class detector)")
+    p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
+                   help=f"detector confidence threshold (default {DEFAULT_CONF})")
+    p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
+                   help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
+    p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
+                   help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
+    p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
+
+
+def _reader(args: argparse.Namespace):
+    from kosti.vision.reader import DiceReader
+
+    return DiceReader(
+        det_path=args.model,
+        cls_path=args.cls_model,
+        conf=args.conf,
+        value_conf=args.value_conf,
+        backend=args.backend,
+        threads=args.threads,
+    )
+
+
+def _progress(total: int, desc: str):
+    """tqdm wrapper on stderr; silent when stderr is not a terminal or for a handful of items."""
+    from tqdm import tqdm
+
+    def wrap(it):
+        return tqdm(it, total=total, desc=desc, file=sys.stderr, leave=False,
+                    disable=None if total > 3 else True, unit="img")
+
+    return wrap
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``read``, ``eval`` and ``export`` to the ``kosti`` command line."""
+    p = subparsers.add_parser("read", help="read the dice in photos",
+                              description="Find every die in each photo and read the face it shows.")
+    _add_model_args(p)
+    p.add_argument("--keep-going", action="store_true",
+                   help="read the other images when one is unreadable (exit code is still 2)")
+    p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.set_defaults(func=cmd_read)
+
+    p = subparsers.add_parser("eval", help="measure the reader on a labelled YOLO dataset",
+                              description="Precision, recall, face accuracy, mAP and speed on a YOLO dataset.")
+    p.add_argument("--data", required=True, type=Path, metavar="PATH",
+                   help="data.yaml, or a folder with images/ and labels/")
+    p.add_argument("--split", choices=["test", "val", "train"], default="test")
+    _add_model_args(p)
+    p.add_argument("--no-map", action="store_true",
+                   help="skip the low-threshold detector pass for mAP (faster; mAP then underestimated)")
+    p.add_argument("--plots", type=Path, default=None, metavar="DIR",
+                   help="write confusion_matrix.png and errors/*.png there")
+    p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.set_defaults(func=cmd_eval)
+
+    p = subparsers.add_parser("export", help="export Ultralytics .pt weights to ONNX or NCNN",
+                              description="Export trained weights for the runtime (ONNX) or the Pi (NCNN).")
+    p.add_argument("weights", type=Path, metavar="WEIGHTS.pt")
+    p.add_argument("--format", choices=["onnx", "ncnn"], default="onnx")
+    p.add_argument("--imgsz", type=_positive_int, default=None, help="input size (default: training size)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """``kosti read``: print the dice of each image; exit 2 if any image was unreadable."""
+    from kosti.vision.reader import ImageReadError, load_image
+
+    reader = _reader(args)
+    results, failed = [], 0
+    for name in _progress(len(args.images), "read")(args.images):
+        try:
+            img = load_image(name)
+        except ImageReadError as exc:
+            if not args.keep_going:
+                raise
+            failed += 1
+            print(f"kosti read: {exc}", file=sys.stderr)
+            results.append({"image": name, "error": str(exc)})
+            continue
+        t0 = time.perf_counter()
+        det = reader.read(img)
+        ms = (time.perf_counter() - t0) * 1e3
+        results.append({"image": name, "width": int(img.shape[1]), "height": int(img.shape[0]),
+                        "ms": round(ms, 1), "dice": det.to_dicts()})
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False))
+    else:
+        for r in results:
+            if "error" in r:
+                print(f"{r['image']}: unreadable")
+                continue
+            faces = " ".join(str(d["value"]) if d["value"] else "?" for d in r["dice"])
+            n_unsure = sum(1 for d in r["dice"] if d.get("uncertain"))
+            note = f" ({n_unsure} uncertain)" if n_unsure else ""
+            print(f"{r['image']} {r['width']}x{r['height']} {r['ms']:.1f} ms: "
+                  f"{len(r['dice'])} dice: {faces or '-'}{note}")
+    return 2 if failed else 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``kosti eval``: metrics of the reader on a dataset split (plus plots with ``--plots``)."""
+    from kosti.vision.evaluate import evaluate, load_dataset
+
+    dataset = load_dataset(args.data, args.split)
+    reader = _reader(args)
+    report = evaluate(reader, dataset, compute_map=not args.no_map,
+                      progress=_progress(len(dataset.items), f"eval {dataset.split}"))
+    doc = report.to_json()
+    if args.plots is not None:
+        from kosti.vision.eval_plots import write_plots
+
+        written = write_plots(report, args.plots)
+        print(f"kosti eval: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(doc))
+        return 0
+    print(f"reader: {reader.describe()}")
+    print(f"data:   {args.data} [{dataset.split}]  {doc['images']} images, {doc['dice']} dice")
+    print(f"precision {doc['precision']:.4f}  recall {doc['recall']:.4f}  mAP50 {doc['mAP50']:.4f}  "
+          f"mAP50-95 {doc['mAP50_95']:.4f}")
+    print(f"die_accuracy {doc['die_accuracy']:.4f}  image_exact {doc['image_exact']:.4f}  "
+          f"uncertain dice {report.uncertain}")
+    print(f"ms/image median {doc['ms_per_image_median']:.1f}")
+    cm = report.confusion_full
+    cols = ["1", "2", "3", "4", "5", "6", "?", "miss"]
+    print("true\\read " + " ".join(f"{c:>5}" for c in cols))
+    for i, row in enumerate(cm):
+        label = str(i + 1) if i < 6 else "extra"
+        print(f"{label:>9} " + " ".join(f"{int(v):>5}" for v in row))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``kosti export``: ONNX (runtime) or NCNN (Raspberry Pi) from Ultralytics ``.pt`` weights."""
+    from kosti.vision.ultralytics_backend import export_model
+
+    out = export_model(args.weights, args.format, args.imgsz)
+    if args.json:
+        print(json.dumps({"weights": str(args.weights), "format": args.format, "output": str(out)}))
+    else:
+        print(out)
+    return 0

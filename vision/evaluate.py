@@ -1,0 +1,498 @@
+"""Measure the dice reader on a labelled YOLO dataset (``kosti eval``; metrics in ``../shared/docs/cli.md``).
+
+Definitions (all over the "die" class — a box is a die whatever face it shows):
+
+* a prediction *matches* a label at IoU ≥ 0.5; matching is greedy in descending confidence, each label
+  taken by the unclaimed one it overlaps most (COCO, and Ultralytics' ``match_predictions``);
+* ``precision`` = matched / predicted dice, ``recall`` = matched / labelled dice, at the reader's
+  confidence threshold;
+* ``die_accuracy`` = matched dice whose value is right / matched dice (an uncertain die is wrong);
+* ``image_exact`` = share of images where every die was found, nothing extra was found and every value
+  is right;
+* ``mAP50`` and ``mAP50_95``: detector average precision at IoU 0.5 and averaged over IoU 0.50:0.05:0.95,
+  from detections at confidence 0.001 (as ``yolo val``), with the 101-point interpolated precision
+  envelope of COCO / ``ultralytics.utils.metrics.compute_ap``;
+* ``ms_per_image_median``: median wall time of :meth:`DiceReader.read` per image (decoded frame in,
+  dice out; file decoding excluded), after one warm-up read;
+* ``confusion``: 6×6 counts, row = true face 1–6, column = read face 1–6, over matched dice whose value
+  was read (:attr:`EvalReport.confusion_full` adds "uncertain"/"missed" columns and an "extra" row).
+
+Labels are YOLO txt files (``class cx cy w h``, normalised); class ``k`` is face ``k + 1`` unless the
+dataset's ``names`` say otherwise (:func:`kosti.vision.reader.face_values`).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kosti.vision.detections import Detections, box_iou
+from kosti.vision.reader import DiceReader, face_values, load_image
+
+#: IoU at which a prediction matches a label (cli.md).
+MATCH_IOU = 0.5
+#: IoU thresholds of mAP50-95 (COCO): 0.50, 0.55, …, 0.95.
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+#: Detector confidence for mAP (Ultralytics val default).
+MAP_CONF = 0.001
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+class DatasetError(ValueError):
+    """The dataset path, its data.yaml or a label file is unusable (CLI exit code 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One dataset image and its YOLO label file (``label`` may not exist: no dice)."""
+
+    image: Path
+    label: Path
+
+
+@dataclass
+class Dataset:
+    """Images of one split and the class → face map (``(nc,)`` int8, 0 = not a face)."""
+
+    items: list[LabelledImage]
+    class_values: np.ndarray
+    root: Path
+    split: str
+
+
+def _label_path(image: Path) -> Path:
+    """Ultralytics' ``img2label_paths``: the last ``/images/`` in the path becomes ``/labels/``."""
+    parts = list(image.parts)
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            return Path(*parts).with_suffix(".txt")
+    return image.with_suffix(".txt")
+
+
+def _images_in(entry: Path) -> list[Path]:
+    if entry.is_dir():
+        return sorted(p for p in entry.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    if entry.is_file() and entry.suffix == ".txt":  # a list of image paths, relative to its folder
+        lines = [ln.strip() for ln in entry.read_text().splitlines() if ln.strip()]
+        return [(entry.parent / ln).resolve() if not Path(ln).is_absolute() else Path(ln) for ln in lines]
+    raise DatasetError(f"{entry}: no such image folder or list")
+
+
+def load_dataset(path: str | Path, split: str = "test") -> Dataset:
+    """Find the images and labels of one split.
+
+    Args:
+        path: a ``data.yaml`` (paths in it relative to its folder, or to its ``path:`` key) or a folder
+            with ``images/`` and ``labels/`` (``images/<split>/`` if present, else ``images/`` itself).
+        split: ``test``, ``val`` or ``train``; a data.yaml without ``test`` falls back to ``val``.
+
+    Raises:
+        DatasetError: missing files, a split the data.yaml does not define, or no images.
+    """
+    import yaml
+
+    p = Path(path)
+    names: dict[int, str] | None = None
+    if p.is_file():
+        try:
+            cfg = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise DatasetError(f"{p}: malformed YAML ({exc})") from exc
+        if not isinstance(cfg, dict):
+            raise DatasetError(f"{p}: not a dataset YAML")
+        root = p.parent / (cfg.get("path") or ".")
+        key = split if cfg.get(split) else ("val" if split == "test" and cfg.get("val") else None)
+        if key is None:
+            raise DatasetError(f"{p}: no '{split}' split")
+        entries = cfg[key] if isinstance(cfg[key], list) else [cfg[key]]
+        images = [img for e in entries for img in _images_in(root / str(e))]
+        raw_names = cfg.get("names")
+        if isinstance(raw_names, list):
+            names = dict(enumerate(map(str, raw_names)))
+        elif isinstance(raw_names, dict):
+            names = {int(k): str(v) for k, v in raw_names.items()}
+    elif p.is_dir():
+        root = p
+        img_dir = p / "images" / split if (p / "images" / split).is_dir() else p / "images"
+        if not img_dir.is_dir():
+            raise DatasetError(f"{p}: no images/ folder")
+        images = _images_in(img_dir)
+        yml = p / "data.yaml"
+        if yml.is_file():
+            raw = (yaml.safe_load(yml.read_text()) or {}).get("names")
+            if isinstance(raw, dict):
+                names = {int(k): str(v) for k, v in raw.items()}
+            elif isinstance(raw, list):
+                names = dict(enumerate(map(str, raw)))
+    else:
+        raise DatasetError(f"{p}: no such dataset (a data.yaml or a folder with images/ and labels/)")
+    if not images:
+        raise DatasetError(f"{p}: no images in split '{split}'")
+    class_values = face_values(names) if names else face_values({i: str(i + 1) for i in range(6)})
+    return Dataset([LabelledImage(i, _label_path(i)) for i in images], class_values, root.resolve(), split)
+
+
+def read_labels(label: Path, width: int, height: int, class_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Read a YOLO label file into pixel boxes and faces.
+
+    Args:
+        label: ``class cx cy w h`` lines, normalised 0–1 (a missing file means no dice); a line with a
+            segment polygon ``class x1 y1 x2 y2 …`` counts as its bounding box, as in Ultralytics.
+        width, height: image size in pixels.
+        class_values: class → face map.
+
+    Returns:
+        ``xyxy (M, 4)`` float32 pixels and ``values (M,)`` int8 (0 for classes that are not faces).
+
+    Raises:
+        DatasetError: a line that is not 5 numbers or a class outside ``class_values``.
+    """
+    if not label.is_file():
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.int8)
+    boxes, values = [], []
+    for n, line in enumerate(label.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            c, nums = int(float(parts[0])), np.asarray(parts[1:], np.float64)
+            if len(nums) == 4:
+                cx, cy, w, h = nums
+                x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+            elif len(nums) >= 6 and len(nums) % 2 == 0:  # a segment polygon: its bounding box
+                xs, ys = nums[0::2], nums[1::2]
+                x1, y1, x2, y2 = xs.min(), ys.min(), xs.max(), ys.max()
+            else:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise DatasetError(f"{label}:{n}: expected 'class cx cy w h', got {line.strip()!r}") from None
+        if not 0 <= c < len(class_values):
+            raise DatasetError(f"{label}:{n}: class {c} outside 0–{len(class_values) - 1}")
+        boxes.append([x1 * width, y1 * height, x2 * width, y2 * height])
+        values.append(class_values[c])
+    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(values, np.int8)
+
+
+def match_greedy(iou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Which predictions are true positives at each IoU threshold.
+
+    Same algorithm as Ultralytics' ``BaseValidator.match_predictions`` (non-SciPy path): predictions
+    in descending confidence each claim the unclaimed label they overlap most; a claim counts if that
+    IoU ≥ the threshold.
+
+    Args:
+        iou: ``(M_labels, N_predictions)`` IoU, predictions sorted by descending confidence.
+        thresholds: ``(T,)`` IoU thresholds.
+
+    Returns:
+        ``(N, T)`` bool: prediction ``j`` is a true positive at threshold ``t``.
+    """
+    m, n = iou.shape
+    t = len(thresholds)
+    correct = np.zeros((n, t), bool)
+    if m == 0 or n == 0:
+        return correct
+    matched = np.zeros((m, t), bool)
+    for j in np.flatnonzero((iou >= thresholds.min()).any(0)):
+        available = np.where(matched, 0.0, iou[:, j, None])
+        k = available.argmax(0)
+        correct[j] = available[k, np.arange(t)] >= thresholds
+        matched[k, np.arange(t)] |= correct[j]
+    return correct
+
+
+def match_pairs(iou: np.ndarray, thr: float = MATCH_IOU) -> list[tuple[int, int]]:
+    """Label–prediction pairs at IoU ≥ ``thr`` (greedy by confidence, predictions sorted by it).
+
+    Returns:
+        ``[(label_index, prediction_index), …]``.
+    """
+    m, n = iou.shape
+    pairs: list[tuple[int, int]] = []
+    taken = np.zeros(m, bool)
+    for j in range(n):
+        if m == 0:
+            break
+        avail = np.where(taken, -1.0, iou[:, j])
+        k = int(avail.argmax())
+        if avail[k] >= thr:
+            taken[k] = True
+            pairs.append((k, j))
+    return pairs
+
+
+def compute_ap(recall: np.ndarray, precision: np.ndarray) -> float:
+    """Average precision from a recall/precision curve (``ultralytics.utils.metrics.compute_ap``).
+
+    Sentinels ``(0, 1)`` before and ``(r_last, 0), (1, 0)`` after, monotone precision envelope, then the
+    trapezoid integral over 101 recall points 0, 0.01, …, 1 (COCO's 101-point interpolation).
+    """
+    mrec = np.concatenate(([0.0], recall, [recall[-1] if len(recall) else 1.0], [1.0]))
+    mpre = np.concatenate(([1.0], precision, [0.0], [0.0]))
+    mpre = np.flip(np.maximum.accumulate(np.flip(mpre)))
+    x = np.linspace(0, 1, 101)
+    y = np.interp(x, mrec, mpre)
+    return float(np.sum((y[1:] + y[:-1]) / 2 * np.diff(x)))
+
+
+def average_precision(tp: np.ndarray, conf: np.ndarray, n_labels: int, eps: float = 1e-16) -> np.ndarray:
+    """AP of one class at each IoU threshold (``ap_per_class`` for one class).
+
+    Args:
+        tp: ``(N, T)`` bool true positives of all predictions in the dataset.
+        conf: ``(N,)`` their confidences.
+        n_labels: number of labelled objects.
+
+    Returns:
+        ``(T,)`` AP per threshold (zeros when there are no labels or no predictions).
+    """
+    t = tp.shape[1] if tp.ndim == 2 else len(IOU_THRESHOLDS)
+    if n_labels == 0 or len(conf) == 0:
+        return np.zeros(t)
+    order = np.argsort(-conf)
+    tp = tp[order].astype(np.float64)
+    tpc, fpc = tp.cumsum(0), (1 - tp).cumsum(0)
+    recall = tpc / (n_labels + eps)
+    precision = tpc / (tpc + fpc)
+    return np.array([compute_ap(recall[:, j], precision[:, j]) for j in range(t)])
+
+
+@dataclass
+class ImageRecord:
+    """One evaluated image: labels, reader output and the label ↔ prediction matches (IoU ≥ 0.5)."""
+
+    image: Path
+    true_xyxy: np.ndarray
+    true_values: np.ndarray
+    pred: Detections
+    pairs: list[tuple[int, int]]
+    ms: float
+
+    @property
+    def missed(self) -> list[int]:
+        """Indices of labels no prediction matched."""
+        got = {k for k, _ in self.pairs}
+        return [i for i in range(len(self.true_values)) if i not in got]
+
+    @property
+    def extra(self) -> list[int]:
+        """Indices of predictions that matched no label."""
+        got = {j for _, j in self.pairs}
+        return [j for j in range(len(self.pred)) if j not in got]
+
+    @property
+    def wrong(self) -> list[tuple[int, int]]:
+        """Matched pairs whose read value differs from the label (uncertain counts as wrong)."""
+        return [(k, j) for k, j in self.pairs if self.pred.value[j] != self.true_values[k]]
+
+    @property
+    def exact(self) -> bool:
+        """Every die found, nothing extra, every value right."""
+        return not self.missed and not self.extra and not self.wrong
+
+
+@dataclass
+class EvalReport:
+    """Result of :func:`evaluate`; :meth:`to_json` is the ``kosti eval --json`` document."""
+
+    records: list[ImageRecord] = field(default_factory=list)
+    ap: np.ndarray = field(default_factory=lambda: np.zeros(len(IOU_THRESHOLDS)))
+
+    @property
+    def n_images(self) -> int:
+        return len(self.records)
+
+    @property
+    def n_dice(self) -> int:
+        return int(sum(len(r.true_values) for r in self.records))
+
+    @property
+    def n_pred(self) -> int:
+        return int(sum(len(r.pred) for r in self.records))
+
+    @property
+    def n_matched(self) -> int:
+        return int(sum(len(r.pairs) for r in self.records))
+
+    @property
+    def n_right(self) -> int:
+        return int(sum(len(r.pairs) - len(r.wrong) for r in self.records))
+
+    @property
+    def precision(self) -> float:
+        return self.n_matched / self.n_pred if self.n_pred else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.n_matched / self.n_dice if self.n_dice else 0.0
+
+    @property
+    def die_accuracy(self) -> float:
+        return self.n_right / self.n_matched if self.n_matched else 0.0
+
+    @property
+    def image_exact(self) -> float:
+        return sum(r.exact for r in self.records) / self.n_images if self.n_images else 0.0
+
+    @property
+    def ms_median(self) -> float:
+        return statistics.median(r.ms for r in self.records) if self.records else 0.0
+
+    @property
+    def confusion_full(self) -> np.ndarray:
+        """``(7, 8)`` int64: rows true face 1–6 then "extra" (no label); columns read face 1–6, then
+        "uncertain" (value 0), then "missed" (no prediction)."""
+        cm = np.zeros((7, 8), np.int64)
+        for r in self.records:
+            for k, j in r.pairs:
+                t, p = int(r.true_values[k]), int(r.pred.value[j])
+                if 1 <= t <= 6:
+                    cm[t - 1, p - 1 if p else 6] += 1
+            for k in r.missed:
+                t = int(r.true_values[k])
+                if 1 <= t <= 6:
+                    cm[t - 1, 7] += 1
+            for j in r.extra:
+                p = int(r.pred.value[j])
+                cm[6, p - 1 if p else 6] += 1
+        return cm
+
+    @property
+    def confusion(self) -> np.ndarray:
+        """``(6, 6)`` int64: row = true face, column = read face, matched dice with a read value."""
+        return self.confusion_full[:6, :6].copy()
+
+    @property
+    def uncertain(self) -> int:
+        """Dice (matched or extra) the reader reported as uncertain."""
+        return int(sum(int(r.pred.uncertain.sum()) for r in self.records))
+
+    def to_json(self) -> dict:
+        """The ``kosti eval --json`` document (keys exactly as ``../shared/docs/cli.md``)."""
+        return {
+            "images": self.n_images,
+            "dice": self.n_dice,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "die_accuracy": round(self.die_accuracy, 4),
+            "image_exact": round(self.image_exact, 4),
+            "mAP50": round(float(self.ap[0]), 4),
+            "mAP50_95": round(float(self.ap.mean()), 4),
+            "ms_per_image_median": round(self.ms_median, 2),
+            "confusion": self.confusion.tolist(),
+        }
+
+
+def evaluate_predictions(
+    truths: Iterable[tuple[Path, np.ndarray, np.ndarray]],
+    preds: Iterable[Detections],
+    raw: Iterable[tuple[np.ndarray, np.ndarray]] | None = None,
+    ms: Iterable[float] | None = None,
+) -> EvalReport:
+    """Score given predictions against labels (the pure part of :func:`evaluate`; used by tests).
+
+    Args:
+        truths: per image ``(path, true_xyxy (M, 4), true_values (M,))``.
+        preds: per image the reader's :class:`Detections` (at its working threshold).
+        raw: per image low-threshold detector output ``(xyxy (K, 4), scores (K,))`` for mAP; default:
+            the boxes and confidences of ``preds``.
+        ms: per image reader time in milliseconds (default 0).
+    """
+    report = EvalReport()
+    tps, confs = [], []
+    raw_list = list(raw) if raw is not None else None
+    ms_list = list(ms) if ms is not None else None
+    for i, ((path, txyxy, tvals), det) in enumerate(zip(truths, preds)):
+        order = np.argsort(-det.confidence, kind="stable")
+        det = det[order]
+        iou = box_iou(txyxy, det.xyxy)
+        pairs = match_pairs(iou)
+        report.records.append(ImageRecord(Path(path), txyxy, tvals, det, pairs, ms_list[i] if ms_list else 0.0))
+        rxyxy, rconf = raw_list[i] if raw_list is not None else (det.xyxy, det.confidence)
+        ro = np.argsort(-np.asarray(rconf), kind="stable")
+        rxyxy, rconf = np.asarray(rxyxy)[ro], np.asarray(rconf)[ro]
+        tps.append(match_greedy(box_iou(txyxy, rxyxy), IOU_THRESHOLDS))
+        confs.append(rconf)
+    if tps:
+        report.ap = average_precision(np.concatenate(tps), np.concatenate(confs), report.n_dice)
+    return report
+
+
+def evaluate(
+    reader: DiceReader,
+    dataset: Dataset,
+    compute_map: bool = True,
+    progress: Callable[[Iterable], Iterable] | None = None,
+) -> EvalReport:
+    """Run the reader over a dataset split and score it (see the module docstring for definitions).
+
+    Args:
+        reader: the reader under test (its ``conf`` and ``value_conf`` are the working thresholds).
+        dataset: from :func:`load_dataset`.
+        compute_map: also run the detector at confidence 0.001 for mAP50 / mAP50-95 (doubles
+            detector time; without it mAP is computed from the working-threshold boxes, which
+            underestimates it).
+        progress: wraps the image iterable (e.g. ``tqdm``).
+
+    Raises:
+        ImageReadError: an image cannot be read (names the file); DatasetError: a bad label file.
+    """
+    truths, preds, raws, times = [], [], [], []
+    items: Iterable[LabelledImage] = dataset.items
+    if progress is not None:
+        items = progress(items)
+    warmed = False
+    for item in items:
+        img = load_image(item.image)
+        h, w = img.shape[:2]
+        txyxy, tvals = read_labels(item.label, w, h, dataset.class_values)
+        if not warmed:  # first call pays for ONNX Runtime's lazy initialisation
+            reader.read(img)
+            warmed = True
+        t0 = time.perf_counter()
+        det = reader.read(img)
+        times.append((time.perf_counter() - t0) * 1e3)
+        truths.append((item.image, txyxy, tvals))
+        preds.append(det)
+        if compute_map:
+            xyxy, scores, _ = reader.detect(img, conf=MAP_CONF)
+            raws.append((xyxy, scores))
+    return evaluate_predictions(truths, preds, raws if compute_map else None, times)
+
+
+def evaluate_data(
+    data: str | Path,
+    split: str = "test",
+    detector: str | Path | None = None,
+    classifier: str | Path | None = None,
+    compute_map: bool = True,
+    **reader_kwargs,
+) -> dict:
+    """One-call evaluation for scripts (training, model registry): the ``kosti eval --json`` document.
+
+    Args:
+        data: a ``data.yaml`` or a folder with ``images/`` and ``labels/`` (see :func:`load_dataset`).
+        split: dataset split.
+        detector, classifier: model paths (defaults as :class:`DiceReader`).
+        compute_map: run the low-threshold pass for mAP.
+        reader_kwargs: more :class:`DiceReader` arguments (``conf``, ``value_conf``, ``threads`` …).
+
+    Returns:
+        The cli.md metrics dict plus ``"data"`` (the dataset path) and ``"split"``.
+
+    Raises:
+        DatasetError, ImageReadError, ModelLoadError: as the parts they come from (all exit code 2).
+    """
+    dataset = load_dataset(data, split)
+    reader = DiceReader(det_path=detector, cls_path=classifier, **reader_kwargs)
+    doc = evaluate(reader, dataset, compute_map=compute_map).to_json()
+    doc.update(data=str(data), split=dataset.split)
+    return doc
