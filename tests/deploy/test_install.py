@@ -1,0 +1,189 @@
+"""deploy/install.sh and deploy/kosti.service: syntax, shellcheck, systemd-analyze, and --dry-run plans."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+INSTALL = REPO / "deploy" / "install.sh"
+UNIT = REPO / "deploy" / "kosti.service"
+
+
+def run_install(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def unit_entries() -> dict[str, list[str]]:
+    """``key -> [values]`` of the unit (systemd allows repeated keys, so no configparser)."""
+    out: dict[str, list[str]] = {}
+    for line in UNIT.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";", "[")):
+            continue
+        key, _, value = line.partition("=")
+        out.setdefault(key.strip(), []).append(value.strip())
+    return out
+
+
+def _ensure_tool(tool: str, package: str) -> str:
+    """Path of ``tool``; installs ``package`` with apt-get when missing and possible, else skips."""
+    found = shutil.which(tool)
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-qq", package], capture_output=True, timeout=300,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        found = shutil.which(tool)
+        if found:
+            return found
+    pytest.skip(f"{tool} is not installed and could not be installed (apt-get install {package} "
+                "needs root and the Debian archive; scripts/setup installs it)")
+
+
+def test_install_script_parses() -> None:
+    r = subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert os.access(INSTALL, os.X_OK), "install.sh must be executable"
+
+
+def test_install_script_is_shellcheck_clean() -> None:
+    shellcheck = _ensure_tool("shellcheck", "shellcheck")
+    r = subprocess.run([shellcheck, "--severity=style", str(INSTALL)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_unit_has_the_required_settings() -> None:
+    e = unit_entries()
+    assert e["ExecStart"] == ["/opt/kosti/venv/bin/kosti run --config /etc/kosti/kosti.toml"]
+    assert e["User"] == ["kosti"] and e["SupplementaryGroups"] == ["video"]
+    assert e["Restart"] == ["on-failure"] and int(e["RestartSec"][0]) > 0
+    assert e["RestartPreventExitStatus"] == ["2"], "a bad config (exit 2) must not restart-loop"
+    assert "network-online.target" in e["After"][0] and "network-online.target" in e["Wants"][0]
+    assert e["StandardOutput"] == ["journal"] and e["StandardError"] == ["journal"]
+    assert e["ProtectSystem"] == ["strict"] and e["ReadWritePaths"] == ["/var/lib/kosti"]
+    assert e["PrivateTmp"] == ["true"] and e["NoNewPrivileges"] == ["true"]
+    assert e["StateDirectory"] == ["kosti"]
+    assert "PrivateDevices" not in e, "the camera needs /dev/video*, /dev/media*, /dev/dma_heap"
+    env = " ".join(e["Environment"])
+    assert "XDG_DATA_HOME=/var/lib" in env, "registry and data under /var/lib/kosti"
+    assert e["WantedBy"] == ["multi-user.target"]
+
+
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze not available (package systemd)")
+    # verify insists that ExecStart's program exists; the venv only exists on an installed Pi, so point it
+    # at /bin/true and keep every other line as shipped.
+    good = tmp_path / "kosti.service"
+    good.write_text(UNIT.read_text().replace("/opt/kosti/venv/bin/kosti", "/bin/true"))
+    r = subprocess.run([analyze, "verify", str(good)], capture_output=True, text=True, timeout=60)
+    complaints = [ln for ln in (r.stdout + r.stderr).splitlines() if "kosti.service" in ln]
+    assert r.returncode == 0 and not complaints, "\n".join(complaints) or r.stderr
+    # the same check does catch mistakes (systemd only warns, so complaints are how it fails)
+    bad = tmp_path / "broken" / "kosti.service"
+    bad.parent.mkdir()
+    bad.write_text(good.read_text().replace("RestartSec=5", "RestartSec=soon")
+                   .replace("ProtectSystem=strict", "ProtectSystem=very"))
+    r = subprocess.run([analyze, "verify", str(bad)], capture_output=True, text=True, timeout=60)
+    assert len([ln for ln in (r.stdout + r.stderr).splitlines() if "kosti.service" in ln]) >= 2
+
+
+@pytest.fixture(scope="module")
+def dry_run() -> str:
+    before = Path("/opt/kosti").exists(), Path("/etc/systemd/system/kosti.service").exists()
+    r = run_install("--dry-run")
+    assert r.returncode == 0, r.stderr
+    after = Path("/opt/kosti").exists(), Path("/etc/systemd/system/kosti.service").exists()
+    assert before == after, "--dry-run must change nothing"
+    return r.stdout + r.stderr
+
+
+def test_dry_run_plans_the_whole_install(dry_run: str) -> None:
+    out = dry_run
+    assert "python3 -m venv --system-site-packages /opt/kosti/venv" in out
+    assert re.search(r"^\+ .*apt-get install -y --no-install-recommends .*python3-venv", out, re.M)
+    assert "python3-picamera2" in out  # installed, or named in the warning where apt lacks it
+    assert re.search(r"^\+ useradd --system .*--groups video .*kosti$", out, re.M)
+    assert re.search(rf"^\+ /opt/kosti/venv/bin/python -m pip install .*{re.escape(str(REPO))}\\\[pi\\\]$", out, re.M)
+    assert "kosti.config_cli init --path /etc/kosti/kosti.toml" in out
+    assert f"+ install -m 0644 {UNIT} /etc/systemd/system/kosti.service" in out
+    assert "+ systemctl enable kosti.service" in out
+    assert re.search(r"Dashboard: http://\S+:8000/", out) and "PIN:" in out
+    # every command line is shown, none is run: all "+ " lines come before the summary
+    assert out.index("+ systemctl restart kosti.service") < out.index("would be installed")
+
+
+def test_dry_run_config_is_valid(dry_run: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the exact `config_cli init` the installer plans, into a temp file, and load the result."""
+    line = next(ln for ln in dry_run.splitlines() if "kosti.config_cli init" in ln)
+    argv = shlex.split(line[2:])
+    argv = argv[argv.index("kosti.config_cli") + 1:]
+    argv[argv.index("--path") + 1] = str(tmp_path / "kosti.toml")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    r = subprocess.run([sys.executable, "-m", "kosti.config_cli", *argv], capture_output=True, text=True,
+                       env={k: v for k, v in os.environ.items() if not k.upper().startswith("KOSTI_")})
+    assert r.returncode == 0, r.stderr
+    from kosti.config import load_config
+
+    cfg = load_config(tmp_path / "kosti.toml")
+    assert cfg.server.host == "0.0.0.0" and cfg.server.port == 8000
+    assert cfg.server.pin is not None and re.fullmatch(r"\d{6}", cfg.server.pin)
+    assert cfg.reader.backend in ("onnx", "ncnn")
+    assert cfg.storage.db_path == Path("/var/lib/kosti/kosti.db")
+    assert oct((tmp_path / "kosti.toml").stat().st_mode & 0o777) == "0o640"
+
+
+def test_dry_run_takes_a_wheel_and_options(tmp_path: Path) -> None:
+    wheel = tmp_path / "kosti-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    r = run_install("--dry-run", "--from", str(wheel), "--camera", "virtual", "--port", "8080",
+                    "--host", "127.0.0.1")
+    assert r.returncode == 0, r.stderr
+    assert re.search(rf"pip install .*{re.escape(str(wheel))}\\\[pi\\\]$", r.stdout, re.M)
+    assert "--set source.spec=virtual" in r.stdout and "--set server.port=8080" in r.stdout
+    assert "server.pin=" not in r.stdout, "no PIN for a loopback-only dashboard"
+    assert "http://localhost:8080/" in r.stdout
+
+
+def test_uninstall_keeps_config_and_data_unless_purged() -> None:
+    r = run_install("--uninstall", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "+ systemctl disable --now kosti.service" in r.stdout
+    assert "+ rm -rf /opt/kosti" in r.stdout and "+ userdel kosti" in r.stdout
+    assert "rm -rf /etc/kosti" not in r.stdout and "kept /etc/kosti and /var/lib/kosti" in r.stdout
+    r = run_install("--uninstall", "--purge", "--dry-run")
+    assert r.returncode == 0 and "+ rm -rf /etc/kosti /var/lib/kosti" in r.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--port", "70000"], "--port must be 1-65535, got 70000"),
+    (["--port", "http"], "--port must be a number"),
+    (["--purge"], "--purge only goes with --uninstall"),
+    (["--frobnicate"], "unknown option --frobnicate"),
+    (["--from", "/no/such/dir"], "no such folder or wheel"),
+    (["--from", str(INSTALL)], "expected a source folder or a .whl file"),
+])
+def test_bad_arguments_exit_2(args: list[str], message: str) -> None:
+    r = run_install("--dry-run", *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_non_root_without_dry_run_is_refused() -> None:
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root and setpriv is missing: cannot drop privileges")
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", str(INSTALL)]
+    else:
+        cmd = ["bash", str(INSTALL)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "run as root" in r.stderr
