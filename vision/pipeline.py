@@ -643,6 +643,7 @@ class LivePipeline:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the thread and close the source."""
         self._stop.set()
+        self.source.cancel()  # wake a read blocked on a camera or a reconnect backoff
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         self.source.close()

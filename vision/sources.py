@@ -130,6 +130,7 @@ class FrameSource(ABC):
         self._rate = _RateMeter()
         self._index = 0
         self._is_open = False
+        self._closed = False  # closed by close() (read() then raises instead of reopening)
         self._open_lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -139,18 +140,27 @@ class FrameSource(ABC):
             if not self._is_open:
                 self._open()
                 self._is_open = True
+                self._closed = False
                 self._rate.reset()
         return self
 
     def close(self) -> None:
         """Release the device/file (idempotent, never raises)."""
         with self._open_lock:
+            self._closed = True
             if self._is_open:
                 self._is_open = False
                 try:
                     self._close()
                 except Exception:  # noqa: BLE001 - closing must not crash the caller
                     log.exception("error while closing %s", self.kind)
+
+    def cancel(self) -> None:
+        """Wake a :meth:`read` blocked in another thread (it raises :class:`SourceError`); thread-safe.
+
+        Used by :class:`~kosti.vision.pipeline.LivePipeline` to stop promptly; call :meth:`close` after the
+        reading thread has finished. Sources whose reads never block for long do nothing.
+        """
 
     @property
     def is_open(self) -> bool:
@@ -183,6 +193,8 @@ class FrameSource(ABC):
             EndOfStream: a finite source has no more frames.
         """
         if not self._is_open:
+            if self._closed:
+                raise SourceError(f"{self.kind} source is closed")
             self.open()
         image, t = self._read(timeout)
         image = _as_bgr(image)
@@ -354,6 +366,11 @@ class OpenCVSource(FrameSource):
         self._grabber = _LatestFrameGrabber(grab, self._describe())
         self._grabber.start()
 
+    def cancel(self) -> None:
+        grabber = self._grabber
+        if grabber is not None:
+            grabber.stop()
+
     def _close(self) -> None:
         if self._grabber is not None:
             self._grabber.stop()
@@ -424,6 +441,11 @@ class PicameraSource(FrameSource):
         self._last_seq = 0
         self._grabber = _LatestFrameGrabber(lambda: cam.capture_array("main"), f"picamera {self.camera_num}")
         self._grabber.start()
+
+    def cancel(self) -> None:
+        grabber = self._grabber
+        if grabber is not None:
+            grabber.stop()
 
     def _close(self) -> None:
         if self._grabber is not None:
@@ -797,7 +819,7 @@ class ReconnectingSource(FrameSource):
         self._sleep = sleep
         self._clock = clock or time.monotonic
         self._inner: FrameSource | None = None
-        self._closed = threading.Event()
+        self._stopping = threading.Event()
         self._status_lock = threading.Lock()
         self._status = SourceStatus("reconnecting", "not started")
         self._attempts = 0
@@ -822,12 +844,18 @@ class ReconnectingSource(FrameSource):
         return min(self.max_delay, self.initial_delay * self.factor ** (attempt - 1))
 
     def _open(self) -> None:
-        self._closed.clear()
+        self._stopping.clear()
         self._attempts = 0
         # The inner source is opened lazily by read(), so a missing camera does not fail open().
 
+    def cancel(self) -> None:
+        self._stopping.set()
+        inner = self._inner
+        if inner is not None:
+            inner.cancel()
+
     def _close(self) -> None:
-        self._closed.set()
+        self._stopping.set()
         if self._inner is not None:
             self._inner.close()
         self._inner = None
@@ -836,10 +864,10 @@ class ReconnectingSource(FrameSource):
         if self._sleep is not None:
             self._sleep(delay)
         else:
-            self._closed.wait(delay)
+            self._stopping.wait(delay)
 
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        while not self._closed.is_set():
+        while not self._stopping.is_set():
             try:
                 if self._inner is None:
                     inner = self._factory()

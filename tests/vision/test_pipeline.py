@@ -326,3 +326,79 @@ def test_real_photos_drive_a_game(tmp_path: Path, reader):
     assert len(throws) == len(order)
     assert [t.faces for t in throws] == [f for _, f in order]
     assert game.summary()["players"] == truth_game.summary()["players"]
+
+
+# -- real photos replayed through the settle logic (labels stand in for the reader) -----------------
+def _dataset_only() -> None:
+    if not (BYLER / "images" / "test").is_dir():
+        msg = f"shared dataset missing: {BYLER} (see /work/shared/datasets/README.md)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+class LabelReader:
+    """Returns the YOLO labels of whichever photo the frame shows (nearest thumbnail) — settle logic only."""
+
+    def __init__(self, photos: list[Path]) -> None:
+        self.thumbs, self.labels = [], []
+        for p in photos:
+            img = cv2.imread(str(p))
+            self.thumbs.append(cv2.resize(img, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32))
+            h, w = img.shape[:2]
+            rows = [line.split() for line in (BYLER / "labels" / "test" / f"{p.stem}.txt").read_text().splitlines() if line.strip()]
+            xyxy = [[(float(x) - float(bw) / 2) * w, (float(y) - float(bh) / 2) * h, (float(x) + float(bw) / 2) * w,
+                     (float(y) + float(bh) / 2) * h] for _, x, y, bw, bh in rows]
+            self.labels.append(Detections(np.array(xyxy), np.ones(len(rows)), np.array([int(r[0]) + 1 for r in rows]),
+                                          np.ones(len(rows))))
+
+    def read(self, image: np.ndarray) -> Detections:
+        t = cv2.resize(image, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32)
+        k = int(np.argmin([np.abs(t - th).mean() for th in self.thumbs]))
+        return self.labels[k]
+
+
+def test_real_photo_replay_settles_once_per_photo(tmp_path: Path):
+    _dataset_only()
+    photos = sorted((BYLER / "images" / "test").glob("*.jpg"))[:12]
+    for k, img in enumerate(photos):
+        (tmp_path / f"{k:03d}.jpg").symlink_to(img)
+    det = ThrowDetector(LabelReader(photos))
+    got = []
+    with FolderSource(tmp_path, hold_s=0.8, transition_s=0.4, fps=30, noise=3.0) as src:
+        for frame in src:
+            r = det.process(frame)
+            if r.throw is not None:
+                got.append((src.photo_at(frame.index), r.throw.faces))
+    assert [k for k, _ in got] == list(range(len(photos)))
+    assert [f for _, f in got] == [_labels(p.stem) for p in photos]
+
+
+# -- kosti watch ------------------------------------------------------------------------------------
+def test_watch_cli_bad_input_exit_2(tmp_path: Path, capsys):
+    from kosti.cli import main
+
+    assert main(["watch", str(tmp_path / "missing")]) == 2
+    assert "missing" in capsys.readouterr().err
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((32, 32, 3), np.uint8))
+    assert main(["watch", "--rules", "no-such-preset", str(tmp_path)]) == 2
+    assert "no-such-preset" in capsys.readouterr().err
+
+
+def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
+    import json
+
+    from kosti.cli import main
+
+    photos = _throw_photos()[:3]
+    for k, (img, _) in enumerate(photos):
+        (tmp_path / f"{k:03d}.jpg").symlink_to(img)
+    assert main(["watch", "--json", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"throws", "frames", "fps_processed"}
+    assert len(out["throws"]) == 3 and out["frames"] > 3 * 10
+    for throw, (_, faces) in zip(out["throws"], photos):
+        assert {"frame", "time_s", "dice", "status"} <= set(throw)
+        assert throw["status"] in ("ok", "uncertain")
+        assert sorted(d["value"] for d in throw["dice"]) == faces
+        assert all(len(d["box"]) == 4 and 0 <= d["confidence"] <= 1 for d in throw["dice"])
