@@ -411,8 +411,9 @@ class ServerSettings(_Section):
 
     ``host``: address to bind (default ``127.0.0.1``, this machine only; ``0.0.0.0`` = every network
     interface, e.g. to use phones at the table). ``port``: TCP port 1–65535 (default 8000; below 1024
-    needs root or CAP_NET_BIND_SERVICE). ``pin``: 4–8 digits asked before anyone can change the game;
-    required whenever ``host`` is not a loopback address.
+    needs root or CAP_NET_BIND_SERVICE). ``pin``: 4–6 digits asked before anyone can change the game
+    when ``host`` is not a loopback address; unset = the dashboard picks a random PIN at every start and
+    prints it (``journalctl -u kosti``). The installer writes a fixed random 6-digit PIN.
     """
 
     host: str = "127.0.0.1"
@@ -444,8 +445,8 @@ class ServerSettings(_Section):
     @field_validator("pin")
     @classmethod
     def _pin_ok(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"\d{4,8}", v.strip()):
-            raise ValueError("must be 4–8 digits")
+        if v is not None and not re.fullmatch(r"\d{4,6}", v.strip()):
+            raise ValueError("must be 4–6 digits")
         return v.strip() if v else v
 
     @property
@@ -457,14 +458,6 @@ class ServerSettings(_Section):
             return ipaddress.ip_address(self.host).is_loopback
         except ValueError:
             return False
-
-    @model_validator(mode="after")
-    def _pin_when_exposed(self) -> ServerSettings:
-        if self.pin is None and not self.is_loopback:
-            raise ValueError(
-                f"server.pin: required when server.host is {self.host!r} (reachable from the network): "
-                "set 4–8 digits so only the table can change the game")
-        return self
 
 
 class StorageSettings(_Section):
@@ -799,7 +792,8 @@ players = @game.players@
 host = @server.host@
 # TCP port (1–65535).
 port = @server.port@
-# PIN (4–8 digits) asked before anyone can change the game; required when host is not 127.0.0.1.
+# PIN (4–6 digits) asked before anyone can change the game when host is not 127.0.0.1.
+# Unset: a random PIN is chosen at every start and printed in the log (journalctl -u kosti).
 pin = @server.pin|"123456"@
 
 [storage]
