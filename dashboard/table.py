@@ -882,7 +882,7 @@ class TableService:
                 raise TableError(409, f"the throw has {len(cur)} dice but {st.dice_to_throw} were thrown: fix it",
                                  f"в броске {len(cur)} костей, а бросали {st.dice_to_throw}: исправьте")
             self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
-            if faces is not None or cur != p.faces:
+            if any(c["throw_id"] == p.id for c in self.store.corrections(self.game_id)):
                 self.store.set_throw_resolution(p.id, "corrected")
             row = self.store.get_throw(p.id)
             self.last_throw = self._throw_view(row) if row else self.last_throw

@@ -16,7 +16,7 @@ const T = {
     opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "barrel / бочка", bolts: "bolts / болты",
     dots: "dots / точки", falls: "falls", skips: "skips next turn", wins: "wins!", ok: "ok", uncertain: "uncertain",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
-    ignored: "no game", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
+    ignored: "no game", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control",
   },
@@ -34,7 +34,7 @@ const T = {
     opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "бочка / barrel", bolts: "болты / bolts",
     dots: "точки / dots", falls: "падения", skips: "пропускает ход", wins: "победил!", ok: "ок", uncertain: "неуверенно",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
-    ignored: "нет игры", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
+    ignored: "нет игры", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления",
   },
@@ -58,6 +58,7 @@ function applyLang() {
   document.documentElement.lang = lang;
   $("lang-toggle").textContent = lang === "ru" ? "EN" : "RU";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  document.querySelectorAll("[data-i18n-ph]").forEach((el) => { el.placeholder = t(el.dataset.i18nPh); });
   if (snap) render(snap);
 }
 
@@ -177,6 +178,7 @@ function render(s) {
   const live = st && !st.over;
   const virtual = s.source && s.source.virtual;
   $("btn-throw").hidden = !virtual;
+  $("throw-faces").hidden = !virtual;
   $("btn-throw").disabled = !live || !!s.pending;
   $("btn-bank").disabled = !live || !st.allowed.bank || !!s.pending;
   $("btn-undo").disabled = !s.game;
@@ -312,7 +314,11 @@ function init() {
   $("lang-toggle").addEventListener("click", () => { lang = lang === "ru" ? "en" : "ru"; localStorage.setItem("kosti.lang", lang); applyLang(); loadHistory(); });
   $("pin").value = localStorage.getItem("kosti.pin") || "";
   $("pin").addEventListener("change", () => localStorage.setItem("kosti.pin", $("pin").value.trim()));
-  $("btn-throw").addEventListener("click", () => control("throw"));
+  $("btn-throw").addEventListener("click", () => {
+    const raw = $("throw-faces").value.trim();
+    const faces = raw ? raw.split(/[\s,]+/).map(Number) : null;
+    control("throw", faces ? { faces } : undefined);
+  });
   $("btn-bank").addEventListener("click", () => control("bank"));
   $("btn-undo").addEventListener("click", () => control("undo"));
   $("btn-keep").addEventListener("click", () => {

@@ -1,0 +1,77 @@
+"""Shared fixtures for the dashboard tests: an app on a temporary database and injected throws."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from kosti.dashboard.app import DashboardConfig, create_app
+from kosti.dashboard.table import TableDie, TableThrow
+
+
+def make_throw(faces: list[int], status: str = "ok", image: bool = False, reasons: list[str] | None = None) -> TableThrow:
+    """A settled throw as the pipeline would deliver it: value 0 = unread die; boxes in a row, 40 px apart."""
+    dice = [TableDie(int(f), 0.99 if f else 0.3, [40.0 * i, 10.0, 40.0 * i + 30, 40.0], uncertain=(f == 0))
+            for i, f in enumerate(faces)]
+    img = None
+    if image:
+        img = np.zeros((120, 240, 3), np.uint8)
+        img[:, :, 1] = 110
+    return TableThrow(dice, status, reasons or ([] if status == "ok" else ["test: uncertain"]), 7, 0.25, img)
+
+
+@pytest.fixture
+def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """Factory: ``make_client(**DashboardConfig fields)`` → TestClient on ``tmp_path/kosti.db`` (no camera)."""
+    clients: list[TestClient] = []
+
+    def factory(**kw) -> TestClient:
+        kw.setdefault("db_path", tmp_path / "kosti.db")
+        client = TestClient(create_app(DashboardConfig(**kw)))
+        clients.append(client)
+        return client
+
+    yield factory
+    for c in clients:
+        c.app.state.store.close()
+
+
+@pytest.fixture
+def client(make_client) -> TestClient:
+    return make_client()
+
+
+def _start_game(client: TestClient, players=("Ann", "Boris"), preset: str = "classic", overrides=None,
+                headers=None) -> int:
+    body = {"players": list(players), "preset": preset}
+    if overrides is not None:
+        body["overrides"] = overrides
+    r = client.post("/api/games", json=body, headers=headers or {})
+    assert r.status_code == 201, r.text
+    return r.json()["game"]["id"]
+
+
+def _scores(snapshot: dict) -> dict[str, int]:
+    return {p["name"]: p["score"] for p in snapshot["state"]["players"]}
+
+
+@pytest.fixture
+def throw() -> Callable[..., TableThrow]:
+    """``throw(faces, status="ok", image=False)`` → a :class:`TableThrow` (0 = unread die)."""
+    return make_throw
+
+
+@pytest.fixture
+def start_game() -> Callable[..., int]:
+    """``start_game(client, players, preset, overrides, headers)`` → game id (asserts 201)."""
+    return _start_game
+
+
+@pytest.fixture
+def scores() -> Callable[[dict], dict[str, int]]:
+    """``scores(snapshot)`` → ``{player: recorded score}``."""
+    return _scores

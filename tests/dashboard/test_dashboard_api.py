@@ -1,0 +1,259 @@
+"""HTTP API of the dashboard: games, throws, controls, errors, PIN, settings, images (FastAPI TestClient)."""
+
+from __future__ import annotations
+
+import re
+
+CYRILLIC = re.compile("[а-яА-ЯёЁ]")
+
+
+def test_new_game_throw_bank_changes_scoreboard(client, throw, start_game, scores):
+    gid = start_game(client)
+    s = client.get("/api/state").json()
+    assert s["game"]["id"] == gid and s["game"]["players"] == ["Ann", "Boris"]
+    assert s["state"]["to_move"] == "Ann" and s["state"]["turn"]["dice_to_throw"] == 5
+    assert scores(s) == {"Ann": 0, "Boris": 0}
+
+    out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))  # 100 + 5 = 105 (rules.md T1)
+    assert out["applied"] is True
+    s = client.get("/api/state").json()
+    assert s["state"]["turn"]["turn_points"] == 105
+    assert s["state"]["turn"]["dice_to_throw"] == 1
+    assert s["last_throw"]["faces"] == [1, 1, 1, 5, 3] and s["last_throw"]["resolution"] == "applied"
+    assert s["state"]["allowed"]["bank"] is True
+
+    r = client.post(f"/api/games/{gid}/bank")
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert scores(s) == {"Ann": 105, "Boris": 0}
+    assert s["state"]["to_move"] == "Boris" and s["turn_no"] == 2
+
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [t["player"] for t in h["turns"]] == ["Ann", "Boris"]
+    assert h["turns"][0]["outcome"] == "bank" and h["turns"][0]["score_after"] == 105
+    assert [a["kind"] for a in h["actions"]] == ["roll", "bank"]
+    assert h["throws"][0]["faces"] == [1, 1, 1, 5, 3]
+
+
+def test_bust_passes_the_turn(client, throw, start_game, scores):
+    gid = start_game(client)
+    client.app.state.table.submit_throw(throw([2, 3, 4, 6, 6]))  # nothing scores: bust
+    s = client.get("/api/state").json()
+    assert s["state"]["to_move"] == "Boris" and scores(s) == {"Ann": 0, "Boris": 0}
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert h["turns"][0]["outcome"] == "bust"
+
+
+def test_uncertain_throw_is_held_until_fixed_and_confirmed(client, throw, start_game):
+    gid = start_game(client)
+    table = client.app.state.table
+    out = table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain"))
+    assert out["applied"] is False
+    s = client.get("/api/state").json()
+    assert s["pending"] is not None and s["pending"]["faces"] == [1, 0, 5, 2, 3]
+    assert s["state"]["turn"]["turn_points"] == 0 and s["state"]["turn"]["throws"] == 0  # nothing scored
+
+    r = client.post(f"/api/games/{gid}/confirm")
+    assert r.status_code == 409 and "unread" in r.json()["error"] and CYRILLIC.search(r.json()["error_ru"])
+    r = client.post(f"/api/games/{gid}/bank")  # no other control while a throw waits
+    assert r.status_code == 409 and "confirm" in r.json()["error"]
+
+    r = client.post(f"/api/games/{gid}/fix", json={"die_index": 1, "value": 1})
+    assert r.status_code == 200 and r.json()["pending"]["faces"] == [1, 1, 5, 2, 3]
+    assert r.json()["state"]["turn"]["turn_points"] == 0  # still not scored before confirmation
+    r = client.post(f"/api/games/{gid}/confirm")
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert s["pending"] is None and s["state"]["turn"]["turn_points"] == 25  # 1 + 1 + 5
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert h["corrections"][0]["die_index"] == 1 and h["corrections"][0]["old_value"] == 0
+    assert h["corrections"][0]["new_value"] == 1 and h["corrections"][0]["actor"].startswith("local")
+    assert h["throws"][0]["resolution"] == "corrected"
+
+
+def test_ok_throw_with_wrong_dice_count_is_not_scored(client, throw, start_game):
+    gid = start_game(client)
+    out = client.app.state.table.submit_throw(throw([1, 5, 5, 2]))  # 4 dice seen, 5 thrown
+    assert out["applied"] is False and any("expected 5" in r for r in out["reasons"])
+    r = client.post(f"/api/games/{gid}/confirm", json={"faces": [1, 5, 5, 2, 3]})  # the table gives all faces
+    assert r.status_code == 200 and r.json()["state"]["turn"]["turn_points"] == 20
+
+
+def test_new_throw_replaces_a_pending_one(client, throw, start_game):
+    gid = start_game(client)
+    table = client.app.state.table
+    table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain"))
+    table.submit_throw(throw([5, 2, 2, 3, 4]))
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [t["resolution"] for t in h["throws"]] == ["superseded", "applied"]
+    assert client.get("/api/state").json()["state"]["turn"]["turn_points"] == 5
+
+
+def test_fix_latest_applied_throw_rescores_it(client, throw, start_game):
+    gid = start_game(client)
+    client.app.state.table.submit_throw(throw([1, 2, 3, 4, 6]))  # read as a single 1: 10
+    assert client.get("/api/state").json()["state"]["turn"]["turn_points"] == 10
+    r = client.post(f"/api/games/{gid}/fix", json={"die_index": 4, "value": 5})  # really 1-2-3-4-5: 125
+    assert r.status_code == 200, r.text
+    assert r.json()["state"]["turn"]["turn_points"] == 125
+    h = client.get(f"/api/games/{gid}/history").json()
+    live = [a for a in h["actions"] if not a["undone"]]
+    assert len(live) == 1 and live[0]["payload"]["faces"] == [1, 2, 3, 4, 5]
+
+
+def test_undo_restores_previous_states(client, throw, start_game, scores):
+    gid = start_game(client)
+    client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))
+    client.post(f"/api/games/{gid}/bank")
+    r = client.post(f"/api/games/{gid}/undo")
+    assert r.status_code == 200
+    s = r.json()
+    assert scores(s) == {"Ann": 0, "Boris": 0} and s["state"]["to_move"] == "Ann"
+    assert s["state"]["turn"]["turn_points"] == 105 and s["turn_no"] == 1
+    s = client.post(f"/api/games/{gid}/undo").json()
+    assert s["state"]["turn"]["turn_points"] == 0 and s["state"]["turn"]["dice_to_throw"] == 5
+    r = client.post(f"/api/games/{gid}/undo")
+    assert r.status_code == 409 and r.json()["error"] == "nothing to undo"
+    # The log keeps the undone actions, marked.
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [a["undone"] for a in h["actions"]] == [True, True]
+    assert h["throws"][0]["resolution"] == "undone"
+
+
+def test_bad_requests_have_clear_messages(client, throw, start_game):
+    gid = start_game(client)
+    r = client.post("/api/games/999/bank")
+    assert r.status_code == 404 and r.json()["error"] == "no game 999"
+    r = client.get("/api/games/999/history")
+    assert r.status_code == 404
+    # Banking before any throw: the engine's reason in English and Russian.
+    r = client.post(f"/api/games/{gid}/bank")
+    assert r.status_code == 409
+    body = r.json()
+    assert body["error"] and CYRILLIC.search(body["error_ru"]) and body["error"] != body["error_ru"]
+    # Classic sets every scoring die aside automatically: choosing is forbidden.
+    client.app.state.table.submit_throw(throw([1, 5, 2, 3, 3]))
+    r = client.post(f"/api/games/{gid}/keep", json={"faces": [1]})
+    assert r.status_code == 409 and "automatically" in r.json()["error"]
+    # Malformed JSON, wrong types, out-of-range values, unknown presets.
+    r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"].startswith("invalid request")
+    r = client.post("/api/games", json={"players": []})
+    assert r.status_code == 422 and "players" in r.json()["error"]
+    r = client.post("/api/games", json={"players": ["A", "A"]})
+    assert r.status_code == 422 and "unique" in r.json()["error"]
+    r = client.post("/api/games", json={"players": ["A", "B"], "preset": "no_such_rules"})
+    assert r.status_code == 422 and "no_such_rules" in r.json()["error"]
+    r = client.post("/api/games", json={"players": ["A", "B"], "overrides": {"opening": {"nope": 1}}})
+    assert r.status_code == 422
+    r = client.post(f"/api/games/{gid}/fix", json={"die_index": 0, "value": 7})
+    assert r.status_code == 422 and "value" in r.json()["error"]
+    r = client.post(f"/api/games/{gid}/throw")
+    assert r.status_code == 409 and "real camera" in r.json()["error"]  # no virtual table here
+    # The game went on untouched by the bad requests.
+    assert client.get("/api/state").json()["game"]["id"] == gid
+
+
+def test_keep_choice_where_the_preset_allows_it(client, throw, start_game):
+    gid = start_game(client, preset="farkle")
+    client.app.state.table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
+    s = client.get("/api/state").json()
+    assert s["state"]["allowed"]["keep"] is True and s["state"]["choose_keep"] is True
+    assert {tuple(k["faces"]) for k in s["state"]["allowed"]["keeps"]} >= {(1,), (1, 5), (5,)}
+    r = client.post(f"/api/games/{gid}/keep", json={"faces": [1]})
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert s["state"]["turn"]["turn_points"] == 100 and s["state"]["turn"]["dice_to_throw"] == 5
+    r = client.post(f"/api/games/{gid}/keep", json={"faces": [2]})
+    assert r.status_code == 409
+
+
+def test_overrides_are_applied_and_stored(client, start_game):
+    gid = start_game(client, overrides={"opening": {"threshold": 75}})
+    s = client.get("/api/state").json()
+    assert s["game"]["rules"] == {"preset": "classic", "overrides": {"opening": {"threshold": 75}}}
+    table = client.app.state.table
+    assert table.state.rules.opening.threshold == 75
+    assert client.get(f"/api/games/{gid}/history").json()["game"]["rules"]["overrides"]["opening"]["threshold"] == 75
+
+
+def test_presets_and_docs(client):
+    presets = client.get("/api/presets").json()["presets"]
+    names = [p["name"] for p in presets]
+    assert "classic" in names and "farkle" in names
+    classic = presets[names.index("classic")]
+    assert classic["dice"] == 5 and classic["target"] == 1000
+    assert client.get("/openapi.json").json()["paths"]["/api/games/{game_id}/bank"]
+    assert client.get("/docs").status_code == 200
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="btn-bank"' in page.text
+    assert client.get("/static/app.js").status_code == 200
+
+
+def test_pin_needed_for_control_when_bound_to_the_network(make_client, throw):
+    c = make_client(host="0.0.0.0", pin="2468")
+    assert c.get("/api/state").status_code == 200  # anyone may watch
+    assert c.get("/api/state").json()["pin_required"] is True
+    r = c.post("/api/games", json={"players": ["Ann", "Boris"]})
+    assert r.status_code == 403 and "PIN" in r.json()["error"]
+    r = c.post("/api/games", json={"players": ["Ann", "Boris"]}, headers={"X-Kosti-Pin": "1111"})
+    assert r.status_code == 403
+    r = c.post("/api/games", json={"players": ["Ann", "Boris"]}, headers={"X-Kosti-Pin": "2468"})
+    assert r.status_code == 201
+    gid = r.json()["game"]["id"]
+    c.app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))
+    assert c.post(f"/api/games/{gid}/bank").status_code == 403
+    assert c.put("/api/settings", json={"live_width": 640}).status_code == 403
+    assert c.post(f"/api/games/{gid}/bank?pin=2468").status_code == 200
+    with c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"cmd": "undo"})
+        assert ws.receive_json()["status"] == 403
+        ws.send_json({"cmd": "undo", "pin": "2468"})
+        msgs = [ws.receive_json(), ws.receive_json()]
+        assert {"ack", "state"} == {m["type"] for m in msgs}
+    history = c.get(f"/api/games/{gid}/history").json()
+    assert history["actions"][-1]["actor"].startswith("pin:")
+
+
+def test_random_pin_when_none_given(make_client):
+    c = make_client(host="0.0.0.0")
+    pin = c.app.state.config.pin
+    assert pin and pin.isdigit() and 4 <= len(pin) <= 6
+    assert c.post("/api/games", json={"players": ["A"]}, headers={"X-Kosti-Pin": pin}).status_code == 201
+
+
+def test_loopback_needs_no_pin(make_client):
+    c = make_client(host="127.0.0.1", pin="2468")
+    assert c.post("/api/games", json={"players": ["A", "B"]}).status_code == 201
+
+
+def test_settings_zones_and_thresholds(make_client, tmp_path):
+    c = make_client()
+    zones = {"roll_area": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]], "set_aside": None}
+    r = c.put("/api/settings", json={"zones": zones, "thresholds": {"still_s": 0.6}})
+    assert r.status_code == 200, r.text
+    assert r.json()["zones"]["roll_area"] == zones["roll_area"] and r.json()["thresholds"]["still_s"] == 0.6
+    r = c.put("/api/settings", json={"zones": {"roll_area": [[0, 0], [1, 1]]}})
+    assert r.status_code == 422 and "3 points" in r.json()["error"]
+    r = c.put("/api/settings", json={"thresholds": {"conf": 2}})
+    assert r.status_code == 422
+    c.app.state.store.close()
+    c2 = make_client()  # same database: the settings persist
+    s = c2.get("/api/settings").json()
+    assert s["zones"]["roll_area"] == zones["roll_area"] and s["thresholds"]["still_s"] == 0.6
+
+
+def test_throw_image_and_thumbnail(client, throw, start_game):
+    gid = start_game(client)
+    out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
+    tid = out["throw_id"]
+    s = client.get("/api/state").json()
+    assert s["last_throw"]["image_url"] == f"/api/throws/{tid}/image.jpg"
+    full = client.get(f"/api/throws/{tid}/image.jpg")
+    thumb = client.get(f"/api/throws/{tid}/image.jpg?thumb=1")
+    assert full.status_code == 200 and full.headers["content-type"] == "image/jpeg" and full.content[:2] == b"\xff\xd8"
+    assert thumb.status_code == 200 and thumb.content[:2] == b"\xff\xd8"
+    assert client.get("/api/throws/999/image.jpg").status_code == 404
+    snap = client.get("/snapshot.jpg")
+    assert snap.status_code == 200 and snap.content[:2] == b"\xff\xd8"
