@@ -20,8 +20,8 @@ warp, motion blur (rolling dice or camera shake), defocus, colour/brightness shi
 Labels follow what a camera can show: a die counts as *visible* when at least
 ``SynthConfig.min_visible`` (60 %) of its silhouette shows in the frame; less visible dice get no
 detector label. Its face is *readable* when nothing hides a pip (procedural dice: every pip centre is
-visible; real crops, whose pips are not known: ≥ 92 % visible), it is not cocked, and blur is below a
-third of its size. Outputs (see :func:`generate`):
+visible; real crops, whose pips are not known: ≥ 92 % visible), it is not cocked, blur is below a
+quarter of its size, and its pixels still span ≥ 20 grey levels (glare and exposure can wash pips out). Outputs (see :func:`generate`):
 
 * ``--classes die``: every visible die, class 0;
 * ``--classes faces``: every visible *readable* die, class ``value - 1`` (visible but unreadable dice
@@ -121,6 +121,11 @@ class SynthConfig:
         neg_frac: share of scenes without dice (negatives: table top and distractors only).
         min_visible: least visible fraction of a die's silhouette for a detector label.
         val_frac: share of scenes that go to the ``val`` split.
+        backgrounds: restrict procedural table tops to these
+            :data:`kosti.vision.render.BACKGROUNDS` names; empty = all.
+        degrade: apply the camera degradations (perspective warp, blur, rolling dice, glare,
+            colour/exposure shifts, grayscale, noise, JPEG quality 35–95). ``False`` gives clean
+            scenes (JPEG quality 95) for inspection and tests.
     """
 
     imgsz: int = 640
@@ -134,6 +139,8 @@ class SynthConfig:
     neg_frac: float = 0.08
     min_visible: float = 0.6
     val_frac: float = 0.1
+    backgrounds: tuple[str, ...] = ()
+    degrade: bool = True
 
     def check(self) -> None:
         """Raise :class:`SynthError` for out-of-range settings."""
@@ -141,6 +148,9 @@ class SynthConfig:
             raise SynthError(f"classes must be 'die' or 'faces', got {self.classes!r}")
         if not 64 <= self.imgsz <= 4096:
             raise SynthError(f"imgsz must be 64-4096, got {self.imgsz}")
+        bad_bg = [b for b in self.backgrounds if b not in BACKGROUNDS]
+        if bad_bg:
+            raise SynthError(f"unknown background(s) {', '.join(bad_bg)}; choose from {', '.join(BACKGROUNDS)}")
         bad = [s for s in self.styles if s not in STYLES]
         if bad:
             raise SynthError(f"unknown style(s) {', '.join(bad)}; choose from {', '.join(STYLES)}")
@@ -182,6 +192,19 @@ class RealBank:
 
     crops: list[RealCrop] = field(default_factory=list)
     backgrounds: list[tuple[Path, np.ndarray]] = field(default_factory=list)
+    _sides: np.ndarray | None = field(default=None, repr=False)
+    _order: np.ndarray | None = field(default=None, repr=False)
+
+    def pick(self, size: float, rng: np.random.Generator, max_upscale: float = 1.6) -> RealCrop:
+        """A random crop that needs at most ``max_upscale`` enlargement to show a die of ``size`` px
+        (upscaled photos lose their pips); one of the 20 largest dice if none is big enough."""
+        if self._sides is None:
+            self._sides = np.array([max(c.box[2] - c.box[0], c.box[3] - c.box[1]) for c in self.crops])
+            self._order = np.argsort(self._sides, kind="stable")
+        sides = self._sides[self._order]
+        lo = int(np.searchsorted(sides, size / max_upscale))
+        lo = min(lo, max(0, len(sides) - 20))
+        return self.crops[int(self._order[int(rng.integers(lo, len(sides)))])]
 
     @classmethod
     def load(cls, root: Path | str = DEFAULT_REAL_ROOT, limit: int | None = None) -> "RealBank":
@@ -354,7 +377,7 @@ def _real_sprite(crop: RealCrop, size: float, rng: np.random.Generator) -> _Spri
 
 
 def _render_sprite(value: int, size: float, style: DieStyle, rng: np.random.Generator, light_deg: float,
-                   tilt_dir: float, cocked: bool) -> _Sprite:
+                   tilt_dir: float, cocked: bool, glare: bool = True) -> _Sprite:
     if cocked:
         tau = rng.uniform(0.5, 0.75)
     else:
@@ -363,7 +386,7 @@ def _render_sprite(value: int, size: float, style: DieStyle, rng: np.random.Gene
     td = math.radians(tilt_dir + rng.normal(0, 15))
     d = render_styled(value, style, rng.uniform(0, 360), rng, size_px=size,
                       tilt=(tau * math.cos(td), tau * math.sin(td)), light_deg=light_deg,
-                      shading=rng.uniform(0.1, 0.5), glare=rng.uniform(0.2, 0.8) if rng.random() < 0.35 else 0.0,
+                      shading=rng.uniform(0.1, 0.5), glare=rng.uniform(0.2, 0.8) if glare and rng.random() < 0.35 else 0.0,
                       bevel=rng.uniform(0.04, 0.14))
     body_alpha = 1.0 - 0.85 * style.translucency
     sil = d.image[..., 3] >= 0.5 * body_alpha * 255
@@ -537,7 +560,8 @@ class SceneGenerator:
         big = self._tables.get(j)
         side = int(cfg.imgsz * 1.25)
         if big is None:
-            kind = BACKGROUNDS[j % len(BACKGROUNDS)]
+            kinds = self.cfg.backgrounds or BACKGROUNDS
+            kind = kinds[j % len(kinds)]
             big = make_background(kind, side, side, np.random.default_rng([self.seed, 1_000_003, j]))
             self._tables[j] = big
         s = int(cfg.imgsz * rng.uniform(0.6, 1.0) * 1.25)
@@ -575,23 +599,24 @@ class SceneGenerator:
         use_real_scene = self.bank is not None and rng.random() < cfg.real_frac
 
         # Each die uses real crops or rendering per scene *mostly*, mixed sometimes.
-        sprites: list[tuple[_Sprite, float, float, bool]] = []  # sprite, x, y, motion-blurred?
+        sprites: list[tuple[_Sprite, float, float, float]] = []  # sprite, x, y, rolling blur px
         centres: list[tuple[float, float, float]] = []
         for _ in range(n_dice):
             size = float(np.clip(base * rng.uniform(0.88, 1.12), cfg.min_die, cfg.max_die))
             real = use_real_scene if rng.random() < 0.85 else (self.bank is not None and rng.random() < cfg.real_frac)
             if real:
-                crop = self.bank.crops[int(rng.integers(len(self.bank.crops)))]
-                sp = _real_sprite(crop, size, rng)
+                sp = _real_sprite(self.bank.pick(size, rng), size, rng)
             else:
                 style = per_scene_style or self._style(rng)
                 sp = _render_sprite(int(rng.integers(1, 7)), size, style, rng, light_deg, tilt_dir,
-                                    cocked=rng.random() < 0.04)
+                                    cocked=rng.random() < 0.04, glare=cfg.degrade)
             pos = self._place(rng, size, centres, S)
             if pos is None:
                 continue
             centres.append((pos[0], pos[1], size))
-            sprites.append((sp, pos[0], pos[1], rng.random() < 0.08))
+            # A die still rolling: motion blur of 15–45 % of its size on this die only.
+            roll = rng.uniform(0.15, 0.45) * size if cfg.degrade and rng.random() < 0.08 else 0.0
+            sprites.append((sp, pos[0], pos[1], roll))
 
         # Distractors: alone in negatives, sometimes among dice; some drawn over the dice.
         n_clutter = int(rng.integers(1, 5)) if negative else (int(rng.integers(1, 3)) if rng.random() < 0.3 else 0)
@@ -613,13 +638,13 @@ class SceneGenerator:
         # Composite in z-order: distractors below, dice, distractors above. Track silhouettes.
         layers: list[tuple[_Sprite, np.ndarray, int, int]] = []  # sprite, frame mask, x0, y0
         for sp, x, y in under:
-            layers.append(self._put(img, sp, x, y, ldir, shadow_k, rng, False))
+            layers.append(self._put(img, sp, x, y, ldir, shadow_k, rng, 0.0))
         die_layers = []
         for sp, x, y, mblur in sprites:
             die_layers.append(len(layers))
             layers.append(self._put(img, sp, x, y, ldir, shadow_k, rng, mblur))
         for sp, x, y in over:
-            layers.append(self._put(img, sp, x, y, ldir, shadow_k, rng, False))
+            layers.append(self._put(img, sp, x, y, ldir, shadow_k, rng, 0.0))
 
         # Visible part of each layer = its mask minus everything drawn later.
         above = np.zeros((S, S), bool)
@@ -631,7 +656,7 @@ class SceneGenerator:
 
         # Global perspective warp (a camera not quite square to the table).
         H = None
-        if rng.random() < 0.35:
+        if cfg.degrade and rng.random() < 0.35:
             H = _random_homography(rng, S)
             img = cv2.warpPerspective(img, H, (S, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
             visible_masks = [cv2.warpPerspective(m.astype(np.uint8) * 255, H, (S, S), flags=cv2.INTER_LINEAR) >= 128
@@ -639,7 +664,7 @@ class SceneGenerator:
 
         # Whole-image blur: camera shake or defocus.
         blur_px = 0.0
-        r = rng.random()
+        r = rng.random() if cfg.degrade else 1.0
         if r < 0.12:
             length = rng.uniform(3, 3 + 0.25 * base)
             img = cv2.filter2D(img, -1, motion_kernel(length, rng.uniform(0, 180)), borderType=cv2.BORDER_REFLECT)
@@ -649,8 +674,9 @@ class SceneGenerator:
             img = cv2.GaussianBlur(img, (0, 0), sigma)
             blur_px = 2.5 * sigma
 
-        img = self._photometric(img, rng)
-        quality = int(rng.integers(35, 96))
+        if cfg.degrade:
+            img = self._photometric(img, rng)
+        quality = int(rng.integers(35, 96)) if cfg.degrade else 95
 
         dice: list[SceneDie] = []
         for li, (sp, x, y, mblur) in zip(die_layers, sprites):
@@ -666,8 +692,9 @@ class SceneGenerator:
             visible = float(min(1.0, vis_area / max(sil_area * area_scale, 1.0)))
             bx, by, bw, bh = cv2.boundingRect(vm.astype(np.uint8))
             box = (float(bx), float(by), float(bx + bw), float(by + bh))
-            eff_blur = blur_px + (0.3 * sp.size if mblur else 0.0)
-            readable = (not sp.cocked) and eff_blur < sp.size / 3.0
+            # Pips of a d6 are ~18 % of its side across: blur beyond a quarter of the side merges them.
+            eff_blur = math.hypot(blur_px, mblur)
+            readable = (not sp.cocked) and eff_blur < 0.25 * sp.size
             if sp.pips is not None:
                 pts = sp.pips + np.array([x0, y0], np.float64)
                 if H is not None:
@@ -680,6 +707,10 @@ class SceneGenerator:
                 readable = readable and visible >= 0.7
             else:
                 readable = readable and visible >= 0.92
+            if readable:  # glare, exposure or a dark table may leave no contrast between pips and body
+                g = img[by:by + bh, bx:bx + bw].mean(axis=2)[vm[by:by + bh, bx:bx + bw]]
+                lo, hi = np.percentile(g, [1, 99])
+                readable = bool(hi - lo >= 20.0)
             dice.append(SceneDie(sp.value, box, visible, readable, sp.kind))
         distractors = []
         for li, (sp, *_rest) in enumerate(layers):
@@ -694,10 +725,10 @@ class SceneGenerator:
         if centres and mode < 0.2:  # touching a previous die
             px, py, ps = centres[int(rng.integers(len(centres)))]
             a = rng.uniform(0, 2 * np.pi)
-            d = (ps + size) / 2 * rng.uniform(1.0, 1.15)
+            d = (ps + size) / 2 * rng.uniform(1.1, 1.35)
             return (px + d * math.cos(a), py + d * math.sin(a)) if self._inside(px + d * math.cos(a),
                                                                                   py + d * math.sin(a), size, S) else None
-        if centres and mode < 0.3:  # lying on / in front of a previous die: hides part of it
+        if centres and mode < 0.27:  # lying on / in front of a previous die: hides part of it
             px, py, ps = centres[int(rng.integers(len(centres)))]
             a = rng.uniform(0, 2 * np.pi)
             d = (ps + size) / 2 * rng.uniform(0.6, 0.9)
@@ -719,12 +750,12 @@ class SceneGenerator:
 
     @staticmethod
     def _put(img: np.ndarray, sp: _Sprite, x: float, y: float, ldir: np.ndarray, shadow_k: float,
-             rng: np.random.Generator, mblur: bool) -> tuple[_Sprite, np.ndarray, int, int]:
+             rng: np.random.Generator, mblur: float) -> tuple[_Sprite, np.ndarray, int, int]:
         S = img.shape[0]
         x0, y0 = int(round(x - sp.anchor[0])), int(round(y - sp.anchor[1]))
         bgra, pad = sp.bgra, 0
-        if mblur:  # a die still rolling
-            bgra = blur_sprite(bgra, rng.uniform(0.15, 0.45) * sp.size, rng.uniform(0, 180))
+        if mblur >= 1.5:  # a die still rolling
+            bgra = blur_sprite(bgra, mblur, rng.uniform(0, 180))
             pad = (bgra.shape[0] - sp.bgra.shape[0]) // 2
         off = -ldir * sp.size * rng.uniform(0.05, 0.15)
         paste(img, bgra, x0 - pad, y0 - pad, shadow=shadow_k, shadow_offset=(off[0], off[1]),
@@ -800,7 +831,7 @@ def scene_crops(scene: Scene, rng: np.random.Generator, min_visible: float = 0.6
 
     Readable dice → their face value; dice that are hidden, blurred, cocked or cut by the frame
     (but show at least a quarter of themselves) → ``x``; plus ``x`` crops of distractors and, in
-    about half the scenes, one bare patch of table away from every die. Boxes are jittered ±10 %
+    a quarter of the scenes, one bare patch of table away from every die. Boxes are jittered ±10 %
     per side (a detector's box error) before :func:`kosti.vision.crops.square_crop`.
     """
     img = scene.image
@@ -815,12 +846,12 @@ def scene_crops(scene: Scene, rng: np.random.Generator, min_visible: float = 0.6
             label = "x"
         out.append((label, square_crop(img, _jitter_box(d.box, rng))))
     for box in scene.distractors:
-        if rng.random() < 0.5:
+        if rng.random() < 0.25:
             x1, y1, x2, y2 = box
             side = rng.uniform(16, max(17.0, min(200.0, max(x2 - x1, y2 - y1))))
             cx, cy = rng.uniform(x1, x2), rng.uniform(y1, y2)
             out.append(("x", square_crop(img, (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2))))
-    if rng.random() < 0.5:
+    if rng.random() < 0.25:
         sizes = [max(b.box[2] - b.box[0], b.box[3] - b.box[1]) for b in scene.dice] or [rng.uniform(16, 120)]
         side = float(np.median(sizes)) * rng.uniform(0.8, 1.25)
         for _ in range(10):
@@ -942,7 +973,8 @@ def generate(
     """
     cfg = cfg or SynthConfig()
     if real_root is None:
-        cfg = SynthConfig(**{**asdict(cfg), "real_frac": 0.0, "real_bg_frac": 0.0, "styles": tuple(cfg.styles)})
+        cfg = SynthConfig(**{**asdict(cfg), "real_frac": 0.0, "real_bg_frac": 0.0, "styles": tuple(cfg.styles),
+                               "backgrounds": tuple(cfg.backgrounds)})
     cfg.check()
     if n < 1:
         raise SynthError(f"n must be >= 1, got {n}")
@@ -992,7 +1024,7 @@ def generate(
         bar.close()
 
     meta = {"tool": "kosti datasets synth", "seed": int(seed), "n": int(n), "crops": bool(crops),
-            "config": {**asdict(cfg), "styles": list(cfg.styles)},
+            "config": {**asdict(cfg), "styles": list(cfg.styles), "backgrounds": list(cfg.backgrounds)},
             "real_sources": [f"{a}/{b}" for a, b in REAL_SOURCES] if use_real else []}
     (out / "synth.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     if use_real:

@@ -1,0 +1,121 @@
+"""``kosti datasets ...`` — tools that build training data.
+
+``kosti datasets synth`` writes seeded synthetic dice scenes (detector set) or classifier crops; see
+:mod:`kosti.datasets.synth`. Other actions (``prepare``) register beside it through
+:data:`DATASET_ACTIONS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+#: Registrars of ``kosti datasets <action>`` subcommands, in help order. Each takes the
+#: ``datasets`` sub-subparsers object and adds one action whose ``func(args) -> int`` handles it.
+DATASET_ACTIONS: list[Callable[[argparse._SubParsersAction], None]] = []
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``kosti datasets`` and its actions to the top-level subparsers."""
+    parser = subparsers.add_parser(
+        "datasets",
+        help="build training data (synthetic scenes and crops)",
+        description="Build training data sets for the dice detector and face classifier.",
+    )
+    actions = parser.add_subparsers(dest="datasets_action", metavar="ACTION")
+    for add in DATASET_ACTIONS:
+        add(actions)
+
+    def _help(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    parser.set_defaults(func=_help)
+
+
+def _positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+def _fraction(text: str) -> float:
+    v = float(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be within 0-1, got {v}")
+    return v
+
+
+def _add_synth(actions: argparse._SubParsersAction) -> None:
+    from kosti.vision.render import BACKGROUNDS, STYLES
+
+    p = actions.add_parser(
+        "synth",
+        help="seeded synthetic dice scenes (YOLO) or classifier crops (ImageFolder)",
+        description=(
+            "Cut-and-paste scenes of real training-split dice (byler-d6/train, rune55-dedup/train) and "
+            "procedurally rendered dice on varied table tops, with shadows, occlusion, blur, noise and "
+            "JPEG artefacts. Same seed and settings -> byte-identical files."
+        ),
+    )
+    p.add_argument("--out", type=Path, required=True, help="output folder (must be empty or absent)")
+    p.add_argument("--n", type=_positive_int, default=5000,
+                   help="scenes to write (detector set) or crops to write (--crops); default 5000")
+    p.add_argument("--seed", type=int, default=1, help="series seed (default 1)")
+    p.add_argument("--classes", choices=("die", "faces"), default="die",
+                   help="detector labels: one class 'die' (default) or six classes, k = face k+1")
+    p.add_argument("--crops", action="store_true",
+                   help="write 64x64 classifier crops OUT/{train,val}/{1..6,x}/*.png instead of scenes")
+    p.add_argument("--imgsz", type=int, default=640, help="scene side in pixels (default 640)")
+    p.add_argument("--style", action="append", choices=sorted(STYLES), metavar="NAME", default=[],
+                   help="restrict rendered dice to this style (repeatable); names: " + ", ".join(sorted(STYLES)))
+    p.add_argument("--background", action="append", choices=BACKGROUNDS, metavar="NAME", default=[],
+                   help="restrict procedural table tops to this kind (repeatable); names: " + ", ".join(BACKGROUNDS))
+    p.add_argument("--clean", action="store_true",
+                   help="no camera degradations (warp, blur, noise, colour shifts, glare; JPEG quality 95)")
+    p.add_argument("--real-frac", type=_fraction, default=0.5,
+                   help="share of scenes built from real dice crops (default 0.5; 0 = rendered dice only)")
+    p.add_argument("--real-bg-frac", type=_fraction, default=0.2,
+                   help="share of table tops cut from real training photos (default 0.2)")
+    p.add_argument("--real-root", type=Path, default=None,
+                   help="folder holding byler-d6 and rune55-dedup (default: ../shared/datasets of the checkout)")
+    p.add_argument("--val-frac", type=_fraction, default=0.1, help="share of items in the val split (default 0.1)")
+    p.add_argument("--workers", type=_positive_int, default=1,
+                   help="processes (default 1; the output does not depend on it)")
+    p.add_argument("--overwrite", action="store_true", help="replace an earlier synth output in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run_synth)
+
+
+def _run_synth(args: argparse.Namespace) -> int:
+    from kosti.datasets.synth import DEFAULT_REAL_ROOT, SynthConfig, generate
+
+    cfg = SynthConfig(
+        imgsz=args.imgsz,
+        classes=args.classes,
+        styles=tuple(dict.fromkeys(args.style)),
+        real_frac=args.real_frac,
+        real_bg_frac=args.real_bg_frac,
+        val_frac=args.val_frac,
+        backgrounds=tuple(dict.fromkeys(args.background)),
+        degrade=not args.clean,
+    )
+    use_real = cfg.real_frac > 0 or cfg.real_bg_frac > 0
+    root = (args.real_root or DEFAULT_REAL_ROOT) if use_real else None
+    summary = generate(args.out, args.n, args.seed, cfg=cfg, crops=args.crops, real_root=root,
+                       workers=args.workers, overwrite=args.overwrite, progress=not args.no_progress)
+    if args.crops:
+        counts = " ".join(f"{k}:{v}" for k, v in summary.per_class.items())
+        print(f"wrote {sum(summary.per_class.values())} crops from {summary.scenes} scenes to {summary.out} "
+              f"(train {summary.per_split['train']}, val {summary.per_split['val']}; {counts})")
+    else:
+        print(f"wrote {summary.scenes} scenes with {summary.labels} boxes to {summary.out} "
+              f"(train {summary.per_split['train']}, val {summary.per_split['val']}); data: {summary.out / 'data.yaml'}")
+    sys.stdout.flush()
+    return 0
+
+
+DATASET_ACTIONS.append(_add_synth)
