@@ -310,7 +310,7 @@ class OpenCVSource(FrameSource):
     a stale buffered frame. ``t`` is ``time.monotonic()`` when the frame arrived.
 
     Args:
-        target: device index (``0``) or stream URL.
+        target: device index (``0``), device path (``/dev/video0``) or stream URL.
         width, height: requested capture size in pixels for devices (the driver may pick another; the
             frames report the real size). Ignored for streams.
         fps: requested device frame rate (``None`` = driver default).
@@ -339,7 +339,7 @@ class OpenCVSource(FrameSource):
         self._last_seq = 0
 
     def _describe(self) -> str:
-        if isinstance(self.target, int):
+        if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
             return f"camera {self.target}"
         return re.sub(r"//[^/@]*@", "//***@", str(self.target))  # hide credentials in URLs
 
@@ -349,7 +349,9 @@ class OpenCVSource(FrameSource):
             if cap is not None:
                 cap.release()
             raise SourceError(f"cannot open {self._describe()}")
-        if isinstance(self.target, int):
+        if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
+            # USB webcams deliver 720p at 30 fps only as MJPG (raw YUYV is limited by USB 2 bandwidth).
+            cap.set(cv2.CAP_PROP_FOURCC, float(cv2.VideoWriter_fourcc(*"MJPG")))
             if self.width and self.height:
                 cap.set(cv2.CAP_PROP_FRAME_WIDTH, float(self.width))
                 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(self.height))
@@ -915,33 +917,56 @@ class ReconnectingSource(FrameSource):
 # ---------------------------------------------------------------------------------------------------
 # Parsing a source specification
 # ---------------------------------------------------------------------------------------------------
-def open_source(spec: str, *, realtime: bool = True, reconnect: bool = True, **kwargs: Any) -> FrameSource:
+def open_source(
+    spec: str,
+    *,
+    realtime: bool = True,
+    reconnect: bool = True,
+    width: int | None = None,
+    height: int | None = None,
+    fps: float | None = None,
+    **kwargs: Any,
+) -> FrameSource:
     """Create (not yet open) the source named by a command-line string.
 
-    ``spec`` forms: ``picamera`` · a device index (``0``) · ``rtsp://…``, ``http(s)://…`` · a video file ·
-    a folder of photos · ``virtual`` (optionally ``virtual:N`` for N dice).
+    ``spec`` forms: ``picamera`` · a device index (``0``) or a ``/dev/video*`` path · ``rtsp://…``,
+    ``http(s)://…`` · a video file · a folder of photos (or one photo) · ``virtual`` (``virtual:N`` = N dice).
 
     Args:
         spec: the string above.
         realtime: offline sources (files, folders, virtual) replay in real time; False = as fast as possible.
         reconnect: wrap live cameras/streams in :class:`ReconnectingSource`.
-        **kwargs: passed to the source's constructor.
+        width, height: capture size in pixels for cameras and the virtual table (``None`` = 1280×720);
+            ignored by files and folders.
+        fps: requested camera frame rate; the virtual table's and a folder replay's frame rate; ignored by
+            video files (they have their own).
+        **kwargs: further keyword arguments of the chosen source's constructor.
 
     Raises:
-        SourceError: the string names nothing usable (missing path, unknown form).
+        SourceError: the string names nothing usable (missing path, unknown form, bad ``virtual:N``).
     """
     s = spec.strip()
     low = s.lower()
+    size = (int(width or 1280), int(height or 720))
 
     def live(factory: Callable[[], FrameSource]) -> FrameSource:
         return ReconnectingSource(factory) if reconnect else factory()
 
+    def camera(target: int | str) -> FrameSource:
+        kw = dict(width=size[0], height=size[1], fps=fps)
+        kw.update(kwargs)
+        return live(lambda: OpenCVSource(target, **kw))
+
     if low in {"picamera", "picamera2", "pi"}:
-        return live(lambda: PicameraSource(**kwargs))
+        kw: dict[str, Any] = dict(size=size, fps=fps or 30.0)
+        kw.update(kwargs)
+        return live(lambda: PicameraSource(**kw))
     if re.fullmatch(r"\d+", s):
-        return live(lambda: OpenCVSource(int(s), **kwargs))
+        return camera(int(s))
+    if re.fullmatch(r"/dev/video\d+", s):
+        return camera(s)
     if re.match(r"^(rtsp|rtsps|rtmp|http|https|udp|tcp)://", low):
-        return live(lambda: OpenCVSource(s, **kwargs))
+        return camera(s)
     if low == "virtual" or low.startswith("virtual:"):
         from kosti.vision.virtual import VirtualTableSource
 
@@ -950,13 +975,15 @@ def open_source(spec: str, *, realtime: bool = True, reconnect: bool = True, **k
                 kwargs.setdefault("n_dice", int(low.split(":", 1)[1]))
             except ValueError as exc:
                 raise SourceError(f"bad virtual source {spec!r}: use virtual or virtual:N") from exc
-        return VirtualTableSource(realtime=realtime, **kwargs)
+        if fps:
+            kwargs.setdefault("fps", fps)
+        return VirtualTableSource(realtime=realtime, size=size, **kwargs)
     path = Path(s).expanduser()
-    if path.is_dir():
-        return FolderSource(path, realtime=realtime, **kwargs)
+    if path.is_dir() or (path.is_file() and path.suffix.lower() in IMAGE_EXTENSIONS):
+        if fps:
+            kwargs.setdefault("fps", fps)
+        return FolderSource(path if path.is_dir() else [path], realtime=realtime, **kwargs)
     if path.is_file():
-        if path.suffix.lower() in IMAGE_EXTENSIONS:
-            return FolderSource([path], realtime=realtime, **kwargs)
         return VideoFileSource(path, realtime=realtime, **kwargs)
     raise SourceError(
         f"unknown source {spec!r}: expected picamera, a device index such as 0, an rtsp:// or http:// URL, "

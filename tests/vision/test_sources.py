@@ -298,12 +298,18 @@ def test_open_source_parses_specs(video: Path, photos: Path):
     url = open_source("rtsp://10.0.0.2/live", reconnect=False)
     assert isinstance(url, OpenCVSource) and url.target == "rtsp://10.0.0.2/live"
     assert isinstance(open_source("http://cam.local/mjpg", reconnect=False), OpenCVSource)
-    assert isinstance(open_source("picamera", reconnect=False), PicameraSource)
+    pi = open_source("picamera", reconnect=False, width=1920, height=1080, fps=25)
+    assert isinstance(pi, PicameraSource) and pi.size == (1920, 1080) and pi.requested_fps == 25
+    dev = open_source("/dev/video2", reconnect=False, width=640, height=480)
+    assert isinstance(dev, OpenCVSource) and dev.target == "/dev/video2" and (dev.width, dev.height) == (640, 480)
     assert isinstance(open_source(str(video), realtime=False), VideoFileSource)
     folder = open_source(str(photos), realtime=False)
     assert isinstance(folder, FolderSource) and not folder.realtime
-    virt = open_source("virtual:3", realtime=False)
+    virt = open_source("virtual:3", realtime=False, width=640, height=360, fps=15)
     assert isinstance(virt, VirtualTableSource) and virt.n_dice == 3
+    assert (virt.width, virt.height, virt.frame_rate) == (640, 360, 15)
+    one = open_source(str(next(photos.glob("*.png"))), realtime=False)
+    assert isinstance(one, FolderSource) and len(one._list_files()) == 1
     with pytest.raises(SourceError, match="unknown source"):
         open_source("/no/such/thing.mp4")
     with pytest.raises(SourceError):
