@@ -1147,6 +1147,9 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
         sc = scores.get(name, 0)
         if isinstance(sc, bool) or not isinstance(sc, int):
             raise BadInput(f"scores.{name}: expected an integer, got {sc!r}")
+        if sc < 0 and r.negative_scores == "clamp_zero":
+            raise BadInput(f"scores.{name}: {sc} is negative, but {r.name} keeps scores at 0 or "
+                           f"above (negative_scores: clamp_zero)")
         kw: dict[str, Any] = {"name": name, "score": sc, "opened": sc != 0}
         if sc != 0:
             kw["admission_score"] = min(sc, r.barrel.entry) if r.barrel.kind == "capped" else sc
