@@ -14,6 +14,7 @@ the systemd unit sets ``XDG_DATA_HOME=/var/lib`` so the service uses ``/var/lib/
         det.onnx                  YOLO detector, one class ``die`` (see kosti.models)
         cls.onnx                  YOLO-cls face classifier, classes 1..6 and x
         det_ncnn/  cls_ncnn/      optional Ultralytics NCNN exports (model.ncnn.param/.bin)
+        reader.json               optional reader settings beside the classifier ({"temperature": T})
         metrics.json              the ``kosti eval --json`` document of this version
         card.md                   optional model card
         version.json              {"version", "created", "source"}
@@ -60,7 +61,7 @@ COMPARE_METRICS: tuple[str, ...] = (
 )
 #: File names inside a registry version folder.
 DET_ONNX, CLS_ONNX, DET_NCNN, CLS_NCNN = "det.onnx", "cls.onnx", "det_ncnn", "cls_ncnn"
-METRICS_JSON, CARD_MD, VERSION_JSON = "metrics.json", "card.md", "version.json"
+METRICS_JSON, CARD_MD, VERSION_JSON, READER_JSON = "metrics.json", "card.md", "version.json", "reader.json"
 _VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _RESERVED = {SHIPPED, "active", "latest"}
 
@@ -79,7 +80,9 @@ class ModelPaths:
     """Files of one model version. Paths are absolute; NCNN folders are ``None`` when not exported.
 
     ``detector``/``classifier`` are ONNX files; ``detector_ncnn``/``classifier_ncnn`` are
-    Ultralytics NCNN export folders (``model.ncnn.param`` + ``model.ncnn.bin``).
+    Ultralytics NCNN export folders (``model.ncnn.param`` + ``model.ncnn.bin``). ``reader_settings`` is
+    the ``reader.json`` beside the classifier (calibrated temperature, read by
+    :class:`kosti.vision.reader.DiceReader`), ``None`` when absent.
     """
 
     version: str
@@ -89,6 +92,7 @@ class ModelPaths:
     classifier_ncnn: Path | None = None
     metrics_file: Path | None = None
     card: Path | None = None
+    reader_settings: Path | None = None
 
     @property
     def has_ncnn(self) -> bool:
@@ -246,6 +250,7 @@ class Registry:
             classifier_ncnn=cls_n if _is_ncnn_dir(cls_n) else None,
             metrics_file=metrics if metrics.is_file() else None,
             card=card if card.is_file() else None,
+            reader_settings=d / READER_JSON if (d / READER_JSON).is_file() else None,
         )
 
     def active_paths(self) -> ModelPaths:
@@ -397,8 +402,9 @@ class Registry:
                     activate: bool = False, force: bool = False, check: bool = True) -> str:
         """Copy a trained model pair into the registry as a new version; returns its name.
 
-        ``files`` maps ``"det"`` and ``"cls"`` to ONNX files (required) and optionally ``"det_ncnn"``
-        / ``"cls_ncnn"`` to Ultralytics NCNN export folders. ``metrics`` is the ``kosti eval --json``
+        ``files`` maps ``"det"`` and ``"cls"`` to ONNX files (required), optionally ``"det_ncnn"``
+        / ``"cls_ncnn"`` to Ultralytics NCNN export folders and ``"reader_json"`` to the reader settings
+        (default: the ``reader.json`` beside the ``cls`` file, when there is one). ``metrics`` is the ``kosti eval --json``
         dict or a path to it. ``version`` defaults to the UTC time ``YYYYmmdd-HHMMSS`` (with a
         ``-2``, ``-3``… suffix on collision). ``card`` is model-card Markdown text. With ``check`` each
         ONNX file is opened with onnxruntime so a corrupt export is refused before it is stored.
@@ -408,7 +414,7 @@ class Registry:
         Raises :class:`RegistryError` for missing/invalid files, a bad or taken version name, or
         unreadable metrics.
         """
-        unknown = set(files) - {"det", "cls", "det_ncnn", "cls_ncnn"}
+        unknown = set(files) - {"det", "cls", "det_ncnn", "cls_ncnn", "reader_json"}
         if unknown:
             raise RegistryError(f"unknown model file role(s): {', '.join(sorted(unknown))}")
         for role in ("det", "cls"):
@@ -426,6 +432,10 @@ class Registry:
             if not _is_ncnn_dir(Path(files[role])):
                 raise RegistryError(f"{files[role]}: not an NCNN export folder (needs *.param and *.bin)")
         metrics_dict = _load_metrics(metrics)
+        reader_json = (Path(files["reader_json"]) if "reader_json" in files
+                       else Path(files["cls"]).parent / READER_JSON)
+        if "reader_json" in files and not reader_json.is_file():
+            raise RegistryError(f"{reader_json}: no such file (reader_json)")
         if version is not None and (not _VERSION_RE.match(version) or version in _RESERVED):
             raise RegistryError(
                 f"invalid model version name {version!r}: use letters, digits, '.', '_', '-' "
@@ -441,6 +451,8 @@ class Registry:
                 if ncnn_roles:
                     shutil.copytree(files["det_ncnn"], tmp / DET_NCNN)
                     shutil.copytree(files["cls_ncnn"], tmp / CLS_NCNN)
+                if reader_json.is_file():
+                    shutil.copy2(reader_json, tmp / READER_JSON)
                 if metrics_dict:
                     (tmp / METRICS_JSON).write_text(json.dumps(metrics_dict, indent=2) + "\n")
                 if card:

@@ -73,9 +73,12 @@ def test_fresh_registry_serves_the_shipped_models(reg: Registry, shipped: Path) 
 
 
 def test_add_version_copies_everything(reg: Registry, files: dict[str, Path], tmp_path: Path) -> None:
+    (files["cls"].parent / "reader.json").write_text('{"temperature": 1.7}')
     name = reg.add_version(files, METRICS_A, card="# dice v2\ntrained on rune55", source="run-7")
     assert re.fullmatch(r"\d{8}-\d{6}", name)
     d = reg.root / name
+    assert reg.paths(name).reader_settings == d / "reader.json", "calibration beside the classifier is kept"
+    assert json.loads((d / "reader.json").read_text()) == {"temperature": 1.7}
     assert (d / "det.onnx").read_bytes() == files["det"].read_bytes()
     assert (d / "cls.onnx").read_bytes() == files["cls"].read_bytes()
     assert json.loads((d / "metrics.json").read_text()) == METRICS_A
@@ -112,6 +115,8 @@ def test_bad_inputs_are_refused_and_store_nothing(reg: Registry, files: dict[str
         reg.add_version({"det": corrupt, "cls": files["cls"]}, METRICS_A)
     with pytest.raises(RegistryError, match="no such file"):
         reg.add_version({"det": tmp_path / "absent.onnx", "cls": files["cls"]}, METRICS_A)
+    with pytest.raises(RegistryError, match=r"no such file \(reader_json\)"):
+        reg.add_version(dict(files, reader_json=tmp_path / "absent.json"), METRICS_A)
     with pytest.raises(RegistryError, match="missing the 'cls'"):
         reg.add_version({"det": files["det"]}, METRICS_A)
     with pytest.raises(RegistryError, match="invalid model version name"):
