@@ -410,8 +410,13 @@ class ThrowDetector:
         read_ms = (time.perf_counter() - t0) * 1000.0
         if not roll:
             return FrameResult(update, skipped="empty")
-        if self.suppress_repeats and self.last_throw is not None and _unmoved(roll, self.last_throw.dice):
-            return FrameResult(update, skipped="same")
+        last = self.last_throw
+        if self.suppress_repeats and last is not None and _unmoved(roll, last.dice):
+            # The same dice at the same places: not a new throw. A re-read of an uncertain throw that now
+            # gives other values is reported again (it may be the readable version the game waits for).
+            same_values = sorted(d.value for d in roll) == sorted(d.value for d in last.dice if _matched(d, roll))
+            if last.ok or same_values:
+                return FrameResult(update, skipped="same")
         reasons = check_throw(roll, self.expected_dice, self.overlap_iou, aside, self.expected_set_aside)
         blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
         throw = Throw(
@@ -434,17 +439,23 @@ class ThrowDetector:
 
 
 def _unmoved(now: list[Die], before: list[Die], iou: float = 0.7) -> bool:
-    """True when every die now is one of ``before`` at the same place with the same face."""
+    """True when every die now lies where one of ``before`` lay (box IoU ≥ ``iou``), whatever its face
+    reads: nobody threw, dice were at most taken away."""
     if not now or not before:
         return False
     m = box_iou(np.array([d.box for d in now]), np.array([d.box for d in before]))
     used: set[int] = set()
-    for i, d in enumerate(now):
+    for i in range(len(now)):
         j = int(np.argmax(m[i]))
-        if m[i, j] < iou or j in used or before[j].value != d.value:
+        if m[i, j] < iou or j in used:
             return False
         used.add(j)
     return True
+
+
+def _matched(die: Die, others: list[Die], iou: float = 0.7) -> bool:
+    """True when ``die``'s box matches one of ``others`` (IoU ≥ ``iou``)."""
+    return bool(others) and float(box_iou(np.array([die.box]), np.array([d.box for d in others])).max()) >= iou
 
 
 def _to_detections(dice: list[Die]) -> Detections:

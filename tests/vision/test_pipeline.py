@@ -193,6 +193,47 @@ def test_a_hand_over_still_dice_is_not_a_new_throw(tmp_path: Path):
     assert skipped == ["same", "empty"]
 
 
+class ScriptedReader:
+    """Returns the given Detections in turn, one per call (settle logic only)."""
+
+    def __init__(self, script: list[Detections]) -> None:
+        self.script = list(script)
+
+    def read(self, image: np.ndarray) -> Detections:
+        return self.script.pop(0)
+
+
+def _rest_hand_rest(det: ThrowDetector) -> list:
+    """A still table, a hand sweeping over it, the same still table again (30 fps)."""
+    still = np.full((180, 320, 3), 90, np.uint8)
+    still[50:80, 60:90] = 230
+    frames = [still] * 30
+    for k in range(8):
+        f = still.copy()
+        f[60:170, 40 * k : 40 * k + 90] = (120, 150, 200)
+        frames.append(f)
+    frames += [still] * 30
+    from kosti.vision.sources import Frame
+
+    return [det.process(Frame(f, i / 30, i)) for i, f in enumerate(frames)]
+
+
+def test_rereading_unmoved_dice_is_not_a_new_throw_unless_the_first_read_was_uncertain():
+    two = [(60, 50, 90, 80), (200, 50, 230, 80)]
+    read_a = dets([(*two[0], 5, 0.9), (*two[1], 1, 0.9)])
+    misread = dets([(*two[0], 6, 0.9), (*two[1], 1, 0.9)])
+    det = ThrowDetector(ScriptedReader([read_a, misread]), expected_dice=2, vote_frames=1)
+    results = _rest_hand_rest(det)
+    assert [r.throw.faces for r in results if r.throw] == [[1, 5]]
+    assert [r.skipped for r in results if r.skipped] == ["same"]  # a misread of the same dice is not a throw
+
+    unread = dets([(*two[0], 0, 0.3), (*two[1], 1, 0.9)])
+    det = ThrowDetector(ScriptedReader([unread, read_a]), expected_dice=2, vote_frames=1)
+    throws = [r.throw for r in _rest_hand_rest(det) if r.throw]
+    assert [t.status for t in throws] == ["uncertain", "ok"]  # the readable second look is reported
+    assert throws[1].faces == [1, 5]
+
+
 def test_live_pipeline_thread_callbacks_iterator_status_and_overlay():
     src = virtual(n=4, auto_every_s=0.8, max_frames=30 * 6)
     pipe = LivePipeline(src, TruthReader(src), expected_dice=4, vote_frames=3,
