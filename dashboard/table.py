@@ -934,6 +934,8 @@ class TableService:
                     raise TableError(422, f"{st.dice_to_throw} dice are to be thrown, got {len(faces)} faces")
                 if any(int(f) not in range(1, 7) for f in faces):
                     raise TableError(422, "faces must be 1–6")
+            if self._pipeline is not None:
+                self._pipeline.armed = True  # a requested throw is a new throw even right after start-up
             try:
                 self.source.throw(n_dice=st.dice_to_throw, faces=faces)
             except ValueError as exc:
