@@ -49,6 +49,9 @@ def _set_threads(threads: int) -> None:
 class UltralyticsDetector:
     """YOLO detector run by Ultralytics' own ``predict`` (PyTorch ``.pt`` or NCNN folder).
 
+    Uses the same square letterbox as the ONNX runtime (``rect=False``), so both backends see the same
+    input and give the same boxes on the same weights.
+
     Args:
         path: weights; threads: torch CPU threads; iou, max_det: NMS settings (as ``predict``);
         imgsz: input size override (default: the model's training size).
@@ -72,8 +75,8 @@ class UltralyticsDetector:
     def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``xyxy (K, 4)`` float32 frame pixels, ``scores (K,)`` float32, ``classes (K,)`` int64."""
         kw = {"imgsz": self.imgsz} if self.imgsz else {}
-        r = self.model.predict(
-            image, conf=conf, iou=self.iou, max_det=self.max_det, agnostic_nms=True, verbose=False, **kw
+        r = self.model.predict(  # rect=False: the full square letterbox, as the ONNX runtime
+            image, conf=conf, iou=self.iou, max_det=self.max_det, agnostic_nms=True, rect=False, verbose=False, **kw
         )[0]
         b = r.boxes
         return (

@@ -1,0 +1,53 @@
+"""Untrained reader models for the reader/eval tests, built once per test session.
+
+The YOLO11n detector (one class ``die``, 320 px) and YOLO11n-cls classifier (``1…6, x``, 64 px) come
+from Ultralytics' YAML with seeded random weights (:func:`kosti.vision.testing.build_untrained_models`),
+nothing downloaded. Also the paths of the shipped models and shared photos.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATASETS = REPO.parent / "shared" / "datasets"
+BYLER = SHARED_DATASETS / "byler-d6"
+
+
+@cache
+def _build(kind: str) -> dict[str, Path]:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from kosti.vision.testing import build_untrained_models
+
+    out = Path(tempfile.mkdtemp(prefix=f"kosti-reader-{kind}-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    if kind == "six":
+        return build_untrained_models(out, det_classes=("1", "2", "3", "4", "5", "6"))
+    return build_untrained_models(out)
+
+
+def untrained_models() -> dict[str, Path]:
+    """``{"det_pt", "det_onnx", "cls_pt", "cls_onnx"}`` of the two-stage untrained models."""
+    return _build("two")
+
+
+def untrained_six_class() -> dict[str, Path]:
+    """Same, but the detector has six classes named ``1``…``6`` (the single-model design)."""
+    return _build("six")
+
+
+def require_dataset(path: Path) -> Path:
+    """Return ``path``; missing data fails under ``CI=true`` and skips (with the reason) otherwise."""
+    if path.exists():
+        return path
+    msg = f"shared dataset not found: {path} (expected beside the repository, see README)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(msg)
+    pytest.skip(msg)

@@ -1,0 +1,148 @@
+"""The ONNX runtime gives what Ultralytics' own predict gives on the same weights.
+
+Models are untrained YOLO11n / YOLO11n-cls built from YAML (``reader_models``); the detector's scores
+are spread so a frame yields dozens of distinct boxes, which exercises decoding and NMS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reader_models import untrained_models, untrained_six_class
+
+from kosti.vision.crops import square_crop
+from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
+from kosti.vision.reader import DiceReader
+from kosti.vision.testing import synthetic_frame
+
+BOX_TOL_PX = 1.0
+CONF_TOL = 1e-3
+
+
+@pytest.fixture(scope="module")
+def models():
+    return untrained_models()
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return [synthetic_frame(1280, 720, 5, 70, seed=0)[0], synthetic_frame(480, 640, 4, 50, seed=7)[0]]
+
+
+def _ultra_detect(weights, image, conf, max_det=300):
+    from ultralytics import YOLO
+
+    r = YOLO(str(weights), task="detect").predict(
+        image, conf=conf, rect=False, verbose=False, agnostic_nms=True, max_det=max_det
+    )[0]
+    return r.boxes.xyxy.numpy(), r.boxes.conf.numpy()
+
+
+def _nondegenerate(xyxy, *arrays):
+    """What DiceReader keeps: boxes at least 1 px wide and high after clipping to the frame."""
+    keep = ((xyxy[:, 2] - xyxy[:, 0]) >= 1) & ((xyxy[:, 3] - xyxy[:, 1]) >= 1)
+    return (xyxy[keep], *(a[keep] for a in arrays))
+
+
+def _pair(ours_xyxy, ours_conf, ref_xyxy, ref_conf):
+    """Index into ours for each reference box: the unpaired one with the nearest confidence and box
+    (both lists are sorted by confidence, but near-equal scores may swap places)."""
+    taken = np.zeros(len(ours_xyxy), bool)
+    j = np.empty(len(ref_xyxy), int)
+    for i in range(len(ref_xyxy)):
+        cost = np.abs(ours_xyxy - ref_xyxy[i]).max(1) + 1e3 * np.abs(ours_conf - ref_conf[i])
+        cost[taken] = np.inf
+        j[i] = int(cost.argmin())
+        taken[j[i]] = True
+    return j
+
+
+def _assert_same_boxes(ours_xyxy, ours_conf, ref_xyxy, ref_conf):
+    assert len(ours_xyxy) == len(ref_xyxy)
+    assert len(ours_xyxy) > 3  # the comparison must actually cover boxes
+    j = _pair(ours_xyxy, ours_conf, ref_xyxy, ref_conf)
+    assert np.abs(ours_xyxy[j] - ref_xyxy).max() <= BOX_TOL_PX
+    assert np.abs(ours_conf[j] - ref_conf).max() <= CONF_TOL
+    return j
+
+
+@pytest.mark.parametrize("conf", [0.5, 0.8])
+def test_detector_matches_ultralytics_pt(models, frames, conf):
+    det = OnnxDetector(models["det_onnx"])
+    for img in frames:
+        xyxy, scores, _ = det.detect(img, conf=conf)
+        ref_xyxy, ref_conf = _ultra_detect(models["det_pt"], img, conf)
+        _assert_same_boxes(xyxy, scores, ref_xyxy, ref_conf)
+
+
+def test_detector_matches_ultralytics_onnx_predict(models, frames):
+    """Ultralytics running the same .onnx file (its own letterbox/NMS) agrees too."""
+    det = OnnxDetector(models["det_onnx"])
+    xyxy, scores, _ = det.detect(frames[0], conf=0.6)
+    ref_xyxy, ref_conf = _ultra_detect(models["det_onnx"], frames[0], 0.6)
+    _assert_same_boxes(xyxy, scores, ref_xyxy, ref_conf)
+
+
+def test_classifier_matches_ultralytics(models, frames):
+    from ultralytics import YOLO
+
+    img, boxes, _ = synthetic_frame(1280, 720, 6, 80, seed=3)
+    crops = np.stack([square_crop(img, b) for b in boxes])
+    probs = OnnxClassifier(models["cls_onnx"]).classify(crops)
+    ref = YOLO(str(models["cls_pt"]), task="classify").predict(list(crops), verbose=False)
+    ref = np.stack([r.probs.data.numpy() for r in ref])
+    assert probs.shape == (6, 7)
+    np.testing.assert_allclose(probs.sum(1), 1.0, atol=1e-5)
+    assert np.abs(probs - ref).max() <= CONF_TOL
+    assert np.ptp(probs.argmax(1)) > 0 or np.ptp(probs.max(1)) > 0.01  # crops are told apart
+
+
+def test_reader_equals_ultralytics_pipeline(models, frames):
+    """Reader end to end = Ultralytics detect → square_crop → Ultralytics classify → same decision."""
+    from ultralytics import YOLO
+
+    reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.7, value_conf=0.3)
+    img = frames[0]
+    det = reader.read(img)
+    ref_xyxy, ref_conf = _nondegenerate(*_ultra_detect(models["det_pt"], img, 0.7))
+    _assert_same_boxes(det.xyxy, det.confidence, ref_xyxy, ref_conf)
+    crops = [square_crop(img, b) for b in det.xyxy]
+    ref = YOLO(str(models["cls_pt"]), task="classify").predict(crops, verbose=False)
+    probs = np.stack([r.probs.data.numpy() for r in ref])
+    top = probs.argmax(1)
+    expect = np.where((top < 6) & (probs.max(1) >= 0.3), top + 1, 0)
+    sure = np.abs(probs.max(1) - 0.3) > CONF_TOL  # skip dice right at the threshold
+    assert np.array_equal(det.value[sure], expect[sure])
+    assert (det.value > 0).any() and (det.value == 0).any()  # both branches exercised
+
+
+def test_ultralytics_backend_agrees_with_onnx(models, frames):
+    img = frames[1]
+    onnx = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6, value_conf=0.3).read(img)
+    pt = DiceReader(models["det_pt"], models["cls_pt"], conf=0.6, value_conf=0.3, backend="ultralytics").read(img)
+    j = _assert_same_boxes(onnx.xyxy, onnx.confidence, pt.xyxy, pt.confidence)
+    assert np.abs(onnx.value_confidence[j] - pt.value_confidence).max() <= CONF_TOL
+
+
+def test_six_class_detector_gives_values():
+    """Without a classifier, a detector with classes "1"…"6" reads faces from its class."""
+    from ultralytics import YOLO
+
+    m = untrained_six_class()
+    img = synthetic_frame(1280, 720, 5, 70, seed=0)[0]
+    reader = DiceReader(m["det_onnx"], conf=0.6, value_conf=0.0)
+    assert not reader.two_stage
+    det = reader.read(img)
+    r = YOLO(str(m["det_pt"]), task="detect").predict(img, conf=0.6, rect=False, agnostic_nms=True, verbose=False)[0]
+    ref_xyxy, ref_conf, ref_cls = _nondegenerate(r.boxes.xyxy.numpy(), r.boxes.conf.numpy(), r.boxes.cls.numpy())
+    j = _assert_same_boxes(det.xyxy, det.confidence, ref_xyxy, ref_conf)
+    assert np.array_equal(det.value[j], ref_cls.astype(int) + 1)
+    np.testing.assert_allclose(det.value_confidence, det.confidence)
+
+
+def test_threads_setting_does_not_change_results(models, frames):
+    a = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6, threads=1).read(frames[0])
+    b = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6, threads=2).read(frames[0])
+    assert len(a) == len(b)
+    np.testing.assert_allclose(a.xyxy, b.xyxy, atol=1e-2)
+    assert np.array_equal(a.value, b.value)
