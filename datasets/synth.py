@@ -811,7 +811,8 @@ def _area_scale(H: np.ndarray, x: float, y: float) -> float:
     """Local area magnification of homography ``H`` at ``(x, y)`` (Jacobian determinant)."""
     p = np.float64([[[x, y]], [[x + 1, y]], [[x, y + 1]]])
     q = cv2.perspectiveTransform(p, H).reshape(3, 2)
-    return abs(float(np.cross(q[1] - q[0], q[2] - q[0])))
+    (ax, ay), (bx, by) = q[1] - q[0], q[2] - q[0]
+    return abs(float(ax * by - ay * bx))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,204 @@
+"""Seeded synthetic scenes and crops (kosti.datasets.synth, ``kosti datasets synth``)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import yaml
+
+from kosti.cli import main as kosti_main
+from kosti.datasets.synth import (
+    CROP_CLASSES,
+    REAL_SOURCES,
+    RealBank,
+    SceneGenerator,
+    SynthConfig,
+    SynthError,
+    generate,
+)
+from kosti.vision.crops import CROP_SIZE
+
+REAL_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+
+#: Rendered dice only (no shared photos needed), small images for speed.
+FAST = SynthConfig(imgsz=256, real_frac=0.0, real_bg_frac=0.0, min_die=16, max_die=90)
+
+
+def _real_data_or_skip() -> Path:
+    if all((REAL_ROOT / name / "images" / split).is_dir() for name, split in REAL_SOURCES):
+        return REAL_ROOT
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"shared dice photos missing under {REAL_ROOT} (required when CI=true)")
+    pytest.skip(f"shared dice photos not found under {REAL_ROOT}")
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _read_labels(path: Path) -> np.ndarray:
+    rows = [list(map(float, line.split())) for line in path.read_text().splitlines() if line.strip()]
+    return np.array(rows, np.float64).reshape(-1, 5)
+
+
+def _bright_blobs(img: np.ndarray, box: tuple[float, float, float, float]) -> int:
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    gray = cv2.cvtColor(img[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
+    n, _, stats, _ = cv2.connectedComponentsWithStats((gray > 190).astype(np.uint8), connectivity=8)
+    return sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 2)
+
+
+def test_readable_dice_show_their_labelled_number_of_pips() -> None:
+    # Clean scenes of black dice with white pips on a dark table: every readable die that overlaps no
+    # other object must show exactly `value` bright blobs inside its labelled box.
+    cfg = SynthConfig(imgsz=320, real_frac=0.0, real_bg_frac=0.0, min_die=28, max_die=110,
+                      styles=("black_white",), backgrounds=("dark",), degrade=False)
+    gen = SceneGenerator(cfg, None, seed=4)
+    checked = 0
+    for i in range(40):
+        scene = gen.scene(i)
+        others = [d.box for d in scene.dice] + scene.distractors
+        for d in scene.dice:
+            if not d.readable or d.visible < 0.999:
+                continue
+            if any(o is not d.box and _intersects(d.box, o) for o in others):
+                continue
+            assert _bright_blobs(scene.image, d.box) == d.value, (i, d)
+            checked += 1
+    assert checked >= 40
+
+
+def _intersects(a, b) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def test_scene_labels_are_consistent_with_the_composited_dice() -> None:
+    gen = SceneGenerator(FAST, None, seed=2)
+    n_dice = n_hidden = 0
+    for i in range(60):
+        scene = gen.scene(i)
+        assert scene.image.shape == (256, 256, 3) and scene.image.dtype == np.uint8
+        labels = scene.detector_labels("die")
+        assert len(labels) == sum(d.visible >= FAST.min_visible for d in scene.dice)
+        n_dice += len(scene.dice)
+        n_hidden += sum(d.visible < FAST.min_visible for d in scene.dice)
+        for k, (x1, y1, x2, y2) in labels:
+            assert k == 0
+            assert 0 <= x1 < x2 <= 256 and 0 <= y1 < y2 <= 256
+            assert x2 - x1 >= 4 and y2 - y1 >= 4
+        for d in scene.dice:
+            assert 1 <= d.value <= 6 and 0 < d.visible <= 1
+        faces = scene.detector_labels("faces")
+        assert [k for k, _ in faces] == [d.value - 1 for d in scene.dice if d.readable and d.visible >= 0.6]
+    assert n_dice > 100 and n_hidden > 0  # occlusion and frame cuts really happen
+
+
+def test_generate_writes_yolo_files_matching_the_scenes(tmp_path: Path) -> None:
+    out = tmp_path / "det"
+    summary = generate(out, 12, seed=5, cfg=replace(FAST, classes="faces"),
+                       real_root=None, progress=False)
+    data = yaml.safe_load((out / "data.yaml").read_text())
+    assert data["names"] == {k: str(k + 1) for k in range(6)} and "path" not in data
+    images = sorted((out / "images").rglob("*.jpg"))
+    assert len(images) == 12 == summary.scenes
+    gen = SceneGenerator(replace(FAST, classes="faces"), None, seed=5)
+    total = 0
+    for img_path in images:
+        label = out / "labels" / img_path.parent.name / (img_path.stem + ".txt")
+        rows = _read_labels(label)
+        index = int(img_path.stem.split("_")[-1])
+        expected = gen.scene(index).detector_labels("faces")
+        assert rows.shape[0] == len(expected)
+        img = cv2.imread(str(img_path))
+        assert img.shape == (256, 256, 3)
+        for row, (k, (x1, y1, x2, y2)) in zip(rows, expected):
+            assert row[0] == k and 0 <= k <= 5
+            assert np.all((row[1:] >= 0) & (row[1:] <= 1))
+            assert row[1] == pytest.approx((x1 + x2) / 512, abs=2e-6)
+            assert row[3] == pytest.approx((x2 - x1) / 256, abs=2e-6)
+        total += rows.shape[0]
+    assert total == summary.labels > 0
+    assert summary.per_split["train"] + summary.per_split["val"] == 12
+
+
+def test_same_seed_gives_identical_files_and_another_seed_does_not(tmp_path: Path) -> None:
+    generate(tmp_path / "a", 6, seed=11, cfg=FAST, real_root=None, progress=False)
+    generate(tmp_path / "b", 6, seed=11, cfg=FAST, real_root=None, progress=False, workers=2)
+    generate(tmp_path / "c", 6, seed=12, cfg=FAST, real_root=None, progress=False)
+    a, b, c = (_tree_digest(tmp_path / x) for x in "abc")
+    assert a == b
+    assert a != c
+
+
+def test_negatives_have_empty_label_files(tmp_path: Path) -> None:
+    cfg = replace(FAST, neg_frac=1.0)
+    generate(tmp_path, 8, seed=3, cfg=cfg, real_root=None, progress=False)
+    labels = sorted((tmp_path / "labels").rglob("*.txt"))
+    assert len(labels) == 8
+    assert all(p.read_text() == "" for p in labels)
+    gen = SceneGenerator(cfg, None, 3)
+    assert all(not gen.scene(i).dice and gen.scene(i).distractors for i in range(8))
+
+
+def test_crops_mode_writes_all_seven_classes(tmp_path: Path) -> None:
+    summary = generate(tmp_path, 160, seed=7, cfg=FAST, crops=True, real_root=None, progress=False)
+    assert sum(summary.per_class.values()) == 160
+    for c in CROP_CLASSES:
+        files = sorted((tmp_path / "train" / c).glob("*.png"))
+        assert files, f"no crops of class {c}"
+        assert (tmp_path / "val" / c).is_dir()
+        crop = cv2.imread(str(files[0]))
+        assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    assert not (tmp_path / "ATTRIBUTION.md").exists()  # no real photos used
+
+
+def test_refuses_to_overwrite_foreign_folders(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("precious")
+    with pytest.raises(SynthError, match="not empty"):
+        generate(tmp_path, 2, cfg=FAST, real_root=None, progress=False)
+    with pytest.raises(SynthError, match="not made by"):
+        generate(tmp_path, 2, cfg=FAST, real_root=None, progress=False, overwrite=True)
+    assert (tmp_path / "keep.txt").read_text() == "precious"
+
+
+def test_bad_settings_are_rejected() -> None:
+    with pytest.raises(SynthError):
+        SynthConfig(classes="pips").check()
+    with pytest.raises(SynthError):
+        SynthConfig(styles=("plaid",)).check()
+    with pytest.raises(SynthError):
+        SceneGenerator(SynthConfig(), None, 0)  # real crops asked for, none loaded
+
+
+def test_cli_synth_is_reproducible_and_reports_bad_input(tmp_path: Path, capsys) -> None:
+    args = ["datasets", "synth", "--n", "3", "--seed", "9", "--imgsz", "128", "--real-frac", "0",
+            "--real-bg-frac", "0", "--no-progress", "--style", "ivory"]
+    assert kosti_main(args + ["--out", str(tmp_path / "x")]) == 0
+    assert kosti_main(args + ["--out", str(tmp_path / "y")]) == 0
+    assert _tree_digest(tmp_path / "x") == _tree_digest(tmp_path / "y")
+    assert "wrote 3 scenes" in capsys.readouterr().out
+    assert kosti_main(args + ["--out", str(tmp_path / "x")]) == 2  # not empty
+    assert "not empty" in capsys.readouterr().err
+    assert kosti_main(args + ["--out", str(tmp_path / "x"), "--overwrite"]) == 0
+
+
+def test_real_training_crops_are_cut_and_used(tmp_path: Path) -> None:
+    root = _real_data_or_skip()
+    bank = RealBank.load(root, limit=4)
+    assert len(bank.crops) > 8
+    assert {c.value for c in bank.crops} <= set(range(1, 7))
+    assert all(c.bgra.shape[2] == 4 and c.sil.any() for c in bank.crops)
+    sources = {p.parent.parent.parent.name + "/" + p.parent.name for p, _ in bank.backgrounds}
+    assert sources == {f"{a}/{b}" for a, b in REAL_SOURCES}  # training splits only
+    cfg = SynthConfig(imgsz=192, real_frac=1.0, real_bg_frac=0.5)
+    summary = generate(tmp_path, 4, seed=1, cfg=cfg, real_root=root, real_limit=4, progress=False)
+    assert summary.scenes == 4
+    assert "CC BY 4.0" in (tmp_path / "ATTRIBUTION.md").read_text()
+    assert "Copyright (c) 2019, Nell Byler" in (tmp_path / "ATTRIBUTION.md").read_text()
