@@ -44,6 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--dice", type=int, default=None, metavar="N",
                    help="expected dice per throw when --rules is not given (default: any number)")
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="detector weights (default: the shipped models/dice_det.onnx)")
+    p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
+                   help="face classifier weights (default: the shipped models/dice_cls.onnx)")
     p.set_defaults(func=run_watch)
 
 
@@ -81,7 +85,7 @@ def run_watch(args: argparse.Namespace) -> int:
     game = _new_game(args.rules) if args.rules else None
     if args.dice is not None and args.dice < 1:
         raise WatchInputError("--dice must be >= 1")
-    reader = default_reader()
+    reader = default_reader(det_path=args.model, cls_path=args.cls_model)
     expected = game.dice_to_throw if game is not None else args.dice
     detector = ThrowDetector(reader, expected_dice=expected, keep_image=False)
     throws: list[dict[str, Any]] = []
@@ -95,6 +99,9 @@ def run_watch(args: argparse.Namespace) -> int:
                 result = detector.process(frame)
                 throw = result.throw
                 if throw is None:
+                    if result.skipped and not args.json:
+                        why = "no dice in the roll area" if result.skipped == "empty" else "same dice as the last throw"
+                        print(f"frame {frame.index:5d}  t={frame.t:7.2f} s  settled, not a throw: {why}", flush=True)
                     continue
                 throws.append(throw.to_dict())
                 line = (f"frame {throw.frame_index:5d}  t={throw.time_s:7.2f} s  {throw.status:9s}  "

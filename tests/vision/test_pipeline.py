@@ -261,6 +261,61 @@ def test_live_pipeline_thread_callbacks_iterator_status_and_overlay():
     assert pipe.detector.expected_dice == 2
 
 
+class GlitchySource(VirtualTableSource):
+    """A virtual table whose every 7th read fails (a flaky USB cable)."""
+
+    def _read(self, timeout):
+        if self._n % 7 == 3 and not getattr(self, "_failed_once", {}).get(self._n):
+            self._failed_once = {self._n: True}
+            from kosti.vision.sources import SourceError
+
+            raise SourceError("USB read error")
+        return super()._read(timeout)
+
+
+def test_live_pipeline_survives_source_errors_and_stops_promptly():
+    src = GlitchySource(n_dice=3, size=(320, 180), fps=30, realtime=False, tumble_s=0.5, seed=2, auto_every_s=0.6,
+                        max_frames=30 * 4)
+    pipe = LivePipeline(src, TruthReader(src), retry_s=0.001)
+    got = []
+    pipe.subscribe(got.append)
+    pipe.start()
+    assert pipe.wait(30)
+    pipe.stop()
+    rested = [t for t in src.throws if t.first_rest_index is not None and t.first_rest_index + 15 < 30 * 4]
+    assert len(got) == len(rested) >= 2
+    assert [t.faces for t in got] == [t.faces for t in rested]
+    # A live source that blocks forever is woken by stop().
+    from kosti.vision.sources import OpenCVSource
+
+    class Silent:
+        def isOpened(self):  # noqa: N802
+            return True
+
+        def set(self, *a):
+            return True
+
+        def read(self):
+            import time as _t
+
+            _t.sleep(0.05)
+            return False, None
+
+        def release(self):
+            pass
+
+    cam = OpenCVSource(0, capture_factory=lambda t: Silent(), read_timeout=60.0)
+    pipe = LivePipeline(cam, TruthReader(src), retry_s=60.0)
+    pipe.start()
+    import time as _t
+
+    _t.sleep(0.3)
+    t0 = _t.monotonic()
+    pipe.stop()
+    assert _t.monotonic() - t0 < 3.0
+    assert not pipe.status()["running"]
+
+
 def test_annotate_draws_boxes_and_state_without_touching_the_input():
     img = np.zeros((360, 640, 3), np.uint8)
     d = dets([(100, 100, 150, 150, 5, 0.9), (300, 100, 350, 150, 0, 0.2)])
