@@ -1,0 +1,67 @@
+"""The whole chain in-process: virtual table pixels → settle → reader → engine → snapshot (lifespan thread)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+from kosti.vision.virtual import VirtualTableSource
+
+
+def _wait(client, pred, timeout: float = 20.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = client.get("/api/state").json()
+        if pred(s):
+            return s
+        time.sleep(0.1)
+    raise AssertionError(f"timed out; last state: {s.get('last_throw')} {s.get('pending')}")
+
+
+def _source() -> VirtualTableSource:
+    return VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=3)
+
+
+def test_virtual_table_throw_is_read_and_scored(make_client, start_game, scores):
+    src = _source()
+    with make_client(source_obj=src, reader_kind="truth") as c:  # lifespan: capture thread runs
+        gid = start_game(c)
+        r = c.post(f"/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]})
+        assert r.status_code == 200 and r.json()["requested"] == 5
+        s = _wait(c, lambda s: s["last_throw"] is not None and s["last_throw"].get("id"))
+        assert sorted(s["last_throw"]["faces"]) == [1, 1, 1, 3, 5]
+        assert s["last_throw"]["resolution"] == "applied" and s["state"]["turn"]["turn_points"] == 105
+        assert s["source"]["kind"] == "virtual" and s["source"]["fps"] > 5
+        assert "ground truth" in s["reader"]
+        # The virtual table now throws the dice the state asks for: one die is left.
+        assert src.n_dice == 1
+        assert c.post(f"/api/games/{gid}/bank").status_code == 200
+        assert scores(c.get("/api/state").json())["Ann"] == 105
+        img = c.get(f"/api/throws/{s['last_throw']['id']}/image.jpg")
+        assert img.status_code == 200 and img.content[:2] == b"\xff\xd8"
+        frame = c.get("/snapshot.jpg")
+        assert frame.status_code == 200 and len(frame.content) > 5000  # a real rendered frame, not a placeholder
+
+
+@pytest.mark.skipif(not (DETECTOR_ONNX.is_file() and CLASSIFIER_ONNX.is_file()),
+                    reason="shipped ONNX dice models (models/dice_det.onnx, dice_cls.onnx) not present yet")
+def test_virtual_table_read_by_the_real_reader_never_scores_wrongly(make_client, start_game):
+    src = _source()
+    with make_client(source_obj=src, reader_kind="models") as c:
+        gid = start_game(c)
+        for _ in range(3):
+            before = (c.get("/api/state").json()["last_throw"] or {}).get("id")
+            assert c.post(f"/api/games/{gid}/throw").status_code == 200
+            s = _wait(c, lambda s: (s["last_throw"] or {}).get("id") not in (None, before), 30)
+            truth = src.throws[-1].faces
+            if s["pending"] is None:  # applied at once: it must be exactly what was thrown
+                assert s["last_throw"]["resolution"] == "applied"
+                assert sorted(s["last_throw"]["faces"]) == truth
+            else:  # held for the table: nothing was scored from it
+                assert s["pending"]["id"] == s["last_throw"]["id"]
+                r = c.post(f"/api/games/{gid}/confirm", json={"faces": truth})
+                assert r.status_code == 200, r.text
+            if c.get("/api/state").json()["state"]["over"]:
+                break
