@@ -4,8 +4,9 @@ Retraining produces a new detector + face classifier pair; the registry keeps ev
 *version*, records its evaluation metrics, and lets a running dashboard switch to a new version
 without a restart and without ever reading a half-written state.
 
-Layout (``root`` defaults to ``$XDG_DATA_HOME/kosti/models``, i.e. ``~/.local/share/kosti/models``;
-the systemd unit sets ``XDG_DATA_HOME=/var/lib`` so the service uses ``/var/lib/kosti/models``)::
+Layout (``root`` defaults to ``default_data_dir() / "models"``: ``$XDG_DATA_HOME/kosti/models``, else the
+service's ``/var/lib/kosti/models`` when readable, else ``~/.local/share/kosti/models``; the systemd unit
+sets ``XDG_DATA_HOME=/var/lib`` so the service uses ``/var/lib/kosti/models``)::
 
     <root>/
       active.json                 pointer: {"version", "previous", "serial", "activated_at"}
@@ -136,11 +137,24 @@ class VersionInfo:
                 "active": self.active, "backends": list(self.backends), "metrics": self.metrics}
 
 
+#: Data folder of the system service (``deploy/install.sh``, ``StateDirectory=kosti`` in the unit).
+SYSTEM_DATA_DIR = Path("/var/lib/kosti")
+
+
 def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/kosti`` (``~/.local/share/kosti`` when unset), per the XDG Base Directory spec."""
+    """Where kosti keeps games, frames and models when not told otherwise.
+
+    ``$XDG_DATA_HOME/kosti`` when ``XDG_DATA_HOME`` is set (absolute, per the XDG Base Directory spec;
+    the service sets ``/var/lib``); else the service's ``/var/lib/kosti`` when it exists and this user may
+    read it (so ``sudo -u kosti kosti models list`` sees the service's registry, as ``/etc/kosti`` is
+    preferred for the config); else ``~/.local/share/kosti``.
+    """
     base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
-    return root / "kosti"
+    if base and Path(base).is_absolute():
+        return Path(base) / "kosti"
+    if SYSTEM_DATA_DIR.is_dir() and os.access(SYSTEM_DATA_DIR, os.R_OK | os.X_OK):
+        return SYSTEM_DATA_DIR
+    return Path.home() / ".local" / "share" / "kosti"
 
 
 def default_root() -> Path:
@@ -297,12 +311,13 @@ class Registry:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "a+") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        # read-only open: flock needs no write permission, so any user who may write the folder can lock
+        fd = os.open(self.root / ".lock", os.O_RDONLY | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _write_pointer(self, data: Mapping[str, Any]) -> None:
         """Atomically replace ``active.json`` (temp file in the same folder + fsync + os.replace)."""

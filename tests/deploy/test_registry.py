@@ -240,11 +240,21 @@ def test_malformed_pointer_is_reported(reg: Registry) -> None:
         reg.active_version()
 
 
-def test_default_registry_lives_under_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_registry_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kosti.registry as R
+
+    system = tmp_path / "var-lib-kosti"
+    monkeypatch.setattr(R, "SYSTEM_DATA_DIR", system)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert Registry().root == tmp_path / "data" / "kosti" / "models"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")  # XDG spec: relative values are invalid
     assert Registry().root == Path.home() / ".local" / "share" / "kosti" / "models"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert Registry().root == Path.home() / ".local" / "share" / "kosti" / "models"
+    system.mkdir()  # the service's data folder exists: an admin's `kosti models` manages the service's models
+    assert Registry().root == system / "models"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert Registry().root == tmp_path / "data" / "kosti" / "models", "XDG_DATA_HOME still wins"
 
 
 def test_config_reader_follows_the_active_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
