@@ -111,6 +111,19 @@ class SourceSettings(_Section):
         """``picamera``, ``device``, ``url``, ``file``, ``folder`` or ``virtual``."""
         return source_kind(self.spec) or "file"
 
+    def source_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``kosti.vision.sources.open_source(self.spec, **kwargs)``.
+
+        Live cameras get the requested size and rate (``PicameraSource``: ``size=(w, h)``, ``fps``;
+        ``OpenCVSource``: ``width``, ``height``, ``fps``); files, folders and the virtual table play at
+        their own size and rate, so they get none.
+        """
+        if self.kind == "picamera":
+            return {"size": (self.width, self.height), "fps": self.fps}
+        if self.kind in ("device", "url"):
+            return {"width": self.width, "height": self.height, "fps": self.fps}
+        return {}
+
 
 def source_kind(spec: str) -> str | None:
     """Classify a source spec (see :class:`SourceSettings`); ``None`` if it names nothing usable.
@@ -253,6 +266,11 @@ class SettleSettings(_Section):
                 f"settle.motion_threshold = {self.motion_threshold} (the gap is the hysteresis)")
         return self
 
+    def detector_kwargs(self) -> dict[str, float]:
+        """Keyword arguments for ``kosti.vision.settle.SettleDetector(**kwargs)``."""
+        return {"still_s": self.still_time_s, "motion_fraction": self.motion_threshold,
+                "still_fraction": self.still_threshold}
+
 
 class ReaderSettings(_Section):
     """Dice reader (``[reader]``): which models, which runtime, which thresholds.
@@ -321,6 +339,17 @@ class ReaderSettings(_Section):
         version = reg.active_version() if self.model == "active" else self.model
         det, cls = reg.paths(version).for_backend(self.backend)
         return self.detector or det, self.classifier or cls, version
+
+    def reader_kwargs(self, registry: Registry | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``kosti.vision.reader.DiceReader(**kwargs)`` (models resolved now).
+
+        ``backend = "ncnn"`` runs the NCNN export folders through the reader's ``ultralytics`` backend
+        (Ultralytics' AutoBackend loads ``*_ncnn_model`` folders); ``onnx`` and ``ultralytics`` map 1:1.
+        """
+        det, cls, _version = self.model_paths(registry)
+        return {"det_path": det, "cls_path": cls, "conf": self.conf, "value_conf": self.value_conf,
+                "backend": "ultralytics" if self.backend == "ncnn" else self.backend,
+                "threads": self.threads}
 
 
 class GameSettings(_Section):

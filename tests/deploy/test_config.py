@@ -272,3 +272,40 @@ def test_parse_assignment_types() -> None:
     assert C.parse_assignment("server.host=0.0.0.0") == ("server", "host", "0.0.0.0")
     assert C.parse_assignment("server.pin=012345") == ("server", "pin", "012345")
     assert C.parse_assignment("zones.roll_area=[[0,0],[1,0],[1,1]]")[2] == [[0, 0], [1, 0], [1, 1]]
+
+
+def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
+    """The mappings onto the reader, settle detector and sources use parameter names those accept."""
+    import inspect
+
+    reader_mod = pytest.importorskip("kosti.vision.reader", reason="vision layer not installed")
+    settle_mod = pytest.importorskip("kosti.vision.settle", reason="vision layer not installed")
+    sources = pytest.importorskip("kosti.vision.sources", reason="vision layer not installed")
+
+    def params(fn: object) -> set[str]:
+        return set(inspect.signature(fn).parameters)  # type: ignore[arg-type]
+
+    cfg = KostiConfig()
+    kw = cfg.reader.reader_kwargs()
+    assert set(kw) <= params(reader_mod.DiceReader.__init__)
+    assert kw["backend"] == "onnx" and kw["conf"] == 0.25 and kw["threads"] == 1
+    settle = cfg.settle.detector_kwargs()
+    assert set(settle) <= params(settle_mod.SettleDetector.__init__)
+    settle_mod.SettleDetector(**settle)  # the defaults are consistent with its own checks
+    pi = C.SourceSettings(spec="picamera", width=640, height=480, fps=15).source_kwargs()
+    assert pi == {"size": (640, 480), "fps": 15} and set(pi) <= params(sources.PicameraSource.__init__)
+    usb = C.SourceSettings(spec="0").source_kwargs()
+    assert set(usb) == {"width", "height", "fps"} and set(usb) <= params(sources.OpenCVSource.__init__)
+    assert C.SourceSettings(spec="virtual").source_kwargs() == {}
+
+
+def test_ncnn_backend_maps_onto_the_ultralytics_reader(tmp_path: Path) -> None:
+    det, cls = tmp_path / "det_ncnn_model", tmp_path / "cls_ncnn_model"
+    det.mkdir()
+    cls.mkdir()
+    p = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{det}"\nclassifier = "{cls}"\n')
+    kw = load_config(p).reader.reader_kwargs()
+    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ultralytics")
+    bad = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{tmp_path / "k.toml"}"\n', "bad.toml")
+    with pytest.raises(ConfigError, match="reader.detector: .* is not an NCNN export folder"):
+        load_config(bad)
