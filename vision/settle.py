@@ -8,9 +8,10 @@ than ``diff_threshold``. A hysteresis state machine turns that signal into state
 ``settling``/``settled`` —(motion > ``motion_fraction``)→ ``moving``
 
 Entering ``settled`` raises exactly one *settle event* per rest period; the table staying still does not
-raise more. A hand in the tray changes many pixels, so it counts as motion. While settled, the frame is
-also compared with the frame at the moment of settling, so a slow push that never moves many pixels
-between two consecutive frames still ends the rest period. The detector starts in ``moving`` (the table's
+raise more. A hand in the tray changes many pixels, so it counts as motion. While settling and settled,
+each frame is also compared with the frame at which the table went still (*drift*), so a die that rolls
+slowly — a fraction of a pixel of the small image per frame, too little between consecutive frames — or a
+slow push still counts as motion (drift > ``drift_fraction``). The detector starts in ``moving`` (the table's
 state is unknown), so dice already at rest when watching starts are reported once.
 
 Cost: one ``cv2.resize`` (INTER_AREA), one colour conversion and blur on a 160×90 image and two
@@ -45,7 +46,7 @@ class SettleUpdate:
     Attributes:
         state: state after this frame.
         motion: fraction (0–1) of small-image pixels that changed since the previous frame.
-        drift: fraction changed since the frame at which the table settled (0 unless settled).
+        drift: fraction changed since the frame at which the table went still (0 while moving).
         still_for_s: seconds the table has been still (0 while moving).
         settled_now: True on exactly the one frame that completes a rest period (the settle event).
         rest_id: number of settle events so far (the current rest period's id once settled).
@@ -69,7 +70,8 @@ class SettleDetector:
         diff_threshold: gray-level change (0–255) for a pixel to count as changed.
         motion_fraction: changed-pixel fraction above which the table is moving (enter ``moving``).
         still_fraction: fraction below which a frame counts as still (``< motion_fraction``: hysteresis).
-        drift_fraction: while settled, changed fraction against the settle frame that ends the rest.
+        drift_fraction: changed fraction against the frame at which the table went still above which it
+            is moving again (0.003 ≈ half a die's area at 720p: a 50 px die is ~6 px wide at 160 px).
 
     Raises:
         ValueError: inconsistent thresholds (``still_fraction > motion_fraction``) or non-positive sizes.
@@ -83,7 +85,7 @@ class SettleDetector:
         diff_threshold: int = 14,
         motion_fraction: float = 0.004,
         still_fraction: float = 0.0015,
-        drift_fraction: float = 0.01,
+        drift_fraction: float = 0.003,
     ) -> None:
         if still_s < 0 or width < 8 or diff_threshold < 1:
             raise ValueError("still_s must be >= 0, width >= 8, diff_threshold >= 1")
@@ -152,26 +154,32 @@ class SettleDetector:
         drift = 0.0
         settled_now = False
         state = self._state
+        ref = self._rest_ref
+        if state is not SettleState.MOVING and ref is not None:
+            drift = self._changed(small, ref) if ref.shape == small.shape else 1.0
         if state is SettleState.SETTLED:
-            ref = self._rest_ref
-            drift = self._changed(small, ref) if ref is not None and ref.shape == small.shape else 1.0
             if motion > self.motion_fraction or drift > self.drift_fraction:
                 state = SettleState.MOVING
                 self._still_since = None
                 self._rest_ref = None
-        elif motion > self.motion_fraction or (state is SettleState.MOVING and motion >= self.still_fraction):
+        elif (
+            motion > self.motion_fraction
+            or (state is SettleState.MOVING and motion >= self.still_fraction)
+            or drift > self.drift_fraction
+        ):
             state = SettleState.MOVING
             self._still_since = None
+            self._rest_ref = None
         else:
-            # Still frame (moving: below still_fraction; settling: not above motion_fraction).
+            # Still frame (moving: below still_fraction; settling: not above motion_fraction, no drift).
             if self._still_since is None:
                 self._still_since = t
+                self._rest_ref = small
                 state = SettleState.SETTLING
             if t - self._still_since >= self.still_s - 1e-6:  # tolerate float rounding of frame times
                 state = SettleState.SETTLED
                 settled_now = True
                 self._rest_id += 1
-                self._rest_ref = small
             else:
                 state = SettleState.SETTLING
         self._state = state

@@ -127,6 +127,20 @@ def test_slow_light_change_does_not_fire_but_a_slow_push_does():
     assert any(u.state is SettleState.MOVING for u in ups[21:]), "a slow push must end the rest period"
 
 
+def test_a_slowly_rolling_die_is_motion_until_it_stops():
+    base = table()
+    # One die creeps 1 px per frame (30 px/s at 640 px: a quarter pixel of the 160 px image per frame) for
+    # 2 s — too little between consecutive frames to count, a lot against the frame where it went "still".
+    frames = [with_dice(base, [(100 + k, 150), (400, 100)]) for k in range(60)]
+    still = frames[-1]
+    frames += [still] * 30
+    ups = run(SettleDetector(), frames)
+    assert max(u.motion for u in ups[1:60]) < SettleDetector().still_fraction  # invisible frame to frame
+    events = [i for i, u in enumerate(ups) if u.settled_now]
+    assert len(events) == 1 and events[0] >= 60 - 1, f"settled at frame {events[0]} while the die still rolled"
+    assert events[0] <= 60 + 13
+
+
 def test_resolution_change_counts_as_motion_and_thresholds_are_checked():
     det = SettleDetector(still_s=0.0)
     a = table()
