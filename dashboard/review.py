@@ -1,0 +1,209 @@
+"""Label review page and API: check and fix the dice labels of captured throws (``kosti capture``).
+
+``create_review_router(capture_dir, pin_check=None) -> APIRouter`` serves, over one capture folder
+(:mod:`kosti.datasets.capture`):
+
+* ``GET /review`` — the review page (``dashboard/static/review.html``; its script and styles at
+  ``/review/review.js`` and ``/review/review.css``, so the page works on any app that includes the router);
+* ``GET /api/review/images[?status=all|reviewed|unreviewed]`` — every image with its reviewed flag and
+  dice count, plus the folder's counts (``stats``);
+* ``GET /api/review/images/{id}`` — one image's labels (``dice``: value 1–6, box x1 y1 x2 y2 in image
+  pixels, model confidence, uncertain) and its neighbours (``prev``, ``next``, ``next_unreviewed``);
+* ``GET /api/review/images/{id}/image.jpg`` — the image itself;
+* ``PUT /api/review/images/{id}/labels`` — replace the labels ``{"dice": [{"value", "box"}], "reviewed": true}``;
+* ``POST /api/review/images/{id}/reviewed`` — mark reviewed (or not) without changing the labels;
+* ``GET /api/review/stats`` — ``{"images", "reviewed", "unreviewed", "dice", "reviewed_dice", "corrections", "faces"}``.
+
+Errors are JSON with an English and a Russian message (``{"detail": {"error", "error_ru", "status"}}``);
+bad label bodies are refused with 422 and say which die and why (value not 1–6, box empty or outside
+the image). The two writing routes depend on ``pin_check`` — pass the dashboard's PIN dependency (or
+:func:`pin_dependency`) so that, bound to a non-loopback address, only players with the PIN edit labels.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kosti.datasets import capture as cap
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: Most dice one image may carry (a tray photo holds at most a few dozen dice).
+MAX_DICE = 64
+
+
+class ReviewDie(BaseModel):
+    """One die of a label set: face ``value`` 1–6 and ``box`` ``[x1, y1, x2, y2]`` in image pixels."""
+
+    model_config = ConfigDict(extra="ignore")
+    value: int = Field(ge=1, le=6, description="face showing up, 1–6")
+    box: list[float] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 in image pixels")
+
+    @field_validator("box")
+    @classmethod
+    def _box(cls, v: list[float]) -> list[float]:
+        if not all(math.isfinite(x) for x in v):
+            raise ValueError("box coordinates must be finite numbers")
+        if not (v[2] > v[0] and v[3] > v[1]):
+            raise ValueError(f"box {v} is empty: need x1 < x2 and y1 < y2")
+        return v
+
+
+class LabelsBody(BaseModel):
+    """New labels of one image; ``reviewed`` (default true) marks the image checked."""
+
+    model_config = ConfigDict(extra="forbid")
+    dice: list[ReviewDie] = Field(max_length=MAX_DICE)
+    reviewed: bool = True
+
+
+class ReviewedBody(BaseModel):
+    """Set or clear the reviewed flag."""
+
+    model_config = ConfigDict(extra="forbid")
+    reviewed: bool = True
+
+
+def _error(status: int, en: str, ru: str) -> HTTPException:
+    return HTTPException(status, detail={"error": en, "error_ru": ru, "status": status})
+
+
+def pin_dependency(pin: str | None) -> Callable[[Request], str]:
+    """A FastAPI dependency equivalent to the dashboard's PIN check, for apps that do not have one.
+
+    With ``pin`` None every client may write (loopback binding); otherwise the request must carry the PIN
+    in the ``X-Kosti-Pin`` header or the ``?pin=`` query, else 403. Returns the actor name.
+    """
+
+    def check(request: Request) -> str:
+        who = request.client.host if request.client else "?"
+        if pin is None:
+            return f"local:{who}"
+        given = request.headers.get("x-kosti-pin") or request.query_params.get("pin")
+        if not given or not secrets.compare_digest(str(given), str(pin)):
+            raise _error(403, "editing labels needs the PIN shown when the dashboard started",
+                         "для правки разметки нужен PIN, показанный при запуске")
+        return f"pin:{who}"
+
+    return check
+
+
+def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] | None = None) -> APIRouter:
+    """Build the review page and API over the capture folder ``capture_dir`` (created if missing).
+
+    Args:
+        capture_dir: the folder ``kosti capture`` writes (``images/``, ``labels/``, ``review.json``).
+        pin_check: FastAPI dependency run before every write (the dashboard's ``check_pin``); ``None`` =
+            writes are open (use only on a loopback binding).
+
+    Mount with ``app.include_router(create_review_router(dir, pin_check=check_pin))``.
+    """
+    root = Path(capture_dir).expanduser()
+    root.mkdir(parents=True, exist_ok=True)
+    guard = pin_check or pin_dependency(None)
+    router = APIRouter(tags=["review"])
+
+    def _known(image_id: str) -> None:
+        try:
+            cap.image_path(root, image_id)
+        except cap.CaptureError:
+            raise _error(404, f"no image {image_id!r} in the capture folder",
+                         f"нет снимка {image_id!r} в папке снимков") from None
+
+    def _call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        try:
+            return fn(*args, **kw)
+        except cap.CaptureError as exc:
+            raise _error(422, str(exc), f"неверная разметка: {exc}") from None
+
+    # -- page ------------------------------------------------------------------------------------------
+    @router.get("/review", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
+
+    @router.get("/review/review.js", include_in_schema=False)
+    def script() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+    @router.get("/review/review.css", include_in_schema=False)
+    def styles() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.css", media_type="text/css", headers={"Cache-Control": "no-cache"})
+
+    # -- read ------------------------------------------------------------------------------------------
+    @router.get("/api/review/stats", summary="Counts of the capture folder")
+    def get_stats() -> dict[str, Any]:
+        return {**_call(cap.stats, root), "folder": str(root)}
+
+    @router.get("/api/review/images", summary="Captured images with their reviewed status")
+    def get_images(status: str = Query("all", pattern="^(all|reviewed|unreviewed)$")) -> dict[str, Any]:
+        items = _call(cap.list_images, root)
+        if status != "all":
+            items = [it for it in items if it["reviewed"] == (status == "reviewed")]
+        return {"images": items, "stats": {**_call(cap.stats, root), "folder": str(root)}}
+
+    @router.get("/api/review/images/{image_id}", summary="One image's labels and its neighbours")
+    def get_image(image_id: str) -> dict[str, Any]:
+        _known(image_id)
+        rec = _call(cap.load, root, image_id, with_image=False)
+        return _view(rec)
+
+    @router.get("/api/review/images/{image_id}/image.jpg", summary="The image (JPEG)", response_class=FileResponse,
+                responses={200: {"content": {"image/jpeg": {}}}})
+    def get_image_file(image_id: str) -> FileResponse:
+        _known(image_id)
+        path = cap.image_path(root, image_id)
+        media = "image/jpeg" if path.suffix.lower() in (".jpg", ".jpeg") else f"image/{path.suffix.lower().lstrip('.')}"
+        return FileResponse(path, media_type=media, headers={"Cache-Control": "no-cache"})
+
+    # -- write -----------------------------------------------------------------------------------------
+    @router.put("/api/review/images/{image_id}/labels", summary="Replace an image's labels (and mark it reviewed)")
+    async def put_labels(image_id: str, body: LabelsBody, actor: Any = Depends(guard)) -> dict[str, Any]:
+        _known(image_id)
+        rec = await run_in_threadpool(_call, cap.load, root, image_id, with_image=False)
+        for i, d in enumerate(body.dice):
+            x1, y1, x2, y2 = d.box
+            tol = cap.BOX_TOLERANCE_PX
+            if x1 < -tol or y1 < -tol or x2 > rec.width + tol or y2 > rec.height + tol:
+                raise _error(422, f"die {i}: box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] lies outside the "
+                             f"{rec.width}×{rec.height} image",
+                             f"кость {i}: рамка [{x1:g}, {y1:g}, {x2:g}, {y2:g}] выходит за снимок "
+                             f"{rec.width}×{rec.height}")
+        dice = [(d.value, tuple(d.box)) for d in body.dice]
+        rec = await run_in_threadpool(_call, cap.save_labels, root, image_id, dice, reviewed=body.reviewed)
+        return _view(rec)
+
+    @router.post("/api/review/images/{image_id}/reviewed", summary="Mark an image reviewed (labels unchanged)")
+    async def post_reviewed(image_id: str, body: ReviewedBody | None = None, actor: Any = Depends(guard)) -> dict[str, Any]:
+        _known(image_id)
+        rec = await run_in_threadpool(_call, cap.set_reviewed, root, image_id, True if body is None else body.reviewed)
+        return _view(rec)
+
+    def _view(rec: cap.CaptureRecord) -> dict[str, Any]:
+        items = cap.list_images(root)
+        ids = [it["id"] for it in items]
+        i = ids.index(rec.id) if rec.id in ids else -1
+        unreviewed = [it["id"] for it in items if not it["reviewed"] and it["id"] != rec.id]
+        after = [x for x in unreviewed if x > rec.id]
+        nxt_unrev = after[0] if after else (unreviewed[0] if unreviewed else None)
+        return {
+            **rec.to_dict(),
+            "image_url": f"/api/review/images/{rec.id}/image.jpg",
+            "index": i,
+            "prev": ids[i - 1] if i > 0 else None,
+            "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
+            "next_unreviewed": nxt_unrev,
+            "stats": cap.stats(root),
+        }
+
+    return router
+
+
+__all__ = ["LabelsBody", "ReviewDie", "ReviewedBody", "create_review_router", "pin_dependency"]
