@@ -78,7 +78,12 @@ def load_image(path: str | Path) -> np.ndarray:
         raise ImageReadError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
     if data.size == 0:
         raise ImageReadError(f"{path}: empty file")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # our one-line error says it all
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if img is None or img.size == 0:
         raise ImageReadError(f"{path}: not a readable image (corrupt or unsupported format)")
     return img

@@ -1,0 +1,130 @@
+"""``kosti read``: JSON contract, unreadable images (exit 2, file named, --keep-going), no torch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+from reader_models import REPO, untrained_models
+
+from kosti.vision.reader import DiceReader, ImageReadError, load_image
+from kosti.vision.testing import synthetic_frame
+
+
+@pytest.fixture(scope="module")
+def models():
+    return untrained_models()
+
+
+@pytest.fixture()
+def images(tmp_path):
+    good = tmp_path / "good.jpg"
+    cv2.imwrite(str(good), synthetic_frame(640, 480, 3, 60, seed=5)[0])
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    corrupt = tmp_path / "corrupt.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    text = tmp_path / "notes.jpg"
+    text.write_text("not an image")
+    return {"good": good, "empty": empty, "corrupt": corrupt, "text": text, "missing": tmp_path / "nope.jpg",
+            "dir": tmp_path}
+
+
+def _kosti(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kosti", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("kind,reason", [("empty", "empty file"), ("corrupt", "not a readable image"),
+                                         ("text", "not a readable image"), ("missing", "no such file"),
+                                         ("dir", "is a directory")])
+def test_load_image_errors_name_the_file(images, kind, reason):
+    with pytest.raises(ImageReadError) as e:
+        load_image(images[kind])
+    assert str(images[kind]) in str(e.value) and reason in str(e.value)
+    assert e.value.exit_code == 2
+
+
+def test_load_image_non_ascii_path(tmp_path):
+    p = tmp_path / "кости.png"
+    img = synthetic_frame(320, 240, 2, 40, seed=1)[0]
+    assert cv2.imencode(".png", img)[1].tofile(str(p)) is None
+    assert np.array_equal(load_image(p), img)
+
+
+def test_read_path_raises_for_bad_file(models, images):
+    reader = DiceReader(models["det_onnx"], models["cls_onnx"])
+    with pytest.raises(ImageReadError):
+        reader.read_path(images["corrupt"])
+    assert len(reader.read_path(images["good"])) >= 0
+
+
+def test_cli_read_json_contract(models, images):
+    r = _kosti("read", "--json", "--model", str(models["det_onnx"]), "--cls-model", str(models["cls_onnx"]),
+               "--conf", "0.6", str(images["good"]))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert isinstance(doc, list) and len(doc) == 1
+    entry = doc[0]
+    assert set(entry) == {"image", "width", "height", "ms", "dice"}
+    assert entry["image"] == str(images["good"]) and (entry["width"], entry["height"]) == (640, 480)
+    assert entry["ms"] > 0 and entry["dice"]
+    for d in entry["dice"]:
+        assert set(d) - {"uncertain"} == {"value", "confidence", "box"}
+        assert d["value"] in range(0, 7) and 0 <= d["confidence"] <= 1
+        x1, y1, x2, y2 = d["box"]
+        assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480
+        assert (d["value"] == 0) == d.get("uncertain", False)
+    # same numbers as the library
+    det = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6).read_path(images["good"])
+    assert [d["value"] for d in entry["dice"]] == det.value.tolist()
+
+
+@pytest.mark.parametrize("kind", ["empty", "corrupt", "missing"])
+def test_cli_read_unreadable_exits_2(models, images, kind):
+    r = _kosti("read", "--model", str(models["det_onnx"]), "--cls-model", str(models["cls_onnx"]),
+               str(images["good"]), str(images[kind]))
+    assert r.returncode == 2
+    assert str(images[kind]) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stdout == ""
+
+
+def test_cli_read_keep_going(models, images):
+    r = _kosti("read", "--json", "--keep-going", "--model", str(models["det_onnx"]), "--cls-model",
+               str(models["cls_onnx"]), str(images["corrupt"]), str(images["good"]), str(images["missing"]))
+    assert r.returncode == 2
+    doc = json.loads(r.stdout)
+    assert [e["image"] for e in doc] == [str(images["corrupt"]), str(images["good"]), str(images["missing"])]
+    assert "error" in doc[0] and "error" in doc[2] and "dice" in doc[1]
+    assert str(images["corrupt"]) in r.stderr and str(images["missing"]) in r.stderr
+
+
+def test_cli_read_missing_model_exits_2(images, tmp_path):
+    r = _kosti("read", "--model", str(tmp_path / "none.onnx"), str(images["good"]))
+    assert r.returncode == 2 and "none.onnx" in r.stderr
+
+
+def test_cli_read_rejects_bad_conf(models, images):
+    r = _kosti("read", "--conf", "1.5", str(images["good"]))
+    assert r.returncode == 2 and "--conf" in r.stderr
+
+
+def test_runtime_never_imports_torch(models, images):
+    code = f"""
+import sys, json
+from kosti.cli import main
+rc = main(["read", "--json", "--model", {str(models["det_onnx"])!r}, "--cls-model", {str(models["cls_onnx"])!r},
+           {str(images["good"])!r}])
+from kosti.vision.reader import DiceReader
+DiceReader({str(models["det_onnx"])!r}, {str(models["cls_onnx"])!r}).read_path({str(images["good"])!r})
+heavy = sorted(m for m in ("torch", "torchvision", "ultralytics") if m in sys.modules)
+print("HEAVY=" + json.dumps(heavy), file=sys.stderr)
+sys.exit(rc)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "HEAVY=[]" in r.stderr

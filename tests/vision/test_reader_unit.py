@@ -1,0 +1,162 @@
+"""Detections container, face decisions (uncertain dice), temperature, NMS and decoding."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from reader_models import untrained_models
+
+from kosti.vision.detections import Detections, box_iou
+from kosti.vision.onnx_backend import decode_detections, nms
+from kosti.vision.reader import DiceReader, face_values
+from kosti.vision.testing import synthetic_frame
+
+
+def _dets():
+    return Detections(
+        xyxy=[[10, 10, 50, 50], [100, 20, 140, 60], [60, 80, 90, 110]],
+        confidence=[0.9, 0.8, 0.7],
+        value=[5, 0, 2],
+        value_confidence=[0.97, 0.41, 0.88],
+    )
+
+
+def test_detections_dtypes_shapes_and_selection():
+    d = _dets()
+    assert d.xyxy.dtype == np.float32 and d.xyxy.shape == (3, 4)
+    assert d.confidence.dtype == np.float32 and d.value.dtype == np.int8
+    assert d.value_confidence.dtype == np.float32
+    assert len(d) == 3 and len(Detections.empty()) == 0
+    sub = d.filter(d.confidence > 0.75)
+    assert sub.value.tolist() == [5, 0]
+    assert d[2].value.tolist() == [2] and len(d[1:]) == 2
+    assert d.uncertain.tolist() == [False, True, False]
+    assert not d.all_read and d.faces == [2, 5]
+    assert Detections.empty().all_read
+
+
+def test_detections_validation():
+    with pytest.raises(ValueError, match="mismatched"):
+        Detections(np.zeros((2, 4)), [0.5], [1, 2], [0.9, 0.9])
+    with pytest.raises(ValueError, match="1–6"):
+        Detections(np.zeros((1, 4)), [0.5], [7], [0.9])
+    with pytest.raises(ValueError):
+        _dets().filter(np.array([True, False]))
+
+
+def test_to_dicts_matches_cli_shape():
+    out = _dets().to_dicts()
+    assert out[0] == {"value": 5, "confidence": 0.97, "box": [10.0, 10.0, 50.0, 50.0]}
+    assert out[1]["value"] == 0 and out[1]["uncertain"] is True
+    assert "uncertain" not in out[2]
+    json.dumps(out)  # plain Python types only
+    dice = _dets().to_dice()
+    assert dice[1].uncertain and not dice[0].uncertain and dice[0].det_confidence == pytest.approx(0.9)
+
+
+def test_sorted_by_position():
+    assert _dets().sorted_by_position().value.tolist() == [5, 2, 0]
+
+
+def test_box_iou_known_values():
+    a = np.array([[0, 0, 10, 10], [0, 0, 0, 0]])
+    b = np.array([[5, 0, 15, 10], [20, 20, 30, 30], [0, 0, 10, 10]])
+    iou = box_iou(a, b)
+    np.testing.assert_allclose(iou, [[50 / 150, 0, 1], [0, 0, 0]])
+
+
+def test_face_values_from_names():
+    assert face_values({0: "1", 1: "2", 2: "3", 3: "4", 4: "5", 5: "6", 6: "x"}).tolist() == [1, 2, 3, 4, 5, 6, 0]
+    # classifier folders sorted differently still map by name
+    assert face_values({0: "x", 1: "6", 2: "5", 3: "4", 4: "3", 5: "2", 6: "1"}).tolist() == [0, 6, 5, 4, 3, 2, 1]
+    # generic names: class k = face k + 1 (YOLO dice datasets)
+    assert face_values({i: str(i) for i in range(6)}).tolist() == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.fixture(scope="module")
+def reader():
+    m = untrained_models()
+    return DiceReader(m["det_onnx"], m["cls_onnx"], value_conf=0.6)
+
+
+def test_decide_uncertain_rules(reader):
+    values = face_values({0: "1", 1: "2", 2: "3", 3: "4", 4: "5", 5: "6", 6: "x"})
+    probs = np.array(
+        [
+            [0.0, 0.0, 0.0, 0.0, 0.95, 0.0, 0.05],  # clear 5
+            [0.1, 0.0, 0.0, 0.0, 0.2, 0.0, 0.7],  # best is x → uncertain, best face 0.2
+            [0.0, 0.55, 0.45, 0.0, 0.0, 0.0, 0.0],  # best face below value_conf → uncertain
+            [0.0, 0.0, 0.0, 0.6, 0.0, 0.4, 0.0],  # exactly at value_conf → read
+        ],
+        np.float32,
+    )
+    v, c = reader.decide(probs, values)
+    assert v.tolist() == [5, 0, 0, 4]
+    np.testing.assert_allclose(c, [0.95, 0.2, 0.55, 0.6], rtol=1e-6)
+
+
+def test_temperature_from_reader_json(tmp_path):
+    m = untrained_models()
+    shutil.copy(m["det_onnx"], tmp_path / "det.onnx")
+    shutil.copy(m["cls_onnx"], tmp_path / "cls.onnx")
+    img = synthetic_frame(1280, 720, 5, 70, seed=0)[0]
+    plain = DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx", conf=0.7, value_conf=0.0)
+    assert plain.temperature == 1.0
+    (tmp_path / "reader.json").write_text(json.dumps({"temperature": 2.0}))
+    hot = DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx", conf=0.7, value_conf=0.0)
+    assert hot.temperature == 2.0
+    a, b = plain.read(img), hot.read(img)
+    assert np.array_equal(a.value, b.value)  # temperature never changes the ranking
+    probs = plain.classifier.classify(plain.crops(img, a.xyxy))
+    p2 = np.sqrt(probs) / np.sqrt(probs).sum(1, keepdims=True)  # softmax(log p / 2)
+    expect = np.where(p2.argmax(1) == 6, p2[:, :6].max(1), p2.max(1))  # class x → best face's prob
+    np.testing.assert_allclose(b.value_confidence, expect, rtol=1e-4)
+    read = a.value > 0
+    assert read.any() and (b.value_confidence[read] < a.value_confidence[read] + 1e-6).all()  # T > 1 flattens
+    (tmp_path / "reader.json").write_text("{not json")
+    with pytest.raises(Exception, match="reader settings"):
+        DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx")
+
+
+def test_read_rejects_bad_arrays(reader):
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((10, 10, 3), np.float32))
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((0, 10, 3), np.uint8))
+
+
+def test_read_tiny_and_huge_frames(reader):
+    assert isinstance(reader.read(np.full((1, 1, 3), 90, np.uint8)), Detections)
+    d = reader.read(synthetic_frame(3000, 400, 4, 60, seed=4)[0])
+    assert (d.xyxy[:, 2] <= 3000).all() and (d.xyxy[:, 3] <= 400).all() and (d.xyxy >= 0).all()
+
+
+def test_nms_known_case():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [0, 0, 10, 9]], np.float32)
+    scores = np.array([0.9, 0.8, 0.7, 0.95], np.float32)
+    # box 3 (0.95) suppresses 0 (IoU 0.9) and 1 (IoU 0.61 > 0.5); box 2 is apart
+    assert nms(boxes, scores, 0.5).tolist() == [3, 2]
+    assert nms(boxes, scores, 0.95).tolist() == [3, 0, 1, 2]
+
+
+def test_decode_detections_xywh_and_threshold():
+    raw = np.array(
+        [
+            # cx, cy, w, h, score
+            [50, 50, 20, 20, 0.9],
+            [51, 50, 20, 20, 0.8],  # overlaps the first → suppressed
+            [200, 100, 40, 20, 0.6],
+            [300, 300, 10, 10, 0.25],  # not > conf
+        ],
+        np.float32,
+    ).T[None]
+    xyxy, s, c = decode_detections(raw, conf=0.25, iou=0.7)
+    np.testing.assert_allclose(xyxy, [[40, 40, 60, 60], [180, 90, 220, 110]])
+    np.testing.assert_allclose(s, [0.9, 0.6])
+    assert c.tolist() == [0, 0]
+    assert len(decode_detections(raw, conf=0.25, iou=0.7, max_det=1)[0]) == 1
