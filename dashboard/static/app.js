@@ -40,6 +40,14 @@ const T = {
   },
 };
 
+// How a turn ended (engine event kinds), with the Russian rule terms beside the English ones.
+const OUTCOMES = {
+  en: { bank: "stop / хватит", bust: "bust (nothing scored)", win: "wins", instant_win: "instant win", dump_truck: "dump truck / самосвал",
+        overshoot: "overshoot / перебор", dot: "dot / точка", toxic_twos: "toxic twos", capped: "barrel / бочка 850", end: "turn over" },
+  ru: { bank: "хватит / stop", bust: "пусто (ноль)", win: "победа", instant_win: "мгновенная победа", dump_truck: "самосвал / dump truck",
+        overshoot: "перебор / overshoot", dot: "точка / dot", toxic_twos: "токсичные двойки", capped: "бочка 850 / barrel", end: "ход окончен" },
+};
+
 let lang = localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en");
 let snap = null;          // latest snapshot
 let presets = [];
@@ -240,7 +248,7 @@ async function loadHistory() {
   h.throws.forEach((th) => { const k = th.turn_no; if (!byTurn.has(k)) byTurn.set(k, { turn: { turn_no: k, player: th.player }, throws: [] }); byTurn.get(k).throws.push(th); });
   const out = [];
   [...byTurn.values()].sort((a, b) => b.turn.turn_no - a.turn.turn_no).forEach(({ turn, throws }) => {
-    const res = turn.outcome ? ` — ${esc(turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
+    const res = turn.outcome ? ` — ${esc(OUTCOMES[lang][turn.outcome] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
     const ths = throws.map((th) => {
       const img = th.image_url ? `<img src="${th.image_url}?thumb=1" alt="" loading="lazy">` : "";
       const cls = th.resolution === "undone" || th.resolution === "superseded" || th.resolution === "discarded" ? "undone" : "";

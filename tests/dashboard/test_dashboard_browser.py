@@ -145,6 +145,24 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         # History shows the turn with a thumbnail of the settled frame.
         d.find_element(By.ID, "btn-history").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
+        # Zone calibration: click the tray's corners on the live view, then Done.
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        d.find_element(By.ID, "settings-details").click()
+        d.find_element(By.ID, "btn-zones").click()
+        live = d.find_element(By.ID, "live")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'});", live)
+        w, h = live.size["width"], live.size["height"]
+        corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]  # offsets from the centre, fractions
+        for fx, fy in corners:
+            ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
+        d.find_element(By.ID, "btn-zones-done").click()
+        wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json().get("zones") or {}).get("roll_area"))
+        roll = httpx.get(demo_server + "/api/settings").json()["zones"]["roll_area"]
+        assert len(roll) == 4
+        for (x, y), (fx, fy) in zip(roll, corners):
+            assert abs(x - (0.5 + fx)) < 0.03 and abs(y - (0.5 + fy)) < 0.03
+        d.execute_script("window.scrollTo(0, 0);")
         shot = tmp_path / "kosti_dashboard.png"
         d.save_screenshot(str(shot))
         print(f"screenshot: {shot}")
