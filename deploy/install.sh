@@ -22,13 +22,18 @@
 # Exit codes: 0 done, 2 bad arguments or unsupported system, 1 a step failed.
 set -euo pipefail
 
-PREFIX=/opt/kosti
+# KOSTI_INSTALL_ROOT (test hook): stage every file under this absolute folder instead of /. System
+# commands (apt-get, useradd, systemctl, ...) still run, so the tests put stubs first on PATH.
+ROOT=${KOSTI_INSTALL_ROOT:-}
+case "$ROOT" in ''|/*) ;; *) echo "install.sh: KOSTI_INSTALL_ROOT must be an absolute path" >&2; exit 2 ;; esac
+PREFIX=$ROOT/opt/kosti
 VENV=$PREFIX/venv
-CONF_DIR=/etc/kosti
+CONF_DIR=$ROOT/etc/kosti
 CONF=$CONF_DIR/kosti.toml
-DATA_DIR=/var/lib/kosti
+RUNTIME_DATA_DIR=/var/lib/kosti   # as the service sees it (StateDirectory=kosti)
+DATA_DIR=$ROOT$RUNTIME_DATA_DIR
 UNIT_NAME=kosti.service
-UNIT_DEST=/etc/systemd/system/$UNIT_NAME
+UNIT_DEST=$ROOT/etc/systemd/system/$UNIT_NAME
 SERVICE_USER=kosti
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 UNIT_SRC=$SCRIPT_DIR/$UNIT_NAME
@@ -151,7 +156,7 @@ create_user() {
   else
     say "creating system user $SERVICE_USER (group video)"
     getent group video >/dev/null || run groupadd --system video
-    run useradd --system --user-group --groups video --home-dir "$DATA_DIR" --no-create-home \
+    run useradd --system --user-group --groups video --home-dir "$RUNTIME_DATA_DIR" --no-create-home \
       --shell /usr/sbin/nologin --comment "kosti dice scorekeeper" "$SERVICE_USER"
   fi
   run install -d -m 0755 "$PREFIX"
@@ -210,7 +215,7 @@ choose_backend() {
     echo "ncnn-if-present"
     return
   fi
-  if env XDG_DATA_HOME=/var/lib "$VENV/bin/python" - <<'EOF' >/dev/null 2>&1
+  if env XDG_DATA_HOME="$ROOT/var/lib" "$VENV/bin/python" - <<'EOF' >/dev/null 2>&1
 import sys
 import ncnn  # noqa: F401  the runtime must import
 from kosti.registry import Registry
@@ -244,12 +249,12 @@ write_config() {
     backend=ncnn
   fi
   local sets=(--set "source.spec=$camera" --set "server.host=$HOST" --set "server.port=$PORT"
-              --set "reader.backend=$backend" --set "storage.dir=$DATA_DIR")
+              --set "reader.backend=$backend" --set "storage.dir=$RUNTIME_DATA_DIR")
   case "$HOST" in
     127.*|localhost|::1) PIN="" ;;
     *) sets+=(--set "server.pin=$PIN") ;;
   esac
-  run env XDG_DATA_HOME=/var/lib "$VENV/bin/python" -m kosti.config_cli init --path "$CONF" --mode 640 "${sets[@]}"
+  run env XDG_DATA_HOME="$ROOT/var/lib" "$VENV/bin/python" -m kosti.config_cli init --path "$CONF" --mode 640 "${sets[@]}"
   run chown "root:$SERVICE_USER" "$CONF"
 }
 
@@ -264,7 +269,7 @@ EOF
 
 install_unit() {
   say "installing $UNIT_DEST and starting the service"
-  run install -m 0644 "$UNIT_SRC" "$UNIT_DEST"
+  run install -D -m 0644 "$UNIT_SRC" "$UNIT_DEST"
   run systemctl daemon-reload
   run systemctl enable "$UNIT_NAME"
   run systemctl restart "$UNIT_NAME"

@@ -116,7 +116,7 @@ def test_dry_run_plans_the_whole_install(dry_run: str) -> None:
     assert re.search(r"^\+ useradd --system .*--groups video .*kosti$", out, re.M)
     assert re.search(rf"^\+ /opt/kosti/venv/bin/python -m pip install .*{re.escape(str(REPO))}\\\[pi\\\]$", out, re.M)
     assert "kosti.config_cli init --path /etc/kosti/kosti.toml" in out
-    assert f"+ install -m 0644 {UNIT} /etc/systemd/system/kosti.service" in out
+    assert f"+ install -D -m 0644 {UNIT} /etc/systemd/system/kosti.service" in out
     assert "+ systemctl enable kosti.service" in out
     assert re.search(r"Dashboard: http://\S+:8000/", out) and "PIN:" in out
     # every command line is shown, none is run: all "+ " lines come before the summary
@@ -187,3 +187,119 @@ def test_non_root_without_dry_run_is_refused() -> None:
         cmd = ["bash", str(INSTALL)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "run as root" in r.stderr
+
+
+# ------------------------------------------------------------------------------------------------------
+# A real (not dry) run, staged under KOSTI_INSTALL_ROOT with the system commands stubbed on PATH.
+# ------------------------------------------------------------------------------------------------------
+STUB = """#!/bin/sh
+echo "{name} $*" >> "$STUB_LOG"
+{body}
+"""
+STUB_BODIES = {
+    "apt-get": "exit 0",
+    "apt-cache": "exit 0",  # every package 'available', as on Raspberry Pi OS
+    "useradd": 'for a; do last=$a; done; touch "$STUB_DIR/user-$last"',
+    "usermod": "exit 0",
+    "groupadd": "exit 0",
+    "userdel": 'rm -f "$STUB_DIR/user-$1"',
+    "chown": "exit 0",
+    "systemctl": "exit 0",
+    # the test need not run as root, and the kosti user exists once the useradd stub made it
+    "id": 'if [ "$1" = -u ]; then echo 0; exit 0; fi\n'
+          'if [ "$1" = kosti ]; then [ -e "$STUB_DIR/user-kosti" ]; exit $?; fi\nexec /usr/bin/id "$@"',
+    # -o/-g need the real user: drop them, keep the rest
+    "install": 'n=$#; i=0; while [ $i -lt $n ]; do a=$1; shift; i=$((i+1));\n'
+               '  case "$a" in -o|-g) shift; i=$((i+1));; *) set -- "$@" "$a";; esac; done\n'
+               'exec /usr/bin/install "$@"',
+    # `python3 -m venv --system-site-packages DIR` makes a venv whose python is this test's interpreter
+    # (kosti is importable there) and whose pip only logs; anything else is the real python3.
+    "python3": 'if [ "$1" = -m ] && [ "$2" = venv ]; then for a; do d=$a; done; mkdir -p "$d/bin"\n'
+               '  printf \'#!/bin/sh\\necho "venv-python $*" >> "$STUB_LOG"\\n'
+               'if [ "$1" = -m ] && [ "$2" = pip ]; then exit 0; fi\\nexec %s "$@"\\n\' "$TEST_PYTHON" > "$d/bin/python"\n'
+               '  chmod +x "$d/bin/python"; exit 0; fi\nexec "$REAL_PYTHON3" "$@"',
+}
+
+
+@pytest.fixture
+def staged(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    if not Path("/usr/bin/install").exists() or not Path("/usr/bin/id").exists():
+        pytest.skip("needs coreutils at /usr/bin")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for name, body in STUB_BODIES.items():
+        f = stubs / name
+        f.write_text(STUB.format(name=name, body=body))
+        f.chmod(0o755)
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "calls.log"
+    log.touch()
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("KOSTI_")}
+    env.update(PATH=f"{stubs}:{os.environ['PATH']}", KOSTI_INSTALL_ROOT=str(root), STUB_LOG=str(log),
+               STUB_DIR=str(stubs), TEST_PYTHON=sys.executable,
+               REAL_PYTHON3=shutil.which("python3") or sys.executable)
+    return root, env, log
+
+
+def _install(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True, timeout=180, env=env)
+
+
+def test_staged_install_upgrade_and_uninstall(staged: tuple[Path, dict[str, str], Path]) -> None:
+    from kosti.config import load_config
+
+    root, env, log = staged
+    conf = root / "etc" / "kosti" / "kosti.toml"
+    r = _install(env, "--camera", "virtual")
+    assert r.returncode == 0, r.stdout + r.stderr
+    calls = log.read_text()
+    assert re.search(r"^apt-get install -y --no-install-recommends .*python3-venv.*python3-picamera2", calls, re.M)
+    assert re.search(r"^useradd --system .*--groups video .*--home-dir /var/lib/kosti .*kosti$", calls, re.M)
+    assert re.search(rf"^venv-python -m pip install --upgrade .*{re.escape(str(REPO))}\[pi\]$", calls, re.M)
+    assert f"chown root:kosti {conf}" in calls
+    assert "systemctl enable kosti.service" in calls and "systemctl restart kosti.service" in calls
+    # the files land where the unit expects them
+    assert (root / "etc/systemd/system/kosti.service").read_text() == UNIT.read_text()
+    assert (root / "opt/kosti/docs/setup.md").is_file()
+    assert (root / "var/lib/kosti").is_dir() and (root / "opt/kosti/venv/bin/python").is_file()
+    assert oct(conf.stat().st_mode & 0o777) == "0o640"
+    cfg = load_config(conf)
+    assert cfg.source.spec == "virtual" and cfg.server.host == "0.0.0.0"
+    assert cfg.storage.data_dir == Path("/var/lib/kosti"), "runtime paths, not the staging root"
+    assert cfg.server.pin is not None and f"PIN: {cfg.server.pin} " in r.stdout
+    assert "Dashboard: http://" in r.stdout and ":8000/" in r.stdout
+
+    # re-running (an upgrade) keeps the configuration byte for byte and reports its PIN and port
+    from kosti.config import render_config
+
+    conf.write_text(render_config({"source": {"spec": "virtual"}, "server": {"host": "0.0.0.0", "port": 8123,
+                                                                              "pin": "2468"}}))
+    before = conf.read_bytes()
+    log.write_text("")
+    r = _install(env, "--camera", "0", "--port", "9000")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert conf.read_bytes() == before
+    assert "keeping the existing" in r.stdout and "reusing the existing venv" in r.stdout
+    assert "PIN: 2468 " in r.stdout and ":8123/" in r.stdout
+    calls = log.read_text()
+    assert "usermod --append --groups video kosti" in calls and "useradd" not in calls
+
+    # an invalid existing config stops the install before the service is (re)started
+    conf.write_text("[server]\nport = 70000\n")
+    log.write_text("")
+    r = _install(env)
+    assert r.returncode == 2 and "server.port: must be 1–65535, got 70000" in r.stderr
+    assert "systemctl restart" not in log.read_text()
+    conf.write_bytes(before)
+
+    # uninstall keeps config and data; --purge removes them
+    (root / "var/lib/kosti/kosti.db").write_bytes(b"games")
+    r = _install(env, "--uninstall")
+    assert r.returncode == 0, r.stderr
+    assert not (root / "opt/kosti").exists() and not (root / "etc/systemd/system/kosti.service").exists()
+    assert conf.read_bytes() == before and (root / "var/lib/kosti/kosti.db").read_bytes() == b"games"
+    assert "systemctl disable --now kosti.service" in log.read_text() and "userdel kosti" in log.read_text()
+    r = _install(env, "--uninstall", "--purge")
+    assert r.returncode == 0, r.stderr
+    assert not (root / "etc/kosti").exists() and not (root / "var/lib/kosti").exists()
