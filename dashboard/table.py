@@ -108,9 +108,31 @@ def view_state(state: GameState) -> dict[str, Any]:
             "hint": _reason(a.hint),
         },
         "choose_keep": r.selection.set_aside == "at_least_one",
+        "rules_summary": rules_summary(r),
         "dice_count": r.dice_count,
         "log_tail": list(s["log"][-8:]),
     }
+
+
+def rules_summary(r: Any) -> list[dict[str, str]]:
+    """The house-rule modules in force, one ``{"en", "ru"}`` line each (rule names in both languages)."""
+    out = [{"en": f"{r.dice_count} dice, to {r.target}", "ru": f"{r.dice_count} костей, до {r.target}"}]
+    if r.opening.threshold:
+        out.append({"en": f"opening {r.opening.threshold}", "ru": f"вход {r.opening.threshold}"})
+    if r.pits:
+        z = ", ".join(f"{p.lo}–{p.hi}" for p in r.pits)
+        out.append({"en": f"pits / ямы {z}", "ru": f"ямы / pits {z}"})
+    if r.overtaking.enabled:
+        out.append({"en": f"overtaking / обгон −{r.overtaking.penalty}", "ru": f"обгон / overtaking −{r.overtaking.penalty}"})
+    if r.dump_truck.enabled:
+        out.append({"en": f"dump truck / самосвал {r.dump_truck.value}", "ru": f"самосвал / dump truck {r.dump_truck.value}"})
+    if r.bolts.enabled:
+        out.append({"en": f"bolts / болты {r.bolts.limit} → −{r.bolts.penalty}",
+                    "ru": f"болты / bolts {r.bolts.limit} → −{r.bolts.penalty}"})
+    if r.barrel.kind != "none":
+        out.append({"en": f"barrel / бочка ({r.barrel.kind}) {r.barrel.entry}",
+                    "ru": f"бочка / barrel ({r.barrel.kind}) {r.barrel.entry}"})
+    return out
 
 
 def event_json(e: Any) -> dict[str, Any]:

@@ -141,7 +141,7 @@ function render(s) {
   const rows = $("score-rows");
   rows.innerHTML = "";
   if (st) {
-    $("rules-name").textContent = `${st.rules}` + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
+    $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}` + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
     st.players.forEach((p, i) => {
       const tr = document.createElement("tr");
       tr.id = `player-${i}`;

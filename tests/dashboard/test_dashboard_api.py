@@ -13,6 +13,8 @@ def test_new_game_throw_bank_changes_scoreboard(client, throw, start_game, score
     assert s["game"]["id"] == gid and s["game"]["players"] == ["Ann", "Boris"]
     assert s["state"]["to_move"] == "Ann" and s["state"]["turn"]["dice_to_throw"] == 5
     assert scores(s) == {"Ann": 0, "Boris": 0}
+    summary = [line["en"] for line in s["state"]["rules_summary"]]
+    assert "overtaking / обгон −50" in summary and "dump truck / самосвал 555" in summary  # classic, rules.md §4.1
 
     out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))  # 100 + 5 = 105 (rules.md T1)
     assert out["applied"] is True
