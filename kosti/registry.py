@@ -484,6 +484,59 @@ class Registry:
         return name
 
 
+class ActiveModelWatcher:
+    """Notices when the registry's active version changes, for hot-swapping a running reader.
+
+    ``poll()`` costs one ``os.stat`` at most every ``min_interval_s`` seconds (default 1 s), so it can be
+    called on every frame. It returns the new :class:`ModelPaths` once per change, else ``None``::
+
+        watcher = ActiveModelWatcher(Registry())
+        reader = DiceReader(*watcher.current.for_backend("onnx"))
+        ...  # per frame
+        if (new := watcher.poll()) is not None:
+            reader = DiceReader(*new.for_backend("onnx"))   # build first, then swap
+
+    A pointer naming a version that cannot be used (deleted, incomplete, malformed pointer) is reported
+    through ``last_error`` and otherwise ignored: the running reader keeps its models.
+    """
+
+    def __init__(self, registry: Registry | None = None, min_interval_s: float = 1.0) -> None:
+        self.registry = registry or Registry()
+        self.min_interval_s = float(min_interval_s)
+        self._token = self.registry.change_token()
+        self.current: ModelPaths = self.registry.active_paths()
+        self.last_error: str | None = None
+        self._next_check = 0.0
+
+    def poll(self, now: float | None = None) -> ModelPaths | None:
+        """New paths if the active version changed since the last call that returned paths, else None.
+
+        ``now``: a monotonic time in seconds (default :func:`time.monotonic`), for tests and replays.
+        """
+        import time
+
+        t = time.monotonic() if now is None else now
+        if t < self._next_check:
+            return None
+        self._next_check = t + self.min_interval_s
+        token = self.registry.change_token()
+        if token == self._token:
+            return None
+        try:
+            paths = self.registry.active_paths()
+            for f in (paths.detector, paths.classifier):
+                if not f.is_file():
+                    raise RegistryError(f"model version {paths.version!r} is incomplete: missing {f}")
+        except RegistryError as exc:
+            self.last_error = str(exc)
+            return None
+        self._token, self.last_error = token, None
+        if paths == self.current:
+            return None
+        self.current = paths
+        return paths
+
+
 def _is_ncnn_dir(p: Path) -> bool:
     return p.is_dir() and any(p.glob("*.param")) and any(p.glob("*.bin"))
 

@@ -301,3 +301,23 @@ def test_models_cli(tmp_path: Path, files: dict[str, Path], capsys: pytest.Captu
     assert models_main(["rollback", "--registry", root]) == 0
     assert "active model: shipped (was v2)" in capsys.readouterr().out
     assert Registry(root).active_version() == SHIPPED
+
+
+def test_watcher_reports_each_switch_once(reg: Registry, files: dict[str, Path]) -> None:
+    from kosti.registry import ActiveModelWatcher
+
+    reg.add_version(files, METRICS_A, version="a")
+    w = ActiveModelWatcher(reg, min_interval_s=1.0)
+    assert w.current.version == SHIPPED and w.poll(now=10.0) is None
+    reg.use("a")
+    assert w.poll(now=10.5) is None, "checked at most once per interval"
+    new = w.poll(now=11.1)
+    assert new is not None and new.version == "a" and new.detector == reg.root / "a" / "det.onnx"
+    assert w.poll(now=12.2) is None, "reported once"
+    reg.rollback()
+    assert w.poll(now=13.3).version == SHIPPED  # type: ignore[union-attr]
+    # a pointer to a broken version is ignored (the running reader keeps its models) and reported
+    reg.use("a")
+    (reg.root / "a" / "cls.onnx").unlink()
+    assert w.poll(now=14.4) is None and "incomplete" in (w.last_error or "")
+    assert w.current.version == SHIPPED
