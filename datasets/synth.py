@@ -342,6 +342,7 @@ class _Sprite:
     pips: np.ndarray | None = None  # (k, 2) pip centres in sprite pixels; None = unknown (real crop)
     cocked: bool = False
     kind: str = "render"  # render | real | clutter
+    face: np.ndarray | None = None  # (4, 2) top-face corners in sprite pixels (rendered dice)
 
 
 def _warp_sprite(bgra: np.ndarray, sil: np.ndarray, box: Sequence[float], scale: float, angle: float,
@@ -390,7 +391,8 @@ def _render_sprite(value: int, size: float, style: DieStyle, rng: np.random.Gene
                       bevel=rng.uniform(0.04, 0.14))
     body_alpha = 1.0 - 0.85 * style.translucency
     sil = d.image[..., 3] >= 0.5 * body_alpha * 255
-    return _Sprite(d.image, sil, d.anchor, value, size, d.pips.astype(np.float64), cocked, "render")
+    return _Sprite(d.image, sil, d.anchor, value, size, d.pips.astype(np.float64), cocked, "render",
+                   d.face.astype(np.float64))
 
 
 def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg: float) -> _Sprite:
@@ -486,6 +488,8 @@ class SceneDie:
         visible: visible fraction of the die's silhouette, 0–1 (occlusion and frame edge).
         readable: whether the face value can be read (see module docstring).
         kind: ``render`` or ``real``.
+        face: ``(4, 2)`` float64 corners of the top face (unrounded square) in image pixels for
+            rendered dice; ``None`` for real crops.
     """
 
     value: int
@@ -493,6 +497,7 @@ class SceneDie:
     visible: float
     readable: bool
     kind: str
+    face: np.ndarray | None = None
 
 
 @dataclass
@@ -695,10 +700,13 @@ class SceneGenerator:
             # Pips of a d6 are ~18 % of its side across: blur beyond a quarter of the side merges them.
             eff_blur = math.hypot(blur_px, mblur)
             readable = (not sp.cocked) and eff_blur < 0.25 * sp.size
+            face = None
             if sp.pips is not None:
                 pts = sp.pips + np.array([x0, y0], np.float64)
+                face = sp.face + np.array([x0, y0], np.float64)
                 if H is not None:
                     pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+                    face = cv2.perspectiveTransform(face.reshape(-1, 1, 2), H).reshape(-1, 2)
                 for px, py in pts:
                     ix, iy = int(round(px)), int(round(py))
                     if not (0 <= ix < S and 0 <= iy < S and vm[iy, ix]):
@@ -711,7 +719,7 @@ class SceneGenerator:
                 g = img[by:by + bh, bx:bx + bw].mean(axis=2)[vm[by:by + bh, bx:bx + bw]]
                 lo, hi = np.percentile(g, [1, 99])
                 readable = bool(hi - lo >= 20.0)
-            dice.append(SceneDie(sp.value, box, visible, readable, sp.kind))
+            dice.append(SceneDie(sp.value, box, visible, readable, sp.kind, face))
         distractors = []
         for li, (sp, *_rest) in enumerate(layers):
             if sp.kind == "clutter" and np.count_nonzero(visible_masks[li]) > 16:

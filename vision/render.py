@@ -192,6 +192,7 @@ def render_die(
     shading: float = 0.3,
     glare: float = 0.0,
     bevel: float = 0.1,
+    side_pips: bool = True,
 ) -> RenderedDie:
     """Render one d6 seen from above (optionally slightly from the side) on a transparent canvas.
 
@@ -214,6 +215,9 @@ def render_die(
         shading: strength of the light gradient across the faces, 0–1.
         glare: strength of a specular highlight on the top face, 0–1 (0 = none).
         bevel: width of the darker rounded edge of the top face, as a fraction of the half-side.
+        side_pips: draw the pips of side faces that show at least 15 % of the side in height (with
+            strong tilt, e.g. a cocked die). Side faces carry the four values other than ``value`` and
+            ``7 - value`` (opposite faces of a d6 sum to 7), chosen with ``rng``.
 
     Returns:
         :class:`RenderedDie` with a BGRA image whose canvas is just large enough for the die.
@@ -262,8 +266,10 @@ def render_die(
     pipc = np.asarray(pip_color, np.float32)
     la = math.radians(light_deg)
     ldir = np.array([math.cos(la), math.sin(la)])  # towards the light
-    ys, xs = np.mgrid[0:h_c, 0:w_c].astype(np.float32)
-    grad = ((xs - c[0]) * ldir[0] + (ys - c[1]) * ldir[1]) / np.float32(h)  # ≈ -1.4 … 1.4
+    xs = np.arange(w_c, dtype=np.float32)[None, :]  # broadcast row / column: no full grids
+    ys = np.arange(h_c, dtype=np.float32)[:, None]
+    grad = ((xs - np.float32(c[0])) * np.float32(ldir[0] / h)
+            + (ys - np.float32(c[1])) * np.float32(ldir[1] / h))  # ≈ -1.4 … 1.4 across the face
 
     sil = _mask(shape, [cv2.convexHull(allp.astype(np.float32)).reshape(-1, 2) - lo]) if tau > 1e-6 \
         else _mask(shape, [top])
@@ -271,25 +277,26 @@ def render_die(
 
     # Side faces: darker than the top, darker still when they face away from the light.
     side_k = float(np.clip(0.62 + 0.25 * float(np.dot(-u, ldir)), 0.35, 0.9))
-    col = np.empty((h_c, w_c, 3), np.float32)
-    col[:] = body * side_k
+    side_col = body * np.float32(side_k)
     # Top face with a gentle light gradient (brighter towards the light).
-    g = np.clip(1.0 + shading * 0.18 * grad, 0.0, 2.0)[..., None]
-    face_col = body * g
-    topm3 = topm[..., None]
-    col = col * (1.0 - topm3) + face_col * topm3
+    g = np.clip(1.0 + np.float32(shading * 0.18) * grad, 0.0, 2.0)[..., None]
+    col = np.empty((h_c, w_c, 3), np.float32)
+    col[:] = side_col
+    pr = 2.0 * float(pip_radius)  # pip radius in face units
+    if side_pips and tau > 0.15:
+        _draw_side_pips(col, shape, value, lin, shift, c, s, pr, pipc * np.float32(side_k), rng)
+    col += (body * g - col) * topm[..., None]
     # Rounded edge (bevel): a darker rim inside the top face outline.
     if bevel > 0:
         inner = _mask(shape, [(outline * (1.0 - bevel)) @ lin.T + c])
         k = max(1, int(round(s * 0.03))) * 2 + 1
         inner = cv2.GaussianBlur(inner, (k, k), 0)
         rim = topm * (1.0 - inner)
-        edge_col = body * 0.8 + 0.2 * body * g[..., 0:1].mean()
+        edge_col = body * (g * np.float32(0.8))
         _blend(col, edge_col, rim * 0.8)
 
     # Pips: an ellipse (a circle in face units), with a darker ring on the side towards the light to
     # suggest the drilled hollow.
-    pr = 2.0 * float(pip_radius)  # in face units
     jitter = 0.015
     pips_face = np.array(PIP_LAYOUTS[value], np.float64).reshape(-1, 2)
     if len(pips_face):
@@ -309,22 +316,56 @@ def render_die(
     if glare > 0:
         gp = rng.uniform(-0.6, 0.6, 2) @ lin.T + c
         sig = h * rng.uniform(0.15, 0.35)
-        blob = np.exp(-(((xs - gp[0]) ** 2) / (2 * sig * sig * 2.0) + ((ys - gp[1]) ** 2) / (2 * sig * sig)))
-        gk = (np.float32(glare) * blob * topm)[..., None]
+        # Separable Gaussian (elongated along x): an outer product of two 1-D profiles.
+        bx = np.exp(-((xs - np.float32(gp[0])) ** 2) / np.float32(4 * sig * sig))
+        by = np.exp(-((ys - np.float32(gp[1])) ** 2) / np.float32(2 * sig * sig))
+        gk = ((np.float32(glare) * by) * bx * topm)[..., None]
         col += (255.0 - col) * gk
 
     body_alpha = 1.0 - 0.85 * float(np.clip(translucency, 0.0, 1.0))
     alpha = sil * body_alpha
     alpha = alpha + (1.0 - alpha) * pip_total * topm
     out = np.empty((h_c, w_c, 4), np.uint8)
-    out[..., :3] = np.clip(col + 0.5, 0, 255).astype(np.uint8)
-    out[..., 3] = np.clip(alpha * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    out[..., :3] = cv2.convertScaleAbs(col)  # rounds and saturates to 0–255
+    out[..., 3] = cv2.convertScaleAbs(alpha, alpha=255.0)
 
     sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) @ lin.T + c
     ax = np.concatenate([top, base])
     box = (float(ax[:, 0].min()), float(ax[:, 1].min()), float(ax[:, 0].max()), float(ax[:, 1].max()))
     return RenderedDie(out, (float(c[0]), float(c[1])), box, pips_img.astype(np.float32),
                        sq.astype(np.float32), int(value))
+
+
+_EDGES = (((1, 0), (0, 1)), ((0, 1), (-1, 0)), ((-1, 0), (0, -1)), ((0, -1), (1, 0)))  # (normal, tangent)
+
+
+def _side_values(value: int, rng: np.random.Generator) -> list[int]:
+    """Values of the four side faces around ``value`` in order (opposite faces sum to 7)."""
+    if value == 0:
+        return [0, 0, 0, 0]
+    ring = [v for v in range(1, 7) if v not in (value, 7 - value)]
+    a = ring[int(rng.integers(4))]
+    b = [v for v in ring if v not in (a, 7 - a)][int(rng.integers(2))]
+    return [a, b, 7 - a, 7 - b]
+
+
+def _draw_side_pips(col: np.ndarray, shape: tuple[int, int], value: int, lin: np.ndarray, shift: np.ndarray,
+                    c: np.ndarray, s: float, pr: float, color: np.ndarray, rng: np.random.Generator) -> None:
+    """Blend the pips of the visible side faces into ``col`` (the top face is drawn over them later)."""
+    values = _side_values(value, rng)
+    for (n_face, t_face), v in zip(_EDGES, values):
+        n_img = lin @ np.asarray(n_face, np.float64)
+        height = float(np.dot(-shift, n_img / max(np.linalg.norm(n_img), 1e-9)))
+        if height < 0.15 * s or v == 0:
+            continue
+        # Side-face units (a along the edge, b from the top edge down to the base) → canvas pixels.
+        m = np.column_stack([lin @ np.asarray(t_face, np.float64), -shift / 2.0])
+        origin = n_img + c - shift / 2.0
+        k = int(rng.integers(4))
+        rot = np.array([[0, -1], [1, 0]], np.float64)
+        layout = np.array(PIP_LAYOUTS[v], np.float64).reshape(-1, 2) @ np.linalg.matrix_power(rot, k).T
+        polys = [origin + (p + _CIRCLE * pr) @ m.T for p in layout]
+        _blend(col, color, _mask(shape, polys))
 
 
 def render_styled(
