@@ -1,0 +1,94 @@
+"""``kosti eval``: JSON contract, agreement with the library, plots, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import cv2
+import pytest
+from reader_models import REPO, untrained_models
+
+from kosti.vision.evaluate import evaluate, evaluate_data, load_dataset
+from kosti.vision.reader import DiceReader
+from kosti.vision.testing import synthetic_frame
+
+KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
+        "ms_per_image_median", "confusion"}
+
+
+@pytest.fixture(scope="module")
+def models():
+    return untrained_models()
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """Three synthetic frames with their true dice as YOLO labels (class = face − 1)."""
+    root = tmp_path_factory.mktemp("dice-ds")
+    (root / "images" / "test").mkdir(parents=True)
+    (root / "labels" / "test").mkdir(parents=True)
+    n = 0
+    for i in range(3):
+        img, boxes, values = synthetic_frame(640, 480, 3 + i, 60, seed=10 + i)
+        cv2.imwrite(str(root / "images" / "test" / f"f{i}.png"), img)
+        lines = []
+        for (x1, y1, x2, y2), v in zip(boxes, values):
+            lines.append(f"{v - 1} {(x1 + x2) / 1280:.6f} {(y1 + y2) / 960:.6f} {(x2 - x1) / 640:.6f} {(y2 - y1) / 480:.6f}")
+        (root / "labels" / "test" / f"f{i}.txt").write_text("\n".join(lines) + "\n")
+        n += len(values)
+    (root / "data.yaml").write_text("path: .\ntrain: images/test\nval: images/test\ntest: images/test\n"
+                                    "names: {0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6'}\n")
+    return root, n
+
+
+def _kosti(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kosti", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=600)
+
+
+def test_cli_eval_json_and_plots(models, dataset, tmp_path):
+    root, n_dice = dataset
+    plots = tmp_path / "plots"
+    r = _kosti("eval", "--data", str(root / "data.yaml"), "--model", str(models["det_onnx"]), "--cls-model",
+               str(models["cls_onnx"]), "--conf", "0.6", "--json", "--plots", str(plots))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert set(doc) == KEYS
+    assert doc["images"] == 3 and doc["dice"] == n_dice
+    for k in ("precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95"):
+        assert 0.0 <= doc[k] <= 1.0
+    assert doc["mAP50_95"] <= doc["mAP50"] + 1e-9
+    assert doc["ms_per_image_median"] > 0
+    cm = doc["confusion"]
+    assert len(cm) == 6 and all(len(row) == 6 and all(isinstance(v, int) for v in row) for row in cm)
+    # The untrained detector fires everywhere, so every frame has extra boxes: all are error images.
+    img = cv2.imread(str(plots / "confusion_matrix.png"))
+    assert img is not None and img.shape[0] > 300 and img.shape[1] > 300
+    errors = sorted((plots / "errors").glob("*.png"))
+    assert len(errors) == 3 and cv2.imread(str(errors[0])).shape == (480, 640, 3)
+
+    # The command reports exactly what the library computes (timing aside).
+    reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6)
+    lib = evaluate(reader, load_dataset(root / "data.yaml", "test")).to_json()
+    assert {k: v for k, v in lib.items() if k != "ms_per_image_median"} == \
+           {k: v for k, v in doc.items() if k != "ms_per_image_median"}
+    one = evaluate_data(root, "test", detector=models["det_onnx"], classifier=models["cls_onnx"], conf=0.6)
+    assert one["mAP50"] == doc["mAP50"] and one["split"] == "test"
+
+
+def test_cli_eval_human_output(models, dataset):
+    root, _ = dataset
+    r = _kosti("eval", "--data", str(root), "--model", str(models["det_onnx"]), "--cls-model",
+               str(models["cls_onnx"]), "--conf", "0.8", "--no-map")
+    assert r.returncode == 0, r.stderr
+    assert "precision" in r.stdout and "die_accuracy" in r.stdout and "extra" in r.stdout
+
+
+def test_cli_eval_bad_dataset_exits_2(models, tmp_path):
+    r = _kosti("eval", "--data", str(tmp_path / "nothing"), "--model", str(models["det_onnx"]))
+    assert r.returncode == 2 and "nothing" in r.stderr
+    (tmp_path / "d.yaml").write_text("train: images/train\n")
+    r = _kosti("eval", "--data", str(tmp_path / "d.yaml"), "--split", "test", "--model", str(models["det_onnx"]))
+    assert r.returncode == 2 and "split" in r.stderr
