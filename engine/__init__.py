@@ -29,7 +29,9 @@ from .game import (
     TurnState,
     action_from_json,
     action_to_json,
+    first_player,
     new_game,
+    seat_order,
 )
 from .presets import (
     PRESET_NAMES,
@@ -47,6 +49,7 @@ __all__ = [
     "BadInput", "KostiEngineError", "RuleViolation",
     "Action", "Allowed", "Bank", "Event", "GameState", "Keep", "KeepOption", "PlayerState",
     "Reason", "Roll", "TurnState", "action_from_json", "action_to_json", "new_game",
+    "first_player", "seat_order",
     "PRESET_NAMES", "PRIMARY_PRESETS", "get_preset", "list_presets", "load_rules_file",
     "resolve_rules", "with_overrides",
     "Rules",

@@ -35,7 +35,7 @@ from .scoring import legal_keeps, score_keep, score_throw
 __all__ = [
     "Roll", "Keep", "Bank", "Action", "action_from_json", "action_to_json",
     "Reason", "Event", "KeepOption", "Allowed", "PlayerState", "TurnState", "GameState", "Log",
-    "new_game",
+    "new_game", "first_player", "seat_order",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -431,10 +431,12 @@ class GameState:
                 f"then throw again or stop",
                 f"отложите хотя бы одну зачётную кость (лучше всего: {_fmt(best.faces)} = "
                 f"{best.points}), затем бросайте дальше или скажите «хватит»")
-            # Roll / Bank are accepted too: they take the best keep first.
+            # Roll / Bank are accepted too: a Bank takes the best keep first; a Roll of k dice
+            # takes the best keep that leaves k dice (the best keep overall if k matches it).
             pts = t.points + best.points
             why_bank = _stop_block(self, pts, ignore_hot=False, after_keep=best)
-            return Allowed(True, t.dice, True, why_bank is None, keeps, None, why_bank, hint)
+            left = t.dice - len(best.faces) or n
+            return Allowed(True, left, True, why_bank is None, keeps, None, why_bank, hint)
         why_bank = self.stop_reason()
         if not t.scored and t.points == 0 and t.throws == 0:
             hint = Reason(f"{self.to_move}: throw {_NUM_EN[t.dice]} dice",
@@ -466,7 +468,7 @@ class GameState:
         if isinstance(action, Roll):
             st = self
             if st.turn.pending is not None:
-                st = _keep(st, _keep_options(st.turn.pending, st.rules)[0].faces, ev)
+                st = _keep(st, _implied_keep(st, len(action.faces)), ev)
                 if st.over:
                     raise RuleViolation("the game is over", "игра окончена")
             st = _roll(st, action.faces, ev)
@@ -726,6 +728,20 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
     ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: {ts.points}",
                   f"{name} бросает {_fmt(faces)}: {ts.points}", ts.points, faces))
     return _apply_keep(st, tuple(ts.scoring_dice), ts.points, ev, announce=False)
+
+
+def _implied_keep(st: GameState, thrown: int) -> tuple[int, ...]:
+    """The keep implied by throwing ``thrown`` dice after a pending throw: the best legal keep
+    that leaves exactly that many dice (all dice again after hot dice); the best keep overall if
+    none does (the roll is then refused for its dice count)."""
+    t = st.turn
+    assert t.pending is not None
+    n = st.rules.dice_count
+    opts = _keep_options(t.pending, st.rules)
+    for o in opts:  # best first
+        if (t.dice - len(o.faces) or n) == thrown:
+            return o.faces
+    return opts[0].faces
 
 
 def _keep(st: GameState, kept: tuple[int, ...], ev: list[Event]) -> GameState:
@@ -1180,6 +1196,28 @@ def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event]) -> GameState
 
 # ----------------------------------------------------------------------------------------------
 # Construction
+
+
+def first_player(throws: Mapping[str, int]) -> tuple[str, ...]:
+    """Who starts (rules.md §1.1, §6.43): each player throws one die; returns the names tied for
+    the highest face. One name: he throws first. Several: only those re-throw. Raises
+    :class:`BadInput` for an empty mapping or a face outside 1–6."""
+    if not throws:
+        raise BadInput("first_player: no throws given")
+    for name, face in throws.items():
+        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+            raise BadInput(f"first_player: {name} threw {face!r}; a face must be 1-6")
+    best = max(throws.values())
+    return tuple(name for name, face in throws.items() if face == best)
+
+
+def seat_order(players: Sequence[str], first: str) -> list[str]:
+    """The seat order rotated so that ``first`` throws first (play then goes round the table)."""
+    names = list(players)
+    if first not in names:
+        raise BadInput(f"{first!r} is not one of the players")
+    i = names.index(first)
+    return names[i:] + names[:i]
 
 
 def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
