@@ -73,6 +73,8 @@ class DashboardConfig:
         auto_throw_s: the virtual table throws by itself this many seconds after the dice rest.
         preset, players, overrides: start this game unless the resumed game has the same players and preset.
         start_capture: run the capture/pipeline thread while the app runs (lifespan).
+        review_dir: a ``kosti capture`` folder to serve the label review page for (``/review``,
+            :mod:`kosti.dashboard.review`); ``None`` = no review page.
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -88,6 +90,7 @@ class DashboardConfig:
     players: list[str] | None = None
     overrides: dict[str, Any] | None = None
     start_capture: bool = True
+    review_dir: str | Path | None = None
 
     @property
     def pin_required(self) -> bool:
@@ -263,6 +266,11 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
     # -- pages -------------------------------------------------------------------------------------
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    if config.review_dir is not None:
+        from kosti.dashboard.review import create_review_router
+
+        app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
+        table.review_url = "/review"
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -52,6 +52,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", default=None, type=Path, help="SQLite database (default ~/.local/share/kosti/kosti.db)")
     p.add_argument("--reader", default="auto", choices=("auto", "models", "truth"),
                    help="dice reader: the shipped ONNX models, the virtual table's ground truth, or auto")
+    p.add_argument("--review-dir", default=None, type=Path, metavar="DIR",
+                   help="also serve the label review page (/review) for this kosti capture folder")
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
 
 
@@ -82,7 +84,7 @@ def _config(args: argparse.Namespace, **kw: object) -> object:
     if not 0 < args.port < 65536:
         raise CliError("--port must be 1–65535")
     return DashboardConfig(db_path=args.db or default_db_path(), host=args.host, port=args.port, pin=args.pin,
-                           reader_kind=args.reader, **kw)  # type: ignore[arg-type]
+                           reader_kind=args.reader, review_dir=args.review_dir, **kw)  # type: ignore[arg-type]
 
 
 def _demo(args: argparse.Namespace) -> int:

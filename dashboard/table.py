@@ -488,6 +488,8 @@ class TableService:
         self.fps = 0.0
         #: Shown to the UI: control actions need the PIN (set by the app for non-loopback binds).
         self.pin_required = False
+        #: Link to the label review page when the app serves one (``None`` otherwise).
+        self.review_url: str | None = None
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
@@ -637,6 +639,7 @@ class TableService:
                 "source": self.source_info(),
                 "reader": self.reader_desc,
                 "pin_required": self.pin_required,
+                "review_url": self.review_url,
                 "server_time": time.time(),
             }
 

@@ -18,7 +18,7 @@ const T = {
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
     ignored: "no game", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
-    zones_points: "Tray corners", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control",
+    zones_points: "Tray corners", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
   },
   ru: {
     subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "в эфире", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
@@ -36,7 +36,7 @@ const T = {
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
     ignored: "нет игры", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
-    zones_points: "Углы лотка", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления",
+    zones_points: "Углы лотка", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
   },
 };
 
@@ -133,6 +133,7 @@ function render(s) {
   const st = s.state;
   const pinReq = !!s.pin_required || (snap && snap.pin_required);
   if (pinReq) $("pin").hidden = false;
+  $("review-link").hidden = !s.review_url;
   $("no-game").hidden = !!st;
   $("turn-body").hidden = !st;
   $("source-info").textContent = s.source ? `${s.source.kind}${s.source.spec ? " (" + s.source.spec + ")" : ""} · ${s.source.fps || 0} fps` : "";

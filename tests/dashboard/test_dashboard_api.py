@@ -247,7 +247,7 @@ def test_settings_zones_and_thresholds(make_client, tmp_path):
 
 
 def test_throw_image_and_thumbnail(client, throw, start_game):
-    gid = start_game(client)
+    start_game(client)
     out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
     tid = out["throw_id"]
     s = client.get("/api/state").json()
@@ -259,3 +259,13 @@ def test_throw_image_and_thumbnail(client, throw, start_game):
     assert client.get("/api/throws/999/image.jpg").status_code == 404
     snap = client.get("/snapshot.jpg")
     assert snap.status_code == 200 and snap.content[:2] == b"\xff\xd8"
+
+
+def test_review_page_is_served_when_asked_and_guarded_by_the_pin(make_client, tmp_path):
+    assert make_client().get("/review").status_code == 404  # not asked for
+    c = make_client(host="0.0.0.0", pin="2468", review_dir=tmp_path / "capture")
+    assert c.get("/review").status_code == 200
+    assert c.get("/api/state").json()["review_url"] == "/review"
+    body = {"dice": [{"value": 3, "box": [1, 1, 20, 20]}], "reviewed": True}
+    r = c.put("/api/review/images/x/labels", json=body)
+    assert r.status_code == 403 and "PIN" in r.json()["error"]

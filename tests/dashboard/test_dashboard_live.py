@@ -54,7 +54,7 @@ def test_virtual_table_read_by_the_real_reader_never_scores_wrongly(make_client,
         for _ in range(3):
             before = (c.get("/api/state").json()["last_throw"] or {}).get("id")
             assert c.post(f"/api/games/{gid}/throw").status_code == 200
-            s = _wait(c, lambda s: (s["last_throw"] or {}).get("id") not in (None, before), 30)
+            s = _wait(c, lambda s, before=before: (s["last_throw"] or {}).get("id") not in (None, before), 30)
             truth = src.throws[-1].faces
             if s["pending"] is None:  # applied at once: it must be exactly what was thrown
                 assert s["last_throw"]["resolution"] == "applied"
