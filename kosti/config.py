@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -912,10 +912,18 @@ def _plain_defaults() -> dict[str, dict[str, Any]]:
     return out
 
 
+#: The same sections as :class:`KostiConfig` in a plain model: validates a file's content alone, without
+#: the ``KOSTI_*`` environment (``BaseSettings`` reads it even in ``model_validate``).
+_FileConfig = create_model(
+    "_FileConfig", __base__=_Section,
+    **{name: (info.annotation, info) for name, info in KostiConfig.model_fields.items()},  # type: ignore[call-overload]
+)
+
+
 def _validate_plain(data: Mapping[str, Any]) -> None:
     """Validate ``data`` without environment overrides (what the file alone would give)."""
     try:
-        KostiConfig.model_validate(data)
+        _FileConfig.model_validate(data)
     except ValidationError as exc:
         raise _config_error(exc, "values") from None
 

@@ -309,3 +309,12 @@ def test_ncnn_backend_maps_onto_the_ultralytics_reader(tmp_path: Path) -> None:
     bad = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{tmp_path / "k.toml"}"\n', "bad.toml")
     with pytest.raises(ConfigError, match="reader.detector: .* is not an NCNN export folder"):
         load_config(bad)
+
+
+def test_writing_a_file_ignores_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stray KOSTI_* variable neither leaks into nor blocks the file the installer writes."""
+    monkeypatch.setenv("KOSTI_SERVER__PORT", "70000")
+    target = write_default_config(tmp_path / "k.toml", {"server": {"port": 8123}})
+    assert tomllib.loads(target.read_text())["server"]["port"] == 8123
+    with pytest.raises(ConfigError, match=r"^\$KOSTI_SERVER__PORT: server\.port"):
+        load_config(target)  # but it does apply when the configuration is loaded
