@@ -824,7 +824,8 @@ def run_capture(args: argparse.Namespace) -> int:
                 print(f"kosti capture: throw at frame {throw.frame_index} not saved: {exc}", file=sys.stderr)
                 continue
             saved.append(image_id)
-            flag = "" if throw.ok else "  (" + "; ".join(throw.reasons) + ")"
+            codes = list(dict.fromkeys(getattr(throw, "reason_codes", []) or []))
+            flag = f" ({', '.join(codes)})" if codes else ""
             say(f"[{len(saved)}] {image_id}  faces {_faces_text(dice)}  {throw.status}{flag}", flush=True)
     except KeyboardInterrupt:
         interrupted = True

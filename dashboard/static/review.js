@@ -192,13 +192,13 @@ function renderInfo() {
   note.textContent = rec.note || "";
 }
 
-// Size the stage to fit the image into the card width and ~78 % of the window height.
+// Size the stage to fit the image into the card width and ~64 % of the window height (the face buttons stay in view).
 function layout() {
   const rec = state.rec;
   if (!rec) return;
   const wrap = $("stage-wrap");
   const maxW = wrap.clientWidth || 320;
-  const maxH = Math.max(200, window.innerHeight * 0.78);
+  const maxH = Math.max(200, window.innerHeight * 0.64);
   const s = Math.min(maxW / rec.width, maxH / rec.height);
   const stage = $("stage");
   stage.style.width = Math.round(rec.width * s) + "px";
