@@ -507,3 +507,48 @@ def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
         assert throw["status"] in ("ok", "uncertain")
         assert sorted(d["value"] for d in throw["dice"]) == faces
         assert all(len(d["box"]) == 4 and 0 <= d["confidence"] <= 1 for d in throw["dice"])
+
+
+def test_watch_cli_on_a_video_with_rules(tmp_path: Path, capsys, monkeypatch):
+    """``kosti watch`` over a recorded video of three virtual throws (a thumbnail lookup of the rendered
+    truth stands in for the models: this checks the command, not the reader)."""
+    import json
+
+    import kosti.vision.pipeline as pipeline
+    from kosti.cli import main
+
+    src = VirtualTableSource(n_dice=5, size=(640, 360), fps=25, realtime=False, tumble_s=0.8, seed=21,
+                             initial_throw=False)
+    path = tmp_path / "throws.avi"
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25.0, (640, 360))
+    rests: list[tuple[np.ndarray, Detections]] = []
+    frames = 0
+    with src:
+        for faces in ([1, 1, 5, 2, 3], [2, 3, 4, 6, 6], [5, 5, 5, 1, 1]):
+            src.throw(faces=faces)
+            for _ in range(25 * 2):
+                vw.write(src.read().image)
+                frames += 1
+            th = src.last_throw
+            rest = cv2.resize(src.read().image, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32)
+            rests.append((rest, Detections(th.boxes, np.ones(5), np.array([d.face for d in th.dice]), np.ones(5))))
+    vw.release()
+
+    class ThumbReader:
+        def read(self, image: np.ndarray) -> Detections:
+            t = cv2.resize(image, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32)
+            return min(rests, key=lambda r: float(np.abs(r[0] - t).mean()))[1]
+
+    monkeypatch.setattr(pipeline, "default_reader", lambda **kw: ThumbReader())
+    assert main(["watch", "--json", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frames"] == frames
+    assert [sorted(d["value"] for d in t["dice"]) for t in out["throws"]] == [[1, 1, 2, 3, 5], [2, 3, 4, 6, 6], [1, 1, 5, 5, 5]]
+    assert [t["status"] for t in out["throws"]] == ["ok"] * 3
+    assert all(49 * k <= t["frame"] < 50 * (k + 1) for k, t in enumerate(out["throws"]))
+
+    assert main(["watch", "--rules", "classic", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "3 throws" in text
+    # 1 1 5 2 3 scores 25 and leaves 2 dice, so the second video throw (5 dice) is the wrong count for the game.
+    assert "expected 2 dice" in text
