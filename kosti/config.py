@@ -154,7 +154,7 @@ def _polygon_problem(points: list[tuple[float, float]]) -> str | None:
     """Why ``points`` is not a usable simple polygon, or ``None``."""
     if len(points) < 3:
         return f"needs at least 3 points, got {len(points)}"
-    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))
+    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True))
     if abs(area2) / 2 < 1e-4:
         return "encloses no area (points are collinear or repeated)"
     n = len(points)

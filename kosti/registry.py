@@ -419,8 +419,8 @@ class Registry:
 
         ``files`` maps ``"det"`` and ``"cls"`` to ONNX files (required), optionally ``"det_ncnn"``
         / ``"cls_ncnn"`` to Ultralytics NCNN export folders and ``"reader_json"`` to the reader settings
-        (default: the ``reader.json`` beside the ``cls`` file, when there is one). ``metrics`` is the ``kosti eval --json``
-        dict or a path to it. ``version`` defaults to the UTC time ``YYYYmmdd-HHMMSS`` (with a
+        (default: the ``reader.json`` beside the ``cls`` file, when there is one). ``metrics`` is the
+        ``kosti eval --json`` dict or a path to it. ``version`` defaults to the UTC time ``YYYYmmdd-HHMMSS`` (with a
         ``-2``, ``-3``… suffix on collision). ``card`` is model-card Markdown text. With ``check`` each
         ONNX file is opened with onnxruntime so a corrupt export is refused before it is stored.
         With ``activate`` the new version is then made active through :meth:`use` (metric check

@@ -216,7 +216,8 @@ STUB_BODIES = {
     # (kosti is importable there) and whose pip only logs; anything else is the real python3.
     "python3": 'if [ "$1" = -m ] && [ "$2" = venv ]; then for a; do d=$a; done; mkdir -p "$d/bin"\n'
                '  printf \'#!/bin/sh\\necho "venv-python $*" >> "$STUB_LOG"\\n'
-               'if [ "$1" = -m ] && [ "$2" = pip ]; then exit 0; fi\\nexec %s "$@"\\n\' "$TEST_PYTHON" > "$d/bin/python"\n'
+               'if [ "$1" = -m ] && [ "$2" = pip ]; then exit 0; fi\\nexec %s "$@"\\n\' "$TEST_PYTHON" '
+               '> "$d/bin/python"\n'
                '  chmod +x "$d/bin/python"; exit 0; fi\nexec "$REAL_PYTHON3" "$@"',
 }
 
