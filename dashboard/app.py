@@ -348,14 +348,16 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return table.update_settings(values)
 
     # -- live view ---------------------------------------------------------------------------------
-    def _current_jpeg() -> bytes:
-        _, jpeg = table.frames.latest()
-        return jpeg if jpeg is not None else encode_jpeg(placeholder_frame("no camera / нет камеры"))
-
     @app.get("/snapshot.jpg", summary="The newest live frame with overlays (JPEG)", response_class=Response,
              responses={200: {"content": {"image/jpeg": {}}}})
-    def snapshot() -> Response:
-        return Response(_current_jpeg(), media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+    async def snapshot() -> Response:
+        hub = table.frames
+        seq, jpeg = hub.latest()
+        if hub.age() > 0.5 and table.source is not None:  # encoding was idle: wait for a fresh frame
+            seq, jpeg = await hub.next_frame(seq, timeout_s=1.5)
+        if jpeg is None:
+            jpeg = encode_jpeg(placeholder_frame("no camera / нет камеры"))
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.get("/video.mjpg", summary="Live view with overlays (multipart MJPEG)", response_class=StreamingResponse)
     async def video(request: Request, fps: float = Query(30.0, gt=0, le=60)) -> StreamingResponse:

@@ -346,27 +346,50 @@ def encode_jpeg(image: np.ndarray, quality: int = 80, width: int | None = None) 
 # Fan-out helpers
 # ---------------------------------------------------------------------------------------------------
 class FrameHub:
-    """The newest encoded live frame, shared by every MJPEG viewer (one encode per frame, any viewers)."""
+    """The newest encoded live frame, shared by every MJPEG viewer (one encode per frame, any viewers).
 
-    def __init__(self) -> None:
+    Encoding costs CPU (a few ms per 960-px frame), so the capture thread encodes only while someone
+    watches: every viewer calls :meth:`touch` per frame, and :meth:`wanted` stays true for ``linger_s``
+    seconds after the last touch.
+    """
+
+    def __init__(self, linger_s: float = 2.0) -> None:
         self._lock = threading.Lock()
         self._jpeg: bytes | None = None
         self._seq = 0
+        self._t = 0.0
+        self._wanted_until = 0.0
+        self.linger_s = linger_s
 
     def publish(self, jpeg: bytes) -> None:
         with self._lock:
             self._jpeg = jpeg
             self._seq += 1
+            self._t = time.monotonic()
+
+    def touch(self) -> None:
+        """A viewer wants frames (keeps encoding on for ``linger_s`` seconds)."""
+        self._wanted_until = time.monotonic() + self.linger_s
+
+    def wanted(self) -> bool:
+        """True while a viewer has asked for frames recently."""
+        return time.monotonic() < self._wanted_until
 
     def latest(self) -> tuple[int, bytes | None]:
         """``(sequence number, JPEG bytes or None)``."""
         with self._lock:
             return self._seq, self._jpeg
 
+    def age(self) -> float:
+        """Seconds since the latest frame was published (infinite before the first)."""
+        with self._lock:
+            return time.monotonic() - self._t if self._jpeg is not None else float("inf")
+
     async def next_frame(self, after: int, poll_s: float = 0.01, timeout_s: float = 2.0) -> tuple[int, bytes | None]:
         """Wait (asynchronously) for a frame newer than ``after``; on timeout return the latest anyway."""
         deadline = time.monotonic() + timeout_s
         while True:
+            self.touch()
             seq, jpeg = self.latest()
             if seq > after or time.monotonic() >= deadline:
                 return seq, jpeg
@@ -477,8 +500,8 @@ class TableService:
         self.events: deque[dict[str, Any]] = deque(maxlen=30)
         self.last_throw: dict[str, Any] | None = None
         self.last_error: dict[str, Any] | None = None
-        self.settings = dict(DEFAULT_SETTINGS)
-        self.settings.update(store.get_settings())
+        self.settings = json.loads(json.dumps(DEFAULT_SETTINGS))
+        self._merge_settings(store.get_settings())
         self._pipeline: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -490,6 +513,7 @@ class TableService:
         self.pin_required = False
         #: Link to the label review page when the app serves one (``None`` otherwise).
         self.review_url: str | None = None
+        self._throw_requested_at = 0.0
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
@@ -603,6 +627,8 @@ class TableService:
                     log.exception("could not apply throw")
             elif self._motion == "moving":
                 self._live_dice = []
+            if not self.frames.wanted():
+                continue  # nobody is watching: skip the overlay and the JPEG encode
             try:
                 img = self._pipeline.overlay(frame.image, None)
             except Exception:  # noqa: BLE001 - fall back to the plain overlay
@@ -753,6 +779,7 @@ class TableService:
         throw is only shown (not stored).
         """
         with self._lock:
+            self._throw_requested_at = 0.0
             jpeg = thumb = None
             if thr.image is not None:
                 jpeg = encode_jpeg(thr.image, 85)
@@ -959,6 +986,11 @@ class TableService:
                     raise TableError(422, f"{st.dice_to_throw} dice are to be thrown, got {len(faces)} faces")
                 if any(int(f) not in range(1, 7) for f in faces):
                     raise TableError(422, "faces must be 1–6")
+            rolling = getattr(self.source, "resting", True) is False
+            if rolling or (self._throw_requested_at and time.monotonic() - self._throw_requested_at < 4.0):
+                raise TableError(409, "the dice are still rolling: wait for them to settle",
+                                 "кости ещё катятся: подождите, пока они остановятся")
+            self._throw_requested_at = time.monotonic()
             if self._pipeline is not None:
                 self._pipeline.armed = True  # a requested throw is a new throw even right after start-up
             try:
@@ -986,14 +1018,8 @@ class TableService:
         """Store and apply settings (zones, thresholds, live view size; ``source`` switches the camera)."""
         with self._lock:
             new_source = values.pop("source", None)
-            self.store.put_settings(values)
-            for k, v in values.items():
-                if isinstance(v, dict) and isinstance(self.settings.get(k), dict):
-                    merged = dict(self.settings[k])
-                    merged.update(v)
-                    self.settings[k] = merged
-                else:
-                    self.settings[k] = v
+            self._merge_settings(values)
+            self.store.put_settings({k: self.settings[k] for k in values})
             self._apply_thresholds()
             if self._pipeline is not None:
                 self._pipeline.apply_settings(self.settings)
@@ -1001,6 +1027,15 @@ class TableService:
             self.switch_source(str(new_source))
         self._changed()
         return self.get_settings()
+
+    def _merge_settings(self, values: dict[str, Any]) -> None:
+        for k, v in values.items():
+            if k == "source":
+                continue
+            if isinstance(v, dict) and isinstance(self.settings.get(k), dict) and k != "zones":
+                self.settings[k] = {**self.settings[k], **v}
+            else:
+                self.settings[k] = v
 
     def get_settings(self) -> dict[str, Any]:
         """Current settings (with the source spec)."""
@@ -1012,13 +1047,16 @@ class TableService:
         """Close the current source and open ``spec`` instead (422 if it names nothing usable)."""
         from kosti.vision.sources import SourceError, open_source
 
+        kwargs: dict[str, Any] = {}
+        if spec.strip().lower().startswith("virtual"):
+            kwargs["initial_throw"] = False
         try:
-            src = open_source(spec)
+            src = open_source(spec, **kwargs)
         except SourceError as exc:
             raise TableError(422, str(exc)) from None
         self.stop()
         self.source, self.source_spec = src, spec
-        if getattr(self._reader, "source", None) is not None:
-            self._reader.source = src
+        if isinstance(self._reader, VirtualTruthReader):  # ground truth only exists on a virtual table
+            self._reader = None if getattr(src, "kind", "") != "virtual" else VirtualTruthReader(src)
         self.store.put_settings({"source": spec})
         self.start()
