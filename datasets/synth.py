@@ -284,9 +284,44 @@ def _cut_die(img: np.ndarray, box: np.ndarray, value: int, source: str) -> RealC
     lb = (x1 - cx1, y1 - cy1, x2 - cx1, y2 - cy1)
     # Boxes are axis-aligned around dice at any angle: a super-ellipse (power 3.5) between an ellipse
     # and the box keeps most of the die and little of its neighbours.
-    alpha = _superellipse_mask(w, h, lb, 3.5, feather=0.025 * side)
+    shape_mask = _superellipse_mask(w, h, lb, 3.5, feather=0.025 * side)
+    alpha = _refine_alpha(patch, shape_mask, lb)
     bgra = np.dstack([patch, np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)])
-    return RealCrop(bgra, alpha >= 0.5, lb, value, source)
+    # The silhouette (boxes, occlusion) keeps the super-ellipse, which matches the labelled box.
+    return RealCrop(bgra, shape_mask >= 0.5, lb, value, source)
+
+
+def _refine_alpha(patch: np.ndarray, shape_mask: np.ndarray, box: Sequence[float]) -> np.ndarray:
+    """Drop the photo's table from the corners of the super-ellipse when that table is plain.
+
+    The table colour is the median of the margin outside the labelled box; pixels within ~18 grey
+    levels of it fade out, pixels 40+ levels away stay, and so does the die's photographed shadow
+    (darker, same hue as the table). The inner 70 % of the die always stays opaque
+    (a white die on a white table keeps its body). Busy margins (std > 22) leave the mask unchanged.
+    """
+    h, w = patch.shape[:2]
+    x1, y1, x2, y2 = box
+    outside = np.ones((h, w), bool)
+    outside[max(0, int(y1)):int(math.ceil(y2)), max(0, int(x1)):int(math.ceil(x2))] = False
+    ring = patch[outside].astype(np.float32)
+    if len(ring) < 20 or float(ring.std(axis=0).mean()) > 22.0:
+        return shape_mask
+    bg = np.median(ring, axis=0)
+    px = patch.astype(np.float32)
+    dist = np.linalg.norm(px - bg, axis=2)
+    colour = np.clip((dist - 18.0) / 22.0, 0.0, 1.0)
+    # The die's own shadow in the photo (darker table of the same hue) is table too: the scene adds
+    # its own shadow, and a grey photo shadow on another table reads as a halo.
+    lum, lum_bg = px.mean(axis=2), float(bg.mean())
+    chroma = np.linalg.norm(px / np.maximum(lum, 1.0)[..., None] - bg / max(lum_bg, 1.0), axis=2)
+    shadow = (lum < lum_bg - 5.0) & (lum > 0.4 * lum_bg) & (chroma < 0.08)
+    colour[shadow] = 0.0
+    colour = cv2.morphologyEx(colour, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    cx, cy, hw, hh = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) * 0.35, (y2 - y1) * 0.35
+    core = _superellipse_mask(w, h, (cx - hw, cy - hh, cx + hw, cy + hh), 3.5, feather=0.0)
+    side = max(x2 - x1, y2 - y1)
+    soft = cv2.GaussianBlur(np.maximum(colour, core), (0, 0), max(0.5, 0.015 * side))
+    return shape_mask * soft
 
 
 def real_background(path: Path, boxes: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -561,9 +596,11 @@ class SceneGenerator:
         if self.bank is not None and self.bank.backgrounds and rng.random() < cfg.real_bg_frac:
             path, boxes = self.bank.backgrounds[int(rng.integers(len(self.bank.backgrounds)))]
             return real_background(path, boxes, cfg.imgsz, rng)
-        j = int(rng.integers(self.N_TABLES))
-        big = self._tables.get(j)
         side = int(cfg.imgsz * 1.25)
+        # At most ~120 MB of cached table tops (48 at 640 px, fewer for big images).
+        n_tables = int(min(self.N_TABLES, max(8, 120e6 // (side * side * 3))))
+        j = int(rng.integers(n_tables))
+        big = self._tables.get(j)
         if big is None:
             kinds = self.cfg.backgrounds or BACKGROUNDS
             kind = kinds[j % len(kinds)]
