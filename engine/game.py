@@ -243,6 +243,7 @@ class Allowed:
     ``roll``: may throw, ``dice`` dice. ``keep``: must/may choose which scoring dice to set aside
     from ``keeps`` (the throw is pending). ``bank``: may stop and record. ``why_not_roll`` /
     ``why_not_bank`` say why an action is forbidden; ``hint`` says what to do now.
+    ``dice_options``: every dice count a roll may have now (see :meth:`GameState.roll_sizes`).
     """
 
     roll: bool
@@ -253,6 +254,7 @@ class Allowed:
     why_not_roll: Reason | None
     why_not_bank: Reason | None
     hint: Reason
+    dice_options: tuple[int, ...] = ()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -371,8 +373,29 @@ class GameState:
 
     @property
     def dice_to_throw(self) -> int:
-        """How many dice the next :class:`Roll` must contain (0 when the game is over)."""
-        return 0 if self.over else self.turn.dice
+        """How many dice the next :class:`Roll` must contain (0 when the game is over). While a
+        throw awaits its keep (``phase == "keep"``) this is the count left by the best keep; a
+        roll of any count in :meth:`roll_sizes` is accepted then."""
+        if self.over:
+            return 0
+        t = self.turn
+        if t.pending is not None:
+            best = _keep_options(t.pending, self.rules)[0]
+            return t.dice - len(best.faces) or self.rules.dice_count
+        return t.dice
+
+    def roll_sizes(self) -> tuple[int, ...]:
+        """Every dice count a :class:`Roll` may have now, ascending (one value outside the keep
+        phase; in the keep phase one per distinct legal keep size — throwing k dice means the
+        best legal keep that leaves k dice was set aside)."""
+        if self.over:
+            return ()
+        t = self.turn
+        if t.pending is None:
+            return (t.dice,)
+        n = self.rules.dice_count
+        return tuple(sorted({t.dice - len(k.faces) or n
+                             for k in _keep_options(t.pending, self.rules)}))
 
     @property
     def winner(self) -> str | list[str] | None:
@@ -436,7 +459,8 @@ class GameState:
             pts = t.points + best.points
             why_bank = _stop_block(self, pts, ignore_hot=False, after_keep=best)
             left = t.dice - len(best.faces) or n
-            return Allowed(True, left, True, why_bank is None, keeps, None, why_bank, hint)
+            sizes = tuple(sorted({t.dice - len(k.faces) or n for k in keeps}))
+            return Allowed(True, left, True, why_bank is None, keeps, None, why_bank, hint, sizes)
         why_bank = self.stop_reason()
         if not t.scored and t.points == 0 and t.throws == 0:
             hint = Reason(f"{self.to_move}: throw {_NUM_EN[t.dice]} dice",
@@ -454,7 +478,7 @@ class GameState:
         else:
             hint = Reason(f"throw {_dice_en(t.dice)} ({why_bank.text_en})",
                           f"бросайте {t.dice} ({why_bank.text_ru})")
-        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint)
+        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint, (t.dice,))
 
     # -- the one mutator ----------------------------------------------------------------------
     def apply(self, action: Action) -> tuple[GameState, tuple[Event, ...]]:

@@ -116,3 +116,15 @@ def test_new_game_validation():
         new_game("yard_dice_50", ["A"], {"A": -50})
     g = new_game("raznoobrazie_skip_barrels", ["A", "B"], state={"A": {"skip_next": True}})
     assert g.to_move == "B" and not g.player("A").skip_next
+
+
+def test_roll_sizes_in_the_keep_phase():
+    g = new_game("farkle", ["A", "B"])
+    assert g.roll_sizes() == (6,)
+    g, _ = g.apply(Roll([1, 5, 5, 5, 2, 2]))
+    # legal keeps leave 5 ({1} or {5}), 4 ({1,5}, {5,5}), 3 ({1,5,5}, {5,5,5}) or 2 ({1,5,5,5})
+    assert g.roll_sizes() == (2, 3, 4, 5)
+    assert g.dice_to_throw == 2 == g.allowed().dice
+    assert g.summary()["turn"]["dice_to_throw"] == 2
+    with pytest.raises(BadInput):
+        g.apply(Roll([1]))  # no legal keep leaves one die
