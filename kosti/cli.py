@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.datasets.capture",  # capture
     "kosti.datasets.train_cli",  # train
     "kosti.models_cli",      # models list / use / rollback
+    "kosti.config_cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
 )
 
