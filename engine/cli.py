@@ -181,32 +181,29 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def _sheet(gs: GameState, lang: str) -> str:
-    """The score sheet as text."""
-    lines = []
-    head = {"en": "Score sheet", "ru": "Счёт", "both": "Score sheet / Счёт"}[lang]
-    lines.append(f"--- {head} ({gs.rules.name}) ---")
+    """The score sheet as text (``lang``: ``en``, ``ru`` or ``both``)."""
+
+    def tr(en: str, ru: str) -> str:
+        return en if lang == "en" else ru if lang == "ru" else f"{en}/{ru}"
+
+    lines = [f"--- {tr('Score sheet', 'Счёт')} ({gs.rules.name}) ---"]
     for i, p in enumerate(gs.players):
         marks = []
         if not p.opened and gs.rules.opening.threshold:
-            marks.append("not open/не открыт")
+            marks.append(tr("not open", "не открыт"))
         if gs.in_pit(i):
-            marks.append("pit/яма")
+            marks.append(tr("pit", "яма"))
         if gs.on_barrel(i):
-            marks.append("barrel/бочка")
-        if p.bolts:
-            marks.append(f"bolts/болты {p.bolts}")
-        if p.falls:
-            marks.append(f"falls/падения {p.falls}")
-        if p.barrel_attempts:
-            marks.append(f"barrel attempts/попытки {p.barrel_attempts}")
-        if p.dots:
-            marks.append(f"dots/точки {p.dots}")
-        if p.overshoots:
-            marks.append(f"overshoots/переборы {p.overshoots}")
+            marks.append(tr("barrel", "бочка"))
+        for n, en, ru in ((p.bolts, "bolts", "болты"), (p.falls, "falls", "падения"),
+                          (p.barrel_attempts, "barrel attempts", "попытки на бочке"),
+                          (p.dots, "dots", "точки"), (p.overshoots, "overshoots", "переборы")):
+            if n:
+                marks.append(f"{tr(en, ru)} {n}")
         if p.skip_next:
-            marks.append("skips next/пропуск хода")
+            marks.append(tr("skips next turn", "пропускает ход"))
         arrow = "→" if not gs.over and i == gs.turn.player else " "
-        lines.append(f"{arrow} {p.name:<12} {p.score:>6}  {', '.join(marks)}")
+        lines.append(f"{arrow} {p.name:<12} {p.score:>6}  {', '.join(marks)}".rstrip())
     if gs.over:
         w = gs.winner
         names = ", ".join(w) if isinstance(w, list) else w
