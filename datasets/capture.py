@@ -574,10 +574,11 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
         root: the capture folder.
         image: the settled frame (BGR array, or the stored JPEG bytes).
         dice: the dice with the player's faces: ``value`` 1–6 and the camera's ``box`` (pixels); a die the
-            player added by hand has no box (``None`` / empty) and is left for the review page.
+            player added by hand has no box (``None`` / empty), and a die still unread (value 0, no guess)
+            has no face: both are left out of the labels and the image is left for the review page.
         model: model version that read the throw.
         reviewed: default ``None`` = reviewed when every die has a box and a face 1–6 (the player checked
-            the values while confirming); a die without a box always leaves the image unreviewed.
+            the values while confirming); a die left out always leaves the image unreviewed.
 
     Returns:
         the new image id (source ``"correction"``).
@@ -585,15 +586,29 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
     Raises:
         CaptureError: a value outside 1–6 or a box outside the image.
     """
-    dice = list(dice)
-    boxed = [as_die(d, allow_missing_box=True) for d in dice]
-    missing = sum(1 for d in boxed if d is None)
-    kept = [d for d in boxed if d is not None]
-    auto = missing == 0 and not any(d.uncertain for d in kept)
-    note = (f"{missing} dice have no box: draw them / у {missing} костей нет рамки: обведите их" if missing else None)
+    kept: list[LabelledDie] = []
+    missing = unread = 0
+    for d in dice:
+        value, guess = (d[0], d[3] if len(d) > 3 else 0) if isinstance(d, (tuple, list)) else (_get(d, "value"), _get(d, "guess", 0))
+        if value in (0, None) and not (isinstance(guess, (int, np.integer)) and 1 <= int(guess) <= 6):
+            unread += 1  # still unread when saved: the review page asks for its box and face
+            continue
+        die = as_die(d, allow_missing_box=True)
+        if die is None:
+            missing += 1
+        else:
+            kept.append(die)
+    notes = []
+    if missing:
+        notes.append(f"{missing} dice have no box: draw them / у {missing} костей нет рамки: обведите их")
+    if unread:
+        notes.append(f"{unread} dice were not read: draw them and set their face / {unread} костей не распознаны: "
+                     "обведите их и укажите грань")
+    complete = missing == 0 and unread == 0
+    auto = complete and not any(d.uncertain for d in kept)
     return CaptureWriter(root, model=model).add(
-        image, kept, source="correction", reviewed=auto if reviewed is None else (reviewed and missing == 0),
-        note=note)
+        image, kept, source="correction", reviewed=auto if reviewed is None else (reviewed and complete),
+        note="; ".join(notes) or None)
 
 
 def list_images(root: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -258,3 +258,24 @@ def test_review_page_keys_draw_and_save_in_browser(server) -> None:
         wait.until(lambda _: ids[0] in d.find_element("id", "img-info").text)
     finally:
         d.quit()
+
+
+def test_router_inside_the_dashboard_app(folder, tmp_path: Path) -> None:
+    """Mounted in ``create_app``'s app: its validation handler formats 422s, the PIN guards writes."""
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    root, ids = folder
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", pin="2468", start_capture=False))
+    cfg = app.state.config
+    app.include_router(create_review_router(root, pin_check=pin_dependency(cfg.pin if cfg.pin_required else None)))
+    c = TestClient(app)
+    try:
+        assert c.get("/").status_code == 200 and c.get("/review").status_code == 200
+        pin = {"X-Kosti-Pin": "2468"}
+        r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": [{"value": 9, "box": [1, 1, 9, 9]}]}, headers=pin)
+        assert r.status_code == 422 and "dice.0.value" in r.json()["error"]
+        assert c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []}).status_code == 403
+        r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []}, headers=pin)
+        assert r.status_code == 200 and r.json()["dice"] == [] and r.json()["reviewed"]
+    finally:
+        app.state.store.close()

@@ -172,8 +172,15 @@ def test_corrections_from_play_are_recorded(tmp_path: Path) -> None:
     rec_b = cap.load(tmp_path, b, with_image=False)
     assert not rec_b.reviewed and [d.value for d in rec_b.dice] == [2]
     assert "1 dice have no box" in rec_b.meta["note"]
+    # A die still unread when the throw is saved: left out with a note, image unreviewed.
+    c = cap.save_correction(tmp_path, frame(), [TableDie(0, 0.2, [10, 20, 50, 60], uncertain=True),
+                                                TableDie(6, 0.9, [100, 100, 140, 140])])
+    rec_c = cap.load(tmp_path, c, with_image=False)
+    assert not rec_c.reviewed and [d.value for d in rec_c.dice] == [6] and "1 dice were not read" in rec_c.meta["note"]
+    with pytest.raises(cap.CaptureError, match="outside"):
+        cap.save_correction(tmp_path, frame(), [TableDie(6, 0.9, [100, 100, 900, 140])])
     s = cap.stats(tmp_path)
-    assert (s["corrections"], s["reviewed"]) == (2, 1)
+    assert (s["corrections"], s["reviewed"]) == (3, 1)
 
 
 def test_writes_are_atomic_and_failures_leave_nothing(tmp_path: Path, monkeypatch) -> None:
@@ -318,3 +325,62 @@ def test_capture_cli_over_real_photos(tmp_path: Path, capsys) -> None:
         assert rec.meta["model"] and rec.meta["source"] == "capture"
         boxes, values = read_labels(img, rec.width, rec.height)
         assert len(values) == len(rec.dice)
+
+
+class _FakeReader:
+    """Stands in for DiceReader: one die per photo at a place and face encoded in the photo's colour, and
+    a second die the "classifier" cannot read (value 0) whose best face class is 6."""
+
+    class _Cls:
+        names = {0: "1", 1: "2", 2: "3", 3: "4", 4: "5", 5: "6", 6: "x"}
+
+        def classify(self, crops: np.ndarray) -> np.ndarray:
+            p = np.full((len(crops), 7), 0.05, np.float32)
+            p[:, 5] = 0.4   # face 6 is the best face…
+            p[:, 6] = 0.45  # …but "x" (unreadable) wins overall
+            return p
+
+    classifier = _Cls()
+
+    def crops(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        return np.zeros((len(xyxy), 64, 64, 3), np.uint8)
+
+    def describe(self) -> str:
+        return "fake reader"
+
+    def read(self, image: np.ndarray):
+        from kosti.vision.detections import Detections
+
+        k = int(image[0, 0, 2]) // 40  # photo number 0..5 in the red channel
+        x = 20.0 + 40 * k
+        return Detections(np.array([[x, 40, x + 30, 70], [200, 150, 230, 180]], np.float32), np.array([0.9, 0.8]),
+                          np.array([k + 1, 0]), np.array([0.95, 0.4]))
+
+
+def test_capture_loop_saves_each_settled_throw(tmp_path: Path, monkeypatch, capsys) -> None:
+    from kosti.cli import main
+
+    src = tmp_path / "photos"
+    src.mkdir()
+    for k in range(4):
+        img = np.full((240, 320, 3), 90, np.uint8)
+        img[0, 0, 2] = 40 * k + 5
+        cv2.imwrite(str(src / f"{k:02d}.png"), img)
+    monkeypatch.setattr(cap, "_open_reader", lambda args: (_FakeReader(), "fake reader"))
+    out = tmp_path / "cap"
+    assert main(["capture", "--source", str(src), "--out", str(out), "--max", "3", "--still-time", "0.3"]) == 0
+    printed = capsys.readouterr().out
+    assert "[3]" in printed and "[4]" not in printed
+    ids = cap.list_ids(out)
+    assert len(ids) == 3  # --max 3 of the 4 photos
+    for k, image_id in enumerate(ids):
+        rec = cap.load(out, image_id)
+        assert rec.image.shape == (240, 320, 3) and rec.meta["model"] == "fake reader"
+        # Read die: face k+1; unread die: the classifier's best face (6), flagged uncertain.
+        assert [(d.value, d.uncertain) for d in rec.dice] == [(k + 1, False), (6, True)]
+        assert rec.dice[0].box == pytest.approx((20 + 40 * k, 40, 50 + 40 * k, 70), abs=0.01)
+        assert not rec.reviewed
+    # The whole folder without --max: the 4 photos, appended after the first 3.
+    assert main(["capture", "--source", str(src), "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["saved"] == 4 and summary["stats"]["images"] == 7 and summary["stats"]["dice"] == 14
