@@ -411,7 +411,8 @@ def paste(
     shadow: float = 0.0,
     shadow_offset: tuple[float, float] = (0.0, 0.0),
     shadow_blur: float = 0.0,
-) -> np.ndarray:
+    coverage: bool = False,
+) -> np.ndarray | None:
     """Alpha-composite a BGRA sprite onto a float32 BGR image in place, clipping at the borders.
 
     Args:
@@ -422,12 +423,14 @@ def paste(
         shadow_offset: ``(dx, dy)`` shadow shift in pixels.
         shadow_blur: Gaussian sigma of the shadow edge in pixels.
 
+        coverage: also return the sprite's alpha coverage.
+
     Returns:
-        ``(H, W)`` float32 alpha coverage of the sprite in ``dst`` coordinates (0 outside it), for
-        visibility/occlusion bookkeeping.
+        With ``coverage``: ``(H, W)`` float32 alpha coverage of the sprite in ``dst`` coordinates (0
+        outside it), for visibility/occlusion bookkeeping; otherwise ``None``.
     """
     H, W = dst.shape[:2]
-    cover = np.zeros((H, W), np.float32)
+    cover = np.zeros((H, W), np.float32) if coverage else None
     h, w = src_bgra.shape[:2]
     a = src_bgra[..., 3].astype(np.float32) * (1.0 / 255.0)
     if shadow > 0:
@@ -448,7 +451,8 @@ def paste(
     sc = src_bgra[ya - y0:yb - y0, xa - x0:xb - x0, :3].astype(np.float32)
     region = dst[ya:yb, xa:xb]
     region += (sc - region) * sa[..., None]
-    cover[ya:yb, xa:xb] = sa
+    if cover is not None:
+        cover[ya:yb, xa:xb] = sa
     return cover
 
 
@@ -691,14 +695,14 @@ def render_table(
     """
     width, height = size
     if isinstance(background, str):
-        frame = _cached_background(background, width, height, seed).astype(np.float32)
+        frame = _cached_background(background, width, height, seed).copy()
     else:
         bg = np.asarray(background)
         if bg.ndim != 3 or bg.shape[2] != 3 or bg.dtype != np.uint8:
             raise ValueError(f"background must be an (H, W, 3) uint8 BGR image, got {bg.shape} {bg.dtype}")
         if bg.shape[:2] != (height, width):
             bg = cv2.resize(bg, (width, height), interpolation=cv2.INTER_AREA)
-        frame = bg.astype(np.float32)
+        frame = bg.copy()
     styles = [style] * len(dice) if isinstance(style, (str, DieStyle)) else list(style)
     if len(styles) != len(dice):
         raise ValueError(f"got {len(styles)} styles for {len(dice)} dice")
@@ -717,8 +721,16 @@ def render_table(
             img = blur_sprite(img, motion_blur, blur_angle_deg)
             pad = (img.shape[0] - d.image.shape[0]) // 2
         off = -ldir * side * 0.12  # the shadow falls away from the light
-        paste(frame, img, x0 - pad, y0 - pad, shadow=shadow, shadow_offset=(off[0], off[1]),
-              shadow_blur=side * 0.08)
+        sb = side * 0.08
+        # Composite in float only inside the window this die and its shadow can touch.
+        reach = int(math.ceil(3 * max(sb, 0.5) + abs(off).max())) + 2
+        sx, sy = x0 - pad, y0 - pad
+        wx0, wy0 = max(sx - reach, 0), max(sy - reach, 0)
+        wx1, wy1 = min(sx + img.shape[1] + reach, width), min(sy + img.shape[0] + reach, height)
+        if wx0 < wx1 and wy0 < wy1:
+            window = frame[wy0:wy1, wx0:wx1].astype(np.float32)
+            paste(window, img, sx - wx0, sy - wy0, shadow=shadow, shadow_offset=(off[0], off[1]), shadow_blur=sb)
+            frame[wy0:wy1, wx0:wx1] = cv2.convertScaleAbs(window)
         bx1, by1, bx2, by2 = d.box
         boxes[i] = np.clip([bx1 + x0, by1 + y0, bx2 + x0, by2 + y0], 0, [width, height, width, height])
-    return np.clip(frame + 0.5, 0, 255).astype(np.uint8), boxes
+    return frame, boxes

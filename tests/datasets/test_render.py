@@ -149,7 +149,8 @@ def test_render_table_is_deterministic_and_clips_boxes() -> None:
 def test_paste_reports_coverage_and_clips() -> None:
     dst = np.zeros((50, 50, 3), np.float32)
     die = render_die(2, 30)
-    cover = paste(dst, die.image, 35, 35)
+    assert paste(dst.copy(), die.image, 35, 35) is None
+    cover = paste(dst, die.image, 35, 35, coverage=True)
     assert cover.shape == (50, 50)
     assert cover[:35, :].max() == 0 and cover[40:, 40:].max() > 0.99
     assert dst[:35, :].max() == 0 and dst[45, 45].max() > 0
