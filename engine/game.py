@@ -211,7 +211,7 @@ class Event:
     ``bank``, ``opened``, ``capped``, ``dump_truck``, ``overshoot``, ``dot``, ``transfer``,
     ``fall``, ``knocked_off``, ``overtaken``, ``bolt``, ``bolt_penalty``, ``three_farkles``,
     ``toxic_twos``, ``skip_turn``, ``extra_turn``, ``barrel``, ``pit``, ``instant_win``,
-    ``final_round``, ``win``, ``turn``. ``player`` is the player concerned, ``points`` the amount
+    ``final_round``, ``win``, ``turn``, ``high_stakes``. ``player`` is the player concerned, ``points`` the amount
     (points; negative for a penalty), ``faces`` the dice concerned.
     """
 
@@ -296,7 +296,9 @@ class TurnState:
     ``last_roll`` / ``last_keep``: the latest throw and the dice set aside from it;
     ``hot``: all dice have scored and the next throw is of all dice (hot dice, §1.4);
     ``confirm``: that next throw is the confirmation throw (``confirm_and_bank``);
-    ``retried``: the second attempt of §1.7.1 was used; ``extra``: an extra turn of §3.7.
+    ``retried``: the second attempt of §1.7.1 was used; ``extra``: an extra turn of §3.7;
+    ``offer``: dice the previous player left unused, which may be thrown instead of all dice to
+    play for the high-stakes bonus (F2 variant, 0 = no offer); ``stakes``: this turn plays for it.
     """
 
     player: int = 0
@@ -311,6 +313,8 @@ class TurnState:
     confirm: bool = False
     retried: bool = False
     extra: bool = False
+    offer: int = 0
+    stakes: bool = False
 
 
 _NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
@@ -392,6 +396,8 @@ class GameState:
             return ()
         t = self.turn
         if t.pending is None:
+            if t.offer and t.throws == 0:
+                return tuple(sorted({t.dice, t.offer}))
             return (t.dice,)
         n = self.rules.dice_count
         return tuple(sorted({t.dice - len(k.faces) or n
@@ -478,7 +484,8 @@ class GameState:
         else:
             hint = Reason(f"throw {_dice_en(t.dice)} ({why_bank.text_en})",
                           f"бросайте {t.dice} ({why_bank.text_ru})")
-        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint, (t.dice,))
+        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint,
+                       self.roll_sizes())
 
     # -- the one mutator ----------------------------------------------------------------------
     def apply(self, action: Action) -> tuple[GameState, tuple[Event, ...]]:
@@ -700,11 +707,16 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
     r = st.rules
     t = st.turn
     if len(faces) != t.dice:
-        raise BadInput(f"{st.to_move} must throw {t.dice} dice, got {len(faces)} "
-                       f"({_fmt(faces) or 'none'})")
+        if t.offer and t.throws == 0 and len(faces) == t.offer:
+            t = replace(t, dice=t.offer, stakes=True)  # plays for the high-stakes bonus
+        else:
+            more = f" (or the {t.offer} left by the previous player)" if t.offer and t.throws == 0 else ""
+            raise BadInput(f"{st.to_move} must throw {t.dice} dice{more}, got {len(faces)} "
+                           f"({_fmt(faces) or 'none'})")
     name = st.players[t.player].name
     ts = _score(faces, r)
     first = not t.scored and t.points == 0
+    stakes_throw = t.stakes and t.throws == 0
     confirm = t.confirm
     t = replace(t, throws=t.throws + 1, last_roll=faces, last_keep=(), hot=False, confirm=False)
     st = replace(st, turn=t)
@@ -723,7 +735,7 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
                           f"{name} бросает {_fmt(faces)}: подтверждение не удалось, "
                           f"{t.points} очков хода сгорают", -t.points, faces))
             return _end_turn(st, "bust", ev)
-        if first and r.first_throw_retry and not t.retried and not t.hot:
+        if first and r.first_throw_retry and not t.retried and not t.hot and not t.stakes:
             ev.append(_ev("retry", name, f"{name} throws {_fmt(faces)}: nothing, second attempt",
                           f"{name} бросает {_fmt(faces)}: пусто, вторая попытка", 0, faces))
             return replace(st, turn=replace(t, retried=True))
@@ -732,6 +744,12 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
         ev.append(_ev("bust", name, f"{name} throws {_fmt(faces)}: bust{lost}",
                       f"{name} бросает {_fmt(faces)}: пусто{lost_ru}", -t.points, faces))
         return _end_turn(st, "bust", ev, first_throw=first)
+    if stakes_throw:
+        bonus = r.high_stakes.bonus
+        ev.append(_ev("high_stakes", name, f"{name} scores with the dice left over: +{bonus} bonus",
+                      f"{name} набирает очки оставленными костями: бонус +{bonus}", bonus, faces))
+        t = replace(t, points=t.points + bonus)
+        st = replace(st, turn=t)
     if confirm:
         # Confirmation throw (RU-B): its own scoring dice count (rules.md §6.5a); then the turn is
         # recorded if the stop constraints allow it, otherwise it simply continues.
@@ -1112,8 +1130,10 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
                 ev.append(_ev("extra_turn", name, f"{name} is on the barrel {lo}–{hi}: extra turn",
                               f"{name} на бочке {lo}–{hi}: дополнительный ход"))
                 extra_next = True
+    offer = (t.dice if r.high_stakes.enabled and outcome == "bank" and not t.hot
+             and t.dice < r.dice_count else 0)
     return _pass_turn(replace(st, players=tuple(players), final_round=final_round), m,
-                      extra_next, ev)
+                      extra_next, ev, offer)
 
 
 def _wins_recorded(r: Rules, before: int, new: int, was_barrel: bool) -> bool:
@@ -1184,7 +1204,7 @@ def _overshoot(st: GameState, players: list[PlayerState], ev: list[Event]) -> Pl
     return p
 
 
-def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event]) -> GameState:
+def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event], offer: int = 0) -> GameState:
     r = st.rules
     n = len(st.players)
     players = list(st.players)
@@ -1204,7 +1224,7 @@ def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event]) -> GameState
                            turn=TurnState(player=m, dice=r.dice_count))
         nxt = fr[0]
         return replace(st, players=tuple(players), final_round=fr,
-                       turn=TurnState(player=nxt, dice=r.dice_count))
+                       turn=TurnState(player=nxt, dice=r.dice_count, offer=offer))
     nxt = (m + 1) % n
     for _ in range(2 * n + 1):
         p = players[nxt]
@@ -1213,9 +1233,15 @@ def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event]) -> GameState
         ev.append(_ev("skip_turn", p.name, f"{p.name} skips this turn", f"{p.name} пропускает ход"))
         players[nxt] = replace(p, skip_next=False, turns=p.turns + 1)
         nxt = (nxt + 1) % n
-    ev.append(_ev("turn", players[nxt].name, f"{players[nxt].name} to throw",
-                  f"бросает {players[nxt].name}"))
-    return replace(st, players=tuple(players), turn=TurnState(player=nxt, dice=r.dice_count))
+    if offer:
+        ev.append(_ev("turn", players[nxt].name, f"{players[nxt].name} to throw (or play the "
+                      f"{offer} dice left over for the high-stakes bonus)",
+                      f"бросает {players[nxt].name} (или {offer} оставленные кости ради бонуса)"))
+    else:
+        ev.append(_ev("turn", players[nxt].name, f"{players[nxt].name} to throw",
+                      f"бросает {players[nxt].name}"))
+    return replace(st, players=tuple(players),
+                   turn=TurnState(player=nxt, dice=r.dice_count, offer=offer))
 
 
 # ----------------------------------------------------------------------------------------------

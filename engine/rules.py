@@ -244,6 +244,17 @@ class ThreeFarkles:
 
 
 @dataclass(frozen=True, slots=True)
+class HighStakes:
+    """Farkle "High stakes" / "Greed" (F2 variant, rules.md §3.11, §6.42): the next player may
+    start his turn by throwing the dice the previous player left unused when he stopped; if any of
+    them score on that first throw he gets ``bonus`` points (1000) on top of his own turn points,
+    otherwise it is a Farkle."""
+
+    enabled: bool = False
+    bonus: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
 class Players:
     """Number of players (rules.md §1.1, §3.12): 1..``max`` (a 1-player training game is allowed,
     RU-E)."""
@@ -269,6 +280,10 @@ class Rules:
     ``scoring``: the scoring table and its switches (:class:`ScoringRules`).
     ``first_throw_retry`` (§1.7.1): one second attempt when the first throw of a turn scores nothing.
     ``toxic_twos`` (F2): four or more 2s in one throw wipe the turn.
+    ``high_stakes`` (F2): start from the previous player's unused dice for a bonus.
+    Not implemented (rules.md leaves them undefined or cosmetic): ``copy_previous`` (F5),
+    ``team_play`` (F2: play it as one player per team), stakes settlement (``settlement`` is
+    informational only).
     """
 
     name: str = "custom"
@@ -292,6 +307,7 @@ class Rules:
     final_round: Literal["none", "others_one_more_turn", "equalize_turns"] = "none"
     three_farkles: ThreeFarkles = ThreeFarkles()
     toxic_twos: bool = False
+    high_stakes: HighStakes = HighStakes()
     players: Players = Players()
     first_player: Literal["highest_throw", "highest_single_die_throw", "seat_order"] = "highest_throw"
     settlement: Settlement = Settlement()

@@ -134,3 +134,24 @@ def test_five_dice_farkle():
     assert g.turn_points == 1100 and g.dice_to_throw == 5 and g.turn.hot
     g, _ = g.apply(Bank())  # may_roll_or_bank
     assert g.player("A").score == 1100
+
+
+def test_high_stakes_bonus():
+    rules = with_overrides("farkle", {"high_stakes": {"enabled": True, "bonus": 1000}})
+    g, _ = play(rules, ["A", "B"], [Roll([1, 2, 3, 3, 4, 6]), Keep([1]), Bank()])
+    assert g.turn.offer == 5 and g.roll_sizes() == (5, 6)
+    assert g.allowed().dice_options == (5, 6)
+    # B plays the five dice A left: a scoring throw earns the bonus on top of his own points
+    g2, ev = g.apply(Roll([5, 2, 3, 4, 6]))
+    assert ev[0].kind == "high_stakes" and g2.turn.stakes
+    g2, _ = g2.apply(Keep([5]))
+    assert g2.turn_points == 1050 and g2.dice_to_throw == 4
+    g2, _ = g2.apply(Bank())
+    assert g2.player("B").score == 1050 and g2.turn.offer == 4
+    # ... a Farkle on those dice is a Farkle; throwing all six is an ordinary turn
+    g3, _ = g.apply(Roll([2, 2, 3, 4, 6]))
+    assert g3.to_move == "A" and g3.player("B").score == 0
+    g4, ev = g.apply(Roll([1, 2, 3, 3, 4, 6]))
+    assert "high_stakes" not in [e.kind for e in ev] and not g4.turn.stakes
+    # no offer after a bust or when the option is off
+    assert play("farkle", ["A", "B"], [Roll([1, 2, 3, 3, 4, 6]), Keep([1]), Bank()])[0].turn.offer == 0
