@@ -20,7 +20,19 @@ Errors: a roll of the wrong number of dice or a face outside 1–6 raises
 :class:`~kosti.engine.errors.BadInput`; an action the rules forbid raises
 :class:`~kosti.engine.errors.RuleViolation` whose message says why in the players' words.
 
-Order of resolution after each scoring throw and after the turn ends: rules.md §3.13.
+Order of resolution after each scoring throw and after the turn ends: rules.md §3.13. Every
+RECOMMENDED decision of rules.md §6 is followed. Where the spec is silent this module decides:
+
+* keep phase (``selection.set_aside = at_least_one``): after a scoring throw the state waits for a
+  :class:`Keep`; a :class:`Bank` takes the best keep; a :class:`Roll` of k dice takes the best legal
+  keep that leaves k dice (so a camera that only sees throws still scores correctly);
+* a confirmation throw (``confirm_and_bank``) records the turn when stopping is allowed; when it is
+  not (opening not reached, standing on the 850 barrel short of 150) the turn simply continues with
+  the dice left;
+* an instant win records the turn points and ends the game;
+* the fall that drops a player to 0 (``barrel.max_falls``) starts a fresh count of falls;
+* a skipped turn (§3.7) counts as a turn for ``equalize_turns`` but is not a zero turn;
+* at most one bolt per turn, whatever the triggers.
 """
 
 from __future__ import annotations
