@@ -145,9 +145,10 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
     @router.get("/api/review/images", summary="Captured images with their reviewed status")
     def get_images(status: str = Query("all", pattern="^(all|reviewed|unreviewed)$")) -> dict[str, Any]:
         items = _call(cap.list_images, root)
+        counts = {**_call(cap.stats, root, items), "folder": str(root)}
         if status != "all":
             items = [it for it in items if it["reviewed"] == (status == "reviewed")]
-        return {"images": items, "stats": {**_call(cap.stats, root), "folder": str(root)}}
+        return {"images": items, "stats": counts}
 
     @router.get("/api/review/images/{image_id}", summary="One image's labels and its neighbours")
     def get_image(image_id: str) -> dict[str, Any]:
@@ -200,7 +201,7 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
             "prev": ids[i - 1] if i > 0 else None,
             "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
             "next_unreviewed": nxt_unrev,
-            "stats": cap.stats(root),
+            "stats": cap.stats(root, items),
         }
 
     return router

@@ -322,7 +322,8 @@ def image_path(root: str | os.PathLike[str], image_id: str) -> Path:
     root = Path(root)
     check_id(image_id)
     entry = read_review(root)["images"].get(image_id) or {}
-    names = [entry["file"]] if entry.get("file") else []
+    f = entry.get("file")
+    names = [f] if isinstance(f, str) and Path(f).name == f and not f.startswith(".") else []
     names += [image_id + s for s in IMAGE_SUFFIXES]
     for name in names:
         p = root / "images" / name
@@ -628,11 +629,12 @@ def list_images(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return out
 
 
-def stats(root: str | os.PathLike[str]) -> dict[str, Any]:
+def stats(root: str | os.PathLike[str], items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Counts of a capture folder: ``images``, ``reviewed``, ``unreviewed``, ``dice`` (label lines),
-    ``reviewed_dice``, ``corrections`` (images from play), ``faces`` (dice per face ``"1"``–``"6"``)."""
+    ``reviewed_dice``, ``corrections`` (images from play), ``faces`` (dice per face ``"1"``–``"6"``).
+    ``items``: a :func:`list_images` result just taken (saves listing the folder again)."""
     root = Path(root)
-    items = list_images(root)
+    items = list_images(root) if items is None else items
     faces = {str(k): 0 for k in range(1, 7)}
     for it in items:
         lf = root / "labels" / f"{it['id']}.txt"
