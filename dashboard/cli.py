@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                  description="Start the dashboard on the virtual table (whole chain from pixels).")
     _common(demo)
     demo.add_argument("--auto-throw", type=float, default=None, metavar="SECONDS",
-                      help="the virtual table throws by itself SECONDS after the dice come to rest")
+                      help="the virtual table throws by itself SECONDS (>= 1) after the dice come to rest")
     demo.set_defaults(func=_demo)
 
     run = subparsers.add_parser("run", help="dashboard on a camera", description="Start the dashboard on a camera.")
@@ -88,8 +88,9 @@ def _config(args: argparse.Namespace, **kw: object) -> object:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    if args.auto_throw is not None and args.auto_throw <= 0:
-        raise CliError("--auto-throw must be > 0 seconds")
+    if args.auto_throw is not None and args.auto_throw < 1.0:
+        # The dice must lie still for the settle time (0.4 s) and be read before the next throw starts.
+        raise CliError("--auto-throw must be at least 1 second")
     return _serve(_config(args, source="virtual", auto_throw_s=args.auto_throw), args)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -65,3 +66,28 @@ def test_virtual_table_read_by_the_real_reader_never_scores_wrongly(make_client,
                 assert r.status_code == 200, r.text
             if c.get("/api/state").json()["state"]["over"]:
                 break
+
+
+def test_auto_throw_follows_the_dice_the_rules_ask_for(make_client, start_game):
+    src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.3,
+                             auto_every_s=1.0, seed=11)
+    with make_client(source_obj=src, reader_kind="truth") as c:
+        gid = start_game(c)
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            h = c.get(f"/api/games/{gid}/history").json()
+            rolls = [a for a in h["actions"] if a["kind"] == "roll"]
+            if len(rolls) >= 4:
+                break
+            time.sleep(0.2)
+        assert len(rolls) >= 4, h["throws"]
+        # Every automatic throw had exactly the dice the engine asked for, so each was applied at once.
+        from kosti.engine import GameState
+
+        store = c.app.state.store
+        for a in store.actions(gid):
+            if a.kind == "roll":
+                before = GameState.from_json(json.loads(a.state_before_json))
+                assert len(a.payload["faces"]) == before.dice_to_throw
+        applied = {r["throw_id"] for r in rolls}
+        assert all(t["resolution"] == "applied" for t in h["throws"] if t["id"] in applied)
