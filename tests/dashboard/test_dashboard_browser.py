@@ -104,7 +104,9 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
 
     d = _browser()
     try:
-        wait = WebDriverWait(d, 30)
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
         d.get(demo_server + "/")
         wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
         # New two-player classic game through the form.
@@ -125,8 +127,8 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
                    or d.find_element(By.ID, "pending").is_displayed())
         if d.find_element(By.ID, "pending").is_displayed():  # the reader was unsure: the table corrects it
             for i, v in enumerate([1, 1, 1, 5, 3]):
-                Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
-                time.sleep(0.3)
+                wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
+                           or Select(d.find_element(By.ID, f"pending-die-{i}")).first_selected_option.text == str(v))
             d.find_element(By.ID, "btn-confirm").click()
             wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
         dice = [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")]
@@ -169,3 +171,46 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         assert shot.stat().st_size > 10_000
     finally:
         d.quit()
+
+
+@pytest.mark.slow
+def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
+    """An unread die is held pending on every screen; the table fixes it in the UI and confirms."""
+    import threading
+
+    import uvicorn
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(f"http://127.0.0.1:{port}/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        app.state.table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain", image=True))
+        wait.until(EC.visibility_of_element_located((By.ID, "pending")))
+        assert d.find_element(By.ID, "turn-points").text == "0"  # nothing scored yet
+        assert d.find_element(By.ID, "pending-img").get_attribute("src").endswith("?thumb=1")
+        Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
+        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
+        d.find_element(By.ID, "btn-confirm").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "25"))
+        assert not d.find_element(By.ID, "pending").is_displayed()
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        server.should_exit = True
