@@ -67,7 +67,7 @@ def synthetic_frame(
 
 def build_untrained_models(
     out_dir: str | Path,
-    det_imgsz: int = 320,
+    det_imgsz: int | tuple[int, int] = 320,
     cls_imgsz: int = 64,
     det_classes: tuple[str, ...] = ("die",),
     cls_classes: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "x"),
@@ -87,7 +87,8 @@ def build_untrained_models(
 
     Args:
         out_dir: folder for ``det.pt``, ``det.onnx``, ``cls.pt``, ``cls.onnx`` (created).
-        det_imgsz, cls_imgsz: input sizes in pixels.
+        det_imgsz, cls_imgsz: input sizes in pixels (``det_imgsz`` may be ``(H, W)``, e.g. ``(256, 416)``
+            for 16:9 camera frames).
         det_classes, cls_classes: class names embedded in the models.
         seed: torch RNG seed (reproducible weights).
 
@@ -110,20 +111,24 @@ def build_untrained_models(
         y = YOLO(cfg)
         y.model = model_cls(cfg, nc=len(names), verbose=False)
         y.model.names = dict(enumerate(names))
-        y.model.args = {"imgsz": imgsz, "task": y.task}
-        y.ckpt = {"train_args": {"imgsz": imgsz, "task": y.task}}  # where YOLO(pt) reads the task from
+        train_sz = max(imgsz) if isinstance(imgsz, tuple) else imgsz
+        y.model.args = {"imgsz": train_sz, "task": y.task}
+        y.ckpt = {"train_args": {"imgsz": train_sz, "task": y.task}}  # where YOLO(pt) reads the task from
         if kind == "det":
             _spread_detector_scores(y.model, imgsz)
         else:
             _spread_classifier_logits(y.model, imgsz)
         pt = out / f"{kind}.pt"
         y.save(pt)
-        onnx = YOLO(str(pt), task=y.task).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, nms=False)
+        onnx = YOLO(str(pt), task=y.task).export(
+            format="onnx", imgsz=list(imgsz) if isinstance(imgsz, tuple) else imgsz, simplify=True, dynamic=False,
+            nms=False,
+        )
         paths[f"{kind}_pt"], paths[f"{kind}_onnx"] = pt, Path(onnx)
     return paths
 
 
-def _spread_detector_scores(model, imgsz: int, logit_std: float = 2.0) -> None:
+def _spread_detector_scores(model, imgsz: int | tuple[int, int], logit_std: float = 1.0) -> None:
     import torch
 
     with torch.no_grad():
@@ -133,7 +138,8 @@ def _spread_detector_scores(model, imgsz: int, logit_std: float = 2.0) -> None:
             if isinstance(mod, torch.nn.Conv2d) and (dfl is None or mod is not getattr(dfl, "conv", None)):
                 torch.nn.init.kaiming_normal_(mod.weight, nonlinearity="relu")
         model.eval()
-        frame, _, _ = synthetic_frame(imgsz, imgsz, n_dice=3, side=max(imgsz // 8, 12), seed=1)
+        h, w = imgsz if isinstance(imgsz, tuple) else (imgsz, imgsz)
+        frame, _, _ = synthetic_frame(w, h, n_dice=3, side=max(min(h, w) // 8, 12), seed=1)
         x = torch.from_numpy(frame[..., ::-1].copy()).permute(2, 0, 1)[None].float() / 255
         logits: list[torch.Tensor] = []
         hooks = [seq[-1].register_forward_hook(lambda m, i, o: logits.append(o)) for seq in head.cv3]

@@ -30,6 +30,8 @@ def _build(kind: str) -> dict[str, Path]:
     atexit.register(shutil.rmtree, out, ignore_errors=True)
     if kind == "six":
         return build_untrained_models(out, det_classes=("1", "2", "3", "4", "5", "6"))
+    if kind == "rect":
+        return build_untrained_models(out, det_imgsz=(256, 416))
     return build_untrained_models(out)
 
 
@@ -41,6 +43,11 @@ def untrained_models() -> dict[str, Path]:
 def untrained_six_class() -> dict[str, Path]:
     """Same, but the detector has six classes named ``1``…``6`` (the single-model design)."""
     return _build("six")
+
+
+def untrained_rect() -> dict[str, Path]:
+    """Two-stage models whose detector takes a 16:9-friendly 256×416 (H×W) input."""
+    return _build("rect")
 
 
 def require_dataset(path: Path) -> Path:

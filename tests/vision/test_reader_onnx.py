@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reader_models import untrained_models, untrained_six_class
+from reader_models import untrained_models, untrained_rect, untrained_six_class
 
 from kosti.vision.crops import square_crop
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
@@ -45,15 +45,17 @@ def _nondegenerate(xyxy, *arrays):
 
 
 def _pair(ours_xyxy, ours_conf, ref_xyxy, ref_conf):
-    """Index into ours for each reference box: the unpaired one with the nearest confidence and box
-    (both lists are sorted by confidence, but near-equal scores may swap places)."""
-    taken = np.zeros(len(ours_xyxy), bool)
-    j = np.empty(len(ref_xyxy), int)
-    for i in range(len(ref_xyxy)):
-        cost = np.abs(ours_xyxy - ref_xyxy[i]).max(1) + 1e3 * np.abs(ours_conf - ref_conf[i])
-        cost[taken] = np.inf
-        j[i] = int(cost.argmin())
-        taken[j[i]] = True
+    """Index into ours for each reference box. Both lists are sorted by confidence, but near-equal
+    scores may swap places, so pairs are formed globally cheapest first (box distance + confidence)."""
+    cost = np.abs(ours_xyxy[None, :, :] - ref_xyxy[:, None, :]).max(2) + 1e3 * np.abs(
+        ours_conf[None, :] - ref_conf[:, None]
+    )
+    j = np.full(len(ref_xyxy), -1)
+    used_i, used_j = np.zeros(len(ref_xyxy), bool), np.zeros(len(ours_xyxy), bool)
+    for flat in np.argsort(cost, axis=None, kind="stable"):
+        i, k = divmod(int(flat), cost.shape[1])
+        if not used_i[i] and not used_j[k]:
+            j[i], used_i[i], used_j[k] = k, True, True
     return j
 
 
@@ -146,3 +148,18 @@ def test_threads_setting_does_not_change_results(models, frames):
     assert len(a) == len(b)
     np.testing.assert_allclose(a.xyxy, b.xyxy, atol=1e-2)
     assert np.array_equal(a.value, b.value)
+
+
+def test_rectangular_detector_input():
+    """A detector exported at (H, W) = (256, 416): size read from metadata, same boxes as Ultralytics."""
+    from ultralytics import YOLO
+
+    m = untrained_rect()
+    det = OnnxDetector(m["det_onnx"])
+    assert det.info.imgsz == (256, 416)
+    for img in (synthetic_frame(1280, 720, 5, 70, seed=0)[0], synthetic_frame(480, 640, 4, 50, seed=7)[0]):
+        xyxy, scores, _ = det.detect(img, conf=0.6)
+        r = YOLO(str(m["det_pt"]), task="detect").predict(
+            img, conf=0.6, rect=False, agnostic_nms=True, imgsz=(256, 416), verbose=False
+        )[0]
+        _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())

@@ -1,0 +1,164 @@
+"""Dice reader speed and memory: ONNX Runtime on one core vs the same models through Ultralytics.
+
+Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.vision.testing.synthetic_frame`):
+
+* median end-to-end time of :meth:`DiceReader.read` (letterbox → detector → NMS → 5 full-resolution
+  crops → face classifier) with ONNX Runtime on one thread;
+* median time of the same pipeline through Ultralytics' PyTorch ``predict`` (its own letterbox and
+  NMS, ``square_crop`` crops, classifier ``predict``), torch limited to one thread;
+* peak resident memory (max RSS) of ``kosti read --json`` on that frame, in a fresh process.
+
+Targets (the Raspberry Pi budget, from the project brief): ≤ 60 ms, ≥ 2× faster than Ultralytics,
+≤ 300 MB. Models: the shipped ``models/dice_*.onnx`` with ``--det-pt/--cls-pt`` weights of the same
+training run (default ``models/dice_*.pt``); without them, untrained YOLO11n / YOLO11n-cls of the
+shipped architecture are built from YAML (same compute, meaningless answers; both pipelines then keep
+the 5 best boxes so each classifies exactly 5 crops).
+
+Usage: ``python benchmarks/bench_reader.py [--runs 30] [--imgsz 416] [--det X.onnx --cls Y.onnx
+--det-pt X.pt --cls-pt Y.pt]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[1]
+TARGET_MS, TARGET_SPEEDUP, TARGET_MB = 60.0, 2.0, 300.0
+
+
+def _median_ms(fn, runs: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.close(1)
+    os.open(os.devnull, os.O_WRONLY)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+def _peak_rss_mb(args: list[str]) -> tuple[float, int]:
+    """Peak resident set size (MiB) and exit code of a command run in a fresh process.
+
+    Linux keeps a process's pre-``exec`` high-water RSS in ``ru_maxrss``; spawning straight from this
+    (torch-laden) benchmark would report the benchmark's own size. So a bare ``python -S`` launcher
+    (≈ 10 MiB) forks and execs the command and reports ``wait4``'s ``ru_maxrss`` (KiB on Linux).
+    """
+    out = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, *args], capture_output=True, text=True,
+                         cwd=REPO, check=True)
+    kib, rc = out.stdout.split()
+    if int(rc):
+        sys.stderr.write(out.stderr)
+    return int(kib) / 1024, int(rc)
+
+
+def main() -> int:
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--imgsz", type=int, default=416, help="detector size of untrained stand-in models")
+    ap.add_argument("--det", type=Path, default=DETECTOR_ONNX)
+    ap.add_argument("--cls", type=Path, default=CLASSIFIER_ONNX)
+    ap.add_argument("--det-pt", type=Path, default=DETECTOR_ONNX.with_suffix(".pt"))
+    ap.add_argument("--cls-pt", type=Path, default=CLASSIFIER_ONNX.with_suffix(".pt"))
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+
+    from kosti.vision.crops import square_crop
+    from kosti.vision.reader import DiceReader
+    from kosti.vision.testing import build_untrained_models, synthetic_frame
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-reader-"))
+    have = all(p.exists() for p in (args.det, args.cls, args.det_pt, args.cls_pt))
+    if have:
+        det_onnx, cls_onnx, det_pt, cls_pt, max_det = args.det, args.cls, args.det_pt, args.cls_pt, 300
+        label = "shipped models"
+    else:
+        m = build_untrained_models(tmp / "models", det_imgsz=args.imgsz)
+        det_onnx, cls_onnx, det_pt, cls_pt, max_det = m["det_onnx"], m["cls_onnx"], m["det_pt"], m["cls_pt"], 5
+        label = f"untrained YOLO11n@{args.imgsz} + YOLO11n-cls@64 (no shipped .onnx+.pt pair found)"
+
+    frame, boxes, values = synthetic_frame(1280, 720, n_dice=5, side=70, seed=0)
+    frame_path = tmp / "frame.jpg"
+    cv2.imwrite(str(frame_path), frame)
+
+    reader = DiceReader(det_onnx, cls_onnx, threads=args.threads, max_det=max_det)
+    onnx_ms = _median_ms(lambda: reader.read(frame), args.runs)
+    stages = {k: [] for k in ("detect", "classify")}
+    for _ in range(max(args.runs // 3, 5)):
+        found = reader.read(frame)
+        for k in stages:
+            stages[k].append(reader.last_timing[k])
+
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(args.threads)
+    det_model, cls_model = YOLO(str(det_pt), task="detect"), YOLO(str(cls_pt), task="classify")
+
+    def ultralytics_read():
+        r = det_model.predict(frame, conf=reader.conf, iou=0.7, max_det=max_det, verbose=False)[0]
+        crops = [square_crop(frame, b) for b in r.boxes.xyxy.numpy()]
+        if crops:
+            cls_model.predict(crops, verbose=False)
+        return len(crops)
+
+    ultra_ms = _median_ms(ultralytics_read, args.runs)
+    n_ultra = ultralytics_read()
+    # Ultralytics' predict letterboxes a .pt to the minimum stride-32 rectangle (rect=True: 416x256 for a
+    # 16:9 frame) while a static ONNX export always takes the full square; also time the same square input.
+    square_ms = _median_ms(
+        lambda: det_model.predict(frame, conf=reader.conf, max_det=max_det, rect=False, verbose=False), args.runs
+    )
+    onnx_det_ms = statistics.median(stages["detect"])
+
+    rss_mb, rc = _peak_rss_mb([sys.executable, "-m", "kosti", "read", "--json", "--model", str(det_onnx),
+                               "--cls-model", str(cls_onnx), str(frame_path)])
+
+    def mark(ok: bool) -> str:
+        return "ok" if ok else "MISSED"
+
+    speedup = ultra_ms / onnx_ms
+    print(f"models: {label}")
+    print(f"frame: 1280x720, {len(values)} dice drawn; onnx found {len(found)}, ultralytics found {n_ultra}"
+          f" (max_det {max_det}); threads {args.threads}; {args.runs} runs")
+    print(f"onnxruntime reader   median {onnx_ms:7.1f} ms  (detect {statistics.median(stages['detect']):.1f}"
+          f" + classify {statistics.median(stages['classify']):.1f})  target <= {TARGET_MS:.0f}: "
+          f"{mark(onnx_ms <= TARGET_MS)}")
+    print(f"ultralytics pytorch  median {ultra_ms:7.1f} ms  (its default rect letterbox)")
+    print(f"detector only, same square input: onnxruntime {onnx_det_ms:.1f} ms vs pytorch {square_ms:.1f} ms"
+          f" = {square_ms / onnx_det_ms:.2f} x")
+    print(f"speed-up             {speedup:7.2f} x   target >= {TARGET_SPEEDUP:.0f}: {mark(speedup >= TARGET_SPEEDUP)}")
+    print(f"kosti read peak RSS  {rss_mb:7.1f} MiB  target <= {TARGET_MB:.0f}: {mark(rss_mb <= TARGET_MB)}"
+          f"{'' if rc == 0 else f'  (kosti read exited {rc})'}")
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
