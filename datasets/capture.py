@@ -82,10 +82,16 @@ class CaptureError(ValueError):
 
 
 def default_capture_dir() -> Path:
-    """``$XDG_DATA_HOME/kosti/captures`` (default ``~/.local/share/kosti/captures``): where ``kosti
-    capture`` and the dashboard's review page keep captured throws unless told otherwise."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "kosti" / "captures"
+    """Where ``kosti capture`` and the dashboard's review page keep captured throws unless told otherwise:
+    ``storage.frames_dir`` of the kosti configuration (:attr:`kosti.config.StorageSettings.frames_path`;
+    default ``$XDG_DATA_HOME/kosti/frames``, ``/var/lib/kosti/frames`` for the Raspberry Pi service).
+
+    Raises:
+        kosti.config.ConfigError: the configuration file is invalid (exit code 2).
+    """
+    from kosti.config import load_config
+
+    return load_config().storage.frames_path
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -695,7 +701,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--source", required=True,
                    help="picamera, a device index (0), an rtsp:// or http:// URL, a video file, a folder of photos, virtual")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help=f"capture folder (default {default_capture_dir()}); created, appended to")
+                   help="capture folder, created or appended to (default: storage.frames_dir of the kosti config, "
+                   "~/.local/share/kosti/frames)")
     p.add_argument("--still-time", type=float, default=0.4, metavar="SECONDS",
                    help="seconds the table must stay still before a throw counts as settled (default 0.4)")
     p.add_argument("--max", type=int, default=None, metavar="N", help="stop after N saved throws")

@@ -118,6 +118,21 @@ def test_folder_is_a_training_and_eval_dataset(tmp_path: Path) -> None:
     assert ds.class_values.tolist()[:6] == [1, 2, 3, 4, 5, 6]
 
 
+def test_folder_feeds_the_training_set_builders(tmp_path: Path) -> None:
+    """What ``kosti train --data DIR`` does first: the one-class detector set and the face crops."""
+    from kosti.datasets.prepare import prepare_classification, prepare_detection
+
+    w = cap.CaptureWriter(tmp_path / "cap")
+    for i in range(2):
+        w.add(frame(seed=i), DICE)
+    assert prepare_detection([(tmp_path / "cap", "train")], tmp_path / "det", "train") == 2
+    det_labels = sorted((tmp_path / "det" / "labels" / "train").iterdir())
+    assert [l.split()[0] for l in det_labels[0].read_text().splitlines()] == ["0", "0", "0"]
+    counts = prepare_classification([(tmp_path / "cap", "train")], tmp_path / "cls", "train", per_die=2)
+    assert {k: counts[k] for k in ("1", "5", "6")} == {"1": 4, "5": 4, "6": 4}  # 2 images x 2 crops per die
+    assert counts["2"] == counts["3"] == counts["4"] == 0
+
+
 def test_save_labels_review_and_stats(tmp_path: Path) -> None:
     w = cap.CaptureWriter(tmp_path)
     a = w.add(frame(), DICE[:2])
@@ -384,3 +399,15 @@ def test_capture_loop_saves_each_settled_throw(tmp_path: Path, monkeypatch, caps
     assert main(["capture", "--source", str(src), "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["saved"] == 4 and summary["stats"]["images"] == 7 and summary["stats"]["dice"] == 14
+
+
+def test_default_capture_dir_is_the_configured_frames_folder(tmp_path: Path, monkeypatch) -> None:
+    from kosti.config import SYSTEM_CONFIG
+
+    if SYSTEM_CONFIG.exists():
+        pytest.skip(f"{SYSTEM_CONFIG} exists and would be read first")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("KOSTI_STORAGE__DIR", str(tmp_path / "data"))
+    assert cap.default_capture_dir() == tmp_path / "data" / "frames"
+    monkeypatch.setenv("KOSTI_STORAGE__FRAMES_DIR", "caps")
+    assert cap.default_capture_dir() == tmp_path / "data" / "caps"
