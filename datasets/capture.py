@@ -431,7 +431,7 @@ class CaptureWriter:
         return candidate
 
     def add(self, image: np.ndarray | bytes, dice: Iterable[Any], source: str = "capture", reviewed: bool = False,
-            model: str | None = None, note: str | None = None) -> str:
+            model: str | None = None, note: str | None = None, image_id: str | None = None) -> str:
         """Save one image with its dice; returns the new image id.
 
         Args:
@@ -442,6 +442,8 @@ class CaptureWriter:
             reviewed: the labels are known right (a person checked them).
             model: model version that proposed the labels (default: the writer's ``model``).
             note: free text shown on the review page (e.g. dice still missing a box).
+            image_id: store under this id (letters, digits, ``._-``), replacing an image already stored
+                under it (e.g. one throw corrected twice); default: a new id from the UTC time.
 
         Raises:
             CaptureError: bad source, image, value or box (nothing is written then).
@@ -458,7 +460,14 @@ class CaptureWriter:
         now = _dt.datetime.now(_dt.timezone.utc)
         with _locked(self.root):
             review = read_review(self.root)
-            image_id = self._new_id(review, now)
+            if image_id is None:
+                image_id = self._new_id(review, now)
+            else:
+                check_id(image_id)
+                for suffix in IMAGE_SUFFIXES:  # an earlier version of this image under another suffix
+                    old = self.root / "images" / (image_id + suffix)
+                    if suffix != ".jpg" and old.exists():
+                        old.unlink()
             atomic_write(label_file(self.root, image_id), ("\n".join(lines) + ("\n" if lines else "")).encode())
             review["images"][image_id] = {
                 "file": image_id + ".jpg",
@@ -574,7 +583,7 @@ def set_reviewed(root: str | os.PathLike[str], image_id: str, reviewed: bool = T
 
 
 def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dice: Iterable[Any],
-                    model: str | None = None, reviewed: bool | None = None) -> str:
+                    model: str | None = None, reviewed: bool | None = None, key: str | None = None) -> str:
     """Save a throw a player corrected during a game (dashboard "fix" / "confirm") as training data.
 
     Args:
@@ -586,6 +595,8 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
         model: model version that read the throw.
         reviewed: default ``None`` = reviewed when every die has a box and a face 1–6 (the player checked
             the values while confirming); a die left out always leaves the image unreviewed.
+        key: a stable name of the throw (e.g. ``"game3-throw17"``): saving the same throw again (a second
+            correction) replaces its earlier image instead of adding another.
 
     Returns:
         the new image id (source ``"correction"``).
@@ -615,7 +626,7 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
     auto = complete and not any(d.uncertain for d in kept)
     return CaptureWriter(root, model=model).add(
         image, kept, source="correction", reviewed=auto if reviewed is None else (reviewed and complete),
-        note="; ".join(notes) or None)
+        note="; ".join(notes) or None, image_id=key)
 
 
 def list_images(root: str | os.PathLike[str]) -> list[dict[str, Any]]:

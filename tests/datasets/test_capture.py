@@ -196,6 +196,14 @@ def test_corrections_from_play_are_recorded(tmp_path: Path) -> None:
         cap.save_correction(tmp_path, frame(), [TableDie(6, 0.9, [100, 100, 900, 140])])
     s = cap.stats(tmp_path)
     assert (s["corrections"], s["reviewed"]) == (3, 1)
+    # The same throw corrected twice (stable key): one image, the latest faces.
+    k1 = cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60]), (1, [100, 100, 140, 140])], key="game3-throw17")
+    k2 = cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60]), (2, [100, 100, 140, 140])], key="game3-throw17")
+    assert k1 == k2 == "game3-throw17"
+    assert [d.value for d in cap.load(tmp_path, k2, with_image=False).dice] == [5, 2]
+    assert cap.stats(tmp_path)["corrections"] == 4
+    with pytest.raises(cap.CaptureError, match="invalid image id"):
+        cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60])], key="../x")
 
 
 def test_writes_are_atomic_and_failures_leave_nothing(tmp_path: Path, monkeypatch) -> None:
