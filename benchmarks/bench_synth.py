@@ -58,8 +58,7 @@ def main() -> None:
     def bench_scenes(label: str, cfg: SynthConfig, bank: RealBank | None) -> None:
         gen = SceneGenerator(cfg, bank, seed=1)
         t = time.perf_counter()
-        for j in range(gen.N_TABLES):  # fill the table-top cache (one-off per series)
-            gen._table(np.random.default_rng([99, j]))  # noqa: SLF001 - warm-up only
+        gen.warm_tables()  # the table-top cache (one-off per series)
         warm = time.perf_counter() - t
         index = [0]
 

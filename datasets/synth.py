@@ -261,9 +261,11 @@ def _read_yolo(path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndar
 def _superellipse_mask(w: int, h: int, box: Sequence[float], power: float, feather: float) -> np.ndarray:
     """Float32 (h, w) mask of ``|x|^p + |y|^p <= 1`` inscribed in ``box``, Gaussian-feathered."""
     x1, y1, x2, y2 = box
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     cx, cy, rx, ry = (x1 + x2) / 2, (y1 + y2) / 2, max((x2 - x1) / 2, 1), max((y2 - y1) / 2, 1)
-    d = np.abs((xs + 0.5 - cx) / rx) ** power + np.abs((ys + 0.5 - cy) / ry) ** power
+    # Separable terms: powers on one row and one column, summed by broadcasting.
+    tx = np.abs((np.arange(w, dtype=np.float32) + 0.5 - cx) / rx) ** power
+    ty = np.abs((np.arange(h, dtype=np.float32) + 0.5 - cy) / ry) ** power
+    d = ty[:, None] + tx[None, :]
     m = (d <= 1.0).astype(np.float32)
     if feather > 0.3:
         m = cv2.GaussianBlur(m, (0, 0), feather)
@@ -591,21 +593,32 @@ class SceneGenerator:
         self._tables: dict[int, np.ndarray] = {}
 
     # -- table top -----------------------------------------------------------------------------
+    def warm_tables(self) -> None:
+        """Generate every cached procedural table top now (otherwise each is made on first use)."""
+        for j in range(self._n_tables()):
+            self._big_table(j)
+
+    def _n_tables(self) -> int:
+        side = int(self.cfg.imgsz * 1.25)
+        # At most ~120 MB of cached table tops (48 at 640 px, fewer for big images).
+        return int(min(self.N_TABLES, max(8, 120e6 // (side * side * 3))))
+
+    def _big_table(self, j: int) -> np.ndarray:
+        big = self._tables.get(j)
+        if big is None:
+            side = int(self.cfg.imgsz * 1.25)
+            kinds = self.cfg.backgrounds or BACKGROUNDS
+            big = make_background(kinds[j % len(kinds)], side, side, np.random.default_rng([self.seed, 1_000_003, j]))
+            self._tables[j] = big
+        return big
+
     def _table(self, rng: np.random.Generator) -> np.ndarray:
         cfg = self.cfg
         if self.bank is not None and self.bank.backgrounds and rng.random() < cfg.real_bg_frac:
             path, boxes = self.bank.backgrounds[int(rng.integers(len(self.bank.backgrounds)))]
             return real_background(path, boxes, cfg.imgsz, rng)
         side = int(cfg.imgsz * 1.25)
-        # At most ~120 MB of cached table tops (48 at 640 px, fewer for big images).
-        n_tables = int(min(self.N_TABLES, max(8, 120e6 // (side * side * 3))))
-        j = int(rng.integers(n_tables))
-        big = self._tables.get(j)
-        if big is None:
-            kinds = self.cfg.backgrounds or BACKGROUNDS
-            kind = kinds[j % len(kinds)]
-            big = make_background(kind, side, side, np.random.default_rng([self.seed, 1_000_003, j]))
-            self._tables[j] = big
+        big = self._big_table(int(rng.integers(self._n_tables())))
         s = int(cfg.imgsz * rng.uniform(0.6, 1.0) * 1.25)
         x0, y0 = int(rng.integers(0, side - s + 1)), int(rng.integers(0, side - s + 1))
         crop = big[y0:y0 + s, x0:x0 + s]
@@ -701,8 +714,7 @@ class SceneGenerator:
         if cfg.degrade and rng.random() < 0.35:
             H = _random_homography(rng, S)
             img = cv2.warpPerspective(img, H, (S, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-            visible_masks = [cv2.warpPerspective(m.astype(np.uint8) * 255, H, (S, S), flags=cv2.INTER_LINEAR) >= 128
-                             for m in visible_masks]
+            visible_masks = _warp_masks(visible_masks, H, S)
 
         # Whole-image blur: camera shake or defocus.
         blur_px = 0.0
@@ -850,6 +862,19 @@ def _random_homography(rng: np.random.Generator, S: int) -> np.ndarray:
          [-rng.uniform(0, j), -rng.uniform(0, j)], [rng.uniform(0, j), -rng.uniform(0, j)]])
     dst = np.float32([[0, 0], [S, 0], [S, S], [0, S]])
     return cv2.getPerspectiveTransform(src, dst)
+
+
+def _warp_masks(masks: list[np.ndarray], H: np.ndarray, S: int) -> list[np.ndarray]:
+    """Warp boolean masks with nearest-neighbour sampling, eight at a time packed as bits of a uint8."""
+    out: list[np.ndarray] = []
+    for k in range(0, len(masks), 8):
+        group = masks[k:k + 8]
+        packed = np.zeros((S, S), np.uint8)
+        for bit, m in enumerate(group):
+            packed |= m.astype(np.uint8) << bit
+        warped = cv2.warpPerspective(packed, H, (S, S), flags=cv2.INTER_NEAREST)
+        out.extend(((warped >> bit) & 1).astype(bool) for bit in range(len(group)))
+    return out
 
 
 def _area_scale(H: np.ndarray, x: float, y: float) -> float:
