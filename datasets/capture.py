@@ -26,6 +26,16 @@ A ``review.json`` entry::
 Dice the model could not read (value 0, *uncertain*) are written with its best guess of the face and
 the image is left unreviewed; an image is only ``reviewed`` once a person saved or confirmed its labels.
 
+Typical use::
+
+    kosti capture --source 0 --out ~/dice            # play; every settled throw is saved (Ctrl-C stops)
+    # open http://<pi>:8000/review and check the labels (Enter saves and opens the next one)
+    kosti train --data ~/dice                        # fine-tune on every image (unchecked ones as proposed)
+
+``kosti train`` reads every image of the folder, checked or not (unchecked labels are the model's own
+proposals, i.e. pseudo-labels). To train on checked labels only, link them into a separate folder with
+:func:`link_reviewed` and train on that.
+
 Atomicity: every file is written to a hidden temporary file in the same folder, flushed, fsync'ed and
 moved into place with :func:`os.replace` (atomic on POSIX), labels before the image, so a reader (a
 training run, the review page) never sees a half-written file nor an image without its labels. The
@@ -129,7 +139,7 @@ def _get(d: Any, key: str, default: Any = None) -> Any:
 
 def as_die(d: Any, allow_missing_box: bool = False) -> LabelledDie | None:
     """Normalise one die given as :class:`LabelledDie`, a tuple ``(value, box[, confidence[, guess]])``,
-    a mapping or an object with ``value``, ``box`` and optionally ``confidence``, ``uncertain``, ``guess``
+    a mapping or an object with ``value``, ``box`` and optionally ``confidence`` and ``guess``
     (:class:`kosti.vision.pipeline.Die`, the dashboard's ``TableDie``).
 
     A value of 0 (uncertain) is replaced by ``guess`` (1–6) and the die marked uncertain.
@@ -152,6 +162,8 @@ def as_die(d: Any, allow_missing_box: bool = False) -> LabelledDie | None:
         value, box = _get(d, "value"), _get(d, "box")
         conf, guess = _get(d, "confidence"), _get(d, "guess", 0)
     try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
         value = int(value)
         guess = int(guess or 0)
     except (TypeError, ValueError):
