@@ -72,6 +72,13 @@ def state_from_json(text: str) -> GameState:
     return GameState.from_json(json.loads(text))
 
 
+def roll_sizes(state: GameState) -> tuple[int, ...]:
+    """Every dice count the next ``Roll`` may have (engine ``GameState.roll_sizes``; one count when the
+    keep is automatic, several in a keep phase where throwing k dice means keeping the rest)."""
+    f = getattr(state, "roll_sizes", None)
+    return tuple(f()) if f is not None else (state.dice_to_throw,)
+
+
 def _reason(r: Any) -> dict[str, str] | None:
     return None if r is None else {"en": r.text_en, "ru": r.text_ru}
 
@@ -102,7 +109,7 @@ def view_state(state: GameState) -> dict[str, Any]:
             "phase": state.phase,
         },
         "allowed": {
-            "roll": a.roll, "dice": a.dice, "keep": a.keep, "bank": a.bank,
+            "roll": a.roll, "dice": a.dice, "keep": a.keep, "bank": a.bank, "dice_options": list(roll_sizes(state)),
             "keeps": [{"faces": list(k.faces), "points": k.points} for k in a.keeps],
             "why_not_roll": _reason(a.why_not_roll), "why_not_bank": _reason(a.why_not_bank),
             "hint": _reason(a.hint),
@@ -574,13 +581,17 @@ class TableService:
                 setattr(self._reader, k, float(th[k]))
 
     def expected_dice(self) -> int:
-        """Dice the next throw should show (0 when no game is running)."""
+        """Dice the next throw should show: 0 when no game is running or when several counts are legal
+        (a keep phase where the player chooses what to set aside — the count tells the engine the keep)."""
         st = self.state
-        return 0 if st is None or st.over else st.dice_to_throw
+        if st is None or st.over:
+            return 0
+        sizes = roll_sizes(st)
+        return sizes[0] if len(sizes) == 1 else 0
 
     def _sync_source(self) -> None:
         """Tell a virtual table how many dice to throw automatically."""
-        n = self.expected_dice()
+        n = 0 if self.state is None or self.state.over else self.state.dice_to_throw
         if self.source is not None and getattr(self.source, "kind", "") == "virtual" and n > 0:
             self.source.n_dice = n
 
@@ -794,9 +805,11 @@ class TableService:
                 return {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
             blocking = []
-            n = st.dice_to_throw
-            if len(thr.dice) != n:
-                blocking.append(f"saw {len(thr.dice)} dice, expected {n} / видно костей: {len(thr.dice)}, ожидалось: {n}")
+            sizes = roll_sizes(st)
+            if len(thr.dice) not in sizes:
+                n = " or ".join(map(str, sizes))
+                blocking.append(f"saw {len(thr.dice)} dice, expected {n} / видно костей: {len(thr.dice)}, ожидалось: "
+                                + " или ".join(map(str, sizes)))
             if any(d.value not in range(1, 7) for d in thr.dice):
                 blocking.append("a die could not be read / кость не распознана")
             ok = thr.status == "ok" and not blocking
@@ -930,9 +943,11 @@ class TableService:
             if any(f not in range(1, 7) for f in cur):
                 bad = [i for i, f in enumerate(cur) if f not in range(1, 7)]
                 raise TableError(409, f"die {bad[0]} is unread: fix it first", f"кость {bad[0]} не распознана: исправьте её")
-            if len(cur) != st.dice_to_throw:
-                raise TableError(409, f"the throw has {len(cur)} dice but {st.dice_to_throw} were thrown: fix it",
-                                 f"в броске {len(cur)} костей, а бросали {st.dice_to_throw}: исправьте")
+            sizes = roll_sizes(st)
+            if len(cur) not in sizes:
+                n = " or ".join(map(str, sizes))
+                raise TableError(409, f"the throw has {len(cur)} dice but {n} were thrown: fix it",
+                                 f"в броске {len(cur)} костей, а бросали {' или '.join(map(str, sizes))}: исправьте")
             self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
             if any(c["throw_id"] == p.id for c in self.store.corrections(self.game_id)):
                 self.store.set_throw_resolution(p.id, "corrected")
@@ -982,8 +997,9 @@ class TableService:
                 raise TableError(409, "this table has a real camera: throw the real dice",
                                  "на этом столе настоящая камера: бросайте настоящие кости")
             if faces is not None:
-                if len(faces) != st.dice_to_throw:
-                    raise TableError(422, f"{st.dice_to_throw} dice are to be thrown, got {len(faces)} faces")
+                if len(faces) not in roll_sizes(st):
+                    n = " or ".join(map(str, roll_sizes(st)))
+                    raise TableError(422, f"{n} dice are to be thrown, got {len(faces)} faces")
                 if any(int(f) not in range(1, 7) for f in faces):
                     raise TableError(422, "faces must be 1–6")
             rolling = getattr(self.source, "resting", True) is False

@@ -153,7 +153,9 @@ function render(s) {
     });
     $("turn-player").textContent = st.to_move || "—";
     $("turn-points").textContent = st.turn.turn_points;
+    const opts = st.allowed.dice_options || [];
     $("dice-left").textContent = st.turn.dice_to_throw;
+    $("dice-options").textContent = opts.length > 1 ? ` (${opts.join(" / ")})` : "";
     $("hint").textContent = pick(st.allowed.hint);
     $("why-not-bank").textContent = st.allowed.bank || st.over ? "" : pick(st.allowed.why_not_bank);
     const w = $("winner");

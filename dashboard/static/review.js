@@ -434,7 +434,7 @@ function onKey(ev) {
   else if (k === "Enter" || k === "ArrowRight") { saveNext(); ev.preventDefault(); }
   else if (k === "ArrowLeft") { prev(); ev.preventDefault(); }
   else if (k === "Escape") { select(-1); }
-  else if (k === "Tab" && state.dice.length) {
+  else if (k === "Tab" && state.dice.length && (document.activeElement === document.body || state.sel >= 0)) {
     const n = state.dice.length;
     select(((state.sel < 0 ? (ev.shiftKey ? 0 : -1) : state.sel) + (ev.shiftKey ? n - 1 : 1)) % n);
     ev.preventDefault();

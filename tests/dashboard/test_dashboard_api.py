@@ -269,3 +269,22 @@ def test_review_page_is_served_when_asked_and_guarded_by_the_pin(make_client, tm
     body = {"dice": [{"value": 3, "box": [1, 1, 20, 20]}], "reviewed": True}
     r = c.put("/api/review/images/x/labels", json=body)
     assert r.status_code == 403 and "PIN" in r.json()["error"]
+
+
+def test_throwing_fewer_dice_in_a_keep_phase_tells_the_keep(client, throw, start_game):
+    """Farkle: after 1 5 2 2 3 4 the player may set aside only the 1 and throw five dice (rules.md §1.3)."""
+    gid = start_game(client, preset="farkle")
+    table = client.app.state.table
+    table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
+    s = client.get("/api/state").json()
+    assert 5 in s["state"]["allowed"]["dice_options"] and 4 in s["state"]["allowed"]["dice_options"]
+    assert table.expected_dice() == 0  # the camera accepts any legal count
+    out = table.submit_throw(throw([2, 3, 4, 6, 6]))  # five dice thrown: the 1 alone was kept; then a bust
+    assert out["applied"] is True, out
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [a["kind"] for a in h["actions"]] == ["roll", "roll"]
+    assert h["turns"][0]["outcome"] == "bust"
+    s = client.get("/api/state").json()
+    assert s["state"]["to_move"] == "Boris" and s["state"]["allowed"]["dice_options"] == [6]
+    out = table.submit_throw(throw([2, 3]))  # Boris must throw all six: held for the table
+    assert out["applied"] is False
