@@ -101,6 +101,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="skip the low-threshold detector pass for mAP (faster; mAP then underestimated)")
     p.add_argument("--plots", type=Path, default=None, metavar="DIR",
                    help="write confusion_matrix.png and errors/*.png there")
+    p.add_argument("--fit-temperature", type=Path, default=None, metavar="OUT.json",
+                   help="also fit the face classifier's softmax temperature on this split and write "
+                        "{\"temperature\": T, ...} there (use as reader.json beside the classifier)")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
     p.set_defaults(func=cmd_eval)
 
@@ -163,6 +166,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         written = write_plots(report, args.plots)
         print(f"kosti eval: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+    if args.fit_temperature is not None:
+        _fit_temperature(reader, dataset, args)
     if args.json:
         print(json.dumps(doc))
         return 0
@@ -180,6 +185,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
         label = str(i + 1) if i < 6 else "extra"
         print(f"{label:>9} " + " ".join(f"{int(v):>5}" for v in row))
     return 0
+
+
+def _fit_temperature(reader, dataset, args: argparse.Namespace) -> None:
+    """Fit and write the classifier temperature (stderr gets a one-line summary)."""
+    from kosti.vision.evaluate import (
+        DatasetError,
+        collect_face_probs,
+        expected_calibration_error,
+        fit_temperature,
+        nll,
+    )
+
+    probs, target = collect_face_probs(reader, dataset, _progress(len(dataset.items), "calibrate"))
+    if len(target) == 0:
+        raise DatasetError(f"no matched dice in {args.data} [{dataset.split}] to calibrate on")
+    t = fit_temperature(probs, target)
+    doc = {
+        "temperature": round(t, 4),
+        "data": str(args.data),
+        "split": dataset.split,
+        "dice": int(len(target)),
+        "nll": [round(nll(probs, target), 4), round(nll(probs, target, t), 4)],
+        "ece": [round(expected_calibration_error(probs, target), 4),
+                round(expected_calibration_error(probs, target, t), 4)],
+    }
+    args.fit_temperature.parent.mkdir(parents=True, exist_ok=True)
+    args.fit_temperature.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"kosti eval: temperature {doc['temperature']} on {doc['dice']} dice (NLL {doc['nll'][0]} → "
+          f"{doc['nll'][1]}, ECE {doc['ece'][0]} → {doc['ece'][1]}) written to {args.fit_temperature}",
+          file=sys.stderr)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -496,3 +496,94 @@ def evaluate_data(
     doc = evaluate(reader, dataset, compute_map=compute_map).to_json()
     doc.update(data=str(data), split=dataset.split)
     return doc
+
+
+def collect_face_probs(
+    reader: DiceReader,
+    dataset: Dataset,
+    progress: Callable[[Iterable], Iterable] | None = None,
+    on_labels: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raw classifier probabilities of dice with a known face, and the true class.
+
+    By default the dice are the reader's own detections at its working threshold that match a label
+    at IoU ≥ 0.5 (what the classifier sees at run time); with ``on_labels`` the labelled boxes
+    themselves. Crops come from ``square_crop`` either way.
+
+    Returns:
+        ``probs (K, nc)`` float32 un-calibrated softmax and ``target (K,)`` int64 true class index.
+
+    Raises:
+        ValueError: the reader has no face classifier (six-class detector).
+    """
+    if reader.classifier is None:
+        raise ValueError("temperature calibration needs a face classifier (this reader has none)")
+    class_of_value = {int(v): i for i, v in enumerate(reader.class_values) if v > 0}
+    probs, target = [], []
+    items: Iterable[LabelledImage] = dataset.items if progress is None else progress(dataset.items)
+    for item in items:
+        img = load_image(item.image)
+        txyxy, tvals = read_labels(item.label, img.shape[1], img.shape[0], dataset.class_values)
+        if on_labels:
+            xyxy, pairs = txyxy, [(k, k) for k in range(len(tvals))]
+        else:
+            xyxy, _, _ = reader.detect(img)
+            pairs = match_pairs(box_iou(txyxy, xyxy))
+        pairs = [(k, j) for k, j in pairs if int(tvals[k]) in class_of_value]
+        if not pairs:
+            continue
+        boxes = xyxy[[j for _, j in pairs]]
+        probs.append(reader.classifier.classify(reader.crops(img, boxes)))
+        target.extend(class_of_value[int(tvals[k])] for k, _ in pairs)
+    nc = len(reader.class_values)
+    return (np.concatenate(probs) if probs else np.zeros((0, nc), np.float32)), np.asarray(target, np.int64)
+
+
+def _tempered(probs: np.ndarray, t: float) -> np.ndarray:
+    z = np.log(np.clip(probs, 1e-12, 1.0)) / t
+    z -= z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def nll(probs: np.ndarray, target: np.ndarray, t: float = 1.0) -> float:
+    """Mean negative log-likelihood of the true class after temperature ``t``."""
+    p = _tempered(probs, t)[np.arange(len(target)), target]
+    return float(-np.log(np.clip(p, 1e-12, 1.0)).mean())
+
+
+def expected_calibration_error(probs: np.ndarray, target: np.ndarray, t: float = 1.0, bins: int = 15) -> float:
+    """ECE (Guo et al. 2017): bin dice by top probability into ``bins`` equal-width bins; the mean,
+    weighted by bin size, of |accuracy − mean confidence|."""
+    p = _tempered(probs, t)
+    conf, correct = p.max(1), p.argmax(1) == target
+    edges = np.linspace(0, 1, bins + 1)
+    ece = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            ece += m.mean() * abs(correct[m].mean() - conf[m].mean())
+    return float(ece)
+
+
+def fit_temperature(probs: np.ndarray, target: np.ndarray, lo: float = 0.05, hi: float = 20.0) -> float:
+    """Temperature scaling (Guo et al. 2017): the ``T`` minimising :func:`nll` of
+    ``softmax(log p / T)``, by golden-section search over ``log T`` in ``[lo, hi]`` (NLL is convex in
+    ``1/T``, so the search finds the global minimum). Returns 1.0 for no data.
+    """
+    if len(target) == 0:
+        return 1.0
+    a, b = np.log(lo), np.log(hi)
+    g = (np.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = nll(probs, target, np.exp(c)), nll(probs, target, np.exp(d))
+    for _ in range(60):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = nll(probs, target, np.exp(c))
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = nll(probs, target, np.exp(d))
+    return float(np.exp((a + b) / 2))

@@ -179,6 +179,12 @@ class DiceReader:
             raise ModelLoadError(f"{cfg}: malformed reader settings ({exc})") from exc
 
     @property
+    def class_values(self) -> np.ndarray:
+        """``(nc,)`` int8 face of each class of the model that reads faces (classifier, or the
+        six-class detector); 0 = not a face (``x``)."""
+        return self._cls_values if self.classifier is not None else self._det_values
+
+    @property
     def two_stage(self) -> bool:
         """True for detector + classifier, False for a six-class detector alone."""
         return self.classifier is not None

@@ -92,3 +92,23 @@ def test_cli_eval_bad_dataset_exits_2(models, tmp_path):
     (tmp_path / "d.yaml").write_text("train: images/train\n")
     r = _kosti("eval", "--data", str(tmp_path / "d.yaml"), "--split", "test", "--model", str(models["det_onnx"]))
     assert r.returncode == 2 and "split" in r.stderr
+
+
+def test_fit_temperature_cli_and_library(models, dataset, tmp_path):
+    from kosti.vision.evaluate import collect_face_probs, fit_temperature
+
+    root, n_dice = dataset
+    # The untrained detector's boxes never match a label: a clean exit-2 error, nothing written.
+    out = tmp_path / "reader.json"
+    r = _kosti("eval", "--data", str(root), "--model", str(models["det_onnx"]), "--cls-model",
+               str(models["cls_onnx"]), "--no-map", "--json", "--fit-temperature", str(out))
+    assert r.returncode == 2 and "no matched dice" in r.stderr and not out.exists()
+    # On the labelled boxes the classifier's probabilities are collected with the true classes.
+    reader = DiceReader(models["det_onnx"], models["cls_onnx"])
+    ds = load_dataset(root, "test")
+    probs, target = collect_face_probs(reader, ds, on_labels=True)
+    assert probs.shape == (n_dice, 7) and target.shape == (n_dice,)
+    truth = sorted(int(line.split()[0]) for f in sorted((root / "labels" / "test").glob("*.txt"))
+                   for line in f.read_text().splitlines())
+    assert sorted(target.tolist()) == truth  # class index = face - 1 = YOLO label class here
+    assert fit_temperature(probs, target) > 0

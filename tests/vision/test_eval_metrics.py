@@ -206,3 +206,20 @@ def test_dataset_errors(tmp_path):
     with pytest.raises(DatasetError, match="class 9"):
         read_labels(ds.items[0].label, 200, 100, ds.class_values)
     assert DatasetError("x").exit_code == 2
+
+
+def test_fit_temperature_recovers_overconfidence():
+    """Labels drawn from softmax(z); the model reports softmax(3 z): the fitted T is ≈ 3 and the
+    calibration error drops."""
+    from kosti.vision.evaluate import expected_calibration_error, fit_temperature, nll
+
+    rng = np.random.default_rng(1)
+    z = rng.normal(0, 1.5, (6000, 7))
+    p_true = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    target = np.array([rng.choice(7, p=p) for p in p_true])
+    over = np.exp(3 * z) / np.exp(3 * z).sum(1, keepdims=True)
+    t = fit_temperature(over, target)
+    assert t == pytest.approx(3.0, rel=0.1)
+    assert nll(over, target, t) < nll(over, target)
+    assert expected_calibration_error(over, target, t) < 0.5 * expected_calibration_error(over, target)
+    assert fit_temperature(np.zeros((0, 7)), np.zeros(0, int)) == 1.0
