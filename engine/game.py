@@ -454,7 +454,11 @@ class GameState:
         """Why the mover may not stop now (None if he may), rules.md §1.6."""
         if self.over:
             return Reason("the game is over", "игра окончена")
-        return _stop_block(self, self.turn.points, ignore_hot=False)
+        t = self.turn
+        if t.pending is not None:  # a stop now sets aside the best keep first
+            best = _keep_options(t.pending, self.rules)[0]
+            return _stop_block(self, t.points + best.points, ignore_hot=False, after_keep=best)
+        return _stop_block(self, t.points, ignore_hot=False)
 
     def allowed(self) -> Allowed:
         """What the player to move may do now, and why not (see :class:`Allowed`)."""
@@ -512,8 +516,8 @@ class GameState:
             st = self
             if st.turn.pending is not None:
                 st = _keep(st, _implied_keep(st, len(action.faces)), ev)
-                if st.over:
-                    raise RuleViolation("the game is over", "игра окончена")
+                if st.over:  # the keep itself won: the throw after it does not count
+                    return _with_log(st, ev), tuple(ev)
             st = _roll(st, action.faces, ev)
         elif isinstance(action, Keep):
             st = self

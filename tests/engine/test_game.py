@@ -128,3 +128,13 @@ def test_roll_sizes_in_the_keep_phase():
     assert g.summary()["turn"]["dice_to_throw"] == 2
     with pytest.raises(BadInput):
         g.apply(Roll([1]))  # no legal keep leaves one die
+
+
+def test_win_by_the_keep_a_roll_implies():
+    # RU-C exact ending: at 990 the pending throw 5 5 2 3 4 holds the winning 10 (keep 5 5)
+    g = new_game("raznoobrazie_skip_barrels", ["A", "B"], {"A": 990})
+    g, _ = g.apply(Roll([5, 5, 2, 3, 4]))
+    assert g.stop_reason() is None  # stopping now would take the best keep: 1000
+    g, ev = g.apply(Roll([2, 2, 6]))  # the camera only saw the next throw of three dice
+    assert g.over and g.winner == "A" and g.player("A").score == 1000
+    assert "throw" not in [e.kind for e in ev]  # the throw after the win does not count
