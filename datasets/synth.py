@@ -1053,10 +1053,19 @@ def generate(
         raise SynthError(f"workers must be >= 1, got {workers}")
     use_real = cfg.real_frac > 0 or cfg.real_bg_frac > 0
     root = str(real_root) if (use_real and real_root is not None) else None
-    if root is not None and not Path(root).is_dir():
-        raise SynthError(f"real photo folder {root} does not exist (use --real-frac 0 --real-bg-frac 0)")
+    if root is not None:
+        missing = [f"{name}/images/{split}" for name, split in REAL_SOURCES
+                   if not (Path(root) / name / "images" / split).is_dir()]
+        if missing:
+            raise SynthError(f"real dice photos not found under {root}: {', '.join(missing)} "
+                             "(use --real-frac 0 --real-bg-frac 0 to go without)")
     out = Path(out)
     _prepare_out(out, overwrite)
+    # Written first: it marks the folder as ours, so an interrupted run can be redone with --overwrite.
+    meta = {"tool": "kosti datasets synth", "seed": int(seed), "n": int(n), "crops": bool(crops),
+            "config": {**asdict(cfg), "styles": list(cfg.styles), "backgrounds": list(cfg.backgrounds)},
+            "real_sources": [f"{a}/{b}" for a, b in REAL_SOURCES] if use_real else []}
+    (out / "synth.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
     if crops:
         for split in ("train", "val"):
@@ -1094,10 +1103,6 @@ def generate(
     finally:
         bar.close()
 
-    meta = {"tool": "kosti datasets synth", "seed": int(seed), "n": int(n), "crops": bool(crops),
-            "config": {**asdict(cfg), "styles": list(cfg.styles), "backgrounds": list(cfg.backgrounds)},
-            "real_sources": [f"{a}/{b}" for a, b in REAL_SOURCES] if use_real else []}
-    (out / "synth.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     if use_real:
         (out / "ATTRIBUTION.md").write_text(ATTRIBUTION)
     if not crops:
