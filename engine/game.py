@@ -991,9 +991,10 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
         # 3. barrel effects
         b = r.barrel
         now_on = r.on_barrel(mover.score)
-        if b.kind in ("points", "capped", "final_range") and b.knockoff and now_on and not was_barrel:
+        if now_on and not was_barrel:
             ev.append(_ev("barrel", name, f"{name} climbs onto the barrel at {mover.score}",
                           f"{name} залезает на бочку: {mover.score}", mover.score))
+        if b.kind in ("points", "capped", "final_range") and b.knockoff and now_on and not was_barrel:
             for i, p in enumerate(players):
                 if i == m or not r.on_barrel(p.score):
                     continue
