@@ -290,9 +290,12 @@ def _save(path: str | None, gs: GameState, history: list[dict[str, Any]]) -> Non
         return
     doc = {"format": "kosti-play/1", "state": gs.to_json(), "actions": history}
     tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, ensure_ascii=False)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot save the game ({exc.strerror or exc})") from None
 
 
 def _load_save(path: str) -> tuple[GameState, list[dict[str, Any]]]:
