@@ -11,6 +11,7 @@ const T = {
     help_select: "Tap a box to select it; tap it again to step its face (1→2→…→6).",
     help_keys: "Keys 1–6 set the selected die's face; Delete or Backspace removes it; Tab selects the next box.",
     help_draw: "Drag on empty space to draw a box round a die the camera missed; drag a selected box or its corners to fix it.",
+    help_zoom: "Small dice: zoom with + and − (or pinch with two fingers); scroll or two-finger drag to move around.",
     help_nav: "Enter or → saves and opens the next unchecked image; ← goes back (edits are kept).",
     train_hint: "When enough images are checked, retrain: kosti train --data DIR.",
     counter: (n, m) => `${n} of ${m} reviewed`, reviewed: "reviewed", to_check: "to check",
@@ -28,6 +29,7 @@ const T = {
     help_select: "Нажмите на рамку, чтобы выбрать её; ещё нажатие меняет грань (1→2→…→6).",
     help_keys: "Клавиши 1–6 задают грань выбранной кости; Delete или Backspace удаляют её; Tab выбирает следующую.",
     help_draw: "Протяните по пустому месту, чтобы обвести пропущенную кость; выбранную рамку можно двигать за середину и углы.",
+    help_zoom: "Мелкие кости: увеличьте кнопками + и − (или двумя пальцами); прокрутка или жест двумя пальцами двигает снимок.",
     help_nav: "Enter или → сохраняет и открывает следующий непроверенный снимок; ← назад (правки сохраняются).",
     train_hint: "Когда проверено достаточно снимков, дообучите: kosti train --data DIR.",
     counter: (n, m) => `${n} из ${m} проверено`, reviewed: "проверен", to_check: "не проверен",
@@ -54,6 +56,7 @@ const state = {
   dirty: false,
   lastFace: 1,
   busy: false,
+  zoom: 1,          // 1 = the whole image fits; up to 5 (buttons, keys + and -, two-finger pinch)
 };
 
 // -- helpers ------------------------------------------------------------------------------------------
@@ -162,6 +165,7 @@ async function openImage(id) {
   state.dice = rec.dice.map((d) => ({ ...d, box: d.box.slice() }));
   state.sel = -1;
   state.dirty = false;
+  state.zoom = 1;
   if (rec.stats) state.stats = rec.stats;
   if (location.hash.slice(1) !== id) history.replaceState(null, "", "#" + encodeURIComponent(id));
   const img = $("photo");
@@ -192,7 +196,8 @@ function renderInfo() {
   note.textContent = rec.note || "";
 }
 
-// Size the stage to fit the image into the card width and ~64 % of the window height (the face buttons stay in view).
+// Size the stage to fit the image into the card width and ~64 % of the window height (the face buttons
+// stay in view), times the zoom; when zoomed the frame keeps the fitted size and scrolls.
 function layout() {
   const rec = state.rec;
   if (!rec) return;
@@ -201,9 +206,36 @@ function layout() {
   const maxH = Math.max(200, window.innerHeight * 0.64);
   const s = Math.min(maxW / rec.width, maxH / rec.height);
   const stage = $("stage");
-  stage.style.width = Math.round(rec.width * s) + "px";
-  stage.style.height = Math.round(rec.height * s) + "px";
+  stage.style.width = Math.round(rec.width * s * state.zoom) + "px";
+  stage.style.height = Math.round(rec.height * s * state.zoom) + "px";
+  wrap.style.height = state.zoom > 1 ? Math.round(rec.height * s) + "px" : "";
+  wrap.classList.toggle("zoomed", state.zoom > 1);
   $("boxes").setAttribute("viewBox", `0 0 ${rec.width} ${rec.height}`);
+  $("zoom-level").textContent = state.zoom > 1 ? `${state.zoom.toFixed(1)}×` : "";
+}
+
+// Zoom to `z` (1–5) keeping the image point at fraction (fx, fy) under screen point (cx, cy).
+function zoomTo(z, fx, fy, cx, cy) {
+  state.zoom = Math.min(5, Math.max(1, z));
+  layout();
+  const wrap = $("stage-wrap");
+  const w = wrap.getBoundingClientRect();
+  const st = $("stage");
+  wrap.scrollLeft = fx * st.offsetWidth - (cx - w.left);
+  wrap.scrollTop = fy * st.offsetHeight - (cy - w.top);
+  render();
+}
+
+// Zoom in or out around the selected box (else the middle of the view).
+function zoomStep(factor) {
+  if (!state.rec) return;
+  const w = $("stage-wrap").getBoundingClientRect();
+  const r = $("stage").getBoundingClientRect();
+  let fx, fy;
+  const d = state.dice[state.sel];
+  if (d) { fx = (d.box[0] + d.box[2]) / 2 / state.rec.width; fy = (d.box[1] + d.box[3]) / 2 / state.rec.height; }
+  else { fx = (w.left + w.width / 2 - r.left) / r.width; fy = (w.top + w.height / 2 - r.top) / r.height; }
+  zoomTo(state.zoom * factor, fx, fy, w.left + w.width / 2, w.top + w.height / 2);
 }
 
 // Image pixels per screen pixel.
@@ -288,13 +320,33 @@ function removeSelected() {
 }
 
 // -- pointer: select, cycle, move, resize, draw -------------------------------------------------------
-let drag = null; // {kind: "draw"|"move"|"resize"|"tap", i, start, box0, handle, moved, sx, sy, draft}
+let drag = null; // {kind: "draw"|"move"|"resize", i, start, box0, handle, moved, sx, sy, draft}
+const pointers = new Map(); // active pointers (touch fingers) by id → {x, y}
+let pinch = null;            // two fingers: {fx, fy, d0, z0} — zoom and pan the view
+
+function cancelDrag() {
+  if (!drag) return;
+  if (drag.draft) drag.draft.remove();
+  if ((drag.kind === "move" || drag.kind === "resize") && drag.moved) state.dice[drag.i].box = drag.box0;
+  drag = null;
+  render();
+}
+
+function startPinch() {
+  const [a, b] = [...pointers.values()];
+  const r = $("stage").getBoundingClientRect();
+  const mx = (a.x + b.x) / 2, my = (a.y + b.y) / 2;
+  pinch = { fx: (mx - r.left) / r.width, fy: (my - r.top) / r.height, d0: Math.hypot(a.x - b.x, a.y - b.y) || 1, z0: state.zoom };
+}
 
 function onDown(ev) {
   if (!state.rec || ev.button > 0) return;
   ev.preventDefault();
   const svg = $("boxes");
   svg.setPointerCapture(ev.pointerId);
+  pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+  if (pointers.size === 2) { cancelDrag(); startPinch(); return; }
+  if (pointers.size > 2 || pinch) return;
   const p = toImage(ev);
   const target = ev.target;
   const base = { start: p, sx: ev.clientX, sy: ev.clientY, moved: false };
@@ -310,6 +362,13 @@ function onDown(ev) {
 }
 
 function onMove(ev) {
+  if (pointers.has(ev.pointerId)) pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+  if (pinch && pointers.size === 2) {
+    const [a, b] = [...pointers.values()];
+    const z = pinch.z0 * Math.hypot(a.x - b.x, a.y - b.y) / pinch.d0;
+    zoomTo(z, pinch.fx, pinch.fy, (a.x + b.x) / 2, (a.y + b.y) / 2);
+    return;
+  }
   if (!drag) return;
   const far = Math.hypot(ev.clientX - drag.sx, ev.clientY - drag.sy) >= MIN_BOX_SCREEN_PX;
   if (!drag.moved && !far) return;
@@ -342,7 +401,9 @@ function onMove(ev) {
   }
 }
 
-function onUp() {
+function onUp(ev) {
+  pointers.delete(ev.pointerId);
+  if (pinch) { if (pointers.size === 0) pinch = null; return; }
   if (!drag) return;
   const d = drag;
   drag = null;
@@ -434,6 +495,8 @@ function onKey(ev) {
   else if (k === "Enter" || k === "ArrowRight") { saveNext(); ev.preventDefault(); }
   else if (k === "ArrowLeft") { prev(); ev.preventDefault(); }
   else if (k === "Escape") { select(-1); }
+  else if (k === "+" || k === "=") { zoomStep(1.5); ev.preventDefault(); }
+  else if (k === "-" || k === "_") { zoomStep(1 / 1.5); ev.preventDefault(); }
   else if (k === "Tab" && state.dice.length && (document.activeElement === document.body || state.sel >= 0)) {
     const n = state.dice.length;
     select(((state.sel < 0 ? (ev.shiftKey ? 0 : -1) : state.sel) + (ev.shiftKey ? n - 1 : 1)) % n);
@@ -453,6 +516,8 @@ async function start() {
   $("btn-save").addEventListener("click", saveNext);
   $("btn-skip").addEventListener("click", skip);
   $("btn-prev").addEventListener("click", prev);
+  $("btn-zoom-in").addEventListener("click", () => zoomStep(1.5));
+  $("btn-zoom-out").addEventListener("click", () => zoomStep(1 / 1.5));
   const svg = $("boxes");
   svg.addEventListener("pointerdown", onDown);
   svg.addEventListener("pointermove", onMove);

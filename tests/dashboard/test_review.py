@@ -253,6 +253,14 @@ def test_review_page_keys_draw_and_save_in_browser(server) -> None:
         # Russian text on the language toggle.
         d.find_element("id", "lang-toggle").click()
         assert d.find_element("id", "counter").text == "1 из 3 проверено"
+        # Zoom for small dice: + enlarges the image inside its frame (the page does not widen), − restores.
+        width0 = d.find_element("id", "stage").rect["width"]
+        ActionChains(d).send_keys("+").perform()
+        assert d.find_element("id", "zoom-level").text == "1.5×"
+        assert d.find_element("id", "stage").rect["width"] == pytest.approx(1.5 * width0, abs=2)
+        assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        ActionChains(d).send_keys("-").perform()
+        assert d.find_element("id", "zoom-level").text == ""
         # ← goes back to the first image.
         ActionChains(d).send_keys("\ue012").perform()
         wait.until(lambda _: ids[0] in d.find_element("id", "img-info").text)
