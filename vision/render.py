@@ -580,13 +580,16 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
         L, S = (h, w) if vertical else (w, h)  # along / across the grain
         ys, xs = np.mgrid[0:S, 0:L].astype(np.float32)
         plank = rng.uniform(0.15, 0.35) * max(h, w)
-        warp = smooth_noise(rng, S, L, 60) * 6.0 + smooth_noise(rng, S, L, 300) * 25.0
+        warp = smooth_noise(rng, S, L, 80) * 2.5 + smooth_noise(rng, S, L, 400) * 12.0
         idx = np.floor(ys / plank)
         offs = (idx * 7919.0) % 97.0
-        rings = 0.5 + 0.5 * np.sin((ys + warp + offs * 3.0) * (2 * np.pi / rng.uniform(6, 18)))
-        rings = rings ** 2
-        t = np.clip(0.25 + 0.6 * rings + 0.08 * smooth_noise(rng, S, L, 40)
-                    + rng.normal(0, 0.04, (S, L)).astype(np.float32), 0, 1)
+        rings = 0.5 + 0.5 * np.sin((ys + warp + offs * 3.0) * (2 * np.pi / rng.uniform(8, 30)))
+        rings = rings ** 3
+        # Fine grain: noise that changes fast across the grain and slowly along it (streaks).
+        streak = cv2.resize(rng.standard_normal((S, max(2, L // 60))).astype(np.float32), (L, S),
+                            interpolation=cv2.INTER_LINEAR)
+        t = np.clip(0.3 + 0.45 * rings + 0.12 * streak + 0.06 * smooth_noise(rng, S, L, 40)
+                    + rng.normal(0, 0.03, (S, L)).astype(np.float32), 0, 1)
         tint = 1.0 + 0.08 * np.sin(idx * 2.3 + rng.uniform(0, 6))
         img = (light * (1 - t[..., None]) + dark * t[..., None]) * tint[..., None]
         img[(ys % plank) < 1.5] *= 0.55  # seams between planks
