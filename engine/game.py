@@ -680,14 +680,18 @@ def _stop_block(st: GameState, points: int, *, ignore_hot: bool,
 
 
 def _barrel_win(r: Rules, score: int, running: int) -> bool:
-    if r.barrel.kind == "capped":
-        return running >= r.barrel_target
-    return r.wins(running) if r.barrel.target is None else running >= r.barrel_target
+    """True if a running total wins from the barrel: reaches the barrel target (RU-A, ID-A,
+    ID-D, RU-B), or passes it where ``ending.mode`` is ``strictly_above`` (RU-A "1005", §6.30)."""
+    tgt = r.barrel_target
+    if r.barrel.kind != "capped" and r.ending.mode == "strictly_above":
+        return running > tgt
+    return running >= tgt
 
 
 def _barrel_need(r: Rules, score: int) -> int:
+    """Turn points needed to win from the barrel at ``score``."""
     tgt = r.barrel_target
-    if r.barrel.kind != "capped" and r.ending.mode == "strictly_above" and r.barrel.target is None:
+    if r.barrel.kind != "capped" and r.ending.mode == "strictly_above":
         return tgt + r.unit - score
     return tgt - score
 

@@ -155,3 +155,23 @@ def test_high_stakes_bonus():
     assert "high_stakes" not in [e.kind for e in ev] and not g4.turn.stakes
     # no offer after a bust or when the option is off
     assert play("farkle", ["A", "B"], [Roll([1, 2, 3, 3, 4, 6]), Keep([1]), Bank()])[0].turn.offer == 0
+
+
+def test_points_barrel_with_1005_ending():
+    rules = with_overrides("classic", {"ending.mode": "strictly_above"})
+    g, _ = play(rules, ["A", "B"], [Roll([1, 1, 1, 2, 3])], {"A": 900})
+    assert not g.over  # 1000 is not enough from the barrel when the target must be passed
+    with pytest.raises(RuleViolation, match="needs 5 more"):
+        g.apply(Bank())
+    g, _ = g.apply(Roll([5, 2]))
+    assert g.winner == "A" and g.player("A").score == 1005
+
+
+def test_zary_alternative_final_range_barrel():
+    rules = with_overrides("zary_custom", {
+        "ending": {"mode": "at_least", "overshoot_penalties": []},
+        "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "attempts": 3,
+                   "fall_penalty": 100, "max_falls": 3}})
+    # zary_custom grants a second attempt, so every turn below is two empty throws
+    g, _ = play(rules, ["A", "B"], [BUST5] * 10, {"A": 920}, {"A": {"falls": 2}})
+    assert g.player("A").score == 0 and g.player("A").falls == 0  # third fall → 0 (RU-D)
