@@ -11,7 +11,10 @@ Ultralytics installs on first use; run it on a machine with network access, or w
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +113,20 @@ class UltralyticsClassifier:
         return np.stack([r.probs.data.cpu().numpy() for r in res]).astype(np.float32)
 
 
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to file descriptor 1 (Python or native code) to fd 2 meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = None, half: bool = False) -> Path:
     """Export Ultralytics ``.pt`` weights for the runtime.
 
@@ -147,7 +164,8 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
     else:
         kw.update(half=half)
     try:
-        out = model.export(**kw)
+        with _stdout_to_stderr():  # Ultralytics logs to stdout; keep stdout for the command's answer
+            out = model.export(**kw)
     except Exception as exc:  # noqa: BLE001
         raise ModelLoadError(f"{weights}: {fmt} export failed ({str(exc).splitlines()[0]})") from exc
     if not out:

@@ -128,3 +128,25 @@ sys.exit(rc)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "HEAVY=[]" in r.stderr
+
+
+def test_cli_export_onnx_runs_in_the_reader(models, images, tmp_path):
+    import shutil
+
+    pt = tmp_path / "det.pt"
+    shutil.copy(models["det_pt"], pt)
+    r = _kosti("export", str(pt), "--format", "onnx", "--imgsz", "256", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["output"]  # exactly one JSON document on stdout
+    from kosti.vision.onnx_backend import OnnxDetector
+
+    det = OnnxDetector(out)
+    assert det.info.imgsz == (256, 256) and det.names == {0: "die"}
+    assert DiceReader(out, models["cls_onnx"]).read_path(images["good"]) is not None
+
+
+def test_cli_export_rejects_non_pt(models, tmp_path):
+    r = _kosti("export", str(models["det_onnx"]))
+    assert r.returncode == 2 and ".pt" in r.stderr
+    r = _kosti("export", str(tmp_path / "missing.pt"))
+    assert r.returncode == 2 and "missing.pt" in r.stderr
