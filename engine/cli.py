@@ -11,8 +11,8 @@ Contracts (``../shared/docs/cli.md``):
   (then prints ``{"error", "event_index", "state"}``).
 * ``kosti play`` — an interactive score sheet for a table without a camera: players type the faces
   they threw; the engine scores, says what is allowed and saves after every action
-  (``--save game.json``; ``--resume game.json``). Works from piped stdin; ``--sample`` plays the
-  bundled sample game (``engine/data/sample_game.json``).
+  (``--save game.json``; ``--resume game.json``). Works from piped stdin; ``--sample [farkle]``
+  plays a bundled sample game (``engine/data/sample_game.json``, ``sample_farkle.json``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from .game import Bank, GameState, Keep, Roll, action_from_json, action_to_json,
 from .presets import PRESET_NAMES, get_preset, load_rules_file, resolve_rules
 
 SAMPLE_GAME = "sample_game.json"
+#: Bundled sample games (replay format) for ``kosti play --sample [NAME]``.
+SAMPLES = {"game": SAMPLE_GAME, "farkle": "sample_farkle.json"}
 
 
 def register(subparsers: Any) -> None:
@@ -63,8 +65,9 @@ def register(subparsers: Any) -> None:
                    help="preset name, or a JSON/TOML rules file (default: classic)")
     p.add_argument("--save", metavar="PATH", help="save the game here after every action")
     p.add_argument("--resume", metavar="PATH", help="resume a game saved with --save")
-    p.add_argument("--sample", action="store_true",
-                   help="play the bundled sample game (engine/data/sample_game.json)")
+    p.add_argument("--sample", nargs="?", const="game", choices=tuple(SAMPLES), default=None,
+                   help="play a bundled sample game: 'game' (classic 1000, the default) or "
+                        "'farkle' (engine/data/sample_*.json)")
     p.add_argument("--lang", choices=("en", "ru", "both"), default="both",
                    help="language of the messages (default: both)")
     p.set_defaults(func=run_play)
@@ -307,9 +310,10 @@ def _load_save(path: str) -> tuple[GameState, list[dict[str, Any]]]:
     return gs, list(history) if isinstance(history, list) else []
 
 
-def sample_game() -> dict[str, Any]:
-    """The bundled sample game (replay format, cli.md) from ``engine/data/sample_game.json``."""
-    text = resources.files(__package__).joinpath("data", SAMPLE_GAME).read_text(encoding="utf-8")
+def sample_game(name: str = "game") -> dict[str, Any]:
+    """A bundled sample game (replay format, cli.md): ``game`` = ``engine/data/sample_game.json``
+    (classic), ``farkle`` = ``engine/data/sample_farkle.json`` (farkle_official, final round)."""
+    text = resources.files(__package__).joinpath("data", SAMPLES[name]).read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -321,7 +325,7 @@ def run_play(args: argparse.Namespace) -> int:
     lines: Any
     echo = False
     if args.sample:
-        doc = sample_game()
+        doc = sample_game(args.sample)
         gs, events = game_from_record(doc)
         lines = iter(_event_line(e) for e in events)
         echo = True

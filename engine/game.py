@@ -761,8 +761,9 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
             return replace(st, turn=replace(t, retried=True))
         lost = f", the turn's {t.points} are lost" if t.points else ""
         lost_ru = f", {t.points} очков хода сгорают" if t.points else ""
-        ev.append(_ev("bust", name, f"{name} throws {_fmt(faces)}: bust{lost}",
-                      f"{name} бросает {_fmt(faces)}: пусто{lost_ru}", -t.points, faces))
+        word, word_ru = ("Farkle", "фаркл") if r.dice_count == 6 else ("bust", "пусто")
+        ev.append(_ev("bust", name, f"{name} throws {_fmt(faces)}: {word}{lost}",
+                      f"{name} бросает {_fmt(faces)}: {word_ru}{lost_ru}", -t.points, faces))
         return _end_turn(st, "bust", ev, first_throw=first)
     if stakes_throw:
         bonus = r.high_stakes.bonus

@@ -213,6 +213,13 @@ def test_play_sample_game(tmp_path):
     assert "knocked off" in r.stdout
 
 
+def test_play_farkle_sample_with_keeps(tmp_path):
+    r = _play(["--sample", "farkle", "--lang", "en"], "", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "> keep 5 5 5" in r.stdout and "Ann sets aside 5 5 5: +500, turn 600" in r.stdout
+    assert "final round over: Boris wins with 10650" in r.stdout
+
+
 def test_play_requires_players(tmp_path):
     r = _play([], "", tmp_path)
     assert r.returncode == 2
