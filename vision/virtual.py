@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from kosti.vision import render

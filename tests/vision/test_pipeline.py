@@ -3,7 +3,6 @@ real end-to-end replay of labelled photos through the shipped dice reader and th
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
