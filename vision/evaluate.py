@@ -124,6 +124,8 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
         img_dir = p / "images" / split if (p / "images" / split).is_dir() else p / "images"
         if not img_dir.is_dir():
             raise DatasetError(f"{p}: no images/ folder")
+        if img_dir == p / "images" and any((img_dir / s).is_dir() for s in ("train", "val", "test")):
+            raise DatasetError(f"{p}: no '{split}' split (images/{split}/ missing)")
         images = _images_in(img_dir)
         yml = p / "data.yaml"
         if yml.is_file():

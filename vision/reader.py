@@ -144,7 +144,7 @@ class DiceReader:
         threads: int = 1,
         temperature: float | None = None,
     ) -> None:
-        if not 0.0 <= conf < 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
+        if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
         if backend not in {"auto", "onnx", "ultralytics"}:
             raise ValueError(f"unknown backend {backend!r} (onnx, ultralytics or auto)")

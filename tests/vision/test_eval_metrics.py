@@ -205,6 +205,8 @@ def test_dataset_errors(tmp_path):
     (tmp_path / "labels" / "test" / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
     with pytest.raises(DatasetError, match="class 9"):
         read_labels(ds.items[0].label, 200, 100, ds.class_values)
+    with pytest.raises(DatasetError, match="no 'val' split"):
+        load_dataset(tmp_path, "val")  # images/ has train/ and test/ only: never mix splits
     assert DatasetError("x").exit_code == 2
 
 
