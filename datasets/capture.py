@@ -443,7 +443,8 @@ class CaptureWriter:
         return candidate
 
     def add(self, image: np.ndarray | bytes, dice: Iterable[Any], source: str = "capture", reviewed: bool = False,
-            model: str | None = None, note: str | None = None, image_id: str | None = None) -> str:
+            model: str | None = None, note: str | None = None, image_id: str | None = None,
+            extra: Mapping[str, Any] | None = None) -> str:
         """Save one image with its dice; returns the new image id.
 
         Args:
@@ -456,6 +457,8 @@ class CaptureWriter:
             note: free text shown on the review page (e.g. dice still missing a box).
             image_id: store under this id (letters, digits, ``._-``), replacing an image already stored
                 under it (e.g. one throw corrected twice); default: a new id from the UTC time.
+            extra: more JSON-ready facts kept in the image's ``review.json`` entry (``kosti capture`` keeps
+                the throw's ``frame``, ``time_s``, ``status`` and ``reasons``).
 
         Raises:
             CaptureError: bad source, image, value or box (nothing is written then).
@@ -495,6 +498,7 @@ class CaptureWriter:
                 "reviewed_at": _now() if reviewed else None,
                 "edited": False,
                 **({"note": note} if note else {}),
+                **({"throw": dict(extra)} if extra else {}),
             }
             review["version"] = FORMAT_VERSION
             _write_review(self.root, review)
@@ -865,7 +869,9 @@ def run_capture(args: argparse.Namespace) -> int:
                 continue
             dice = throw_dice(throw, reader)
             try:
-                image_id = writer.add(throw.image, dice, source="capture")
+                image_id = writer.add(throw.image, dice, source="capture", extra={
+                    "frame": int(throw.frame_index), "time_s": round(float(throw.time_s), 3), "status": throw.status,
+                    "reasons": list(getattr(throw, "reason_codes", []) or []), "source": str(args.source)})
             except CaptureError as exc:
                 skipped += 1
                 print(f"kosti capture: throw at frame {throw.frame_index} not saved: {exc}", file=sys.stderr)
