@@ -607,14 +607,51 @@ class GameState:
                 tj[k] = tuple(tj.get(k, ()))
             turn = TurnState(**tj)
             fr = d.get("final_round")
-            return cls(rules=rules, players=players, turn=turn, over=bool(d.get("over", False)),
-                       winners=tuple(d.get("winners", ())),
-                       final_round=None if fr is None else tuple(fr),
-                       log=Log(d.get("log", ())))
+            state = cls(rules=rules, players=players, turn=turn, over=bool(d.get("over", False)),
+                        winners=tuple(d.get("winners", ())),
+                        final_round=None if fr is None else tuple(fr),
+                        log=Log(d.get("log", ())))
         except BadInput:
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise BadInput(f"not a saved kosti game: {exc}") from None
+        _check_state(state)
+        return state
+
+
+def _check_state(st: GameState) -> None:
+    """Type and range checks of a restored state; raises :class:`BadInput`."""
+    def bad(msg: str) -> BadInput:
+        return BadInput(f"not a valid saved game: {msg}")
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    n = len(st.players)
+    if n == 0 or len({p.name for p in st.players}) != n:
+        raise bad("players must be a non-empty list with unique names")
+    for p in st.players:
+        if not isinstance(p.name, str):
+            raise bad(f"player name {p.name!r}")
+        for f in ("score", "bolts", "falls", "barrel_attempts", "dots", "overshoots",
+                  "farkles", "turns"):
+            if not is_int(getattr(p, f)):
+                raise bad(f"{p.name}.{f} = {getattr(p, f)!r} is not an integer")
+        for f in ("opened", "skip_next"):
+            if not isinstance(getattr(p, f), bool):
+                raise bad(f"{p.name}.{f} is not true/false")
+    t = st.turn
+    if not (is_int(t.player) and 0 <= t.player < n):
+        raise bad(f"turn.player {t.player!r} out of range")
+    if not (is_int(t.dice) and 1 <= t.dice <= st.rules.dice_count):
+        raise bad(f"turn.dice {t.dice!r} out of range")
+    if not is_int(t.points) or t.points < 0:
+        raise bad(f"turn.points {t.points!r}")
+    for faces in (t.pending or (), t.last_roll, t.last_keep):
+        if any(not is_int(f) or not 1 <= f <= 6 for f in faces):
+            raise bad(f"faces {faces!r}")
+    if any(not is_int(i) or not 0 <= i < n for i in st.winners + (st.final_round or ())):
+        raise bad("winners / final_round hold an unknown player index")
 
 
 def _dc_json(obj: Any) -> dict[str, Any]:

@@ -138,3 +138,21 @@ def test_win_by_the_keep_a_roll_implies():
     g, ev = g.apply(Roll([2, 2, 6]))  # the camera only saw the next throw of three dice
     assert g.over and g.winner == "A" and g.player("A").score == 1000
     assert "throw" not in [e.kind for e in ev]  # the throw after the win does not count
+
+
+@pytest.mark.parametrize("path, value", [
+    (("players", 0, "score"), "12"),
+    (("players", 0, "opened"), 1),
+    (("turn", "player"), 5),
+    (("turn", "dice"), 9),
+    (("turn", "last_roll"), [1, 7]),
+    (("winners",), [3]),
+])
+def test_corrupted_save_is_bad_input(path, value):
+    d = json.loads(json.dumps(new_game("classic", ["A", "B"]).to_json()))
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    with pytest.raises(BadInput, match="saved game"):
+        GameState.from_json(d)
