@@ -14,9 +14,10 @@
 * ``POST /api/review/images/{id}/reviewed`` — mark reviewed (or not) without changing the labels;
 * ``GET /api/review/stats`` — ``{"images", "reviewed", "unreviewed", "dice", "reviewed_dice", "corrections", "faces"}``.
 
-Errors are JSON with an English and a Russian message (``{"detail": {"error", "error_ru", "status"}}``);
-bad label bodies are refused with 422 and say which die and why (value not 1–6, box empty or outside
-the image). The two writing routes depend on ``pin_check`` — pass the dashboard's PIN dependency (or
+Errors are JSON with an English and a Russian message, ``{"error", "error_ru", "status"}`` as everywhere
+in the dashboard; bad label bodies are refused with 422 and say which die and why (value not 1–6, box
+empty or outside the image; body-shape errors are FastAPI's validation answer, which the dashboard app
+formats the same way). The two writing routes depend on ``pin_check`` — pass the dashboard's PIN dependency (or
 :func:`pin_dependency`) so that, bound to a non-loopback address, only players with the PIN edit labels.
 """
 
@@ -24,13 +25,14 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kosti.datasets import capture as cap
@@ -72,8 +74,35 @@ class ReviewedBody(BaseModel):
     reviewed: bool = True
 
 
-def _error(status: int, en: str, ru: str) -> HTTPException:
-    return HTTPException(status, detail={"error": en, "error_ru": ru, "status": status})
+class ReviewError(Exception):
+    """A review request that cannot be served; answered as JSON ``{"error", "error_ru", "status"}`` (the
+    dashboard's error format) with HTTP ``status`` by the router's routes, whichever app includes them."""
+
+    def __init__(self, status: int, en: str, ru: str) -> None:
+        super().__init__(en)
+        self.status, self.en, self.ru = status, en, ru
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.en, "error_ru": self.ru, "status": self.status}
+
+
+def _error(status: int, en: str, ru: str) -> ReviewError:
+    return ReviewError(status, en, ru)
+
+
+class _ReviewRoute(APIRoute):
+    """Route class turning :class:`ReviewError` (raised by a route or a dependency) into its JSON answer."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route_handler(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ReviewError as exc:
+                return JSONResponse(exc.to_json(), status_code=exc.status)
+
+        return route_handler
 
 
 def pin_dependency(pin: str | None) -> Callable[[Request], str]:
@@ -109,7 +138,7 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
     root = Path(capture_dir).expanduser()
     root.mkdir(parents=True, exist_ok=True)
     guard = pin_check or pin_dependency(None)
-    router = APIRouter(tags=["review"])
+    router = APIRouter(tags=["review"], route_class=_ReviewRoute)
 
     def _known(image_id: str) -> None:
         try:
@@ -207,4 +236,4 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
     return router
 
 
-__all__ = ["LabelsBody", "ReviewDie", "ReviewedBody", "create_review_router", "pin_dependency"]
+__all__ = ["LabelsBody", "ReviewDie", "ReviewError", "ReviewedBody", "create_review_router", "pin_dependency"]

@@ -72,7 +72,7 @@ def test_get_one_image_and_its_jpeg(folder) -> None:
     img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
     assert img.shape == (H, W, 3)
     assert c.get("/api/review/images/20990101-000000-000").status_code == 404
-    assert "no image" in c.get("/api/review/images/nope/image.jpg").json()["detail"]["error"]
+    assert "no image" in c.get("/api/review/images/nope/image.jpg").json()["error"]
 
 
 def test_save_valid_labels_changes_files_and_counts(folder) -> None:
@@ -129,7 +129,7 @@ def test_pin_enforced_when_configured(folder) -> None:
     body = {"dice": [{"value": 1, "box": [1, 1, 20, 20]}]}
     assert c.get("/api/review/images").status_code == 200  # reading stays open
     r = c.put(f"/api/review/images/{ids[0]}/labels", json=body)
-    assert r.status_code == 403 and "PIN" in r.json()["detail"]["error"]
+    assert r.status_code == 403 and "PIN" in r.json()["error"]
     assert c.put(f"/api/review/images/{ids[0]}/labels", json=body, headers={"X-Kosti-Pin": "0000"}).status_code == 403
     assert c.post(f"/api/review/images/{ids[1]}/reviewed").status_code == 403
     assert c.get("/api/review/stats").json()["reviewed"] == 0
@@ -269,21 +269,24 @@ def test_review_page_keys_draw_and_save_in_browser(server) -> None:
 
 
 def test_router_inside_the_dashboard_app(folder, tmp_path: Path) -> None:
-    """Mounted in ``create_app``'s app: its validation handler formats 422s, the PIN guards writes."""
+    """Served by ``create_app`` (``review_dir``): its validation handler formats 422s, its PIN guards writes."""
     from kosti.dashboard.app import DashboardConfig, create_app
 
     root, ids = folder
-    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", pin="2468", start_capture=False))
-    cfg = app.state.config
-    app.include_router(create_review_router(root, pin_check=pin_dependency(cfg.pin if cfg.pin_required else None)))
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", pin="2468", start_capture=False,
+                                     review_dir=root))
     c = TestClient(app)
     try:
         assert c.get("/").status_code == 200 and c.get("/review").status_code == 200
+        assert c.get("/api/state").json().get("review_url") == "/review"
         pin = {"X-Kosti-Pin": "2468"}
         r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": [{"value": 9, "box": [1, 1, 9, 9]}]}, headers=pin)
         assert r.status_code == 422 and "dice.0.value" in r.json()["error"]
-        assert c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []}).status_code == 403
+        r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []})
+        assert r.status_code == 403 and "PIN" in r.json()["error"]
         r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []}, headers=pin)
         assert r.status_code == 200 and r.json()["dice"] == [] and r.json()["reviewed"]
+        r = c.put(f"/api/review/images/{ids[1]}/labels", json={"dice": [{"value": 2, "box": [0, 0, 999, 9]}]}, headers=pin)
+        assert r.status_code == 422 and "outside the 320×240 image" in r.json()["error"]
     finally:
         app.state.store.close()
