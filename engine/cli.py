@@ -288,10 +288,14 @@ HELP_RU = ("Введите выпавшие очки: «1 5 3 3 4» или «153
            "«sheet» — счёт, «undo» — отменить последнее действие, «quit» — выход.")
 
 
-def _save(path: str | None, gs: GameState, history: list[dict[str, Any]]) -> None:
+def _save(path: str | None, gs: GameState, history: list[dict[str, Any]],
+          initial: GameState) -> None:
+    """Write ``{"format", "state", "initial", "actions"}`` atomically (the initial state and the
+    actions let a resumed game take back earlier actions)."""
     if not path:
         return
-    doc = {"format": "kosti-play/1", "state": gs.to_json(), "actions": history}
+    doc = {"format": "kosti-play/1", "state": gs.to_json(), "initial": initial.to_json(),
+           "actions": history}
     tmp = f"{path}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -301,13 +305,25 @@ def _save(path: str | None, gs: GameState, history: list[dict[str, Any]]) -> Non
         raise BadInput(f"{path}: cannot save the game ({exc.strerror or exc})") from None
 
 
-def _load_save(path: str) -> tuple[GameState, list[dict[str, Any]]]:
+def _load_save(path: str) -> tuple[list[GameState], list[dict[str, Any]]]:
+    """The states (initial … current) and actions of a saved game. When the saved initial state
+    and actions do not reproduce the saved state, only the saved state is used (no undo)."""
     doc = _read_json(path)
     if not isinstance(doc, dict) or "state" not in doc:
         raise BadInput(f"{path}: not a game saved by 'kosti play --save'")
     gs = GameState.from_json(doc["state"])
     history = doc.get("actions", [])
-    return gs, list(history) if isinstance(history, list) else []
+    history = list(history) if isinstance(history, list) else []
+    if "initial" in doc:
+        try:
+            states = [GameState.from_json(doc["initial"])]
+            for raw in history:
+                states.append(states[-1].apply(action_from_json(raw))[0])
+            if states[-1] == gs:
+                return states, history
+        except (BadInput, RuleViolation):
+            pass
+    return [gs], []
 
 
 def sample_game(name: str = "game") -> dict[str, Any]:
@@ -330,7 +346,8 @@ def run_play(args: argparse.Namespace) -> int:
         lines = iter(_event_line(e) for e in events)
         echo = True
     elif args.resume:
-        gs, history = _load_save(args.resume)
+        states, history = _load_save(args.resume)
+        gs = states[-1]
         if args.save is None:
             args.save = args.resume
         lines = sys.stdin
@@ -349,8 +366,9 @@ def run_play(args: argparse.Namespace) -> int:
     _say(out, lang, f"Rules: {gs.rules.name} — {gs.rules.description}",
          f"Правила: {gs.rules.name}")
     print(_sheet(gs, lang), file=out)
-    _save(args.save, gs, history)
-    states = [gs]
+    if not args.resume:
+        states = [gs]
+    _save(args.save, gs, history, states[0])
     while True:
         if gs.over:
             break
@@ -385,7 +403,7 @@ def run_play(args: argparse.Namespace) -> int:
                 history.pop()
                 gs = states[-1]
                 _say(out, lang, "Last action taken back", "Последнее действие отменено")
-                _save(args.save, gs, history)
+                _save(args.save, gs, history, states[0])
             else:
                 _say(out, lang, "Nothing to take back", "Нечего отменять")
             continue
@@ -405,7 +423,7 @@ def run_play(args: argparse.Namespace) -> int:
         gs = new
         states.append(gs)
         history.append(action_to_json(action))
-        _save(args.save, gs, history)
+        _save(args.save, gs, history, states[0])
     if not gs.over:
         print(_sheet(gs, lang), file=out)
     return 0

@@ -199,6 +199,19 @@ def test_play_piped_save_and_resume(tmp_path):
     assert saved["state"]["players"][0]["score"] == 135
 
 
+def test_play_undo_after_resume(tmp_path):
+    save = tmp_path / "g.json"
+    r = _play(["--players", "Ann,Boris", "--save", str(save), "--lang", "en"],
+              "1 1 1 2 3\nbank\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = _play(["--resume", str(save), "--lang", "en"], "undo\nundo\n6 6 6 2 3\nbank\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("Last action taken back") == 2
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert saved["actions"] == [{"roll": [6, 6, 6, 2, 3]}, {"bank": True}]
+    assert saved["state"]["players"][0]["score"] == 60
+
+
 def test_play_russian_and_undo(tmp_path):
     r = _play(["--players", "Аня,Боря", "--lang", "ru"], "11123\nundo\n66623\nхватит\n", tmp_path)
     assert r.returncode == 0, r.stderr
