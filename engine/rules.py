@@ -479,6 +479,8 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
+        if value == "unlimited" and type(None) in args and int in args:
+            value = None  # rules.md writes "attempts: unlimited", "max_falls: unlimited"
         if value is None:
             if type(None) in args:
                 return None

@@ -165,6 +165,9 @@ def test_overrides_nested_dotted_and_scoring_aliases():
     switched = with_overrides("classic", {"scoring_table": "ZARY_PLUS10"})
     assert switched.scoring.quad_rule == "plus10"
     assert resolve_rules({"preset": "farkle", "overrides": {"target": 5000}}).target == 5000
+    unlimited = with_overrides("classic", {"barrel": {"attempts": "unlimited",
+                                                      "max_falls": "unlimited"}})
+    assert unlimited.barrel.attempts is None and unlimited.barrel.max_falls is None
 
 
 @pytest.mark.parametrize("overrides, names", [
