@@ -791,8 +791,11 @@ class SourceStatus:
 class ReconnectingSource(FrameSource):
     """Wraps a live source and reopens it with exponential backoff when it fails.
 
-    ``read`` keeps trying until a frame arrives, :meth:`close` is called, or ``max_attempts`` failures in
-    a row have happened (then the status is ``failed`` and :class:`SourceError` is raised). Delays are
+    ``read()`` keeps trying until a frame arrives, :meth:`close`/:meth:`cancel` is called, or
+    ``max_attempts`` failures in a row have happened (then the status is ``failed`` and
+    :class:`SourceError` is raised). ``read(timeout)`` instead raises :class:`SourceError`
+    ("reconnecting …") when the timeout runs out during a backoff wait, so a caller can show the status;
+    the next read continues the same backoff schedule. Delays are
     ``initial_delay * factor**k`` capped at ``max_delay`` seconds. :class:`EndOfStream` is passed through
     (a finished file is not a dropped camera).
 
@@ -869,7 +872,21 @@ class ReconnectingSource(FrameSource):
             self._stopping.wait(delay)
 
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        # With a timeout, a read that falls into a backoff wait gives up at the deadline with a
+        # SourceError ("reconnecting …") so the caller can show the status; the next read resumes the
+        # same backoff schedule. Without one, read() waits until a frame arrives (or close/cancel).
+        deadline = None if timeout is None else self._clock() + timeout
         while not self._stopping.is_set():
+            wait = self._next_try - self._clock() if self._next_try else 0.0
+            if wait > 0:
+                if deadline is not None and self._clock() + wait > deadline:
+                    self._wait(max(0.0, deadline - self._clock()))
+                    left = max(0.0, self._next_try - self._clock())
+                    raise SourceError(f"reconnecting ({self._status.message}); next attempt in {left:.1f} s")
+                self._wait(wait)
+                if self._stopping.is_set():
+                    break
+            self._next_try = 0.0
             try:
                 if self._inner is None:
                     inner = self._factory()
@@ -892,11 +909,9 @@ class ReconnectingSource(FrameSource):
                 self._set_status("reconnecting", msg)
                 log.warning("source failed (%s); retry %d in %.1f s", msg, self._attempts, delay)
                 self.delays.append(delay)
-                self._wait(delay)
                 continue
             if self._attempts or self._status.state != "ok":
                 self._attempts = 0
-                self._next_try = 0.0
                 self._set_status("ok", "")
             return frame.image, frame.t
         raise SourceError("source closed")

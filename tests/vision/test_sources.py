@@ -239,7 +239,8 @@ def test_reconnect_with_exponential_backoff_then_recover():
     with src:
         frame = src.read()
         assert frame.image.shape == (8, 8, 3)
-        assert waits == [0.5, 1.0, 2.0, 3.0]  # doubled, capped at max_delay
+        assert src.delays == [0.5, 1.0, 2.0, 3.0]  # doubled, capped at max_delay
+        assert waits == pytest.approx(src.delays, abs=0.05)
         assert [s.state for s in statuses] == ["reconnecting"] * 4
         assert statuses[-1].attempts == 4 and "unplugged" in statuses[-1].message
         assert src.status.state == "ok" and src.status.attempts == 0
@@ -254,7 +255,8 @@ def test_reconnect_after_a_stream_drops_mid_way():
     assert len(frames) == 12
     assert [f.index for f in frames] == list(range(12))
     assert FlakySource.plan["opens"] >= 3  # the stream dropped twice and was reopened
-    assert waits and all(w == 0.5 for w in waits)  # success resets the backoff
+    assert src.delays and all(d == 0.5 for d in src.delays)  # success resets the backoff
+    assert waits == pytest.approx(src.delays, abs=0.05)
 
 
 def test_reconnect_gives_up_after_max_attempts():
@@ -266,6 +268,27 @@ def test_reconnect_gives_up_after_max_attempts():
             src.read()
     assert src.status.state == "failed"
     assert "unplugged" in src.status.message
+
+
+def test_reconnecting_read_with_timeout_reports_and_keeps_the_backoff_schedule():
+    FlakySource.plan["opens"] = 0
+    src = ReconnectingSource(lambda: FlakySource(fail_opens=3, frames_per_life=None), initial_delay=0.2,
+                             factor=2.0, max_delay=5.0)
+    errors = []
+    t0 = time.monotonic()
+    with src:
+        while True:
+            try:
+                src.read(timeout=0.1)
+                break
+            except SourceError as exc:
+                errors.append(str(exc))
+                assert src.status.state == "reconnecting"
+    elapsed = time.monotonic() - t0
+    assert src.delays == [0.2, 0.4, 0.8]  # the schedule went on across the timed-out reads
+    assert elapsed >= 1.4 - 0.05
+    assert len(errors) >= 10 and all("reconnecting (camera unplugged)" in e for e in errors)
+    assert src.status.state == "ok"
 
 
 def test_reconnecting_close_interrupts_a_wait():
