@@ -57,7 +57,7 @@ _CLASSIC: dict[str, Any] = {
                    "reopen_required": False},
     "bolts": {"enabled": True, "trigger": ["zero_turn"], "limit": 3, "penalty": 100,
               "exempt_when": ["not_open", "in_pit", "on_barrel"], "reset_after_penalty": True},
-    "barrel": {"kind": "points", "entry": 880, "entry_strict": True, "target": 1000,
+    "barrel": {"kind": "points", "entry": 880, "entry_strict": True, "target": None,
                "attempts": 3, "fall_penalty": 100, "max_falls": 3, "knockoff": True,
                "knockoff_effect": "fall", "direct_win_from_below": True},
     "ending": {"mode": "at_least"},
@@ -98,7 +98,9 @@ def _delta(base: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
     return out
 
 
-#: rules.md §4 presets as parameter dicts (validated into Rules on first use).
+#: rules.md §4 presets as parameter dicts (validated into Rules on first use). ``barrel.target``
+#: is left null (= the game's ``target``, 1000 in every 1000 preset) so that a ``target``
+#: override (ID-D: 500 or 1500) moves the barrel's goal with it.
 _PRESETS: dict[str, dict[str, Any]] = {
     # §4.1
     "classic": _CLASSIC,
@@ -126,7 +128,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "first_throw_retry": False,
         "opening": {"threshold": 75, "in_one_turn": True},
         "negative_scores": "clamp_zero",
-        "barrel": {"kind": "capped", "entry": 850, "entry_strict": False, "target": 1000,
+        "barrel": {"kind": "capped", "entry": 850, "entry_strict": False, "target": None,
                    "attempts": None, "fall_penalty": 0, "max_falls": None, "knockoff": True,
                    "knockoff_effect": "to_admission_score"},
         "ending": {"mode": "at_least"},
@@ -151,7 +153,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "bolts": {"enabled": True, "trigger": ["zero_turn"], "limit": 3, "penalty": 50,
                   "exempt_when": ["not_open", "in_pit", "on_barrel"],
                   "reset_after_penalty": True},
-        "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": 1000,
+        "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": None,
                    "attempts": 3, "fall_penalty": 100, "max_falls": None, "knockoff": True,
                    "knockoff_effect": "fall"},  # knock-off = a normal fall (§6.32)
         "ending": {"mode": "at_least"},
@@ -191,7 +193,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
                        "via_penalties": True, "reopen_required": False},
         "overtaking": {"enabled": True, "penalty": 50},
         # attempts are the 3 bolts: the third bolt's −50 is the fall, not an extra −50 (§4.6)
-        "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": 1000,
+        "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": None,
                    "attempts": 3, "fall_penalty": 50, "max_falls": None, "knockoff": True,
                    "knockoff_effect": "minus_50", "push_off_penalty": 50,
                    "attempts_are_bolts": True},
