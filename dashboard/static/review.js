@@ -19,7 +19,7 @@ const T = {
     pin_needed: "Enter the PIN shown when the dashboard started, then save again.",
     src_capture: "capture", src_correction: "correction while playing", src_import: "imported",
     unsaved: "Unsaved changes", none_selected: "Select a box first (tap it), or draw one.",
-    faces_stat: "faces", load_failed: "Could not load",
+    faces_stat: "faces", load_failed: "Could not load", die: "die", conf: "model confidence",
   },
   ru: {
     title: "проверка разметки костей", back: "Назад к столу", empty: "Снимков пока нет. Запустите kosti capture --source SRC --out DIR или исправляйте броски во время игры.",
@@ -37,7 +37,7 @@ const T = {
     pin_needed: "Введите PIN, показанный при запуске, и сохраните снова.",
     src_capture: "съёмка", src_correction: "исправление в игре", src_import: "импорт",
     unsaved: "Есть несохранённые правки", none_selected: "Сначала выберите рамку (нажмите на неё) или нарисуйте новую.",
-    faces_stat: "грани", load_failed: "Не удалось загрузить",
+    faces_stat: "грани", load_failed: "Не удалось загрузить", die: "кость", conf: "уверенность модели",
   },
 };
 
@@ -289,6 +289,12 @@ function render() {
     b.classList.toggle("on", !!d && String(d.value) === b.dataset.face);
   });
   $("btn-delete").disabled = state.sel < 0;
+  const d = state.dice[state.sel];
+  $("sel-info").textContent = d
+    ? `${t("die")} ${state.sel + 1}/${state.dice.length}: ${d.value}${d.uncertain ? "?" : ""}` +
+      (d.confidence != null ? ` · ${t("conf")} ${Math.round(d.confidence * 100)}%` : "") +
+      ` · ${Math.round(d.box[2] - d.box[0])}×${Math.round(d.box[3] - d.box[1])} px`
+    : `${state.dice.length} ${t("dice")}`;
 }
 
 function markDirty() {
@@ -304,6 +310,7 @@ function select(i) {
 function setFace(v) {
   const d = state.dice[state.sel];
   if (!d) { showMessage(t("none_selected"), true); return; }
+  if (d.value !== v) d.confidence = null; // the model's confidence was for its own proposal
   d.value = v;
   d.uncertain = false;
   state.lastFace = v;
