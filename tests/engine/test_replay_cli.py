@@ -129,6 +129,9 @@ def test_replay_keep_dead_die_exit_3(tmp_path, capsys):
      "events": []},
     {"rules": "classic", "players": ["A"], "events": [{"jump": True}]},
     {"rules": "classic", "players": ["A"], "scores": {"Z": 5}, "events": []},
+    {"rules": "farkle", "players": ["A", "B"],  # keeping dice that were not thrown
+     "events": [{"roll": [1, 2, 3, 3, 4, 6]}, {"keep": [5]}]},
+    {"rules": "classic", "players": "Ann", "events": []},
 ])
 def test_replay_bad_input_exit_2(tmp_path, capsys, doc):
     code, out, err = _replay(tmp_path, capsys, doc)
