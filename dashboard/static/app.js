@@ -18,7 +18,7 @@ const T = {
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
     ignored: "no game", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
-    zones_points: "Tray corners", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
+    zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
   },
   ru: {
     subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "в эфире", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
@@ -36,7 +36,7 @@ const T = {
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
     ignored: "нет игры", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
-    zones_points: "Углы лотка", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
+    zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
   },
 };
 
@@ -55,6 +55,7 @@ let keepSel = new Set();  // indices of dice selected for Keep
 let pendingFaces = null;  // editable faces of the pending throw
 let zonePts = null;       // tray corners being clicked (normalised), or null
 let settings = null;
+let zoneWhich = "roll_area"; // which zone the clicks mark
 let ws = null;
 
 const $ = (id) => document.getElementById(id);
@@ -270,19 +271,20 @@ async function loadSettings() {
   $("set-conf").value = th.conf ?? "";
   $("set-value-conf").value = th.value_conf ?? "";
   $("set-still").value = th.still_s ?? "";
-  drawZones(settings.zones && settings.zones.roll_area);
+  drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
 }
 
-function drawZones(poly) {
+function drawZones(poly, aside) {
   const svg = $("zone-overlay");
-  if (!poly || poly.length < 2) {
-    svg.innerHTML = "";
-    $("zones-info").textContent = zonePts ? t("zones_hint") : t("zones_whole");
-    return;
-  }
-  const pts = poly.map((p) => `${p[0]},${p[1]}`).join(" ");
-  svg.innerHTML = `<polygon points="${pts}" fill="rgba(255,200,0,0.12)" stroke="#ffc800" stroke-width="0.004"/>`;
-  $("zones-info").textContent = `${t("zones_points")}: ${poly.map((p) => `(${p[0].toFixed(2)}, ${p[1].toFixed(2)})`).join(" ")}`;
+  const shape = (pl, color) => pl && pl.length >= 2
+    ? `<polygon points="${pl.map((p) => `${p[0]},${p[1]}`).join(" ")}" fill="${color}22" stroke="${color}" stroke-width="0.004"/>` : "";
+  const roll = zonePts && zoneWhich === "roll_area" ? zonePts : poly;
+  const set = zonePts && zoneWhich === "set_aside" ? zonePts : aside;
+  svg.innerHTML = shape(roll, "#ffc800") + shape(set, "#40a0ff");
+  const fmt = (pl) => pl.map((p) => `(${p[0].toFixed(2)}, ${p[1].toFixed(2)})`).join(" ");
+  if (zonePts) $("zones-info").textContent = t("zones_hint");
+  else if (!poly || poly.length < 3) $("zones-info").textContent = t("zones_whole");
+  else $("zones-info").textContent = `${t("zones_points")}: ${fmt(poly)}` + (aside && aside.length >= 3 ? ` · ${t("aside_points")}: ${fmt(aside)}` : "");
 }
 
 async function saveSettings(extra) {
@@ -294,7 +296,7 @@ async function saveSettings(extra) {
   const src = $("set-source").value.trim();
   if (src && (!settings || src !== settings.source)) body.source = src;
   Object.assign(body, extra || {});
-  try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); drawZones(settings.zones && settings.zones.roll_area); } catch (e) { /* shown */ }
+  try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside); } catch (e) { /* shown */ }
 }
 
 // ------------------------------------------------------------------ wiring
@@ -355,19 +357,23 @@ function init() {
     } catch (err) { /* shown */ }
   });
   $("btn-save-settings").addEventListener("click", () => saveSettings());
-  $("btn-zones").addEventListener("click", () => {
+  const startZone = (which) => {
+    zoneWhich = which;
     zonePts = [];
     $("live-section").classList.add("calibrating");
     $("btn-zones-done").hidden = false;
-    drawZones(zonePts);
-  });
+    drawZones(settings && settings.zones && settings.zones.roll_area, settings && settings.zones && settings.zones.set_aside);
+  };
+  $("btn-zones").addEventListener("click", () => startZone("roll_area"));
+  $("btn-zones-aside").addEventListener("click", () => startZone("set_aside"));
   $("btn-zones-done").addEventListener("click", () => {
     $("live-section").classList.remove("calibrating");
     $("btn-zones-done").hidden = true;
     const pts = zonePts;
     zonePts = null;
-    if (pts && pts.length >= 3) saveSettings({ zones: { roll_area: pts, set_aside: null } });
-    else drawZones(settings && settings.zones && settings.zones.roll_area);
+    const cur = (settings && settings.zones) || { roll_area: [[0, 0], [1, 0], [1, 1], [0, 1]], set_aside: null };
+    if (pts && pts.length >= 3) saveSettings({ zones: { ...cur, [zoneWhich]: pts } });
+    else drawZones(cur.roll_area, cur.set_aside);
   });
   $("btn-zones-clear").addEventListener("click", () => saveSettings({ zones: { roll_area: [[0, 0], [1, 0], [1, 1], [0, 1]], set_aside: null } }));
   $("live").addEventListener("click", (e) => {
@@ -376,7 +382,7 @@ function init() {
     const x = Math.min(1, Math.max(0, (e.clientX - r.left) / r.width));
     const y = Math.min(1, Math.max(0, (e.clientY - r.top) / r.height));
     zonePts.push([Number(x.toFixed(4)), Number(y.toFixed(4))]);
-    drawZones(zonePts);
+    drawZones(settings && settings.zones && settings.zones.roll_area, settings && settings.zones && settings.zones.set_aside);
   });
   applyLang();
   loadPresets();

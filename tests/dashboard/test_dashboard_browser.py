@@ -164,6 +164,14 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         assert len(roll) == 4
         for (x, y), (fx, fy) in zip(roll, corners):
             assert abs(x - (0.5 + fx)) < 0.03 and abs(y - (0.5 + fy)) < 0.03
+        # The set-aside area: a strip along the bottom edge; the roll area stays.
+        d.find_element(By.ID, "btn-zones-aside").click()
+        for fx, fy in [(-0.45, 0.42), (0.45, 0.42), (0.45, 0.48), (-0.45, 0.48)]:
+            ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
+        d.find_element(By.ID, "btn-zones-done").click()
+        wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json()["zones"] or {}).get("set_aside"))
+        zones = httpx.get(demo_server + "/api/settings").json()["zones"]
+        assert zones["roll_area"] == roll and len(zones["set_aside"]) == 4
         d.execute_script("window.scrollTo(0, 0);")
         shot = tmp_path / "kosti_dashboard.png"
         d.save_screenshot(str(shot))
@@ -202,8 +210,8 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         app.state.table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain", image=True))
         wait.until(EC.visibility_of_element_located((By.ID, "pending")))
-        assert d.find_element(By.ID, "turn-points").text == "0"  # nothing scored yet
-        assert d.find_element(By.ID, "pending-img").get_attribute("src").endswith("?thumb=1")
+        assert d.find_element(By.ID, "turn-points").text == "0", "nothing may be scored before confirmation"
+        wait.until(lambda d: (d.find_element(By.ID, "pending-img").get_attribute("src") or "").endswith("?thumb=1"))
         Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
         wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
         d.find_element(By.ID, "btn-confirm").click()
