@@ -301,6 +301,12 @@ def test_capture_cli_rejects_bad_input(tmp_path: Path, capsys) -> None:
     assert "unknown source" in capsys.readouterr().err
     assert main(["capture", "--source", "virtual", "--out", str(tmp_path / "o"), "--max", "0"]) == 2
     assert "--max must be >= 1" in capsys.readouterr().err
+    photos = tmp_path / "p"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "a.png"), frame())
+    rc = main(["capture", "--source", str(photos), "--out", str(tmp_path / "o"), "--model", str(tmp_path / "no.onnx")])
+    assert rc == 2 and "no.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # nothing is created before the reader loads
 
 
 def _photos_with_1_to_5_dice(n: int) -> list[Path]:
