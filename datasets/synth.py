@@ -591,6 +591,7 @@ class SceneGenerator:
             raise SynthError("real dice/backgrounds requested but no real photos were loaded")
         self.cfg, self.bank, self.seed = cfg, bank, int(seed)
         self._tables: dict[int, np.ndarray] = {}
+        self._noise_field: np.ndarray | None = None
 
     # -- table top -----------------------------------------------------------------------------
     def warm_tables(self) -> None:
@@ -720,7 +721,7 @@ class SceneGenerator:
         blur_px = 0.0
         r = rng.random() if cfg.degrade else 1.0
         if r < 0.12:
-            length = rng.uniform(3, 3 + 0.25 * base)
+            length = rng.uniform(3, 3 + min(0.25 * base, 22.0))
             img = cv2.filter2D(img, -1, motion_kernel(length, rng.uniform(0, 180)), borderType=cv2.BORDER_REFLECT)
             blur_px = length
         elif r < 0.27:
@@ -824,8 +825,19 @@ class SceneGenerator:
             m[ya:yb, xa:xb] = sp.sil[ya - y0:yb - y0, xa - x0:xb - x0]
         return sp, m, x0, y0
 
-    @staticmethod
-    def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _noise(self, rng: np.random.Generator, S: int) -> np.ndarray:
+        """``(S, S, 3)`` unit Gaussian sensor noise: a random window (and flip) of one big field made
+        once per series — per-pixel noise at a fraction of the cost of drawing it for every scene."""
+        if self._noise_field is None or self._noise_field.shape[0] < S + 64:
+            n = S + 256
+            self._noise_field = np.random.default_rng([self.seed, 2_000_003]).standard_normal(
+                (n, n, 3), dtype=np.float32)
+        field_ = self._noise_field
+        y0, x0 = (int(v) for v in rng.integers(0, field_.shape[0] - S + 1, 2))
+        win = field_[y0:y0 + S, x0:x0 + S]
+        return win[::-1] if rng.random() < 0.5 else win
+
+    def _photometric(self, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         S = img.shape[0]
         if rng.random() < 0.12:  # glare: a bright soft patch (lamp reflected by a glossy table)
             q = 8  # drawn and blurred at 1/8 scale: it is smooth anyway
@@ -847,10 +859,7 @@ class SceneGenerator:
             gray = cv2.cvtColor(img.astype(np.float32), cv2.COLOR_BGR2GRAY)
             img = np.repeat(gray[..., None], 3, axis=2)
         if rng.random() < 0.5:
-            noise = np.empty((S, S, 3), np.float32)
-            cv2.setRNGSeed(int(rng.integers(2**31 - 1)))
-            cv2.randn(noise, 0.0, float(rng.uniform(2, 10)))
-            img = img + noise
+            img = img + self._noise(rng, S) * np.float32(rng.uniform(2, 10))
         return img.astype(np.float32)
 
 
