@@ -207,6 +207,10 @@ def _sheet(gs: GameState, lang: str) -> str:
             marks.append(tr("skips next turn", "пропускает ход"))
         arrow = "→" if not gs.over and i == gs.turn.player else " "
         lines.append(f"{arrow} {p.name:<12} {p.score:>6}  {', '.join(marks)}".rstrip())
+    if gs.rules.team_play.enabled:
+        for team in gs.teams():
+            names = " + ".join(gs.players[i].name for i in team)
+            lines.append(f"  {tr('team', 'команда')} {names}: {gs.team_score(team[0])}")
     if gs.over:
         w = gs.winner
         names = ", ".join(w) if isinstance(w, list) else w

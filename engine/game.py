@@ -442,6 +442,18 @@ class GameState:
                 return p
         raise KeyError(name)
 
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        """Player indices per team (``team_play``, F2: partners sit opposite); one team per
+        player when team play is off."""
+        return _teams(self.rules, len(self.players))
+
+    def team_score(self, index: int) -> int:
+        """Summed recorded score of player ``index``'s team (his own score without team play)."""
+        for team in self.teams():
+            if index in team:
+                return sum(self.players[i].score for i in team)
+        raise IndexError(index)
+
     def in_pit(self, index: int) -> bool:
         """True if player ``index``'s recorded score lies inside a pit (§3.3)."""
         return self.rules.pit_of(self.players[index].score) is not None
@@ -733,6 +745,27 @@ def _barrel_need(r: Rules, score: int) -> int:
     return tgt - score
 
 
+def _teams(r: Rules, n: int) -> tuple[tuple[int, ...], ...]:
+    if not r.team_play.enabled:
+        return tuple((i,) for i in range(n))
+    k = n // r.team_play.size
+    return tuple(tuple(range(j, n, k)) for j in range(k))
+
+
+def _team_of(r: Rules, n: int, i: int) -> tuple[int, ...]:
+    if not r.team_play.enabled:
+        return (i,)
+    k = n // r.team_play.size
+    return tuple(range(i % k, n, k))
+
+
+def _partners_score(st: GameState, i: int) -> int:
+    """Recorded points of player ``i``'s partners (0 without team play)."""
+    if not st.rules.team_play.enabled:
+        return 0
+    return sum(st.players[j].score for j in _team_of(st.rules, len(st.players), i) if j != i)
+
+
 def _may_win_now(st: GameState, running: int, points: int) -> bool:
     """Mid-turn win check (§3.13 step 4): the running total meets the winning condition and every
     stop constraint other than the hot-dice obligation holds."""
@@ -749,7 +782,7 @@ def _may_win_now(st: GameState, running: int, points: int) -> bool:
         if not _barrel_win(r, p.score, running):
             return False
     else:
-        if not r.wins(running):
+        if not r.wins(running + _partners_score(st, st.turn.player)):
             return False
         if b.kind in ("points", "final_range") and not b.direct_win_from_below:
             return False
@@ -1007,18 +1040,26 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
     after_record = mover.score
     players[m] = mover
     # 2. win check for the mover
-    won = outcome == "bank" and _wins_recorded(r, before, mover.score, was_barrel)
+    partners = _partners_score(st, m)
+    won = outcome == "bank" and _wins_recorded(r, before, mover.score + partners, was_barrel)
     if won:
         if r.final_round == "none" or final_round is not None:
             if r.final_round == "none":
                 over = True
-                winners = (m,)
-                ev.append(_ev("win", name, f"{name} wins with {mover.score}!",
-                              f"{name} побеждает с {mover.score}!", mover.score))
+                winners = _team_of(r, len(players), m)
+                if len(winners) > 1:
+                    names = ", ".join(players[i].name for i in winners)
+                    total = mover.score + partners
+                    ev.append(_ev("win", name, f"team {names} wins with {total}!",
+                                  f"побеждает команда {names} с {total}!", total))
+                else:
+                    ev.append(_ev("win", name, f"{name} wins with {mover.score}!",
+                                  f"{name} побеждает с {mover.score}!", mover.score))
         else:
             n = len(players)
+            team = _team_of(r, n, m)
             if r.final_round == "others_one_more_turn":
-                owed = tuple((m + k) % n for k in range(1, n))
+                owed = tuple((m + k) % n for k in range(1, n) if (m + k) % n not in team)
             else:  # equalize_turns: the rest of this round (seat 0 starts each round)
                 owed = tuple(range(m + 1, n))
             final_round = owed
@@ -1274,8 +1315,11 @@ def _pass_turn(st: GameState, m: int, extra: bool, ev: list[Event], offer: int =
     if fr is not None:
         fr = tuple(i for i in fr if i != m)
         if not fr:
-            best = max(p.score for p in players)
-            winners = tuple(i for i, p in enumerate(players) if p.score == best)
+            teams = _teams(r, n)
+            totals = [sum(players[i].score for i in team) for team in teams]
+            best = max(totals)
+            winners = tuple(sorted(i for team, tot in zip(teams, totals) if tot == best
+                                   for i in team))
             names = ", ".join(players[i].name for i in winners)
             ev.append(_ev("win", names, f"final round over: {names} win{'s' if len(winners) == 1 else ''} "
                           f"with {best}", f"финальный круг окончен: побеждает {names} с {best}", best))
@@ -1352,6 +1396,10 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
     if not r.players.min <= len(names) <= r.players.max:
         raise BadInput(f"players: {r.name} allows {r.players.min}–{r.players.max} players, "
                        f"got {len(names)}")
+    size = r.team_play.size
+    if r.team_play.enabled and (len(names) % size or len(names) < 2 * size):
+        raise BadInput(f"players: team play needs at least two teams of {size}, got "
+                       f"{len(names)} players")
     scores = dict(scores or {})
     state = dict(state or {})
     for key in list(scores) + list(state):

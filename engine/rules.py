@@ -255,6 +255,16 @@ class HighStakes:
 
 
 @dataclass(frozen=True, slots=True)
+class TeamPlay:
+    """Team Farkle (F2 variant, rules.md §3.11): partners sit opposite — with n players and teams
+    of ``size``, seats i, i + n/size, … form one team; a team's score is the sum of its members'
+    scores, the team reaching the target wins (usually played to 20000)."""
+
+    enabled: bool = False
+    size: int = 2
+
+
+@dataclass(frozen=True, slots=True)
 class Players:
     """Number of players (rules.md §1.1, §3.12): 1..``max`` (a 1-player training game is allowed,
     RU-E)."""
@@ -281,9 +291,9 @@ class Rules:
     ``first_throw_retry`` (§1.7.1): one second attempt when the first throw of a turn scores nothing.
     ``toxic_twos`` (F2): four or more 2s in one throw wipe the turn.
     ``high_stakes`` (F2): start from the previous player's unused dice for a bonus.
-    Not implemented (rules.md leaves them undefined or cosmetic): ``copy_previous`` (F5),
-    ``team_play`` (F2: play it as one player per team), stakes settlement (``settlement`` is
-    informational only).
+    ``team_play`` (F2): partners' scores are added for the win.
+    Not implemented (rules.md leaves them undefined or cosmetic): ``copy_previous`` (F5), stakes
+    settlement (``settlement`` is informational only).
     """
 
     name: str = "custom"
@@ -308,6 +318,7 @@ class Rules:
     three_farkles: ThreeFarkles = ThreeFarkles()
     toxic_twos: bool = False
     high_stakes: HighStakes = HighStakes()
+    team_play: TeamPlay = TeamPlay()
     players: Players = Players()
     first_player: Literal["highest_throw", "highest_single_die_throw", "seat_order"] = "highest_throw"
     settlement: Settlement = Settlement()
@@ -439,6 +450,12 @@ class Rules:
             raise BadInput("ending.overshoot_penalties: 'at' counts must be increasing and >= 1")
         if self.players.min < 1 or self.players.max < self.players.min:
             raise BadInput(f"players: need 1 <= min <= max, got {self.players.min}..{self.players.max}")
+        if self.team_play.enabled:
+            if self.team_play.size < 2:
+                raise BadInput(f"team_play.size: must be >= 2, got {self.team_play.size}")
+            if b.kind != "none" or self.ending.mode != "at_least":
+                raise BadInput("team_play.enabled: needs barrel.kind 'none' and ending.mode "
+                               "'at_least' (a team wins on its summed score)")
         if self.three_farkles.enabled and self.three_farkles.count < 1:
             raise BadInput("three_farkles.count: must be >= 1")
 

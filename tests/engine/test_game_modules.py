@@ -175,3 +175,21 @@ def test_zary_alternative_final_range_barrel():
     # zary_custom grants a second attempt, so every turn below is two empty throws
     g, _ = play(rules, ["A", "B"], [BUST5] * 10, {"A": 920}, {"A": {"falls": 2}})
     assert g.player("A").score == 0 and g.player("A").falls == 0  # third fall → 0 (RU-D)
+
+
+def test_team_farkle():
+    rules = with_overrides("farkle", {"team_play": {"enabled": True}, "target": 20000})
+    players = ["Ann", "Boris", "Cyril", "Dina"]  # teams: Ann+Cyril, Boris+Dina (opposite seats)
+    g = new_game(rules, players, {"Ann": 9000, "Boris": 9500, "Cyril": 10500, "Dina": 4000})
+    assert g.teams() == ((0, 2), (1, 3)) and g.team_score(2) == 19500
+    g, ev = g.apply(Roll([5, 5, 5, 2, 3, 4]))
+    g, ev = g.apply(Bank())
+    kinds = [e.kind for e in ev]
+    assert "final_round" in kinds and g.final_round == (1, 3)  # only the other team plays on
+    g, _ = g.apply(Roll([2, 3, 3, 4, 6, 6]))
+    g, _ = g.apply(Roll([2, 3, 3, 4, 6, 6]))
+    assert g.over and g.winner == ["Ann", "Cyril"]
+    with pytest.raises(Exception, match="two teams"):
+        new_game(rules, ["A", "B", "C"])
+    with pytest.raises(Exception, match="team_play"):
+        with_overrides("classic", {"team_play": {"enabled": True}})
