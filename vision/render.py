@@ -7,7 +7,8 @@ the table top is cached) and for bulk training-data generation (:mod:`kosti.data
 Geometry of a rendered die (:func:`render_die`): the top face is a square of side ``size_px`` pixels
 with rounded corners, rotated by ``rotation_deg`` (counter-clockwise as seen in the image). A slight
 camera tilt (``tilt``) shifts the top face against the die's base, so one or two side faces show as a
-darker band and the top face is foreshortened by ``sqrt(1 - |tilt|²)`` along the tilt direction.
+darker band (with the pips of the adjacent faces once it is tall enough to show them) and the top
+face is foreshortened by ``sqrt(1 - |tilt|²)`` along the tilt direction.
 Pips follow the standard Western d6 layout (1 centre; 2 and 3 on a diagonal; 4 corners; 5 corners +
 centre; 6 two rows of three) — rotating the face by 90° gives the other diagonal for 2 and 3 and
 turns the 6's columns into rows, so every orientation a real die shows is reachable.
