@@ -95,7 +95,7 @@ def main() -> int:
     have = all(p.exists() for p in (args.det, args.cls, args.det_pt, args.cls_pt))
     if have:
         det_onnx, cls_onnx, det_pt, cls_pt, max_det = args.det, args.cls, args.det_pt, args.cls_pt, 300
-        label = "shipped models"
+        label = f"{det_onnx.name} + {cls_onnx.name} (PyTorch: {det_pt.name} + {cls_pt.name})"
     else:
         m = build_untrained_models(tmp / "models", det_imgsz=args.imgsz)
         det_onnx, cls_onnx, det_pt, cls_pt, max_det = m["det_onnx"], m["cls_onnx"], m["det_pt"], m["cls_pt"], 5

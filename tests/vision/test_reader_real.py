@@ -6,7 +6,7 @@ import cv2
 import pytest
 from reader_models import BYLER, require_dataset
 
-from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+import kosti.models as shipped
 from kosti.vision.evaluate import Dataset, evaluate, load_dataset
 
 #: Photos checked (the first of the sorted test split): keeps the test to a few seconds.
@@ -18,13 +18,13 @@ MIN_RECALL, MIN_PRECISION, MIN_DIE_ACCURACY = 0.85, 0.85, 0.85
 @pytest.fixture(scope="module")
 def shipped_reader():
     require_dataset(BYLER / "data.yaml")  # missing photos fail under CI even before the model lands
-    if not DETECTOR_ONNX.is_file():
-        pytest.skip(f"shipped detector not there yet: {DETECTOR_ONNX} (run the training, see models/README.md)")
+    if not shipped.DETECTOR_ONNX.is_file():
+        pytest.skip(f"shipped detector not there yet: {shipped.DETECTOR_ONNX} (run the training, see models/README.md)")
     from kosti.vision.reader import DiceReader
     from kosti.vision.onnx_backend import OnnxDetector
 
-    if len(OnnxDetector(DETECTOR_ONNX).names) != 6 and not CLASSIFIER_ONNX.is_file():
-        pytest.skip(f"shipped face classifier not there yet: {CLASSIFIER_ONNX}")
+    if len(OnnxDetector(shipped.DETECTOR_ONNX).names) != 6 and not shipped.CLASSIFIER_ONNX.is_file():
+        pytest.skip(f"shipped face classifier not there yet: {shipped.CLASSIFIER_ONNX}")
     return DiceReader()
 
 
@@ -41,3 +41,32 @@ def test_shipped_reader_on_byler_photos(shipped_reader):
         b = rec.pred.xyxy
         assert (b >= 0).all() and (b[:, 2] <= w).all() and (b[:, 3] <= h).all()
         assert (b[:, 2] > b[:, 0]).all() and (b[:, 3] > b[:, 1]).all()
+
+
+def test_map_equals_ultralytics_val_on_shipped_detector(shipped_reader, tmp_path):
+    """Our mAP50 / mAP50-95 of the shipped detector = ``yolo val`` of the same ONNX file (single class,
+    square letterbox) on the same photos. The photos are symlinked into ``tmp_path`` so Ultralytics
+    writes its label cache there, never into the shared dataset."""
+    import os
+
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+
+    full = load_dataset(BYLER / "data.yaml", "test")
+    for sub in ("images/test", "labels/test"):
+        (tmp_path / sub).mkdir(parents=True)
+    for item in full.items[: N_IMAGES * 2]:
+        (tmp_path / "images/test" / item.image.name).symlink_to(item.image)
+        (tmp_path / "labels/test" / item.label.name).symlink_to(item.label)
+    (tmp_path / "data.yaml").write_text(
+        f"path: {tmp_path}\ntrain: images/test\nval: images/test\ntest: images/test\n"
+        "names: {0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6'}\n"
+    )
+    ours = evaluate(shipped_reader, load_dataset(tmp_path / "data.yaml", "test")).to_json()
+    imgsz = shipped_reader.detector.info.imgsz
+    r = YOLO(str(shipped_reader.det_path), task="detect").val(
+        data=str(tmp_path / "data.yaml"), split="test", single_cls=True, imgsz=max(imgsz), batch=1, rect=False,
+        plots=False, verbose=False, project=str(tmp_path / "runs"), name="val",
+    )
+    assert ours["mAP50"] == pytest.approx(r.box.map50, abs=0.01)
+    assert ours["mAP50_95"] == pytest.approx(r.box.map, abs=0.01)
