@@ -67,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
     p.add_argument("--no-activate", action="store_true", help="register the new version without activating it")
     p.add_argument("--force", action="store_true", help="activate even if the new model measures worse")
+    p.add_argument("--reviewed-only", action="store_true",
+                   help="train only on images marked reviewed in a capture folder (kosti capture / review page)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=_run)
 
@@ -88,9 +90,19 @@ def _link_subset(images: list[Path], dest: Path) -> Path:
 def _run(args: argparse.Namespace) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="kosti-train-"))
     work.mkdir(parents=True, exist_ok=True)
-    images = [img for d, s in args.data for img in split_images(d, s)]
+    data = list(args.data)
+    if args.reviewed_only:
+        from kosti.datasets.capture import link_reviewed
+
+        data = []
+        for i, (d, _split) in enumerate(args.data):
+            linked = work / f"reviewed_{i}"
+            if link_reviewed(d, linked) == 0:
+                raise TrainingError(f"{d}: no reviewed images (review them on the dashboard's /review page)")
+            data.append((linked, "train"))
+    images = [img for d, s in data for img in split_images(d, s)]
     if not images:
-        raise TrainingError("no images in " + ", ".join(str(d) for d, _ in args.data))
+        raise TrainingError("no images in " + ", ".join(str(d) for d, _ in data))
     train_imgs, held = split_holdout(images, args.holdout, args.seed)
     user_train = _link_subset(train_imgs, work / "user_train")
     train = [(user_train, "train")] + list(args.base_data)
