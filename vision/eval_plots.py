@@ -55,7 +55,8 @@ def draw_confusion(cm: np.ndarray, title: str = "dice reader: true face (rows) v
 def draw_record(image: np.ndarray, rec: ImageRecord, max_side: int = 1280) -> np.ndarray:
     """Draw labels and reads of one image: label boxes green with ``tN``; matched reads blue (right),
     red (wrong) or yellow (uncertain ``?``) with the read value; extra boxes magenta; missed labels
-    keep only their green box. Returns a BGR image scaled so its longer side ≤ ``max_side``."""
+    keep only their green box. Returns a BGR image scaled so its longer side ≤ ``max_side``, with a
+    28 px summary banner (missed / extra / wrong counts) below it."""
     s = min(1.0, max_side / max(image.shape[:2]))
     img = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image.copy()
     th = max(1, round(2 * s + 0.5))
@@ -82,9 +83,9 @@ def draw_record(image: np.ndarray, rec: ImageRecord, max_side: int = 1280) -> np
             color = WRONG_COLOR
         box(rec.pred.xyxy[j], color, label)
     summary = f"{rec.image.name}: missed {len(rec.missed)}  extra {len(rec.extra)}  wrong {len(rec.wrong)}"
-    cv2.putText(img, summary, (8, img.shape[0] - 10), FONT, 0.6, (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(img, summary, (8, img.shape[0] - 10), FONT, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
-    return img
+    banner = np.zeros((28, img.shape[1], 3), np.uint8)
+    cv2.putText(banner, summary, (8, 19), FONT, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
+    return np.vstack([img, banner])
 
 
 def write_plots(report: EvalReport, out_dir: str | Path, max_errors: int = 24) -> list[Path]:

@@ -67,7 +67,7 @@ def test_cli_eval_json_and_plots(models, dataset, tmp_path):
     img = cv2.imread(str(plots / "confusion_matrix.png"))
     assert img is not None and img.shape[0] > 300 and img.shape[1] > 300
     errors = sorted((plots / "errors").glob("*.png"))
-    assert len(errors) == 3 and cv2.imread(str(errors[0])).shape == (480, 640, 3)
+    assert len(errors) == 3 and cv2.imread(str(errors[0])).shape == (480 + 28, 640, 3)
 
     # The command reports exactly what the library computes (timing aside).
     reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6)
