@@ -600,7 +600,11 @@ class TableService:
 
         src = self.source
         fps_t = deque(maxlen=30)
+        last_push = 0.0
         while not self._stop.is_set():
+            if time.monotonic() - last_push > 2.0:  # camera health and frame rate for every screen
+                last_push = time.monotonic()
+                self.broadcaster.publish({"type": "source", "source": self.source_info()})
             try:
                 frame = src.read(timeout=1.0)
             except EndOfStream:

@@ -129,6 +129,14 @@ function statusTags(p, rules) {
   return tags.join(" ");
 }
 
+function renderSource(src) {
+  if (!src) { $("source-info").textContent = ""; return; }
+  const st = src.status && typeof src.status === "object" ? src.status.state : src.status;
+  const bad = st && st !== "ok" && st !== "none" ? ` · ${st}${src.status.message ? ": " + src.status.message : ""}` : "";
+  const msg = src.message ? ` · ${src.message}` : "";
+  $("source-info").textContent = `${src.kind}${src.spec ? " (" + src.spec + ")" : ""} · ${src.fps || 0} fps${src.motion ? " · " + src.motion : ""}${bad}${msg}`;
+}
+
 function render(s) {
   snap = s;
   const st = s.state;
@@ -137,7 +145,7 @@ function render(s) {
   $("review-link").hidden = !s.review_url;
   $("no-game").hidden = !!st;
   $("turn-body").hidden = !st;
-  $("source-info").textContent = s.source ? `${s.source.kind}${s.source.spec ? " (" + s.source.spec + ")" : ""} · ${s.source.fps || 0} fps` : "";
+  renderSource(s.source);
   $("reader-info").textContent = s.reader ? `${t("reader")}: ${s.reader}` : "";
   // scoreboard
   const rows = $("score-rows");
@@ -311,7 +319,8 @@ function connect() {
       const prevTurn = snap && snap.turn_no;
       render(msg);
       if (prevTurn !== msg.turn_no) loadHistory();
-    } else if (msg.type === "error") showMessage(errorText(msg, msg.status));
+    } else if (msg.type === "source") renderSource(msg.source);
+    else if (msg.type === "error") showMessage(errorText(msg, msg.status));
   };
 }
 

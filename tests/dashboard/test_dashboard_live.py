@@ -44,6 +44,12 @@ def test_virtual_table_throw_is_read_and_scored(make_client, start_game, scores)
         assert img.status_code == 200 and img.content[:2] == b"\xff\xd8"
         frame = c.get("/snapshot.jpg")
         assert frame.status_code == 200 and len(frame.content) > 5000  # a real rendered frame, not a placeholder
+        with c.websocket_connect("/ws") as ws:  # camera health is pushed every 2 s
+            for _ in range(10):
+                msg = ws.receive_json()
+                if msg["type"] == "source":
+                    break
+            assert msg["type"] == "source" and msg["source"]["kind"] == "virtual" and msg["source"]["fps"] > 5
 
 
 @pytest.mark.skipif(not (DETECTOR_ONNX.is_file() and CLASSIFIER_ONNX.is_file()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 
-def _until(ws, pred, limit: int = 20) -> dict:
+def _until(ws, pred, limit: int = 40) -> dict:
     for _ in range(limit):
         msg = ws.receive_json()
         if pred(msg):
