@@ -68,12 +68,28 @@ def _serve(config: object, args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     cfg = app.state.config
-    shown = "127.0.0.1" if cfg.host in ("0.0.0.0", "::") else cfg.host
+    shown = _lan_address() if cfg.host in ("0.0.0.0", "::") else cfg.host
     print(f"kosti dashboard: http://{shown}:{cfg.port}/  (database {cfg.db_path})", flush=True)
     if cfg.pin_required:
         print(f"control PIN: {cfg.pin}  (anyone on the network can watch; controls need the PIN)", flush=True)
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False)
     return 0
+
+
+def _lan_address() -> str:
+    """This machine's address on the local network (for phones), or 127.0.0.1.
+
+    A UDP socket "connected" to a private address makes the OS pick the outgoing interface; no packet
+    is sent.
+    """
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.254.254.254", 1))
+            return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
 
 
 def _config(args: argparse.Namespace, **kw: object) -> object:
