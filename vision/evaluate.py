@@ -429,12 +429,16 @@ def evaluate_predictions(
 
 
 def evaluate(
-    reader: DiceReader,
-    dataset: Dataset,
+    reader: DiceReader | str | Path,
+    dataset: Dataset | None = None,
     compute_map: bool = True,
     progress: Callable[[Iterable], Iterable] | None = None,
+    **data_kwargs,
 ) -> EvalReport:
     """Run the reader over a dataset split and score it (see the module docstring for definitions).
+
+    Script form: ``evaluate(path, split=…, detector=…, classifier=…)`` — a dataset path instead of a
+    reader — is :func:`evaluate_data` and returns its JSON dict (used by ``kosti train``).
 
     Args:
         reader: the reader under test (its ``conf`` and ``value_conf`` are the working thresholds).
@@ -447,6 +451,10 @@ def evaluate(
     Raises:
         ImageReadError: an image cannot be read (names the file); DatasetError: a bad label file.
     """
+    if not isinstance(reader, DiceReader) and isinstance(reader, (str, Path)):
+        return evaluate_data(reader, compute_map=compute_map, **data_kwargs)  # type: ignore[return-value]
+    if dataset is None or data_kwargs:
+        raise TypeError("evaluate(reader, dataset, …) or evaluate(path, split=…, detector=…, classifier=…)")
     truths, preds, raws, times = [], [], [], []
     items: Iterable[LabelledImage] = dataset.items
     if progress is not None:

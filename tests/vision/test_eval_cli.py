@@ -76,6 +76,9 @@ def test_cli_eval_json_and_plots(models, dataset, tmp_path):
            {k: v for k, v in doc.items() if k != "ms_per_image_median"}
     one = evaluate_data(root, "test", detector=models["det_onnx"], classifier=models["cls_onnx"], conf=0.6)
     assert one["mAP50"] == doc["mAP50"] and one["split"] == "test"
+    # script form used by `kosti train`: a dataset folder and model paths
+    two = evaluate(root, detector=models["det_onnx"], classifier=models["cls_onnx"], conf=0.6)
+    assert two["dice"] == doc["dice"] and two["mAP50"] == doc["mAP50"] and two["data"] == str(root)
 
 
 def test_cli_eval_human_output(models, dataset):
