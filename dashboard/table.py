@@ -246,7 +246,8 @@ def default_reader(source: Any, kind: str = "auto") -> tuple[Any, str]:
         except Exception as exc:  # noqa: BLE001 - auto falls back below
             if kind == "models":
                 raise
-            log.warning("dice models not available (%s); ", exc)
+            log.warning("dice models not available (%s)%s", exc,
+                        "; reading the virtual table's ground truth instead" if getattr(source, "kind", "") == "virtual" else "")
     if getattr(source, "kind", "") == "virtual" or kind == "truth":
         r = VirtualTruthReader(source)
         return r, r.name

@@ -181,6 +181,60 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         d.quit()
 
 
+class _InProcessServer:
+    """uvicorn serving ``app`` on a free port in a thread (so a test can inject throws into the table)."""
+
+    def __init__(self, app) -> None:
+        import threading
+
+        import uvicorn
+
+        self.port = _free_port()
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        threading.Thread(target=self.server.run, daemon=True).start()
+        deadline = time.monotonic() + 30
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.server.should_exit = True
+
+
+@pytest.mark.slow
+def test_keep_choice_in_the_browser(tmp_path, throw):
+    """Farkle lets the player choose what to set aside: tap the dice, then Keep."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="farkle"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        app.state.table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
+        wait.until(EC.visibility_of_element_located((By.ID, "keep-panel")))
+        assert "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').click() or True)
+        wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
+        d.find_element(By.ID, "btn-keep").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "100"))
+        assert d.find_element(By.ID, "dice-left").text == "5"
+        assert not d.find_element(By.ID, "keep-panel").is_displayed()
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
+
+
 @pytest.mark.slow
 def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
     """An unread die is held pending on every screen; the table fixes it in the UI and confirms."""
