@@ -272,6 +272,10 @@ def _superellipse_mask(w: int, h: int, box: Sequence[float], power: float, feath
     return m
 
 
+#: Largest die side kept in the real-crop bank (bigger dice are stored downscaled), pixels.
+_MAX_CROP_SIDE = 160.0
+
+
 def _cut_die(img: np.ndarray, box: np.ndarray, value: int, source: str) -> RealCrop | None:
     H, W = img.shape[:2]
     x1, y1, x2, y2 = (float(v) for v in box)
@@ -282,8 +286,14 @@ def _cut_die(img: np.ndarray, box: np.ndarray, value: int, source: str) -> RealC
     cx1, cy1 = int(max(0, math.floor(x1 - pad))), int(max(0, math.floor(y1 - pad)))
     cx2, cy2 = int(min(W, math.ceil(x2 + pad))), int(min(H, math.ceil(y2 + pad)))
     patch = img[cy1:cy2, cx1:cx2]
-    h, w = patch.shape[:2]
     lb = (x1 - cx1, y1 - cy1, x2 - cx1, y2 - cy1)
+    if side > _MAX_CROP_SIDE:  # keep the bank small: scenes never need more than 1.6x of this
+        k = _MAX_CROP_SIDE / side
+        patch = cv2.resize(patch, (max(1, round(patch.shape[1] * k)), max(1, round(patch.shape[0] * k))),
+                           interpolation=cv2.INTER_AREA)
+        lb = tuple(v * k for v in lb)
+        side = _MAX_CROP_SIDE
+    h, w = patch.shape[:2]
     # Boxes are axis-aligned around dice at any angle: a super-ellipse (power 3.5) between an ellipse
     # and the box keeps most of the die and little of its neighbours.
     shape_mask = _superellipse_mask(w, h, lb, 3.5, feather=0.025 * side)
