@@ -29,6 +29,7 @@ import contextlib
 import logging
 import os
 import secrets
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,6 +183,31 @@ class SettingsBody(BaseModel):
 # ---------------------------------------------------------------------------------------------------
 # App
 # ---------------------------------------------------------------------------------------------------
+class PinGuard:
+    """Checks the control PIN; after ``max_failures`` wrong PINs from one address within ``window_s``
+    seconds that address is refused (429) for ``window_s`` seconds, so a 4-digit PIN cannot be guessed
+    by trying them all."""
+
+    def __init__(self, pin: str | None, max_failures: int = 5, window_s: float = 60.0) -> None:
+        self.pin = pin
+        self.max_failures, self.window_s = max_failures, window_s
+        self._fails: dict[str, list[float]] = {}
+
+    def check(self, who: str, given: Any) -> None:
+        """Raise :class:`TableError` 403 (wrong or missing PIN) or 429 (too many wrong PINs)."""
+        now = time.monotonic()
+        recent = [t for t in self._fails.get(who, []) if now - t < self.window_s]
+        self._fails[who] = recent
+        if len(recent) >= self.max_failures:
+            raise TableError(429, f"too many wrong PINs: wait {self.window_s:.0f} s",
+                             f"слишком много неверных PIN: подождите {self.window_s:.0f} с")
+        if given is None or self.pin is None or not secrets.compare_digest(str(given), str(self.pin)):
+            if given:  # an attempt, not just a viewer pressing a button without a PIN
+                recent.append(now)
+            raise TableError(403, "control needs the PIN shown when the dashboard started",
+                             "для управления нужен PIN, показанный при запуске")
+
+
 def _make_pin() -> str:
     return f"{secrets.randbelow(9000) + 1000}"
 
@@ -253,15 +279,14 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                              "detail": _plain_errors(exc.errors())}, status_code=422)
 
     # -- access ------------------------------------------------------------------------------------
+    guard = PinGuard(config.pin)
+
     def check_pin(request: Request) -> str:
         """Dependency for control routes: returns the actor name; 403 without the right PIN."""
         who = request.client.host if request.client else "?"
         if not config.pin_required:
             return f"local:{who}"
-        given = request.headers.get("x-kosti-pin") or request.query_params.get("pin")
-        if not given or not secrets.compare_digest(str(given), str(config.pin)):
-            raise TableError(403, "control needs the PIN shown when the dashboard started",
-                             "для управления нужен PIN, показанный при запуске")
+        guard.check(who, request.headers.get("x-kosti-pin") or request.query_params.get("pin"))
         return f"pin:{who}"
 
     # -- pages -------------------------------------------------------------------------------------
@@ -422,11 +447,10 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                     return {"type": "error", "status": 422, "error": f"unknown command; use one of {sorted(commands)}",
                             "error_ru": "неизвестная команда"}
                 if config.pin_required:
-                    given = str(data.get("pin") or conn_pin or "")
-                    if not secrets.compare_digest(given, str(config.pin)):
-                        return {"type": "error", "cmd": data["cmd"], "status": 403,
-                                "error": "control needs the PIN shown when the dashboard started",
-                                "error_ru": "для управления нужен PIN, показанный при запуске"}
+                    try:
+                        guard.check(who, data.get("pin") or conn_pin)
+                    except TableError as exc:
+                        return {"type": "error", "cmd": data["cmd"], **exc.to_json()}
                 actor = f"{'pin' if config.pin_required else 'local'}:{who}"
                 try:
                     await run_in_threadpool(commands[data["cmd"]], actor, data)

@@ -254,6 +254,13 @@ def default_reader(source: Any, kind: str = "auto") -> tuple[Any, str]:
     raise RuntimeError("no dice reader: the ONNX models are missing and the source is not the virtual table")
 
 
+def _hide_credentials(spec: str | None) -> str | None:
+    """``rtsp://user:pass@cam/…`` → ``rtsp://***@cam/…`` (settings and snapshots are public to viewers)."""
+    import re
+
+    return None if spec is None else re.sub(r"//[^/@]*@", "//***@", spec)
+
+
 class _DetectorAdapter:
     """:class:`kosti.vision.pipeline.ThrowDetector` as ``process(image, t, index) -> TableThrow | None``.
 
@@ -686,10 +693,11 @@ class TableService:
             }
 
     def source_info(self) -> dict[str, Any]:
-        """Source description for the dashboard: kind, spec, fps, status, whether it can throw."""
+        """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
+        spec = _hide_credentials(self.source_spec)
         if self.source is None:
-            return {"kind": "none", "spec": self.source_spec, "virtual": False, "status": "none", "fps": 0.0}
-        info: dict[str, Any] = {"kind": getattr(self.source, "kind", "?"), "spec": self.source_spec,
+            return {"kind": "none", "spec": spec, "virtual": False, "status": "none", "fps": 0.0}
+        info: dict[str, Any] = {"kind": getattr(self.source, "kind", "?"), "spec": spec,
                                 "virtual": hasattr(self.source, "throw"), "fps": round(self.fps, 1),
                                 "motion": self._motion}
         status = getattr(self.source, "status", None)
@@ -1044,7 +1052,7 @@ class TableService:
             self._apply_thresholds()
             if self._pipeline is not None:
                 self._pipeline.apply_settings(self.settings)
-        if new_source is not None and new_source != self.source_spec:
+        if new_source is not None and new_source not in (self.source_spec, _hide_credentials(self.source_spec)):
             self.switch_source(str(new_source))
         self._changed()
         return self.get_settings()
@@ -1061,7 +1069,7 @@ class TableService:
     def get_settings(self) -> dict[str, Any]:
         """Current settings (with the source spec)."""
         d = dict(self.settings)
-        d["source"] = self.source_spec
+        d["source"] = _hide_credentials(self.source_spec)
         return d
 
     def switch_source(self, spec: str) -> None:

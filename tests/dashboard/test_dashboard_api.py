@@ -288,3 +288,17 @@ def test_throwing_fewer_dice_in_a_keep_phase_tells_the_keep(client, throw, start
     assert s["state"]["to_move"] == "Boris" and s["state"]["allowed"]["dice_options"] == [6]
     out = table.submit_throw(throw([2, 3]))  # Boris must throw all six: held for the table
     assert out["applied"] is False
+
+
+def test_pin_guessing_is_throttled(make_client):
+    c = make_client(host="0.0.0.0", pin="2468")
+    for wrong in ("0000", "1111", "2222", "3333", "4444"):
+        assert c.post("/api/games", json={"players": ["A"]}, headers={"X-Kosti-Pin": wrong}).status_code == 403
+    r = c.post("/api/games", json={"players": ["A"]}, headers={"X-Kosti-Pin": "2468"})
+    assert r.status_code == 429 and "too many" in r.json()["error"]  # even the right PIN waits now
+
+
+def test_camera_credentials_are_not_shown(make_client):
+    c = make_client(source="rtsp://user:secret@10.0.0.5/stream", start_capture=False)
+    assert c.get("/api/settings").json()["source"] == "rtsp://***@10.0.0.5/stream"
+    assert "secret" not in c.get("/api/state").text
