@@ -93,6 +93,7 @@ async function api(method, path, body) {
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
+    if (res.status === 403) { $("pin").hidden = false; $("pin").focus(); }
     showMessage(errorText(data, res.status));
     throw new Error(errorText(data, res.status));
   }
