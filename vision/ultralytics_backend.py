@@ -161,13 +161,16 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
         kw["imgsz"] = int(imgsz)
     if fmt == "onnx":
         kw.update(simplify=True, dynamic=False, nms=False)
-    else:
-        kw.update(half=half)
+    elif half:
+        kw.update(half=True)
     try:
         with _stdout_to_stderr():  # Ultralytics logs to stdout; keep stdout for the command's answer
             out = model.export(**kw)
     except Exception as exc:  # noqa: BLE001
-        raise ModelLoadError(f"{weights}: {fmt} export failed ({str(exc).splitlines()[0]})") from exc
+        hint = ""
+        if fmt == "ncnn" and ("ncnn" in str(exc) or "pnnx" in str(exc)):
+            hint = "; install the Pi extra (pip install 'kosti[pi]') and pnnx, then retry"
+        raise ModelLoadError(f"{weights}: {fmt} export failed ({str(exc).splitlines()[0]}){hint}") from exc
     if not out:
         raise ModelLoadError(f"{weights}: {fmt} export produced nothing")
     return Path(out)
