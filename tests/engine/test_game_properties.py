@@ -16,8 +16,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kosti.engine import (PRESET_NAMES, Bank, GameState, RuleViolation, action_to_json, get_preset,
-                          new_game)
+from kosti.engine import (PRESET_NAMES, Bank, GameState, RuleViolation, action_to_json, new_game,
+                          with_overrides)
 from kosti.engine.cli import replay
 from kosti.engine.selfplay import random_action
 
@@ -25,19 +25,38 @@ PENALTY_KINDS = {"bolt_penalty", "fall", "knocked_off", "overtaken", "dump_truck
                  "three_farkles", "overshoot", "skip_turn", "dot"}
 GAIN_KINDS = {"bank", "instant_win"}
 
-SETTINGS = settings(max_examples=25, deadline=None,
+SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
-games = st.tuples(st.sampled_from(PRESET_NAMES), st.integers(0, 2**32 - 1),
+#: every preset, plus module values no preset uses (rules.md §3 alternatives)
+VARIANTS: list[tuple[str, dict | None]] = [(name, None) for name in PRESET_NAMES] + [
+    ("classic", {"ending.mode": "strictly_above"}),
+    ("classic", {"opening.failure_penalty": {"every": 3, "amount": 50}}),
+    ("classic", {"barrel.direct_win_from_below": False, "dump_truck.trigger": "running"}),
+    ("raznoobrazie_skip_barrels", {"skip_barrels.mode": "extra_turn_minus_100"}),
+    ("raznoobrazie_skip_barrels", {"ending.overshoot_immediate": False}),
+    ("farkle", {"high_stakes.enabled": True, "toxic_twos": True}),
+    ("farkle", {"team_play.enabled": True}),
+    ("farkle", {"dice_count": 5, "three_farkles.enabled": True}),
+    ("ten_thousand", {"ending": {"mode": "exact", "overshoot_effect": "transfer_to_lowest"}}),
+    ("zary_custom", {"ending": {"mode": "at_least", "overshoot_penalties": []},
+                     "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False,
+                                "attempts": 3, "max_falls": 3}}),
+]
+
+games = st.tuples(st.sampled_from(VARIANTS), st.integers(0, 2**32 - 1),
                   st.integers(1, 4), st.lists(st.integers(-200, 990), min_size=4, max_size=4))
 
 
-def _start(preset: str, n: int, scores: list[int]) -> GameState:
-    names = [f"P{i}" for i in range(max(n, 2 if preset.startswith("farkle") else 1))]
-    rules_scale = 10 if preset in ("farkle", "ten_thousand", "farkle_official", "dix_mille",
-                                   "wikihow_10000", "farkle_class_5000") else 1
-    rules = get_preset(preset)
-    start = {nm: (s // 5 * 5) * rules_scale for nm, s in zip(names, scores)}
+def _start(variant, n: int, scores: list[int]) -> GameState:
+    preset, overrides = variant
+    rules = with_overrides(preset, overrides)
+    n = max(n, rules.players.min)
+    if rules.team_play.enabled:
+        n = 2 * rules.team_play.size
+    names = [f"P{i}" for i in range(n)]
+    scale = 10 if rules.dice_count == 6 or rules.target >= 5000 else 1
+    start = {nm: (s // 5 * 5) * scale for nm, s in zip(names, scores)}
     if rules.negative_scores == "clamp_zero":
         start = {nm: max(0, s) for nm, s in start.items()}
     return new_game(rules, names, start)
@@ -46,9 +65,9 @@ def _start(preset: str, n: int, scores: list[int]) -> GameState:
 @SETTINGS
 @given(games)
 def test_random_play_invariants(game):
-    preset, seed, n, scores = game
+    variant, seed, n, scores = game
     rng = random.Random(seed)
-    state = _start(preset, n, scores)
+    state = _start(variant, n, scores)
     actions = []
     for _ in range(150):
         if state.over:
@@ -71,10 +90,10 @@ def test_random_play_invariants(game):
         for old_p, new_p in zip(state.players, new.players):
             if new_p.score < old_p.score:
                 assert any(e.player == new_p.name and e.kind in PENALTY_KINDS for e in events), \
-                    (preset, old_p, new_p, [e.text_en for e in events])
+                    (variant, old_p, new_p, [e.text_en for e in events])
             elif new_p.score > old_p.score:
                 assert any((e.player == new_p.name and e.kind in GAIN_KINDS)
-                           or e.kind == "transfer" for e in events), (preset, old_p, new_p)
+                           or e.kind == "transfer" for e in events), (variant, old_p, new_p)
         if not new.over:
             assert 1 <= new.dice_to_throw <= new.rules.dice_count
             assert new.turn_points >= 0
@@ -83,8 +102,10 @@ def test_random_play_invariants(game):
         assert restored == new
         state = new
     # the same events through the replay path give the same final state
-    doc = {"rules": preset, "players": [p.name for p in _start(preset, n, scores).players],
-           "scores": {p.name: p.score for p in _start(preset, n, scores).players},
+    start = _start(variant, n, scores)
+    doc = {"rules": {"preset": variant[0], "overrides": variant[1]},
+           "players": [p.name for p in start.players],
+           "scores": {p.name: p.score for p in start.players},
            "events": [action_to_json(a) for a in actions]}
     replayed, idx, err = replay(doc)
     assert err is None and idx is None
