@@ -302,3 +302,18 @@ def test_camera_credentials_are_not_shown(make_client):
     c = make_client(source="rtsp://user:secret@10.0.0.5/stream", start_capture=False)
     assert c.get("/api/settings").json()["source"] == "rtsp://***@10.0.0.5/stream"
     assert "secret" not in c.get("/api/state").text
+
+
+def test_fixing_a_misread_bust_gives_the_turn_back(client, throw, start_game):
+    gid = start_game(client)
+    client.app.state.table.submit_throw(throw([2, 3, 4, 6, 6]))  # read as a bust: the dice pass to Boris
+    s = client.get("/api/state").json()
+    assert s["state"]["to_move"] == "Boris" and s["turn_no"] == 2
+    r = client.post(f"/api/games/{gid}/fix", json={"die_index": 0, "value": 1})  # it was a 1
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert s["state"]["to_move"] == "Ann" and s["turn_no"] == 1
+    assert s["state"]["turn"]["turn_points"] == 10 and s["state"]["turn"]["dice_to_throw"] == 4
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [t["turn_no"] for t in h["turns"]] == [1] and h["turns"][0]["outcome"] is None
+    assert h["corrections"] == [dict(h["corrections"][0], die_index=0, old_value=2, new_value=1)]
