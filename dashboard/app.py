@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 import os
 import secrets
@@ -38,7 +39,7 @@ from typing import Any
 from fastapi import Depends, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -300,6 +301,24 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/api", include_in_schema=False, response_class=HTMLResponse)
+    def api_reference() -> HTMLResponse:
+        """The API as a plain page built from the OpenAPI schema (``/docs`` needs Swagger UI from a CDN;
+        this page works offline)."""
+        rows = []
+        for path, ops in app.openapi()["paths"].items():
+            for method, op in ops.items():
+                body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+                ref = body.get("$ref", "").rsplit("/", 1)[-1] or (body.get("anyOf", [{}])[0].get("$ref", "").rsplit("/", 1)[-1])
+                rows.append(f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}</code></td>"
+                            f"<td>{html.escape(op.get('summary', ''))}</td><td>{html.escape(ref)}</td></tr>")
+        page = ("<!doctype html><meta charset=utf-8><title>kosti API</title>"
+                "<style>body{font:14px system-ui;margin:1em}td{padding:3px 8px;border-bottom:1px solid #ccc}</style>"
+                "<h1>kosti dashboard API</h1><p>Schema: <a href=/openapi.json>/openapi.json</a> · "
+                "interactive (online): <a href=/docs>/docs</a> · WebSocket <code>/ws</code></p>"
+                "<table><tr><th>method</th><th>path</th><th>what</th><th>body</th></tr>" + "".join(rows) + "</table>")
+        return HTMLResponse(page)
 
     # -- read-only API -----------------------------------------------------------------------------
     @app.get("/api/state", summary="The table snapshot")

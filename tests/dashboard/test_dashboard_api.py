@@ -187,6 +187,8 @@ def test_presets_and_docs(client):
     assert classic["dice"] == 5 and classic["target"] == 1000
     assert client.get("/openapi.json").json()["paths"]["/api/games/{game_id}/bank"]
     assert client.get("/docs").status_code == 200
+    ref = client.get("/api")  # the offline API page
+    assert ref.status_code == 200 and "/api/games/{game_id}/bank" in ref.text and "NewGame" in ref.text
     page = client.get("/")
     assert page.status_code == 200 and 'id="btn-bank"' in page.text
     assert client.get("/static/app.js").status_code == 200
