@@ -24,9 +24,33 @@ from kosti.vision.onnx_backend import ModelLoadError
 _SUFFIXES = {".pt", ".onnx", ".torchscript", ".engine", ".mlpackage", ".tflite"}
 
 
+def is_ncnn_dir(path: Path) -> bool:
+    """True for a folder holding an NCNN export (``*.ncnn.param`` + ``*.ncnn.bin``)."""
+    return path.is_dir() and any(path.glob("*.ncnn.param")) and any(path.glob("*.ncnn.bin"))
+
+
+def ultralytics_model_path(path: Path) -> Path:
+    """The path to hand to ``YOLO()``: Ultralytics recognises NCNN exports only by a folder name
+    containing ``_ncnn_model``, so any other NCNN folder (e.g. the model registry's ``det_ncnn/``) is
+    reached through a symlink ``<tmp>/<name>_ncnn_model`` (removed at exit).
+    """
+    if is_ncnn_dir(path) and "_ncnn_model" not in path.name.lower():
+        import atexit
+        import shutil
+        import tempfile
+
+        tmp = Path(tempfile.mkdtemp(prefix="kosti-ncnn-"))
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+        link = tmp / f"{path.name}_ncnn_model"
+        link.symlink_to(path.resolve(), target_is_directory=True)
+        return link
+    return path
+
+
 def _yolo(path: Path, task: str):
-    if not (path.is_file() or (path.is_dir() and path.name.endswith("_ncnn_model"))):
+    if not (path.is_file() or is_ncnn_dir(path)):
         raise ModelLoadError(f"model not found: {path}")
+    path = ultralytics_model_path(path)
     os.environ.setdefault("YOLO_OFFLINE", "1")  # never let Ultralytics reach the network
     try:
         from ultralytics import YOLO

@@ -160,3 +160,21 @@ def test_decode_detections_xywh_and_threshold():
     np.testing.assert_allclose(s, [0.9, 0.6])
     assert c.tolist() == [0, 0]
     assert len(decode_detections(raw, conf=0.25, iou=0.7, max_det=1)[0]) == 1
+
+
+def test_ncnn_folder_names_reach_ultralytics(tmp_path):
+    """Registry folders such as det_ncnn/ get a *_ncnn_model name Ultralytics recognises."""
+    from kosti.vision.ultralytics_backend import is_ncnn_dir, ultralytics_model_path
+
+    d = tmp_path / "det_ncnn"
+    d.mkdir()
+    assert not is_ncnn_dir(d)
+    (d / "model.ncnn.param").write_text("7767517\n")
+    (d / "model.ncnn.bin").write_bytes(b"\0")
+    assert is_ncnn_dir(d)
+    link = ultralytics_model_path(d)
+    assert link.name == "det_ncnn_ncnn_model" and link.resolve() == d.resolve()
+    assert (link / "model.ncnn.param").is_file()
+    named = tmp_path / "dice_det_ncnn_model"
+    named.mkdir()
+    assert ultralytics_model_path(named) == named
