@@ -1174,6 +1174,13 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
         # 8 (done before 6 so that a penalty landing on 555 is caught). overshoot counters
         if outcome == "overshoot":
             players[m] = _overshoot(st, players, ev)
+            if r.final_round == "none":  # welfare: a gift that lands exactly on the target wins
+                for i, p in enumerate(players):
+                    if i != m and p.score != start[i] and r.wins(p.score):
+                        over, winners = True, (i,)
+                        ev.append(_ev("win", p.name, f"{p.name} wins with {p.score}!",
+                                      f"{p.name} побеждает с {p.score}!", p.score))
+                        break
         # 6. dump truck for every player whose score changed
         dt = r.dump_truck
         if dt.enabled:
@@ -1276,10 +1283,19 @@ def _overshoot(st: GameState, players: list[PlayerState], ev: list[Event]) -> Pl
         if others:
             low = min(others, key=lambda i: (players[i].score, i))
             q = players[low]
-            ev.append(_ev("transfer", p.name, f"{p.name} overshoots {r.target}: the turn's {t.points} go "
-                          f"to {q.name}", f"{p.name}: перебор, {t.points} очков хода уходят "
-                          f"игроку {q.name}", t.points))
-            players[low] = replace(q, score=q.score + t.points)
+            got = q.score + t.points
+            if r.overshoots(got):
+                # the gift itself would pass the exact target: nobody gets it (kosti's decision;
+                # F2 does not say), so that no score can ever be stuck above the target
+                ev.append(_ev("overshoot", p.name, f"{p.name} overshoots {r.target}: the turn's "
+                              f"{t.points} would take {q.name} past it too, so they are lost",
+                              f"{p.name}: перебор; {t.points} очков хода вывели бы {q.name} за "
+                              f"{r.target}, они сгорают"))
+            else:
+                ev.append(_ev("transfer", p.name, f"{p.name} overshoots {r.target}: the turn's "
+                              f"{t.points} go to {q.name}", f"{p.name}: перебор, {t.points} очков "
+                              f"хода уходят игроку {q.name}", t.points))
+                players[low] = replace(q, score=got)
         else:
             ev.append(_ev("overshoot", p.name, f"{p.name} overshoots {r.target}: the turn is void",
                           f"{p.name}: перебор, ход не засчитан"))

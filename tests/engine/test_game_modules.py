@@ -193,3 +193,14 @@ def test_team_farkle():
         new_game(rules, ["A", "B", "C"])
     with pytest.raises(Exception, match="team_play"):
         with_overrides("classic", {"team_play": {"enabled": True}})
+
+
+def test_welfare_gift_can_win_but_never_overshoot():
+    rules = with_overrides("ten_thousand", {"ending": {"mode": "exact",
+                                                       "overshoot_effect": "transfer_to_lowest"}})
+    throw = [Roll([3, 3, 3, 2, 4, 6]), Keep([3, 3, 3])]  # 300 from 9800 passes 10000
+    g, _ = play(rules, ["A", "B", "C"], throw, {"A": 9800, "B": 9700, "C": 9900})
+    assert g.over and g.winner == "B" and g.player("B").score == 10000
+    g, kinds = play(rules, ["A", "B", "C"], throw, {"A": 9800, "B": 9750, "C": 9900})
+    assert not g.over and "transfer" not in kinds
+    assert [p.score for p in g.players] == [9800, 9750, 9900]
