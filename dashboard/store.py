@@ -222,16 +222,30 @@ class Store:
                 pass
 
     # ------------------------------------------------------------------ games
-    def create_game(self, rules: dict[str, Any], players: list[str], state_json: str) -> int:
-        """Store a new active game and its first turn; returns the game id."""
+    def create_game(
+        self,
+        rules: dict[str, Any],
+        players: list[str],
+        state_json: str,
+        first_turn: tuple[str, int] | None = None,
+        abandon: int | None = None,
+    ) -> int:
+        """Store a new active game; returns its id. One transaction that also opens turn 1 for
+        ``first_turn = (player, score_before)`` and marks game ``abandon`` (the unfinished previous one)."""
         now = time.time()
         with self._tx() as c:
+            if abandon is not None:
+                c.execute("UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ? AND status = 'active'",
+                          (now, abandon))
             cur = c.execute(
                 "INSERT INTO games(created_at, updated_at, rules_json, players_json, state_json, status)"
                 " VALUES (?, ?, ?, ?, ?, 'active')",
                 (now, now, json.dumps(rules, ensure_ascii=False), json.dumps(players, ensure_ascii=False), state_json),
             )
-            return int(cur.lastrowid)
+            gid = int(cur.lastrowid)
+            if first_turn is not None:
+                self._start_turn(c, gid, 1, first_turn[0], first_turn[1], now)
+            return gid
 
     def get_game(self, game_id: int) -> GameRow | None:
         """The game with this id, or ``None``."""

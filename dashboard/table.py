@@ -740,11 +740,10 @@ class TableService:
         except KeyError as exc:
             raise TableError(422, f"unknown preset or parameter: {exc}") from None
         with self._lock:
-            if self.game_id is not None and self.state is not None and not self.state.over:
-                self.store.set_game_status(self.game_id, "abandoned")
+            abandon = self.game_id if self.state is not None and not self.state.over else None
             rules = {"preset": preset, "overrides": overrides or {}}
-            gid = self.store.create_game(rules, players, state_to_json(state))
-            self.store.start_turn(gid, 1, state.to_move or players[0], state.players[state.turn.player].score)
+            gid = self.store.create_game(rules, players, state_to_json(state), abandon=abandon,
+                                         first_turn=(state.to_move or players[0], state.players[state.turn.player].score))
             self._set_game(gid, rules, state)
             self.turn_no = 1
             self.events.clear()

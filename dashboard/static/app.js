@@ -248,7 +248,9 @@ function render(s) {
     li.textContent = lang === "ru" ? e.text_ru : e.text_en;
     ev.appendChild(li);
   });
-  if (s.error) showMessage(errorText(s.error, 409));
+  const errKey = s.error ? JSON.stringify(s.error) : "";
+  if (errKey && errKey !== render.lastError) showMessage(errorText(s.error, 409));
+  render.lastError = errKey;
 }
 
 // ------------------------------------------------------------------ history
