@@ -124,9 +124,16 @@ def _run(args: argparse.Namespace) -> int:
         if args.rules not in PRESET_NAMES:
             raise CliError(f"unknown preset {args.rules!r} (see kosti rules)")
     try:
-        open_source(args.source)  # validate the spec now: a clear error before the server starts
+        src = open_source(args.source)  # validate the spec now: a clear error before the server starts
     except SourceError as exc:
         raise CliError(str(exc)) from None
+    if args.reader != "truth" or getattr(src, "kind", "") != "virtual":
+        from kosti.dashboard.table import default_reader
+
+        try:
+            default_reader(src, "models" if getattr(src, "kind", "") != "virtual" else args.reader)
+        except Exception as exc:  # noqa: BLE001 - any load failure is the same problem for the user
+            raise CliError(f"cannot load the dice reader: {exc}") from None
     return _serve(_config(args, source=args.source, preset=args.rules or "classic", players=players), args)
 
 

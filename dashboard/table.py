@@ -254,6 +254,22 @@ def default_reader(source: Any, kind: str = "auto") -> tuple[Any, str]:
     raise RuntimeError("no dice reader: the ONNX models are missing and the source is not the virtual table")
 
 
+class _NoReader:
+    """Pipeline stand-in when no dice reader could be loaded: live view only, no throws."""
+
+    state = "no reader"
+    armed = False
+
+    def process(self, image: np.ndarray, t: float, index: int) -> None:
+        return None
+
+    def apply_settings(self, settings: dict[str, Any]) -> None:
+        pass
+
+    def overlay(self, image: np.ndarray, status: str | None) -> np.ndarray:
+        return annotate_frame(image, [], "no dice reader - see the dashboard", None)
+
+
 def _hide_credentials(spec: str | None) -> str | None:
     """``rtsp://user:pass@cam/…`` → ``rtsp://***@cam/…`` (settings and snapshots are public to viewers)."""
     import re
@@ -561,11 +577,15 @@ class TableService:
         if self.source is None or (self._thread and self._thread.is_alive()):
             return
         if self._reader is None:
-            self._reader, self.reader_desc = default_reader(self.source, self._reader_kind)
+            try:
+                self._reader, self.reader_desc = default_reader(self.source, self._reader_kind)
+            except Exception as exc:  # noqa: BLE001 - keep the live view; say why nothing is read
+                log.error("no dice reader: %s", exc)
+                self.reader_desc = f"no dice reader: {exc}"
         elif not self.reader_desc:
             self.reader_desc = getattr(self._reader, "name", type(self._reader).__name__)
         self._apply_thresholds()
-        self._pipeline = self._make_pipeline()
+        self._pipeline = self._make_pipeline() if self._reader is not None else _NoReader()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="kosti-table", daemon=True)
         self._thread.start()
