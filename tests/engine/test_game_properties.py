@@ -137,3 +137,34 @@ def test_bad_rolls_change_nothing(preset, seed):
         else:
             raise AssertionError(f"{faces} accepted with {n} dice to throw")
     assert state.to_json() == before
+
+
+@SETTINGS
+@given(st.sampled_from(VARIANTS), st.data())
+def test_arbitrary_actions_never_crash(variant, data):
+    """Any action in any reachable state is applied, refused as forbidden (RuleViolation, exit 3)
+    or refused as bad input (BadInput, exit 2) — never another exception (exit 1) — and a refused
+    action leaves the state unchanged."""
+    from kosti.engine import BadInput, Keep, Roll
+
+    state = _start(variant, 4, [0, 0, 0, 0])
+    faces = st.integers(1, 6)
+    for _ in range(60):
+        if state.over:
+            break
+        kind = data.draw(st.sampled_from(["roll", "roll", "roll", "keep", "bank"]))
+        if kind == "roll":
+            n = data.draw(st.one_of(st.sampled_from(state.roll_sizes()), st.integers(0, 7)))
+            action = Roll.__new__(Roll)
+            object.__setattr__(action, "faces", tuple(data.draw(st.lists(
+                st.one_of(faces, st.integers(0, 7)), min_size=n, max_size=n))))
+        elif kind == "keep":
+            pool = list(state.turn.pending or state.turn.last_roll or (1,))
+            action = Keep(data.draw(st.lists(st.sampled_from(pool), max_size=len(pool))))
+        else:
+            action = Bank()
+        before = state.to_json()
+        try:
+            state, _ = state.apply(action)
+        except (BadInput, RuleViolation):
+            assert state.to_json() == before
