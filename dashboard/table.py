@@ -187,6 +187,7 @@ class TableThrow:
 
     @property
     def faces(self) -> list[int]:
+        """Faces of the dice in the order read (0 = unread)."""
         return [int(d.value) for d in self.dice]
 
 
@@ -219,6 +220,7 @@ class VirtualTruthReader:
         self.source = source
 
     def read(self, image: np.ndarray) -> Any:
+        """:class:`kosti.vision.detections.Detections` of the last virtual throw (``image`` is not looked at)."""
         from kosti.vision.detections import Detections
 
         last = getattr(self.source, "last_throw", None)
@@ -393,6 +395,7 @@ class FrameHub:
         self.linger_s = linger_s
 
     def publish(self, jpeg: bytes) -> None:
+        """Make ``jpeg`` (one encoded frame) the newest frame (from the capture thread)."""
         with self._lock:
             self._jpeg = jpeg
             self._seq += 1
@@ -442,11 +445,13 @@ class Broadcaster:
         return q
 
     def unsubscribe(self, q: asyncio.Queue) -> None:
+        """Stop sending to ``q`` (idempotent)."""
         with self._lock:
             self._subs = {s for s in self._subs if s[1] is not q}
 
     @property
     def count(self) -> int:
+        """Number of subscribers."""
         with self._lock:
             return len(self._subs)
 
@@ -483,6 +488,7 @@ class TableError(Exception):
         self.ru = ru if ru is not None else en
 
     def to_json(self) -> dict[str, Any]:
+        """``{"error": English, "error_ru": Russian, "status": HTTP status}``."""
         return {"error": self.en, "error_ru": self.ru, "status": self.status}
 
 
