@@ -35,7 +35,8 @@ def dataset(tmp_path_factory):
         cv2.imwrite(str(root / "images" / "test" / f"f{i}.png"), img)
         lines = []
         for (x1, y1, x2, y2), v in zip(boxes, values):
-            lines.append(f"{v - 1} {(x1 + x2) / 1280:.6f} {(y1 + y2) / 960:.6f} {(x2 - x1) / 640:.6f} {(y2 - y1) / 480:.6f}")
+            cx, cy, w, h = (x1 + x2) / 1280, (y1 + y2) / 960, (x2 - x1) / 640, (y2 - y1) / 480
+            lines.append(f"{v - 1} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
         (root / "labels" / "test" / f"f{i}.txt").write_text("\n".join(lines) + "\n")
         n += len(values)
     (root / "data.yaml").write_text("path: .\ntrain: images/test\nval: images/test\ntest: images/test\n"
