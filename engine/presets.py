@@ -15,12 +15,17 @@ raise :class:`~kosti.engine.errors.BadInput` naming the parameter.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import typing
 from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import BadInput
-from .rules import Rules
+from .rules import Rules, _shorthand
+
+#: Annotated type of every top-level Rules field (for the short forms of overrides).
+_RULES_FIELD_TYPES: dict[str, Any] = typing.get_type_hints(Rules)
 
 __all__ = ["PRESET_NAMES", "PRIMARY_PRESETS", "get_preset", "list_presets", "with_overrides",
            "resolve_rules", "load_rules_file"]
@@ -371,6 +376,10 @@ def with_overrides(rules: Rules | str, overrides: Mapping[str, Any] | None) -> R
             scoring_ov[_SCORING_KEYS[key]] = ov.pop(key)
     if "scoring_table" in scoring_ov:
         scoring_ov["table"] = scoring_ov.pop("scoring_table")
+    for key, value in list(ov.items()):  # short forms ("barrel": "none") merge like objects
+        tp = _RULES_FIELD_TYPES.get(key)
+        if tp is not None and dataclasses.is_dataclass(tp) and not isinstance(value, Mapping):
+            ov[key] = _shorthand(tp, value)
     d = base.to_dict()
     scoring = d["scoring"]
     new_table = scoring_ov.get("table")

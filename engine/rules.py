@@ -538,6 +538,7 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
     if dataclasses.is_dataclass(tp):
         if isinstance(value, tp):
             return value
+        value = _shorthand(tp, value)
         if not isinstance(value, dict):
             raise BadInput(f"{path}: expected an object, got {value!r}")
         return _build(tp, value, path + ".")
@@ -559,6 +560,25 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
             raise BadInput(f"{path}: {value!r} is not one of {', '.join(choices)}")
         return value
     raise BadInput(f"{path}: unsupported parameter type {_type_name(tp)}")  # pragma: no cover
+
+
+def _shorthand(tp: type, value: Any) -> Any:
+    """Short forms as rules.md prose writes them: a pit ``[lo, hi]`` or ``[lo, hi, exit]``;
+    ``"barrel": "none"`` (the kind); ``"opening": 75`` (the threshold); ``"bolts": true`` /
+    ``"three_farkles": -1000`` / ``"overtaking": 55`` (enabled, with that penalty)."""
+    names = {f.name for f in fields(tp)}
+    if tp is Pit and isinstance(value, (list, tuple)) and 2 <= len(value) <= 3:
+        return dict(zip(("lo", "hi", "exit"), value))
+    if isinstance(value, str) and "kind" in names:
+        return {"kind": value}
+    if isinstance(value, bool) and "enabled" in names:
+        return {"enabled": value}
+    if isinstance(value, int) and not isinstance(value, bool):
+        if "threshold" in names:
+            return {"threshold": value}
+        if "enabled" in names and "penalty" in names:
+            return {"enabled": True, "penalty": abs(value)}
+    return value
 
 
 def _choice_key(path: str) -> str:

@@ -170,6 +170,17 @@ def test_overrides_nested_dotted_and_scoring_aliases():
     assert unlimited.barrel.attempts is None and unlimited.barrel.max_falls is None
 
 
+def test_override_shorthands_as_rules_md_writes_them():
+    r = with_overrides("yard_dice_50", {"pits": [[300, 400], [600, 700]], "opening": 55,
+                                        "three_farkles": -1000, "overtaking": 55,
+                                        "barrel": "none"})
+    assert r.pits == (Pit(300, 400), Pit(600, 700))
+    assert r.opening.threshold == 55 and r.overtaking.penalty == 55
+    assert r.three_farkles.enabled and r.three_farkles.penalty == 1000
+    assert r.barrel.kind == "none" and r.barrel.entry == 900  # the rest of the barrel stays
+    assert with_overrides("classic", {"bolts": False}).bolts.enabled is False
+
+
 @pytest.mark.parametrize("overrides, names", [
     ({"opening": {"treshold": 75}}, "opening.treshold"),
     ({"bolts": {"penalty": "lots"}}, "bolts.penalty"),
