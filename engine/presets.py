@@ -84,7 +84,7 @@ _FARKLE: dict[str, Any] = {
     "ending": {"mode": "at_least"},
     "final_round": "others_one_more_turn",
     "three_farkles": {"enabled": False},  # variant: −1000
-    "players": {"min": 2, "max": 8},
+    "players": {"min": 2, "max": 8, "recommended": "3-8"},
     "first_player": "highest_single_die_throw",
 }
 

@@ -266,11 +266,12 @@ class TeamPlay:
 
 @dataclass(frozen=True, slots=True)
 class Players:
-    """Number of players (rules.md §1.1, §3.12): 1..``max`` (a 1-player training game is allowed,
-    RU-E)."""
+    """Number of players (rules.md §1.1, §3.12): ``min``..``max`` (a 1-player training game is
+    allowed, RU-E); ``recommended`` is informational (F2: "3-8")."""
 
     min: int = 1
     max: int = 8
+    recommended: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +499,8 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
     if origin in (typing.Union, types.UnionType):
         if value == "unlimited" and type(None) in args and int in args:
             value = None  # rules.md writes "attempts: unlimited", "max_falls: unlimited"
+        if value == "none" and type(None) in args and any(dataclasses.is_dataclass(a) for a in args):
+            value = None  # "failure_penalty: none"
         if value is None:
             if type(None) in args:
                 return None
