@@ -51,6 +51,8 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"detector confidence threshold (default {DEFAULT_CONF})")
     p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
                    help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
+    p.add_argument("--iou", type=_unit_float, default=0.7, metavar="FLOAT",
+                   help="NMS IoU threshold (default 0.7, Ultralytics' default)")
     p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
                    help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
@@ -64,6 +66,7 @@ def _reader(args: argparse.Namespace):
         cls_path=args.cls_model,
         conf=args.conf,
         value_conf=args.value_conf,
+        iou=args.iou,
         backend=args.backend,
         threads=args.threads,
     )

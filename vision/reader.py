@@ -284,7 +284,8 @@ class DiceReader:
         """One line naming the models and thresholds (for logs and ``kosti eval``)."""
         cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
         t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
-        return f"det={self.det_path.name} cls={cls} conf={self.conf:g} value_conf={self.value_conf:g}{t}"
+        return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
+                f"value_conf={self.value_conf:g}{t}")
 
 
 def _use_ultralytics(path: Path, backend: str) -> bool:
