@@ -77,6 +77,10 @@ class DashboardConfig:
         start_capture: run the capture/pipeline thread while the app runs (lifespan).
         review_dir: a ``kosti capture`` folder to serve the label review page for (``/review``,
             :mod:`kosti.dashboard.review`); ``None`` = no review page.
+        source_kwargs: extra keyword arguments for ``open_source`` (camera size and rate).
+        settings: settings applied at start-up over the stored ones (zones, thresholds from the config file).
+        corrections_dir: capture folder where throws the table corrected are saved as training data
+            (:func:`kosti.datasets.capture.save_correction`); ``None`` = not saved.
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -93,6 +97,9 @@ class DashboardConfig:
     overrides: dict[str, Any] | None = None
     start_capture: bool = True
     review_dir: str | Path | None = None
+    source_kwargs: dict[str, Any] | None = None
+    settings: dict[str, Any] | None = None
+    corrections_dir: str | Path | None = None
 
     @property
     def pin_required(self) -> bool:
@@ -226,12 +233,15 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     if source is None and config.source:
         from kosti.vision.sources import open_source
 
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(config.source_kwargs or {})
         if config.source.strip().lower().startswith("virtual"):
-            kwargs = {"auto_every_s": config.auto_throw_s, "initial_throw": False}
+            kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
         source = open_source(config.source, **kwargs)
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (getattr(source, "kind", None) if source is not None else None))
+    table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
+    if config.settings:
+        table.update_settings(dict(config.settings))
     if config.players:
         cur = table.game_id and store.get_game(table.game_id)
         same = cur and cur.players == list(config.players) and cur.rules.get("preset") == (config.preset or "classic") \

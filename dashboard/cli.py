@@ -36,20 +36,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.set_defaults(func=_demo)
 
     run = subparsers.add_parser("run", help="dashboard on a camera", description="Start the dashboard on a camera.")
-    run.add_argument("--source", required=True,
-                     help="picamera, a device index (0), an rtsp:// or http:// URL, a video file or a folder of frames")
-    run.add_argument("--rules", default=None, metavar="PRESET", help="rule preset for a new game (default classic)")
-    run.add_argument("--players", default=None, metavar="A,B,...", help="start a game with these players")
+    run.add_argument("--source", default=None,
+                     help="picamera, a device index (0), an rtsp:// or http:// URL, a video file or a folder of frames "
+                          "(default: source.spec of the config)")
+    run.add_argument("--rules", default=None, metavar="PRESET", help="rule preset for a new game (default: game.preset, classic)")
+    run.add_argument("--players", default=None, metavar="A,B,...", help="start a game with these players (default: game.players)")
     _common(run)
     run.set_defaults(func=_run)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="bind address (default 127.0.0.1; 0.0.0.0 lets phones on the network watch, control needs the PIN)")
-    p.add_argument("--pin", default=None, help="control PIN, 4–6 digits (default: random, printed at start-up)")
-    p.add_argument("--db", default=None, type=Path, help="SQLite database (default ~/.local/share/kosti/kosti.db)")
+    p.add_argument("--config", default=None, type=Path, metavar="PATH",
+                   help="kosti.toml (default /etc/kosti/kosti.toml or ~/.config/kosti/kosti.toml when present); "
+                        "flags override it")
+    p.add_argument("--port", type=int, default=None, help="TCP port (default: server.port of the config, 8000)")
+    p.add_argument("--host", default=None,
+                   help="bind address (default: server.host, 127.0.0.1; 0.0.0.0 lets phones on the network watch, "
+                        "control needs the PIN)")
+    p.add_argument("--pin", default=None, help="control PIN, 4–6 digits (default: server.pin, else random, printed)")
+    p.add_argument("--db", default=None, type=Path,
+                   help="SQLite database (default: storage.db of the config, ~/.local/share/kosti/kosti.db)")
     p.add_argument("--reader", default="auto", choices=("auto", "models", "truth"),
                    help="dice reader: the shipped ONNX models, the virtual table's ground truth, or auto")
     p.add_argument("--review-dir", default=None, type=Path, metavar="DIR",
@@ -92,49 +98,111 @@ def _lan_address() -> str:
         return "127.0.0.1"
 
 
-def _config(args: argparse.Namespace, **kw: object) -> object:
-    from kosti.dashboard.app import DashboardConfig, default_db_path
+def _load(args: argparse.Namespace) -> object:
+    """The kosti configuration (file + ``KOSTI_*`` environment); :class:`kosti.config.ConfigError` exits 2."""
+    from kosti.config import load_config
+
+    return load_config(args.config)
+
+
+def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
+    """Command line over configuration file → :class:`kosti.dashboard.app.DashboardConfig`."""
+    from kosti.dashboard.app import DashboardConfig
 
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 6):
         raise CliError("--pin must be 4–6 digits")
-    if not 0 < args.port < 65536:
+    if args.port is not None and not 0 < args.port < 65536:
         raise CliError("--port must be 1–65535")
-    return DashboardConfig(db_path=args.db or default_db_path(), host=args.host, port=args.port, pin=args.pin,
-                           reader_kind=args.reader, review_dir=args.review_dir, **kw)  # type: ignore[arg-type]
+    settings: dict[str, object] = {}
+    zones = cfg.zones  # type: ignore[attr-defined]
+    if zones.model_fields_set:  # only what the file (or environment) says; else the dashboard's own calibration
+        settings["zones"] = {"roll_area": [list(p) for p in zones.roll_area],
+                             "set_aside": [list(p) for p in zones.set_aside] or None}
+    th: dict[str, float] = {}
+    for section, key, name in (("reader", "conf", "conf"), ("reader", "value_conf", "value_conf"),
+                               ("settle", "still_time_s", "still_s")):
+        sec = getattr(cfg, section)
+        if key in sec.model_fields_set:
+            th[name] = float(getattr(sec, key))
+    if th:
+        settings["thresholds"] = th
+    storage = cfg.storage  # type: ignore[attr-defined]
+    server = cfg.server  # type: ignore[attr-defined]
+    return DashboardConfig(
+        db_path=args.db or storage.db_path, host=args.host or server.host, port=args.port or server.port,
+        pin=args.pin or server.pin, review_dir=args.review_dir or storage.frames_path,
+        corrections_dir=storage.frames_path, settings=settings or None, **kw)  # type: ignore[arg-type]
+
+
+def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
+    """The dice reader the configuration names (``[reader]``), or ``None`` = the virtual table's ground truth.
+
+    Raises :class:`CliError` when the models cannot be loaded, except for ``demo --reader auto``, which
+    falls back to the virtual table's ground truth (with a warning on the dashboard)."""
+    if args.reader == "truth":
+        if not virtual:
+            raise CliError("--reader truth works only on the virtual table")
+        return None
+    try:
+        from kosti.vision.reader import DiceReader
+
+        return DiceReader(**cfg.reader.reader_kwargs())  # type: ignore[attr-defined]
+    except Exception as exc:  # noqa: BLE001 - any load failure is the same problem for the user
+        if virtual and args.reader == "auto":
+            logging.getLogger(__name__).warning("dice models not available (%s); the virtual table's ground "
+                                                "truth is used instead", exc)
+            return None
+        raise CliError(f"cannot load the dice reader: {exc}") from None
 
 
 def _demo(args: argparse.Namespace) -> int:
     if args.auto_throw is not None and args.auto_throw < 1.0:
         # The dice must lie still for the settle time (0.4 s) and be read before the next throw starts.
         raise CliError("--auto-throw must be at least 1 second")
-    return _serve(_config(args, source="virtual", auto_throw_s=args.auto_throw), args)
+    cfg = _load(args)
+    reader = _reader(args, cfg, virtual=True)
+    return _serve(_config(args, cfg, source="virtual", auto_throw_s=args.auto_throw, reader=reader,
+                          reader_kind="truth" if reader is None else args.reader), args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from kosti.config import SourceSettings
     from kosti.vision.sources import SourceError, open_source
 
-    players = None
-    if args.players:
+    cfg = _load(args)
+    players = cfg.game.players or None  # type: ignore[attr-defined]
+    if args.players is not None:
         players = [p.strip() for p in args.players.split(",") if p.strip()]
         if not players:
             raise CliError("--players: give names separated by commas")
+    preset, overrides = cfg.game.preset, cfg.game.overrides or None  # type: ignore[attr-defined]
     if args.rules is not None:
         from kosti.engine import PRESET_NAMES
 
         if args.rules not in PRESET_NAMES:
             raise CliError(f"unknown preset {args.rules!r} (see kosti rules)")
+        if args.rules != preset:
+            preset, overrides = args.rules, None  # the file's overrides belong to the file's preset
+    src_cfg = cfg.source  # type: ignore[attr-defined]
+    if args.source is not None:
+        try:
+            src_cfg = SourceSettings(spec=args.source, width=src_cfg.width, height=src_cfg.height, fps=src_cfg.fps)
+        except ValidationError as exc:
+            raise CliError(f"unknown source {args.source!r}: " + exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    kwargs = src_cfg.source_kwargs()
+    if src_cfg.kind == "virtual":
+        kwargs["initial_throw"] = False  # a game's first throw comes when asked for
     try:
-        src = open_source(args.source)  # validate the spec now: a clear error before the server starts
+        src = open_source(src_cfg.spec, **kwargs)  # validate now: a clear error before serving
     except SourceError as exc:
         raise CliError(str(exc)) from None
-    if args.reader != "truth" or getattr(src, "kind", "") != "virtual":
-        from kosti.dashboard.table import default_reader
-
-        try:
-            default_reader(src, "models" if getattr(src, "kind", "") != "virtual" else args.reader)
-        except Exception as exc:  # noqa: BLE001 - any load failure is the same problem for the user
-            raise CliError(f"cannot load the dice reader: {exc}") from None
-    return _serve(_config(args, source=args.source, preset=args.rules or "classic", players=players), args)
+    virtual = getattr(src, "kind", "") == "virtual"
+    reader = _reader(args, cfg, virtual=virtual)
+    return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,
+                          overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader),
+                  args)
 
 
 if __name__ == "__main__":  # pragma: no cover

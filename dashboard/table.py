@@ -551,6 +551,8 @@ class TableService:
         #: Link to the label review page when the app serves one (``None`` otherwise).
         self.review_url: str | None = None
         self._throw_requested_at = 0.0
+        #: Capture folder for corrected throws (training data for the reader), or ``None``.
+        self.corrections_dir: Any = None
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
@@ -589,7 +591,8 @@ class TableService:
                 log.error("no dice reader: %s", exc)
                 self.reader_desc = f"no dice reader: {exc}"
         elif not self.reader_desc:
-            self.reader_desc = getattr(self._reader, "name", type(self._reader).__name__)
+            describe = getattr(self._reader, "describe", None)
+            self.reader_desc = describe() if callable(describe) else getattr(self._reader, "name", type(self._reader).__name__)
         self._apply_thresholds()
         self._pipeline = self._make_pipeline() if self._reader is not None else _NoReader()
         self._stop.clear()
@@ -956,6 +959,7 @@ class TableService:
             self.store.add_correction(row.id, self.game_id, die_index, old, int(value), actor)
             self.store.update_throw_faces(row.id, faces)
             self.store.set_throw_resolution(row.id, "corrected")
+            self._save_correction(row.id)
             nrow = self.store.get_throw(row.id)
             self.last_throw = self._throw_view(nrow) if nrow else self.last_throw
             self._changed()
@@ -989,10 +993,31 @@ class TableService:
             self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
             if any(c["throw_id"] == p.id for c in self.store.corrections(self.game_id)):
                 self.store.set_throw_resolution(p.id, "corrected")
+            self._save_correction(p.id)
             row = self.store.get_throw(p.id)
             self.last_throw = self._throw_view(row) if row else self.last_throw
             self._changed()
             return self.snapshot()
+
+    def _save_correction(self, throw_id: int) -> None:
+        """Save a throw the table confirmed or corrected into :attr:`corrections_dir` for retraining
+        (the settled frame and the faces the players gave, boxes from the camera). Never fails the game."""
+        if self.corrections_dir is None:
+            return
+        row = self.store.get_throw(throw_id)
+        jpeg = self.store.throw_image(throw_id)
+        if row is None or jpeg is None:
+            return
+        dice = [{"value": f, "box": row.boxes[i] if i < len(row.boxes) else None,
+                 "confidence": row.confidences[i] if i < len(row.confidences) else None}
+                for i, f in enumerate(row.faces)]
+        try:
+            from kosti.datasets.capture import save_correction
+
+            save_correction(self.corrections_dir, jpeg, dice, model=self.reader_desc or None,
+                            key=f"game{row.game_id}-throw{row.id}")
+        except Exception as exc:  # noqa: BLE001 - training data is a bonus; the game goes on
+            log.warning("could not save the corrected throw %s for retraining: %s", throw_id, exc)
 
     def discard(self, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
         """Drop the pending throw (the dice will be thrown again)."""

@@ -319,3 +319,19 @@ def test_fixing_a_misread_bust_gives_the_turn_back(client, throw, start_game):
     h = client.get(f"/api/games/{gid}/history").json()
     assert [t["turn_no"] for t in h["turns"]] == [1] and h["turns"][0]["outcome"] is None
     assert h["corrections"] == [dict(h["corrections"][0], die_index=0, old_value=2, new_value=1)]
+
+
+def test_corrected_throws_become_training_data(make_client, throw, start_game, tmp_path):
+    from kosti.datasets import capture
+
+    root = tmp_path / "frames"
+    c = make_client(corrections_dir=root)
+    gid = start_game(c)
+    c.app.state.table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain", image=True))
+    c.post(f"/api/games/{gid}/fix", json={"die_index": 1, "value": 6})
+    assert c.post(f"/api/games/{gid}/confirm").status_code == 200
+    ids = capture.list_ids(root)
+    assert len(ids) == 1
+    rec = capture.load(root, ids[0], with_image=False)
+    assert sorted(d.value for d in rec.dice) == [1, 2, 3, 5, 6]
+    assert c.get(f"/api/games/{gid}/history").json()["throws"][0]["resolution"] == "corrected"

@@ -48,3 +48,46 @@ def test_run_resumes_the_same_game_and_starts_a_new_one_for_other_players(tmp_pa
     c.state.store.close()
     with pytest.raises(ValueError, match="no_such"):
         create_app(DashboardConfig(db_path=db, players=["A"], preset="no_such"))
+
+
+def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
+    import kosti.dashboard.cli as dcli
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    conf = tmp_path / "kosti.toml"
+    conf.write_text(
+        '[source]\nspec = "virtual"\n'
+        '[server]\nhost = "0.0.0.0"\nport = 8123\npin = "97531"\n'
+        '[game]\npreset = "classic"\nplayers = ["Ann", "Boris"]\n[game.overrides.opening]\nthreshold = 75\n'
+        '[zones]\nroll_area = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]\n'
+        '[settle]\nstill_time_s = 0.6\n'
+        f'[storage]\ndir = "{tmp_path / "data"}"\n'
+    )
+    seen = {}
+    monkeypatch.setattr(dcli, "_serve", lambda config, args: seen.setdefault("c", config) and 0)
+    assert main(["run", "--config", str(conf), "--reader", "truth"]) == 0
+    c = seen.pop("c")
+    assert (c.host, c.port, c.pin) == ("0.0.0.0", 8123, "97531")
+    assert c.players == ["Ann", "Boris"] and c.preset == "classic" and c.overrides == {"opening": {"threshold": 75}}
+    assert Path(c.db_path) == tmp_path / "data" / "kosti.db"
+    assert c.settings["zones"]["roll_area"][0] == [0.1, 0.1] and c.settings["thresholds"] == {"still_s": 0.6}
+    assert Path(c.corrections_dir) == tmp_path / "data" / "frames" == Path(c.review_dir)
+    assert getattr(c.source_obj, "kind", "") == "virtual"
+    # Flags win over the file; another preset drops the file's overrides.
+    assert main(["run", "--config", str(conf), "--reader", "truth", "--port", "9000", "--rules", "farkle",
+                 "--players", "Vera,Gleb"]) == 0
+    c = seen.pop("c")
+    assert c.port == 9000 and c.preset == "farkle" and c.overrides is None and c.players == ["Vera", "Gleb"]
+    # The whole app starts from that configuration: the game, its overrides and the zones.
+    app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False, "preset": "classic",
+                                        "players": ["Ann", "Boris"], "overrides": {"opening": {"threshold": 75}}}))
+    assert app.state.table.state.rules.opening.threshold == 75
+    assert app.state.table.get_settings()["thresholds"]["still_s"] == 0.6
+    app.state.store.close()
+
+
+def test_bad_config_file_exits_2(tmp_path, capsys):
+    conf = tmp_path / "kosti.toml"
+    conf.write_text("[server]\nport = 70000\n")
+    assert main(["run", "--config", str(conf), "--source", "virtual"]) == 2
+    assert "server.port" in capsys.readouterr().err
