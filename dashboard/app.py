@@ -81,6 +81,8 @@ class DashboardConfig:
         settings: settings applied at start-up over the stored ones (zones, thresholds from the config file).
         corrections_dir: capture folder where throws the table corrected are saved as training data
             (:func:`kosti.datasets.capture.save_correction`); ``None`` = not saved.
+        reader_reload: ``(factory, token)``: reload the reader with ``factory()`` when ``token()`` changes
+            (the model registry's active version, ``kosti models use``).
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -100,6 +102,7 @@ class DashboardConfig:
     source_kwargs: dict[str, Any] | None = None
     settings: dict[str, Any] | None = None
     corrections_dir: str | Path | None = None
+    reader_reload: tuple[Any, Any] | None = None
 
     @property
     def pin_required(self) -> bool:
@@ -240,6 +243,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (getattr(source, "kind", None) if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
+    table.reader_reload = config.reader_reload
     if config.settings:
         table.update_settings(dict(config.settings))
     if config.players:

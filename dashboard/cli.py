@@ -155,6 +155,19 @@ def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
         raise CliError(f"cannot load the dice reader: {exc}") from None
 
 
+def _reload(args: argparse.Namespace, cfg: object, reader: object) -> object:
+    """``(factory, token)`` that follows ``kosti models use`` while running (``[reader] model = "active"``
+    without explicit paths), else ``None``."""
+    rs = cfg.reader  # type: ignore[attr-defined]
+    if reader is None or rs.model != "active" or rs.detector or rs.classifier:
+        return None
+    from kosti.registry import Registry
+    from kosti.vision.reader import DiceReader
+
+    reg = Registry()
+    return (lambda: DiceReader(**rs.reader_kwargs(reg))), reg.change_token
+
+
 def _demo(args: argparse.Namespace) -> int:
     if args.auto_throw is not None and args.auto_throw < 1.0:
         # The dice must lie still for the settle time (0.4 s) and be read before the next throw starts.
@@ -162,7 +175,8 @@ def _demo(args: argparse.Namespace) -> int:
     cfg = _load(args)
     reader = _reader(args, cfg, virtual=True)
     return _serve(_config(args, cfg, source="virtual", auto_throw_s=args.auto_throw, reader=reader,
-                          reader_kind="truth" if reader is None else args.reader), args)
+                          reader_kind="truth" if reader is None else args.reader,
+                          reader_reload=_reload(args, cfg, reader)), args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -201,7 +215,8 @@ def _run(args: argparse.Namespace) -> int:
     virtual = getattr(src, "kind", "") == "virtual"
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,
-                          overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader),
+                          overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader,
+                          reader_reload=_reload(args, cfg, reader)),
                   args)
 
 

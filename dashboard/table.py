@@ -553,6 +553,10 @@ class TableService:
         self._throw_requested_at = 0.0
         #: Capture folder for corrected throws (training data for the reader), or ``None``.
         self.corrections_dir: Any = None
+        #: ``(factory, token)``: when ``token()`` changes (``kosti models use`` switched the active model),
+        #: the capture thread loads ``factory()`` and reads with it from then on. ``None`` = fixed reader.
+        self.reader_reload: tuple[Callable[[], Any], Callable[[], Any]] | None = None
+        self._reader_token: Any = None
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
@@ -593,6 +597,8 @@ class TableService:
         elif not self.reader_desc:
             describe = getattr(self._reader, "describe", None)
             self.reader_desc = describe() if callable(describe) else getattr(self._reader, "name", type(self._reader).__name__)
+        if self.reader_reload is not None:
+            self._reader_token = self.reader_reload[1]()
         self._apply_thresholds()
         self._pipeline = self._make_pipeline() if self._reader is not None else _NoReader()
         self._stop.clear()
@@ -607,6 +613,34 @@ class TableService:
         self._thread = None
         if self.source is not None:
             self.source.close()
+
+    def _maybe_reload_reader(self) -> None:
+        """Swap in the newly activated model when the registry's change token moved (capture thread)."""
+        if self.reader_reload is None:
+            return
+        factory, token_fn = self.reader_reload
+        try:
+            token = token_fn()
+        except Exception:  # noqa: BLE001
+            return
+        if token == self._reader_token:
+            return
+        self._reader_token = token
+        try:
+            reader = factory()
+        except Exception as exc:  # noqa: BLE001 - keep reading with the old model
+            log.error("the newly activated dice model cannot be loaded (%s); keeping the current one", exc)
+            return
+        self._reader = reader
+        describe = getattr(reader, "describe", None)
+        self.reader_desc = describe() if callable(describe) else getattr(reader, "name", type(reader).__name__)
+        self._apply_thresholds()
+        if isinstance(self._pipeline, _DetectorAdapter):
+            self._pipeline.det.reader = reader
+        else:
+            self._pipeline = self._make_pipeline()
+        log.info("dice reader switched: %s", self.reader_desc)
+        self._changed()
 
     def _make_pipeline(self) -> Any:
         return _DetectorAdapter(self._reader, self.expected_dice, self.settings)
@@ -641,6 +675,7 @@ class TableService:
         while not self._stop.is_set():
             if time.monotonic() - last_push > 2.0:  # camera health and frame rate for every screen
                 last_push = time.monotonic()
+                self._maybe_reload_reader()
                 self.broadcaster.publish({"type": "source", "source": self.source_info()})
             try:
                 frame = src.read(timeout=1.0)

@@ -97,3 +97,30 @@ def test_auto_throw_follows_the_dice_the_rules_ask_for(make_client, start_game):
                 assert len(a.payload["faces"]) == before.dice_to_throw
         applied = {r["throw_id"] for r in rolls}
         assert all(t["resolution"] == "applied" for t in h["throws"] if t["id"] in applied)
+
+
+def test_reader_is_swapped_when_the_active_model_changes(make_client, start_game):
+    """``kosti models use`` moves the registry's change token; the running table loads the new reader."""
+    from kosti.dashboard.table import VirtualTruthReader
+
+    src = _source()
+    token = {"v": 1}
+    built = []
+
+    def factory():
+        r = VirtualTruthReader(src)
+        r.name = f"model v{token['v']}"
+        built.append(r)
+        return r
+
+    first = VirtualTruthReader(src)
+    first.name = "model v1"
+    with make_client(source_obj=src, reader=first, reader_reload=(factory, lambda: token["v"])) as c:
+        assert _wait(c, lambda s: s["reader"] == "model v1")
+        token["v"] = 2
+        s = _wait(c, lambda s: s["reader"] == "model v2", 10)
+        assert len(built) == 1 and c.app.state.table._pipeline.det.reader is built[0]
+        gid = start_game(c)  # and the new reader reads the throws
+        c.post(f"/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]})
+        s = _wait(c, lambda s: (s["last_throw"] or {}).get("id") is not None)
+        assert s["last_throw"]["resolution"] == "applied"
