@@ -172,34 +172,39 @@ def prepare_classification(
             sizes = (boxes[:, 2:] - boxes[:, :2]).max(1) if len(boxes) else np.array([min(h, w) / 12])
             for k in range(negatives_per_image):
                 side = float(rng.choice(list(sizes))) * rng.uniform(0.8, 1.2)
-                if len(boxes) and rng.random() < 0.5:
-                    b = boxes[rng.randrange(len(boxes))]
-                    bw, bh = b[2] - b[0], b[3] - b[1]
-                    ang = rng.uniform(0, 2 * np.pi)
-                    dx, dy = np.cos(ang) * bw * rng.uniform(0.6, 0.9), np.sin(ang) * bh * rng.uniform(0.6, 0.9)
-                    nb = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
-                else:
-                    for _ in range(20):
+                for _ in range(20):
+                    if len(boxes) and rng.random() < 0.5:
+                        # The edge of a die, as a badly placed box would show it: centre shifted 0.75–1.0
+                        # of the die's size, so at most a sliver of its face is in the crop.
+                        b = boxes[rng.randrange(len(boxes))]
+                        bw, bh = b[2] - b[0], b[3] - b[1]
+                        ang = rng.uniform(0, 2 * np.pi)
+                        dx, dy = np.cos(ang) * bw * rng.uniform(0.75, 1.0), np.sin(ang) * bh * rng.uniform(0.75, 1.0)
+                        nb = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
+                    else:
                         x0, y0 = rng.uniform(0, max(1, w - side)), rng.uniform(0, max(1, h - side))
                         nb = [x0, y0, x0 + side, y0 + side]
-                        if not len(boxes) or _max_overlap(np.array(nb, np.float32), boxes) < 0.05:
-                            break
-                    else:
-                        continue
+                    if not len(boxes) or not _shows_a_die(np.array(nb, np.float32), boxes):
+                        break
+                else:
+                    continue
                 cv2.imwrite(str(out / split / "x" / f"{stem}_neg{k}.png"), square_crop(image, nb))
                 counts["x"] += 1
     return counts
 
 
-def _max_overlap(box: np.ndarray, boxes: np.ndarray) -> float:
-    """Largest fraction of ``box``'s area covered by any of ``boxes`` (all xyxy pixels)."""
-    ix1 = np.maximum(box[0], boxes[:, 0])
-    iy1 = np.maximum(box[1], boxes[:, 1])
-    ix2 = np.minimum(box[2], boxes[:, 2])
-    iy2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    return float(inter.max() / area)
+def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
+    """True when the square crop that :func:`square_crop` cuts around ``box`` would show most of a die.
+
+    A die counts as shown when its centre lies inside the crop square shrunk by a quarter of the die's
+    size on every side, i.e. more than about three quarters of its face is in the picture.
+    """
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    half = max(box[2] - box[0], box[3] - box[1]) * pad / 2
+    dcx, dcy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    margin = 0.25 * np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    inside = (np.abs(dcx - cx) < half - margin) & (np.abs(dcy - cy) < half - margin)
+    return bool(inside.any())
 
 
 __all__ = [
