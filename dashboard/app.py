@@ -272,7 +272,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         description="Live dice table for 1000 (Тысяча), Farkle and 10000: live view, scoreboard, controls.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served below from local Swagger UI files: the table may have no internet
     )
+    _mount_offline_docs(app)
     table.pin_required = config.pin_required
     app.state.table = table
     app.state.store = store
@@ -515,3 +517,25 @@ def _plain_errors(errors: Any) -> list[dict[str, Any]]:
     for e in errors:
         out.append({"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))})
     return out
+
+
+def _mount_offline_docs(app: FastAPI) -> None:
+    """Serve the interactive OpenAPI docs at ``/docs`` from the ``swagger-ui-bundle`` package's files.
+
+    FastAPI's default ``/docs`` page loads Swagger UI from a CDN and is blank offline; the table's
+    Raspberry Pi usually has no internet, so the same page is built here on local copies.
+    """
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs-static", StaticFiles(directory=swagger_ui_path), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    async def _docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} — API",
+            swagger_js_url="/docs-static/swagger-ui-bundle.js",
+            swagger_css_url="/docs-static/swagger-ui.css",
+            swagger_favicon_url="/docs-static/favicon-32x32.png",
+        )

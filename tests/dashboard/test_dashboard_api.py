@@ -335,3 +335,23 @@ def test_corrected_throws_become_training_data(make_client, throw, start_game, t
     rec = capture.load(root, ids[0], with_image=False)
     assert sorted(d.value for d in rec.dice) == [1, 2, 3, 5, 6]
     assert c.get(f"/api/games/{gid}/history").json()["throws"][0]["resolution"] == "corrected"
+
+
+def test_openapi_docs_are_served_offline(tmp_path):
+    """/docs must work without internet: its Swagger UI script and style come from this server."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", start_capture=False))
+    with TestClient(app) as client:
+        page = client.get("/docs")
+        assert page.status_code == 200
+        urls = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+        assets = [u for u in urls if u.endswith((".js", ".css"))]
+        assert assets and all(u.startswith("/") for u in assets), assets  # nothing from a CDN
+        for u in assets:
+            assert client.get(u).status_code == 200, u
+        assert client.get("/openapi.json").json()["info"]["title"] == "kosti dashboard"
