@@ -157,9 +157,41 @@ class Throw:
 # ---------------------------------------------------------------------------------------------------
 # Voting over several frames
 # ---------------------------------------------------------------------------------------------------
-def vote(reads: list[Detections], iou: float = 0.5, min_value_confidence: float = 0.5) -> list[Die]:
+def dedupe(det: Detections, iou: float = 0.5) -> Detections:
+    """Drop boxes that cover another, more confident box of the same frame by IoU ≥ ``iou``.
+
+    Seen from above, two dice never share half their box (a die on top of another hides it; a cocked die
+    leaning on a neighbour overlaps it far less), so two such boxes are one die found twice — which a
+    detector's own NMS lets through when its IoU threshold is higher (Ultralytics' default is 0.7).
+    Smaller overlaps are kept and flagged by :func:`check_throw`.
+
+    Args:
+        det: one frame's detections.
+        iou: IoU at or above which the less confident box is dropped.
+
+    Returns:
+        The kept detections, in their original order.
+    """
+    n = len(det)
+    if n < 2:
+        return det
+    m = box_iou(det.xyxy, det.xyxy)
+    keep = np.ones(n, dtype=bool)
+    for i in np.argsort(-det.confidence, kind="stable"):
+        if not keep[i]:
+            continue
+        later = (m[i] >= iou) & keep
+        later[i] = False
+        keep &= ~later
+    return det.filter(keep)
+
+
+def vote(
+    reads: list[Detections], iou: float = 0.5, min_value_confidence: float = 0.5, dedupe_iou: float | None = 0.5
+) -> list[Die]:
     """Merge the dice read in several frames of one rest period.
 
+    Each frame is first cleaned of duplicate boxes (:func:`dedupe`, IoU ≥ ``dedupe_iou``; ``None`` = off).
     Dice are matched across frames greedily by box IoU (≥ ``iou``). A die counts when it is seen in a
     majority of the frames; its value is the majority face among its readings (unread readings, value 0,
     vote for "unknown"). The die is *uncertain* when no face has a majority of the frames that saw it, or
@@ -169,6 +201,7 @@ def vote(reads: list[Detections], iou: float = 0.5, min_value_confidence: float 
         reads: one :class:`Detections` per frame (≥ 1), boxes in the same pixel frame.
         iou: IoU needed to call two boxes the same die.
         min_value_confidence: mean face probability needed to accept a face.
+        dedupe_iou: in-frame duplicate suppression threshold (see :func:`dedupe`).
 
     Returns:
         Voted dice, left to right by box centre.
@@ -177,6 +210,8 @@ def vote(reads: list[Detections], iou: float = 0.5, min_value_confidence: float 
         return []
     tracks: list[dict[str, list]] = []
     for det in reads:
+        if dedupe_iou is not None:
+            det = dedupe(det, dedupe_iou)
         if not len(det):
             continue
         used_rows: set[int] = set()
@@ -341,6 +376,7 @@ class ThrowDetector:
         vote_frames: still frames read per throw (≥ 1; odd numbers avoid ties).
         min_value_confidence: mean face probability needed to accept a die's face.
         overlap_iou: box IoU above which two dice count as overlapping/stacked.
+        dedupe_iou: IoU at which two boxes of one frame are one die found twice (:func:`dedupe`; None = off).
         suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
         keep_image: attach the settle frame to each :class:`Throw`.
     """
@@ -356,6 +392,7 @@ class ThrowDetector:
         overlap_iou: float = 0.2,
         suppress_repeats: bool = True,
         keep_image: bool = True,
+        dedupe_iou: float | None = 0.5,
     ) -> None:
         if vote_frames < 1:
             raise ValueError("vote_frames must be >= 1")
@@ -367,6 +404,7 @@ class ThrowDetector:
         self.vote_frames = vote_frames
         self.min_value_confidence = min_value_confidence
         self.overlap_iou = overlap_iou
+        self.dedupe_iou = dedupe_iou
         self.suppress_repeats = suppress_repeats
         self.keep_image = keep_image
         # Still frames of the current rest candidate (every other one is read: spread in time).
@@ -401,7 +439,7 @@ class ThrowDetector:
         self._still.clear()
         t0 = time.perf_counter()
         reads = [self.reader.read(f.image) for f in frames]
-        dice_all = vote(reads, min_value_confidence=self.min_value_confidence)
+        dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
         h, w = frame.image.shape[:2]
         codes = self.zones.classify(np.array([d.box for d in dice_all], dtype=np.float32).reshape(-1, 4), w, h)
         roll = [d for d, c in zip(dice_all, codes) if c == ROLL]

@@ -63,6 +63,22 @@ def test_vote_uncertain_when_faces_disagree_or_unread():
     assert one[0].uncertain and one[0].guess == 6
 
 
+def test_duplicate_boxes_of_one_die_are_merged_but_real_overlaps_are_flagged():
+    a = (100, 100, 140, 140)
+    dup = (104, 103, 146, 144)  # IoU ≈ 0.7 with a: the same die found twice
+    lean = (128, 100, 168, 140)  # IoU ≈ 0.18 with a: a die leaning on its neighbour
+    d = Detections(np.array([dup, a, lean], dtype=float), np.array([0.6, 0.9, 0.8]), np.array([4, 5, 2]),
+                   np.array([0.9, 0.9, 0.9]))
+    from kosti.vision.pipeline import dedupe
+
+    kept = dedupe(d)
+    assert kept.value.tolist() == [5, 2]  # the less confident duplicate is gone, order kept
+    dice = vote([d])
+    assert [x.value for x in dice] == [5, 2]
+    assert [c for c, _ in check_throw(dice, 2, overlap_iou=0.1)] == ["overlap"]
+    assert len(vote([d], dedupe_iou=None)) == 3
+
+
 def test_check_throw_reasons_in_english_and_russian():
     ok = [Die(5, 0.9, (0, 0, 10, 10)), Die(1, 0.9, (20, 0, 30, 10))]
     assert check_throw(ok, 2) == []
