@@ -72,6 +72,27 @@ def letterbox_params(orig_shape: tuple[int, int], new_shape: int | tuple[int, in
     )
 
 
+def rect_shape(orig_shape: tuple[int, int], imgsz: int | tuple[int, int], stride: int = 32) -> tuple[int, int]:
+    """Smallest stride-multiple input ``(H_in, W_in)`` holding a frame scaled to fit ``imgsz``.
+
+    This is the shape Ultralytics' ``LetterBox(auto=True)`` gives (used by its predict with PyTorch
+    models and by dynamic-shape exports): scale by ``min(H_max/H, W_max/W)``, then pad each side up to a
+    multiple of ``stride`` only. A 1280×720 frame with ``imgsz=416`` gives ``(256, 416)``.
+
+    Args:
+        orig_shape: ``(H, W)`` of the frame in pixels, both ≥ 1.
+        imgsz: largest input ``(H_max, W_max)`` or one int for a square bound.
+        stride: the detector's largest stride in pixels.
+    """
+    h, w = int(orig_shape[0]), int(orig_shape[1])
+    if h < 1 or w < 1:
+        raise ValueError(f"empty image shape {orig_shape}")
+    hmax, wmax = (imgsz, imgsz) if isinstance(imgsz, int) else (int(imgsz[0]), int(imgsz[1]))
+    r = min(hmax / h, wmax / w)
+    unpad_w, unpad_h = max(round(w * r), 1), max(round(h * r), 1)
+    return unpad_h + (hmax - unpad_h) % stride, unpad_w + (wmax - unpad_w) % stride
+
+
 def letterbox(
     image: np.ndarray, new_shape: int | tuple[int, int], pad_value: int = PAD_VALUE
 ) -> tuple[np.ndarray, LetterboxParams]:

@@ -72,6 +72,7 @@ def build_untrained_models(
     det_classes: tuple[str, ...] = ("die",),
     cls_classes: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "x"),
     seed: int = 0,
+    dynamic: bool = False,
 ) -> dict[str, Path]:
     """Build a YOLO11n detector and a YOLO11n-cls classifier from their YAML (random weights, nothing
     downloaded), save them as ``.pt`` and export them to ONNX the way the shipped models are exported.
@@ -91,6 +92,8 @@ def build_untrained_models(
             for 16:9 camera frames).
         det_classes, cls_classes: class names embedded in the models.
         seed: torch RNG seed (reproducible weights).
+        dynamic: export with dynamic input height/width (the shipped detector's form; see
+            :class:`kosti.vision.onnx_backend.ModelInfo`).
 
     Returns:
         ``{"det_pt", "det_onnx", "cls_pt", "cls_onnx"}`` → paths.
@@ -121,7 +124,7 @@ def build_untrained_models(
         pt = out / f"{kind}.pt"
         y.save(pt)
         onnx = YOLO(str(pt), task=y.task).export(
-            format="onnx", imgsz=list(imgsz) if isinstance(imgsz, tuple) else imgsz, simplify=True, dynamic=False,
+            format="onnx", imgsz=list(imgsz) if isinstance(imgsz, tuple) else imgsz, simplify=True, dynamic=dynamic,
             nms=False,
         )
         paths[f"{kind}_pt"], paths[f"{kind}_onnx"] = pt, Path(onnx)

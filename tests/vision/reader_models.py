@@ -32,6 +32,8 @@ def _build(kind: str) -> dict[str, Path]:
         return build_untrained_models(out, det_classes=("1", "2", "3", "4", "5", "6"))
     if kind == "rect":
         return build_untrained_models(out, det_imgsz=(256, 416))
+    if kind == "dynamic":
+        return build_untrained_models(out, dynamic=True)
     return build_untrained_models(out)
 
 
@@ -48,6 +50,11 @@ def untrained_six_class() -> dict[str, Path]:
 def untrained_rect() -> dict[str, Path]:
     """Two-stage models whose detector takes a 16:9-friendly 256×416 (H×W) input."""
     return _build("rect")
+
+
+def untrained_dynamic() -> dict[str, Path]:
+    """Two-stage models exported with dynamic input height and width (as the shipped detector)."""
+    return _build("dynamic")
 
 
 def require_dataset(path: Path) -> Path:

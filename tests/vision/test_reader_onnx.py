@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reader_models import untrained_models, untrained_rect, untrained_six_class
+from reader_models import untrained_dynamic, untrained_models, untrained_rect, untrained_six_class
 
 from kosti.vision.crops import square_crop
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
@@ -162,4 +162,24 @@ def test_rectangular_detector_input():
         r = YOLO(str(m["det_pt"]), task="detect").predict(
             img, conf=0.6, rect=False, agnostic_nms=True, imgsz=(256, 416), verbose=False
         )[0]
+        _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
+
+
+def test_dynamic_detector_letterboxes_like_ultralytics_predict():
+    """A dynamic-shape export is fed the smallest stride-multiple rectangle (LetterBox(auto=True)), as
+    Ultralytics' predict feeds a .pt model: a 1280×720 frame becomes 192×320 at imgsz 320, not 320×320,
+    and the boxes and confidences are the same as Ultralytics' own predict on the same weights."""
+    from ultralytics import YOLO
+
+    from kosti.vision.letterbox import rect_shape
+
+    m = untrained_dynamic()
+    det = OnnxDetector(m["det_onnx"])
+    assert det.info.dynamic_hw and det.info.imgsz == (320, 320)
+    img = synthetic_frame(1280, 720, 5, 70, seed=0)[0]
+    x, _ = det.preprocess(img)
+    assert x.shape == (1, 3, 192, 320) == (1, 3, *rect_shape(img.shape[:2], 320, 32))
+    for frame in (img, synthetic_frame(480, 640, 4, 50, seed=7)[0]):
+        xyxy, scores, _ = det.detect(frame, conf=0.6)
+        r = YOLO(str(m["det_pt"]), task="detect").predict(frame, conf=0.6, agnostic_nms=True, verbose=False)[0]
         _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
