@@ -168,12 +168,17 @@ def train_classifier(plan: TrainPlan, cls_root: Path) -> Path:
 
 
 def export_onnx(pt: Path, imgsz: int, out_onnx: Path) -> Path:
-    """Export an Ultralytics ``.pt`` to a static-shape ONNX file (opset Ultralytics picks, simplified,
-    no NMS inside) at ``out_onnx``; the ``.pt`` is copied beside it (fine-tuning starts from it)."""
+    """Export an Ultralytics ``.pt`` to ONNX (simplified, no NMS inside) at ``out_onnx``; the ``.pt`` is
+    copied beside it (fine-tuning starts from it).
+
+    The export has dynamic batch, height and width: the reader letterboxes a 16:9 camera frame to the
+    smallest stride rectangle (416×256 instead of 416×416, ~40 % less work) and classifies all dice of
+    a frame in one batch; ``imgsz`` in the metadata is the largest side it was trained for.
+    """
     _offline_env()
     from ultralytics import YOLO
 
-    tmp = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, nms=False, device="cpu")
+    tmp = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True, nms=False, device="cpu")
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(tmp), out_onnx)
     shutil.copy2(pt, out_onnx.with_suffix(".pt"))
