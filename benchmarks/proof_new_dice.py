@@ -232,6 +232,24 @@ def _fmt(m: dict | None) -> str:
     return f"recall {m['recall']:.4f} die_acc {m['die_accuracy']:.4f} exact {m['image_exact']:.3f}"
 
 
+def environment(base: Path) -> dict:
+    """Facts that make a result comparable: CPU, threads, repository commit, base model checksums."""
+    import hashlib
+    import platform
+
+    cpu = platform.processor()
+    try:
+        cpu = next(ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                   if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    sums = {f: hashlib.sha256((base / f).read_bytes()).hexdigest()[:12]
+            for f in ("dice_det.onnx", "dice_cls.onnx") if (base / f).is_file()}
+    return {"cpu": cpu, "cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
+            "commit": git.stdout.strip() or None, "base_sha256": sums}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
@@ -255,6 +273,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--detector", choices=["auto", "never", "always"], default="auto",
                    help="detector pass: auto = only if recall on kosti train's held-back captures < --min-recall")
     p.add_argument("--min-recall", type=float, default=0.98)
+    p.add_argument("--train-extra", default="", metavar="ARGS",
+                   help="more kosti train options for both passes, e.g. '--batch-cls 64'")
     p.add_argument("--seed", type=int, default=1)
     return p.parse_args(argv)
 
@@ -275,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     out_json = a.out / "proof_new_dice.json" if a.out.is_dir() else a.out
     t_start = time.monotonic()
-    result: dict = {"base": str(base), "work": str(work), "argv": sys.argv[1:],
+    result: dict = {"base": str(base), "work": str(work), "argv": sys.argv[1:], "environment": environment(base),
                     "frame": list(FRAME), "dice_per_throw": DICE_PER_THROW}
 
     # 1. candidate styles
@@ -318,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[TrainRun] = []
     replay = replay_slice(a.replay, a.replay_images, work / "replay", a.seed)
     common = ["--data", str(train_dir), "--reviewed-only", "--base-data", replay, "--holdout", "0.2",
-              "--seed", str(a.seed)]
+              "--seed", str(a.seed), *shlex.split(a.train_extra)]
     cls_args = [*common, "--classifier-only", "--epochs-cls", str(a.epochs_cls), "--base", str(base),
                 "--work", str(work / "train_cls")]
     if not shipped:
