@@ -11,7 +11,7 @@
 The shipped reader is used when ``models/dice_det.onnx`` exists; otherwise a reader that finds nothing
 (only the settle/voting path is timed; this is printed).
 
-Usage: ``python benchmarks/bench_pipeline.py [--seconds 10] [--throws 10] [--vote 3]``
+Usage: ``python benchmarks/bench_pipeline.py [--seconds 10] [--throws 10] [--vote 3] [--model DET --cls-model CLS]``
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ class NullReader:
         return Detections.empty()
 
 
-def make_reader():
-    if DETECTOR_ONNX.is_file():
+def make_reader(det: Path | None = None, cls: Path | None = None):
+    if det is not None or DETECTOR_ONNX.is_file():
         from kosti.vision.reader import DiceReader
 
-        return DiceReader(), f"DiceReader ({DETECTOR_ONNX.name})"
+        r = DiceReader(det_path=det, cls_path=cls)
+        return r, f"DiceReader ({(det or DETECTOR_ONNX).name}, {(cls.name if cls else 'dice_cls.onnx')})"
     return NullReader(), "NullReader (models/dice_det.onnx missing: reader cost NOT included)"
 
 
@@ -122,9 +123,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the still-table replay")
     ap.add_argument("--throws", type=int, default=10, help="virtual throws for the latency median")
     ap.add_argument("--vote", type=int, default=3, help="frames read per throw")
+    ap.add_argument("--model", type=Path, default=None, help="detector weights (default: the shipped model)")
+    ap.add_argument("--cls-model", type=Path, default=None, help="classifier weights (default: the shipped model)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    reader, name = make_reader()
+    reader, name = make_reader(args.model, args.cls_model)
     print(f"reader: {name}")
     bench_still(args.seconds, reader, args.vote)
     bench_latency(args.throws, reader, args.vote)
