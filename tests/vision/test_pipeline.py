@@ -391,8 +391,9 @@ def test_real_photos_replayed_as_a_camera_give_one_right_throw_each(tmp_path: Pa
     right = [t.faces == photos[k][1] and t.ok for k, t in throws]
     dice_right = sum(sum(1 for a, b in zip(t.faces, photos[k][1]) if a == b) for k, t in throws)
     n_dice = sum(len(f) for _, f in photos)
-    print(f"\n{sum(right)}/{len(right)} throws exactly right, {dice_right}/{n_dice} dice")
-    assert sum(right) >= 0.9 * len(right)
+    summary = f"{sum(right)}/{len(right)} throws exactly right and ok, {dice_right}/{n_dice} dice"
+    print("\n" + summary)
+    assert sum(right) >= 0.9 * len(right), summary
 
 
 def _wants_bank(state) -> bool:
@@ -436,6 +437,7 @@ def test_real_photos_drive_a_game(tmp_path: Path, reader):
             throws.append(r.throw)
             k = len(throws) - 1
             assert r.throw.ok, f"throw {k} ({order[k][0].name}): {r.throw.reasons}"
+            assert r.throw.faces == order[k][1], f"throw {k} ({order[k][0].name}) misread"
             game, _ = game.apply(Roll(r.throw.faces))
             if k + 1 < len(order):
                 # The players stop where the scripted game stopped (their strategy, or no photo of that many dice).
