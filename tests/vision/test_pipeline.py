@@ -359,8 +359,9 @@ TRAY = Zones(roll_area=[(0.08, 0.08), (0.92, 0.08), (0.92, 0.92), (0.08, 0.92)])
 
 
 #: Label errors found in byler-d6/test (checked by eye on the photo): {photo stem: {label line: true face}}.
-#: IMG_20191209_100002, line 0 (the green die at x 0.32, y 0.69): three yellow pips on a diagonal, labelled 2.
-BYLER_LABEL_FIXES: dict[str, dict[int, int]] = {"IMG_20191209_100002": {0: 3}}
+#: IMG_20191209_100002 line 2: the green die centred at (0.2135, 0.5651), box x 115–158 y 342–383 px, shows
+#: three pips on a diagonal but is labelled class 1 (face 2).
+BYLER_LABEL_FIXES: dict[str, dict[int, int]] = {"IMG_20191209_100002": {2: 3}}
 
 
 def _labels(stem: str) -> list[int]:
@@ -443,7 +444,7 @@ def test_real_photos_drive_a_game(tmp_path: Path, reader):
         (tmp_path / f"{k:03d}.jpg").symlink_to(img)
 
     game = new_game("classic", ["Ann", "Boris"])
-    det = ThrowDetector(reader, expected_dice=game.dice_to_throw)
+    det = ThrowDetector(reader, zones=TRAY, expected_dice=game.dice_to_throw)
     throws, corrected = [], []
     with FolderSource(tmp_path, hold_s=1.0, transition_s=0.5, fps=15) as src:
         for frame in src:
@@ -477,7 +478,7 @@ def test_real_photos_are_all_read_without_help(tmp_path: Path, reader):
     pool = [p for p in _throw_photos()][:12]
     for k, (img, _) in enumerate(pool):
         (tmp_path / f"{k:03d}.jpg").symlink_to(img)
-    det = ThrowDetector(reader, expected_dice=None)
+    det = ThrowDetector(reader, zones=TRAY, expected_dice=None)
     throws = []
     with FolderSource(tmp_path, hold_s=1.0, transition_s=0.5, fps=15) as src:
         for frame in src:
