@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -182,10 +183,21 @@ def test_non_root_without_dry_run_is_refused() -> None:
     if os.geteuid() == 0:
         if shutil.which("setpriv") is None:
             pytest.skip("running as root and setpriv is missing: cannot drop privileges")
-        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", str(INSTALL)]
+        # The checkout may sit in a folder only root can enter (mktemp -d is mode 700): give the
+        # unprivileged user its own readable copy of the script.
+        d = Path(tempfile.mkdtemp(prefix="kosti-install-"))  # directly in /tmp; pytest's tmp is mode 700
+        os.chmod(d, 0o755)
+        script = d / "install.sh"
+        shutil.copy2(INSTALL, script)
+        os.chmod(script, 0o755)
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", str(script)]
     else:
         cmd = ["bash", str(INSTALL)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd="/")
+    finally:
+        if os.geteuid() == 0:
+            shutil.rmtree(d, ignore_errors=True)
     assert r.returncode == 2 and "run as root" in r.stderr
 
 
