@@ -142,8 +142,16 @@ def game_from_record(doc: Any) -> tuple[GameState, list[Any]]:
 
 def replay(doc: Any) -> tuple[GameState, int | None, RuleViolation | None]:
     """Play a replay document. Returns ``(state, failed_event_index, violation)``; the state is the
-    one before the forbidden event when there is one. Raises :class:`BadInput` (exit 2)."""
-    gs, events = game_from_record(doc)
+    one before the forbidden event when there is one. Raises :class:`BadInput` (exit 2).
+
+    A game saved by ``kosti play --save`` (``"format": "kosti-play/1"``) is replayed too: from its
+    initial state through its recorded actions."""
+    if isinstance(doc, dict) and str(doc.get("format", "")).startswith("kosti-play/"):
+        if not isinstance(doc.get("initial"), dict) or not isinstance(doc.get("actions", []), list):
+            raise BadInput("a 'kosti play' save needs 'initial' (a game state) and 'actions' (a list)")
+        gs, events = GameState.from_json(doc["initial"]), doc.get("actions", [])
+    else:
+        gs, events = game_from_record(doc)
     for i, raw in enumerate(events):
         try:
             action = action_from_json(raw)

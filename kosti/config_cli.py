@@ -1,4 +1,4 @@
-"""``kosti config`` — write, check and show the configuration file (see :mod:`kosti.config`).
+"""``kosti config`` — write, check (and print resolved) and locate the configuration file (see :mod:`kosti.config`).
 
 * ``kosti config init [--path P] [--set SECTION.KEY=VALUE ...] [--force] [--mode 600]`` — write the
   commented config file (default path: :func:`kosti.config.default_config_path`); refuses to replace an
@@ -33,8 +33,9 @@ from kosti.config import (
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``config`` command (``init``, ``check``, ``path``) to ``subparsers``."""
-    p = subparsers.add_parser("config", help="write, check and show the configuration file",
-                              description="kosti.toml: write a commented one, validate it, show it.")
+    p = subparsers.add_parser("config", help="write (init), validate (check) and locate (path) the configuration file",
+                              description="kosti.toml: write a commented one (init), validate it and print "
+                                          "the resolved values (check --json), or print where it is (path).")
     sub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
 
     init = sub.add_parser("init", help="write a commented config file")

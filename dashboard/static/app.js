@@ -167,7 +167,9 @@ function render(s) {
     $("dice-left").textContent = st.turn.dice_to_throw;
     $("dice-options").textContent = opts.length > 1 ? ` (${opts.join(" / ")})` : "";
     $("hint").textContent = pick(st.allowed.hint);
-    $("why-not-bank").textContent = st.allowed.bank || st.over ? "" : pick(st.allowed.why_not_bank);
+    const whyNot = pick(st.allowed.why_not_bank) || "";
+    // The hint often already carries the reason ("throw 4 dice (needs 40 more …)"): say it once.
+    $("why-not-bank").textContent = st.allowed.bank || st.over || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
     const w = $("winner");
     if (st.over) {
       const names = Array.isArray(st.winner) ? st.winner.join(", ") : st.winner;

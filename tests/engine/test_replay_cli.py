@@ -239,3 +239,18 @@ def test_play_farkle_sample_with_keeps(tmp_path):
 def test_play_requires_players(tmp_path):
     r = _play([], "", tmp_path)
     assert r.returncode == 2
+
+
+def test_replay_reads_a_play_save(tmp_path, capsys):
+    """A game kept with `kosti play --save` replays to the very state play saved."""
+    save = tmp_path / "game.json"
+    r = _play(["--players", "Ann,Boris", "--rules", "classic", "--save", str(save), "--lang", "en"],
+              "1 5 2 3 3\n552\n1\n11123\nbank\n2 2 3 4 6\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert main(["replay", "--json", str(save)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    from kosti.engine import GameState
+
+    assert out == GameState.from_json(saved["state"]).summary()
+    assert out["players"][0]["score"] == 135 and out["to_move"] == "Ann"
