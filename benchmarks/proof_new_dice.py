@@ -31,7 +31,7 @@ result JSON to ``--out`` (a file, or a folder that receives ``proof_new_dice.jso
 
 Usage::
 
-    python benchmarks/proof_new_dice.py                       # shipped models/, ~7 min on 2 cores (5 training)
+    python benchmarks/proof_new_dice.py                       # shipped models/, ~9 min on 2 cores (8 training)
     python benchmarks/proof_new_dice.py --base /tmp/interim --epochs-cls 1 --epochs-det 1  # smoke run
 """
 
@@ -42,6 +42,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -270,7 +271,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="replay only this many seeded-random images of --replay (0 = all)")
     p.add_argument("--real-test", default=f"{BYLER}:test", help="real photos that must not get worse")
     p.add_argument("--epochs-cls", type=int, default=8)
-    p.add_argument("--epochs-det", type=int, default=6, help="epochs of the detector pass (only if needed)")
+    p.add_argument("--epochs-det", type=int, default=12, help="epochs of the detector pass (only if needed)")
     p.add_argument("--detector", choices=["auto", "never", "always"], default="auto",
                    help="detector pass: auto = only if recall on kosti train's held-back captures < --min-recall")
     p.add_argument("--min-recall", type=float, default=0.98)
@@ -303,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     select_seeds = range(1000, 1000 + a.select_throws)
     cands: dict[str, dict] = {}
     if a.style is None:
-        print(f"\n1. Candidate styles: shipped reader on {a.select_throws} throws × {DICE_PER_THROW} dice each")
+        print(f"\n1. Candidate styles: base reader on {a.select_throws} throws × {DICE_PER_THROW} dice each")
         print(f"{'style':<14} {'contrast':>8} {'recall':>7} {'die_acc':>8} {'read_right':>10} {'exact':>6}")
         for name, st in CANDIDATES.items():
             folder = write_captures(work / "select" / name, st, select_seeds)
@@ -334,7 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"3. Before: new dice {_fmt(before['new_dice'])}; real {_fmt(before['real'])}", flush=True)
 
     # 4. retrain with kosti train (temporary registry)
-    env = dict(os.environ, XDG_DATA_HOME=str(work / "xdg"), YOLO_OFFLINE="1")
+    xdg = work / "xdg"
+    if xdg.exists():  # a fresh registry per run: versions of an earlier run would become "old"
+        shutil.rmtree(xdg)
+    env = dict(os.environ, XDG_DATA_HOME=str(xdg), YOLO_OFFLINE="1")
     shipped = base == MODELS_DIR.resolve()  # registry mode compares against the shipped (active) version
     runs: list[TrainRun] = []
     replay = replay_slice(a.replay, a.replay_images, work / "replay", a.seed)
@@ -345,7 +349,11 @@ def main(argv: list[str] | None = None) -> int:
     if not shipped:
         cls_args += ["--out", str(work / "models_cls")]
     print("4. Retraining")
-    runs.append(kosti_train(cls_args, env, work / "train_cls.log"))
+    try:
+        runs.append(kosti_train(cls_args, env, work / "train_cls.log"))
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     models = Path(runs[-1].summary["files"]["cls"]).parent
     need_det = a.detector == "always" or (
         a.detector == "auto" and runs[-1].summary.get("new", {}).get("recall", 1.0) < a.min_recall)
@@ -354,7 +362,11 @@ def main(argv: list[str] | None = None) -> int:
                     "--work", str(work / "train_det")]
         if not shipped:
             det_args += ["--out", str(work / "models_det")]
-        runs.append(kosti_train(det_args, env, work / "train_det.log"))
+        try:
+            runs.append(kosti_train(det_args, env, work / "train_det.log"))
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         models = Path(runs[-1].summary["files"]["det"]).parent
     train_min = sum(r.seconds for r in runs) / 60
     registry = None
