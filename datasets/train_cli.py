@@ -63,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--fraction", type=float, default=1.0, help="use only this fraction of training images")
     p.add_argument("--batch-det", type=int, default=16)
     p.add_argument("--batch-cls", type=int, default=128)
+    p.add_argument("--lr", type=float, default=0.002,
+                   help="initial learning rate when fine-tuning (AdamW, no warm-up); lower it for very short runs")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
     p.add_argument("--no-activate", action="store_true", help="register the new version without activating it")
@@ -112,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
         train=train, val=val, work=work, epochs_det=0 if args.classifier_only else args.epochs_det,
         epochs_cls=args.epochs_cls, imgsz=args.imgsz, base=None if args.from_scratch else args.base,
         from_scratch=args.from_scratch, batch_det=args.batch_det, batch_cls=args.batch_cls,
-        fraction=args.fraction, seed=args.seed,
+        fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
     )
     out = args.out or work / "export"
     files = run_training(plan, out, ncnn=args.ncnn)
