@@ -303,7 +303,43 @@ class _LatestFrameGrabber:
             raise SourceError(f"{self._name}: closed")
 
 
-class OpenCVSource(FrameSource):
+class _GrabbedSource(FrameSource):
+    """A live source whose frames come from a :class:`_LatestFrameGrabber` thread (camera, stream).
+
+    Subclasses open their device in ``_open`` and call :meth:`_start_grabber` with a function that
+    blocks for the next frame; :meth:`read` then always returns the newest frame, never a stale one.
+    """
+
+    read_timeout: float = 5.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._grabber: _LatestFrameGrabber | None = None
+        self._last_seq = 0
+
+    def _start_grabber(self, grab: Callable[[], np.ndarray | None], name: str) -> None:
+        self._last_seq = 0
+        self._grabber = _LatestFrameGrabber(grab, name)
+        self._grabber.start()
+
+    def _stop_grabber(self) -> None:
+        if self._grabber is not None:
+            self._grabber.stop()
+        self._grabber = None
+
+    def cancel(self) -> None:
+        grabber = self._grabber
+        if grabber is not None:
+            grabber.stop()
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        assert self._grabber is not None
+        image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
+        self._last_seq = seq
+        return image, t
+
+
+class OpenCVSource(_GrabbedSource):
     """A USB camera (device index) or a network stream (``rtsp://``, ``http://``) read with OpenCV.
 
     A grabber thread reads continuously and keeps only the newest frame, so :meth:`read` never returns
@@ -335,8 +371,6 @@ class OpenCVSource(FrameSource):
         self.read_timeout = read_timeout
         self._factory = capture_factory or cv2.VideoCapture
         self._cap: Any = None
-        self._grabber: _LatestFrameGrabber | None = None
-        self._last_seq = 0
 
     def _describe(self) -> str:
         if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
@@ -364,27 +398,13 @@ class OpenCVSource(FrameSource):
             return image if ok and image is not None else None
 
         self._cap = cap
-        self._last_seq = 0
-        self._grabber = _LatestFrameGrabber(grab, self._describe())
-        self._grabber.start()
-
-    def cancel(self) -> None:
-        grabber = self._grabber
-        if grabber is not None:
-            grabber.stop()
+        self._start_grabber(grab, self._describe())
 
     def _close(self) -> None:
-        if self._grabber is not None:
-            self._grabber.stop()
+        self._stop_grabber()
         if self._cap is not None:
             self._cap.release()
-        self._grabber, self._cap = None, None
-
-    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        assert self._grabber is not None
-        image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
-        self._last_seq = seq
-        return image, t
+        self._cap = None
 
     def info(self) -> dict[str, Any]:
         d = super().info()
@@ -392,7 +412,7 @@ class OpenCVSource(FrameSource):
         return d
 
 
-class PicameraSource(FrameSource):
+class PicameraSource(_GrabbedSource):
     """The Raspberry Pi camera through Picamera2 (libcamera), video configuration, BGR frames.
 
     Picamera2 is imported when the source opens, so this class can be named on any machine; opening it
@@ -415,8 +435,6 @@ class PicameraSource(FrameSource):
         super().__init__()
         self.size, self.requested_fps, self.camera_num, self.read_timeout = size, fps, camera_num, read_timeout
         self._cam: Any = None
-        self._grabber: _LatestFrameGrabber | None = None
-        self._last_seq = 0
 
     def _open(self) -> None:
         try:
@@ -440,30 +458,16 @@ class PicameraSource(FrameSource):
         except Exception as exc:  # noqa: BLE001 - libcamera raises many types
             raise SourceError(f"cannot start the Pi camera {self.camera_num}: {exc}") from exc
         self._cam = cam
-        self._last_seq = 0
-        self._grabber = _LatestFrameGrabber(lambda: cam.capture_array("main"), f"picamera {self.camera_num}")
-        self._grabber.start()
-
-    def cancel(self) -> None:
-        grabber = self._grabber
-        if grabber is not None:
-            grabber.stop()
+        self._start_grabber(lambda: cam.capture_array("main"), f"picamera {self.camera_num}")
 
     def _close(self) -> None:
-        if self._grabber is not None:
-            self._grabber.stop()
+        self._stop_grabber()
         if self._cam is not None:
             try:
                 self._cam.stop()
             finally:
                 self._cam.close()
-        self._grabber, self._cam = None, None
-
-    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        assert self._grabber is not None
-        image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
-        self._last_seq = seq
-        return image, t
+        self._cam = None
 
     def info(self) -> dict[str, Any]:
         d = super().info()
