@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -23,17 +22,10 @@ import numpy as np
 import yaml
 
 from kosti.vision.crops import CROP_SIZE, square_crop
+from kosti.vision.evaluate import label_path
+from kosti.vision.evaluate import read_labels as _read_labels
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
-
-
-@dataclass(frozen=True)
-class LabelledImage:
-    """One image and its dice: ``boxes (N, 4)`` float32 ``x1 y1 x2 y2`` pixels, ``values (N,)`` int 1–6."""
-
-    image: Path
-    boxes: np.ndarray
-    values: np.ndarray
 
 
 def split_images(data: Path, split: str) -> list[Path]:
@@ -65,35 +57,21 @@ def split_images(data: Path, split: str) -> list[Path]:
     return files
 
 
-def label_path(image: Path) -> Path:
-    """Ultralytics convention: ``.../images/<split>/x.jpg`` → ``.../labels/<split>/x.txt``."""
-    parts = list(image.parts)
-    idx = len(parts) - 1 - parts[::-1].index("images")
-    parts[idx] = "labels"
-    return Path(*parts).with_suffix(".txt")
+#: Class index → face for the YOLO dice sets (class k = face k+1).
+FACE_CLASSES = np.arange(1, 7, dtype=np.int8)
 
 
 def read_labels(image: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Read a YOLO label file → ``(boxes (N,4) float32 xyxy pixels, values (N,) int64 faces 1–6)``.
+    """Read the YOLO labels of ``image`` → ``(boxes (N,4) float32 xyxy pixels, values (N,) int8 faces 1–6)``.
 
-    A missing label file means no dice (an Ultralytics negative). Raises ``ValueError`` on a malformed line.
+    The same reader :mod:`kosti.vision.evaluate` scores with (:func:`~kosti.vision.evaluate.read_labels`),
+    so training and evaluation can never read a label file differently. A missing label file means no
+    dice (an Ultralytics negative).
+
+    Raises:
+        DatasetError: a malformed line or a class outside 0–5 (a ``ValueError``, CLI exit code 2).
     """
-    lp = label_path(image)
-    rows = []
-    if lp.exists():
-        for n, line in enumerate(lp.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            f = line.split()
-            if len(f) != 5:
-                raise ValueError(f"{lp}:{n}: expected 'class cx cy w h', got {line!r}")
-            rows.append([float(v) for v in f])
-    if not rows:
-        return np.zeros((0, 4), np.float32), np.zeros((0,), np.int64)
-    a = np.asarray(rows, np.float64)
-    cx, cy, w, h = a[:, 1] * width, a[:, 2] * height, a[:, 3] * width, a[:, 4] * height
-    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
-    return boxes, a[:, 0].astype(np.int64) + 1
+    return _read_labels(label_path(image), width, height, FACE_CLASSES)
 
 
 def prepare_detection(sources: list[tuple[Path, str]], out: Path, split: str) -> int:
@@ -209,7 +187,7 @@ def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
 
 __all__ = [
     "CROP_SIZE",
-    "LabelledImage",
+    "FACE_CLASSES",
     "label_path",
     "prepare_classification",
     "prepare_detection",

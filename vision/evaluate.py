@@ -67,7 +67,7 @@ class Dataset:
     split: str
 
 
-def _label_path(image: Path) -> Path:
+def label_path(image: Path) -> Path:
     """Ultralytics' ``img2label_paths``: the last ``/images/`` in the path becomes ``/labels/``."""
     parts = list(image.parts)
     for i in range(len(parts) - 1, -1, -1):
@@ -139,7 +139,7 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
     if not images:
         raise DatasetError(f"{p}: no images in split '{split}'")
     class_values = face_values(names) if names else face_values({i: str(i + 1) for i in range(6)})
-    return Dataset([LabelledImage(i, _label_path(i)) for i in images], class_values, root.resolve(), split)
+    return Dataset([LabelledImage(i, label_path(i)) for i in images], class_values, root.resolve(), split)
 
 
 def read_labels(label: Path, width: int, height: int, class_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
