@@ -784,7 +784,7 @@ def guess_faces(reader: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray
         return out
     try:
         if getattr(reader, "classifier", None) is not None:
-            probs = np.asarray(reader.classifier.classify(reader.crops(image, boxes)), np.float64)
+            probs = np.asarray(reader.face_probs(reader.crops(image, boxes)), np.float64)
             values = face_values(reader.classifier.names)
             probs = np.where((values > 0)[None, :], probs, -1.0)
             best = probs.argmax(1)

@@ -45,6 +45,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
+from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF
 from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
 
 ENV_PREFIX = "KOSTI_"
@@ -279,8 +280,11 @@ class ReaderSettings(_Section):
     running dashboard), ``"shipped"``, or a registered version name (``kosti models list``).
     ``detector`` / ``classifier``: explicit model paths instead (ONNX files for ``onnx``/``ultralytics``,
     NCNN export folders for ``ncnn``); they must exist. Set either ``model`` or the paths, not both.
-    ``conf``: detector confidence threshold (0–1, default 0.25 = Ultralytics' predict default).
-    ``value_conf``: minimum face probability (0–1, default 0.6); below it the die is reported uncertain.
+    ``conf``: detector confidence threshold (0–1). ``iou``: NMS IoU threshold (0–1).
+    ``value_conf``: minimum face probability (0–1); below it the die is reported uncertain. Defaults: the
+    shipped models' operating point (:data:`kosti.models.DEFAULT_CONF` and its neighbours).
+    ``tta``: read each die's crop in its four 90° rotations and average (more accurate, 4× classifier
+    time; default on).
     ``backend``: ``onnx`` (ONNX Runtime, default), ``ncnn`` (fastest on the Pi's ARM cores) or
     ``ultralytics``. ``threads``: CPU threads per model (1–16; the Pi 4/5 has 4 cores shared by two models
     and the camera).
@@ -289,8 +293,10 @@ class ReaderSettings(_Section):
     model: str = "active"
     detector: Path | None = None
     classifier: Path | None = None
-    conf: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.25
-    value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = 0.6
+    conf: Annotated[float, Field(gt=0.0, lt=1.0)] = DEFAULT_CONF
+    iou: Annotated[float, Field(gt=0.0, le=1.0)] = DEFAULT_IOU
+    value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_VALUE_CONF
+    tta: bool = True
     backend: Literal["onnx", "ncnn", "ultralytics"] = "onnx"
     threads: Annotated[int, Field(ge=1, le=16)] = 1
 
@@ -347,7 +353,8 @@ class ReaderSettings(_Section):
         (Ultralytics' AutoBackend loads ``*_ncnn_model`` folders); ``onnx`` and ``ultralytics`` map 1:1.
         """
         det, cls, _version = self.model_paths(registry)
-        return {"det_path": det, "cls_path": cls, "conf": self.conf, "value_conf": self.value_conf,
+        return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
+                "value_conf": self.value_conf, "tta": self.tta,
                 "backend": "ultralytics" if self.backend == "ncnn" else self.backend,
                 "threads": self.threads}
 
@@ -800,8 +807,12 @@ detector = @reader.detector|"/path/to/dice_det.onnx"@
 classifier = @reader.classifier|"/path/to/dice_cls.onnx"@
 # Detector confidence threshold (0–1): boxes scoring above it are dice.
 conf = @reader.conf@
+# Overlap (IoU, 0–1) above which two boxes are taken as the same die and the weaker one is dropped.
+iou = @reader.iou@
 # Minimum face probability (0–1); below it a die is shown as uncertain and the throw asks for a check.
 value_conf = @reader.value_conf@
+# Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time).
+tta = @reader.tta@
 # Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics".
 backend = @reader.backend@
 # CPU threads per model (1–16).

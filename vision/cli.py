@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from kosti.vision.reader import DEFAULT_CONF, DEFAULT_VALUE_CONF
+from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF
 
 
 def _unit_float(text: str) -> float:
@@ -51,8 +51,8 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"detector confidence threshold (default {DEFAULT_CONF})")
     p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
                    help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
-    p.add_argument("--iou", type=_unit_float, default=0.7, metavar="FLOAT",
-                   help="NMS IoU threshold (default 0.7, Ultralytics' default)")
+    p.add_argument("--iou", type=_unit_float, default=DEFAULT_IOU, metavar="FLOAT",
+                   help=f"NMS IoU threshold (default {DEFAULT_IOU})")
     p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
                    help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")

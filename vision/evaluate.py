@@ -543,7 +543,7 @@ def collect_face_probs(
         if not pairs:
             continue
         boxes = xyxy[[j for _, j in pairs]]
-        probs.append(reader.classifier.classify(reader.crops(img, boxes)))
+        probs.append(reader.face_probs(reader.crops(img, boxes)))
         target.extend(class_of_value[int(tvals[k])] for k, _ in pairs)
     nc = len(reader.class_values)
     return (np.concatenate(probs) if probs else np.zeros((0, nc), np.float32)), np.asarray(target, np.int64)

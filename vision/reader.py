@@ -8,6 +8,12 @@ Two-stage design (``models/README.md``):
    (:func:`kosti.vision.crops.square_crop`, the same crop its training data was cut with), classes
    ``1 2 3 4 5 6 x`` where ``x`` = unreadable (cocked, blurred, hidden or not a die).
 
+The classifier reads each crop in its four 90° rotations and averages the probabilities (test-time
+augmentation, ``tta=True``): a die's value does not change when it is turned, so the four views are
+four votes on one face. On the shipped models this moved matched-die accuracy on rune55 val from
+0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980 (``models/README.md``), for ~4 crops' classifier
+time per die (one batched call).
+
 A die whose best class is ``x`` or whose face probability is below ``value_conf`` is reported as
 *uncertain* (value 0) — never silently guessed. The single-model design is supported too: with no
 classifier and a detector of six classes, each box's class is its face.
@@ -27,19 +33,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+from kosti.models import CLASSIFIER_ONNX, DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DETECTOR_ONNX
 from kosti.vision.crops import CROP_SIZE, square_crop
 from kosti.vision.detections import UNKNOWN_VALUE, Detections
 from kosti.vision.onnx_backend import ModelLoadError
 
 #: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
 READER_JSON = "reader.json"
-#: Default detector confidence threshold (Ultralytics' predict default).
-DEFAULT_CONF = 0.25
-#: Default minimum face probability for a value to be reported (below → uncertain).
-DEFAULT_VALUE_CONF = 0.6
+# DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF: the shipped operating point (kosti.models).
 
 __all__ = [
+    "DEFAULT_CONF",
+    "DEFAULT_IOU",
+    "DEFAULT_VALUE_CONF",
     "DiceReader",
     "ImageReadError",
     "ModelLoadError",
@@ -122,10 +128,12 @@ class DiceReader:
         conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice).
         value_conf: minimum (calibrated) face probability, 0–1; below it the die is uncertain.
         backend: ``"onnx"`` (torch-free), ``"ultralytics"``, or ``"auto"`` (ONNX for ``.onnx`` files).
-        iou: NMS IoU threshold (Ultralytics default 0.7); max_det: most dice per frame.
+        iou: NMS IoU threshold (default :data:`kosti.models.DEFAULT_IOU`); max_det: most dice per frame.
         threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
         temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
             ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
+        tta: read each crop in its four 90° rotations and average the class probabilities
+            (default True; False = one view, 4× less classifier time).
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -139,10 +147,11 @@ class DiceReader:
         conf: float = DEFAULT_CONF,
         value_conf: float = DEFAULT_VALUE_CONF,
         backend: str = "auto",
-        iou: float = 0.7,
+        iou: float = DEFAULT_IOU,
         max_det: int = 300,
         threads: int = 1,
         temperature: float | None = None,
+        tta: bool = True,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
@@ -150,6 +159,7 @@ class DiceReader:
             raise ValueError(f"unknown backend {backend!r} (onnx, ultralytics or auto)")
         det = Path(det_path) if det_path is not None else DETECTOR_ONNX
         self.conf, self.value_conf = float(conf), float(value_conf)
+        self.tta = bool(tta)
         self.det_path = det
         self.detector = _make_detector(det, backend, threads, iou, max_det)
         det_values = face_values(self.detector.names)
@@ -208,9 +218,22 @@ class DiceReader:
         Returns:
             ``values (K,)`` int8 (1–6, 0 = uncertain) and ``value_confidence (K,)`` float32.
         """
-        probs = self.classifier.classify(self.crops(image, xyxy))  # type: ignore[union-attr]
+        probs = self.face_probs(self.crops(image, xyxy))
         probs = self.calibrate(probs)
         return self.decide(probs, self._cls_values)
+
+    def face_probs(self, crops: np.ndarray) -> np.ndarray:
+        """Raw classifier probabilities ``(K, nc)`` float32 for ``(K, h, w, 3)`` uint8 BGR crops.
+
+        With :attr:`tta`, each crop is also read rotated by 90°, 180° and 270° (one batched call of
+        ``4K`` crops) and the four probability vectors are averaged.
+        """
+        if not self.tta or len(crops) == 0:
+            return self.classifier.classify(crops)  # type: ignore[union-attr]
+        k = len(crops)
+        views = np.concatenate([crops] + [np.rot90(crops, r, axes=(1, 2)) for r in (1, 2, 3)])
+        probs = self.classifier.classify(np.ascontiguousarray(views))  # type: ignore[union-attr]
+        return probs.reshape(4, k, -1).mean(0).astype(np.float32)
 
     def calibrate(self, probs: np.ndarray) -> np.ndarray:
         """Apply the temperature: ``(K, nc)`` probabilities → ``softmax(log(p) / T)``."""

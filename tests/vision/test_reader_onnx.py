@@ -100,7 +100,8 @@ def test_classifier_matches_ultralytics(models, frames):
 
 
 def test_reader_equals_ultralytics_pipeline(models, frames):
-    """Reader end to end = Ultralytics detect → square_crop → Ultralytics classify → same decision."""
+    """Reader end to end = Ultralytics detect → square_crop → Ultralytics classify of the crop in its four
+    90° rotations, probabilities averaged (the reader's test-time augmentation) → same decision."""
     from ultralytics import YOLO
 
     reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.7, value_conf=0.3)
@@ -109,8 +110,9 @@ def test_reader_equals_ultralytics_pipeline(models, frames):
     ref_xyxy, ref_conf = _nondegenerate(*_ultra_detect(models["det_pt"], img, 0.7))
     _assert_same_boxes(det.xyxy, det.confidence, ref_xyxy, ref_conf)
     crops = [square_crop(img, b) for b in det.xyxy]
-    ref = YOLO(str(models["cls_pt"]), task="classify").predict(crops, verbose=False)
-    probs = np.stack([r.probs.data.numpy() for r in ref])
+    views = [np.ascontiguousarray(np.rot90(c, r)) for r in range(4) for c in crops]
+    ref = YOLO(str(models["cls_pt"]), task="classify").predict(views, verbose=False)
+    probs = np.stack([r.probs.data.numpy() for r in ref]).reshape(4, len(crops), -1).mean(0)
     top = probs.argmax(1)
     expect = np.where((top < 6) & (probs.max(1) >= 0.3), top + 1, 0)
     sure = np.abs(probs.max(1) - 0.3) > CONF_TOL  # skip dice right at the threshold
@@ -183,3 +185,16 @@ def test_dynamic_detector_letterboxes_like_ultralytics_predict():
         xyxy, scores, _ = det.detect(frame, conf=0.6)
         r = YOLO(str(m["det_pt"]), task="detect").predict(frame, conf=0.6, agnostic_nms=True, verbose=False)[0]
         _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
+
+
+def test_tta_reading_does_not_depend_on_how_the_die_is_turned(models, frames):
+    """With rotation TTA the face probabilities of a crop and of the same crop turned by 90° are the same
+    (the four views are the same set); without TTA they differ (the model is not rotation invariant)."""
+    reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6, value_conf=0.3)
+    img = frames[0]
+    crops = reader.crops(img, reader.detect(img)[0])
+    assert len(crops)
+    turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))
+    np.testing.assert_allclose(reader.face_probs(turned), reader.face_probs(crops), atol=1e-5)
+    reader.tta = False
+    assert np.abs(reader.face_probs(turned) - reader.face_probs(crops)).max() > 1e-3

@@ -110,7 +110,7 @@ def test_temperature_from_reader_json(tmp_path):
     assert hot.temperature == 2.0
     a, b = plain.read(img), hot.read(img)
     assert np.array_equal(a.value, b.value)  # temperature never changes the ranking
-    probs = plain.classifier.classify(plain.crops(img, a.xyxy))
+    probs = plain.face_probs(plain.crops(img, a.xyxy))  # raw (TTA-averaged) probabilities
     p2 = np.sqrt(probs) / np.sqrt(probs).sum(1, keepdims=True)  # softmax(log p / 2)
     expect = np.where(p2.argmax(1) == 6, p2[:, :6].max(1), p2.max(1))  # class x → best face's prob
     np.testing.assert_allclose(b.value_confidence, expect, rtol=1e-4)
