@@ -53,6 +53,8 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
     p.add_argument("--iou", type=_unit_float, default=DEFAULT_IOU, metavar="FLOAT",
                    help=f"NMS IoU threshold (default {DEFAULT_IOU})")
+    p.add_argument("--no-tta", dest="tta", action="store_false",
+                   help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
     p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
                    help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
@@ -67,6 +69,7 @@ def _reader(args: argparse.Namespace):
         conf=args.conf,
         value_conf=args.value_conf,
         iou=args.iou,
+        tta=args.tta,
         backend=args.backend,
         threads=args.threads,
     )

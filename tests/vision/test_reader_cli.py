@@ -84,6 +84,18 @@ def test_cli_read_json_contract(models, images):
     assert [d["value"] for d in entry["dice"]] == det.value.tolist()
 
 
+def test_cli_read_no_tta_reads_each_die_once(models, images):
+    """``--no-tta`` gives the library's one-view reading (confidences differ from the 4-view default)."""
+    args = ("read", "--json", "--model", str(models["det_onnx"]), "--cls-model", str(models["cls_onnx"]),
+            "--conf", "0.6", "--value-conf", "0")
+    one, four = (json.loads(_kosti(*args, *extra, str(images["good"])).stdout)[0]["dice"]
+                 for extra in (("--no-tta",), ()))
+    det = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6, value_conf=0.0, tta=False)
+    expect = det.read_path(images["good"]).value_confidence
+    assert [d["confidence"] for d in one] == pytest.approx(expect.tolist(), abs=1e-3)
+    assert [d["confidence"] for d in one] != pytest.approx([d["confidence"] for d in four], abs=1e-3)
+
+
 @pytest.mark.parametrize("kind", ["empty", "corrupt", "missing"])
 def test_cli_read_unreadable_exits_2(models, images, kind):
     r = _kosti("read", "--model", str(models["det_onnx"]), "--cls-model", str(models["cls_onnx"]),

@@ -1,0 +1,144 @@
+"""Reader v0.2 recipe: fine-tune the v0.1 models (``bash scripts/build_models.sh``) on real + synthetic data.
+
+Exactly the runs behind the shipped v0.2 weights (``models/README.md``); CPU only, offline, checkpointed:
+rerun the same command after an interruption and Ultralytics resumes from ``runs/v02/<stage>/weights/last.pt``.
+
+Stages (run from the repository root with the project's venv):
+
+* ``det``: the v0.1 detector, 2 more epochs at 416 px then 7 at 640 px (small dice: most misses on rune55
+  val and every miss on skovy-webcam were dice under 20 px at 416), on byler-d6 train (twice: it is the
+  smallest set) + rune55-dedup train + 1,500 synthetic scenes (seeded shuffle of ``kosti datasets synth
+  --out work/synth/det --n 3000 --seed 1 --classes die``), stronger hue jitter (``hsv_h=0.15``) for
+  coloured dice; validation rune55 val.
+* ``cls``: the v0.1 classifier, 15 more epochs on real crops (``kosti.datasets.prepare.prepare_classification``
+  of byler-d6 + rune55 train, 3 per die; val 1 per die of rune55 val) + synthetic crops
+  (``kosti datasets synth --crops --out work/synth/cls --n 8000 --seed 1``), ``hsv_h=0.2``.
+* ``export``: ONNX exports of the two ``best.pt`` into ``runs/v02/export`` (copy to ``models/`` by hand after
+  ``kosti eval`` agrees).
+
+Usage: ``python scripts/finetune_reader.py det|cls|export [--base-det models/dice_det.pt]
+[--base-cls models/dice_cls.pt]``. Needs ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
+RUNS = REPO / "runs" / "v02"
+IMAGE_EXT = (".jpg", ".jpeg", ".png")
+
+
+def _images(folder: Path) -> list[str]:
+    return sorted(str(p) for p in folder.glob("*") if p.suffix.lower() in IMAGE_EXT)
+
+
+def _ensure_synth(out: Path, *extra: str) -> None:
+    if not (out / "images").is_dir() and not (out / "train").is_dir():
+        from kosti.cli import main as kosti
+
+        kosti(["datasets", "synth", "--out", str(out), "--seed", "1", *extra])
+
+
+def det_data() -> Path:
+    """Write ``runs/v02/det/data.yaml`` and its training list; returns the YAML path."""
+    synth = REPO / "work" / "synth" / "det"
+    _ensure_synth(synth, "--n", "3000", "--classes", "die")
+    syn = _images(synth / "images" / "train") + _images(synth / "images" / "val")
+    random.Random(3).shuffle(syn)
+    byler, rune = _images(SHARED / "byler-d6/images/train"), _images(SHARED / "rune55-dedup/images/train")
+    root = RUNS / "det_data"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "train.txt").write_text("\n".join(byler * 2 + rune + syn[:1500]) + "\n")
+    yaml = root / "data.yaml"
+    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
+    return yaml
+
+
+def cls_data() -> Path:
+    """Build the ImageFolder ``runs/v02/cls_data/{train,val}/{1..6,x}``; returns its root."""
+    from kosti.datasets.prepare import prepare_classification
+
+    root = RUNS / "cls_data"
+    if (root / "train").is_dir():
+        return root
+    synth = REPO / "work" / "synth" / "cls"
+    _ensure_synth(synth, "--n", "8000", "--crops")
+    tmp = RUNS / "cls_data.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    real = [(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")]
+    prepare_classification(real, tmp, "train", per_die=3, seed=0)
+    prepare_classification([(SHARED / "rune55-dedup", "val")], tmp, "val", per_die=1, seed=1)
+    for split in ("train", "val"):
+        for src in (synth / split).glob("*/*.png"):
+            dst = tmp / split / src.parent.name / f"s_{src.name}"
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dst)
+    tmp.rename(root)
+    return root
+
+
+def _epoch(ckpt: Path) -> int:
+    """Epochs completed in an Ultralytics checkpoint (its ``epoch`` is 0-based)."""
+    import torch
+
+    return int(torch.load(ckpt, map_location="cpu", weights_only=False).get("epoch", -1)) + 1
+
+
+def _train(name: str, start: Path, stop_after: int | None = None, **settings) -> Path:
+    from ultralytics import YOLO
+
+    last = RUNS / name / "weights" / "last.pt"
+    model = YOLO(str(last if last.exists() else start))
+    if stop_after is not None:  # end the run after this many epochs, keeping the full schedule's LR curve
+        def _stop(trainer):
+            if trainer.epoch + 1 >= stop_after:
+                trainer.stop = True
+        model.add_callback("on_fit_epoch_end", _stop)
+    if last.exists():
+        model.train(resume=True)
+    else:
+        model.train(project=str(RUNS), name=name, exist_ok=True, device="cpu", amp=False, plots=False,
+                    cache=True, deterministic=False, optimizer="AdamW", warmup_epochs=0, cos_lr=True,
+                    **settings)
+    return RUNS / name / "weights" / "best.pt"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("stage", choices=["det", "cls", "export"])
+    ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
+    ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
+    args = ap.parse_args()
+    if args.stage == "det":
+        aug = dict(data=str(det_data()), batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5,
+                   degrees=0.0, scale=0.5, mosaic=1.0, hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
+        # Stage a: 2 epochs at 416 of a 9-epoch cosine schedule (stopped by hand after epoch 2, as in v0.2).
+        a = RUNS / "det416" / "weights" / "last.pt"
+        if not (RUNS / "det640").is_dir() and not (a.exists() and _epoch(a) >= 2):
+            _train("det416", args.base_det, imgsz=416, epochs=9, close_mosaic=2, seed=5, lr0=0.0015,
+                   stop_after=2, **aug)
+        _train("det640", a, imgsz=640, epochs=7, close_mosaic=2, seed=6, lr0=0.001, **aug)
+    elif args.stage == "cls":
+        _train("cls", args.base_cls, data=str(cls_data()), imgsz=64, epochs=15, batch=128, workers=1,
+               fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2, hsv_s=0.6, hsv_v=0.4, seed=3,
+               lr0=0.0006)
+    else:
+        from kosti.datasets.train import export_onnx
+
+        out = RUNS / "export"
+        out.mkdir(parents=True, exist_ok=True)
+        export_onnx(RUNS / "det" / "weights" / "best.pt", 416, out / "dice_det.onnx")
+        export_onnx(RUNS / "cls" / "weights" / "best.pt", 64, out / "dice_cls.onnx")
+        print(f"exported to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
