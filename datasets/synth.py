@@ -49,6 +49,7 @@ import cv2
 import numpy as np
 
 from kosti.vision.crops import square_crop
+from kosti.vision.evaluate import DatasetError, read_labels
 from kosti.vision.render import (
     BACKGROUNDS,
     STYLES,
@@ -96,6 +97,10 @@ Synthetic images in this folder contain material derived from these photo collec
   https://creativecommons.org/licenses/by/4.0/ . Changes: dice cut out, scaled, rotated and pasted
   onto other backgrounds; backgrounds cropped with dice painted out; recoloured, blurred, noised.
 """
+
+
+#: Class → face of the shared real datasets (YOLO class k = face k + 1).
+_FACES = np.arange(1, 7, dtype=np.int8)
 
 
 class SynthError(ValueError):
@@ -215,7 +220,8 @@ class RealBank:
             limit: read at most this many photos per dataset (evenly spaced; for quick tests).
 
         Raises:
-            SynthError: a source folder is missing or holds no labelled photos.
+            SynthError: a source folder is missing or holds no labelled photos, or a label file is
+                malformed (the message names the file and line).
         """
         root = Path(root)
         bank = cls()
@@ -231,7 +237,10 @@ class RealBank:
                 img = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if img is None:
                     continue
-                boxes, values = _read_yolo(lab_dir / (path.stem + ".txt"), img.shape[1], img.shape[0])
+                try:  # the evaluator's parser: a malformed label stops the run, naming file and line
+                    boxes, values = read_labels(lab_dir / (path.stem + ".txt"), img.shape[1], img.shape[0], _FACES)
+                except DatasetError as exc:
+                    raise SynthError(f"bad label in a real training photo: {exc}") from None
                 bank.backgrounds.append((path, boxes))
                 for box, value in zip(boxes, values):
                     crop = _cut_die(img, box, int(value), path.name)
@@ -240,22 +249,6 @@ class RealBank:
         if not bank.crops:
             raise SynthError(f"no labelled dice found under {root}")
         return bank
-
-
-def _read_yolo(path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """YOLO label file → ``(boxes (N, 4) float32 xyxy pixels, values (N,) int faces 1–6)``."""
-    boxes, values = [], []
-    if path.is_file():
-        for line in path.read_text().split("\n"):
-            parts = line.split()
-            if len(parts) != 5:
-                continue
-            k, cx, cy, w, h = int(parts[0]), *map(float, parts[1:])
-            if not 0 <= k <= 5:
-                continue
-            boxes.append([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
-            values.append(k + 1)
-    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(values, np.int64)
 
 
 def _superellipse_mask(w: int, h: int, box: Sequence[float], power: float, feather: float) -> np.ndarray:

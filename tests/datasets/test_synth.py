@@ -213,3 +213,17 @@ def test_real_training_crops_are_cut_and_used(tmp_path: Path) -> None:
     assert summary.scenes == 4
     assert "CC BY 4.0" in (tmp_path / "ATTRIBUTION.md").read_text()
     assert "Copyright (c) 2019, Nell Byler" in (tmp_path / "ATTRIBUTION.md").read_text()
+
+
+def test_a_malformed_real_label_stops_the_bank_naming_file_and_line(tmp_path: Path) -> None:
+    """Real training photos are read with the evaluator's label parser: a bad line is an error that says
+    where, not a die silently dropped from the training data."""
+    for name, split in REAL_SOURCES:
+        (tmp_path / name / "images" / split).mkdir(parents=True)
+        (tmp_path / name / "labels" / split).mkdir(parents=True)
+        cv2.imwrite(str(tmp_path / name / "images" / split / "a.jpg"), np.full((64, 64, 3), 200, np.uint8))
+        (tmp_path / name / "labels" / split / "a.txt").write_text("2 0.5 0.5 0.4 0.4\n")
+    bad = tmp_path / REAL_SOURCES[-1][0] / "labels" / REAL_SOURCES[-1][1] / "a.txt"
+    bad.write_text("2 0.5 0.5 0.4 0.4\n7 0.5 0.5\n")
+    with pytest.raises(SynthError, match=r"a\.txt:2"):
+        RealBank.load(tmp_path)
