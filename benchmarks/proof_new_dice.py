@@ -344,30 +344,29 @@ def main(argv: list[str] | None = None) -> int:
     replay = replay_slice(a.replay, a.replay_images, work / "replay", a.seed)
     common = ["--data", str(train_dir), "--reviewed-only", "--base-data", replay, "--holdout", "0.2",
               "--seed", str(a.seed), *shlex.split(a.train_extra)]
-    cls_args = [*common, "--classifier-only", "--epochs-cls", str(a.epochs_cls), "--base", str(base),
-                "--work", str(work / "train_cls")]
-    if not shipped:
-        cls_args += ["--out", str(work / "models_cls")]
+
+    def stage(role: str, args: list[str]) -> Path | None:
+        """One ``kosti train`` run (``role`` "cls" or "det"); the folder of the model it wrote, None on error."""
+        args = [*common, *args, "--work", str(work / f"train_{role}")]
+        if not shipped:
+            args += ["--out", str(work / f"models_{role}")]
+        try:
+            runs.append(kosti_train(args, env, work / f"train_{role}.log"))
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return None
+        return Path(runs[-1].summary["files"][role]).parent
+
     print("4. Retraining")
-    try:
-        runs.append(kosti_train(cls_args, env, work / "train_cls.log"))
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    models = stage("cls", ["--classifier-only", "--epochs-cls", str(a.epochs_cls), "--base", str(base)])
+    if models is None:
         return 1
-    models = Path(runs[-1].summary["files"]["cls"]).parent
     need_det = a.detector == "always" or (
         a.detector == "auto" and runs[-1].summary.get("new", {}).get("recall", 1.0) < a.min_recall)
     if need_det:
-        det_args = [*common, "--epochs-det", str(a.epochs_det), "--epochs-cls", "0", "--base", str(models),
-                    "--work", str(work / "train_det")]
-        if not shipped:
-            det_args += ["--out", str(work / "models_det")]
-        try:
-            runs.append(kosti_train(det_args, env, work / "train_det.log"))
-        except RuntimeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+        models = stage("det", ["--epochs-det", str(a.epochs_det), "--epochs-cls", "0", "--base", str(models)])
+        if models is None:
             return 1
-        models = Path(runs[-1].summary["files"]["det"]).parent
     train_min = sum(r.seconds for r in runs) / 60
     registry = None
     if shipped:
