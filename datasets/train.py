@@ -32,7 +32,9 @@ from kosti.models import MODELS_DIR
 #: Architecture files (Ultralytics YAML) used when training from scratch.
 DETECTOR_YAML = "yolo11n.yaml"
 CLASSIFIER_YAML = str(MODELS_DIR / "kosti-cls-p4.yaml")
-#: Detector input size in pixels: dice of 30–50 px in a 640–1280 px frame stay ≥ 12 px after letterbox.
+#: Detector input size in pixels when training from scratch (v0.1's first stage). Fine-tuning keeps the
+#: base detector's own size (:func:`detector_imgsz`; 640 for the shipped v0.2, whose small-dice recall
+#: needs it).
 DEFAULT_IMGSZ = 416
 #: Classifier input size (matches :data:`kosti.vision.crops.CROP_SIZE`).
 CLS_IMGSZ = 64
@@ -54,7 +56,7 @@ class TrainPlan:
         val: ``(dataset, split)`` pairs used for Ultralytics' per-epoch validation and ``best.pt``.
         work: folder for the prepared sets and Ultralytics runs (checkpoints live here).
         epochs_det / epochs_cls: epochs per model (0 skips that model; it is then copied from ``base``).
-        imgsz: detector input size in pixels (multiple of 32).
+        imgsz: detector input size in pixels (multiple of 32); None = :func:`detector_imgsz`.
         base: folder holding ``dice_det.pt`` / ``dice_cls.pt`` to fine-tune (ignored with ``from_scratch``).
         batch_det / batch_cls: batch sizes; ``fraction``: fraction of the training images used (tests).
         crops_per_die: classifier crops cut per labelled die.
@@ -65,7 +67,7 @@ class TrainPlan:
     work: Path
     epochs_det: int = 30
     epochs_cls: int = 15
-    imgsz: int = DEFAULT_IMGSZ
+    imgsz: int | None = None
     base: Path | None = MODELS_DIR
     from_scratch: bool = False
     batch_det: int = 16
@@ -75,6 +77,22 @@ class TrainPlan:
     seed: int = 1
     lr_finetune: float = 0.002
     extra: dict = field(default_factory=dict)
+
+
+def detector_imgsz(plan: TrainPlan) -> int:
+    """Detector training size: ``plan.imgsz`` if set; else the size the base ``dice_det.pt`` was trained
+    at (its Ultralytics ``train_args``), so fine-tuning never shrinks the input a model was made for; else
+    (from scratch, or a base without that record) :data:`DEFAULT_IMGSZ`."""
+    if plan.imgsz is not None:
+        return int(plan.imgsz)
+    pt = plan.base / "dice_det.pt" if plan.base is not None and not plan.from_scratch else None
+    if pt is None or not pt.is_file():
+        return DEFAULT_IMGSZ
+    import torch
+
+    args = torch.load(pt, map_location="cpu", weights_only=False).get("train_args") or {}
+    size = args.get("imgsz", DEFAULT_IMGSZ)
+    return int(max(size) if isinstance(size, (list, tuple)) else size)
 
 
 def _offline_env() -> None:
@@ -153,7 +171,7 @@ def train_detector(plan: TrainPlan, data_yaml: Path) -> Path:
     enlarges the axis-aligned box of a rotated die (up to 41 % at 45°), which would teach loose boxes.
     """
     return _fit(plan, "det", DETECTOR_YAML, dict(
-        data=str(data_yaml), imgsz=plan.imgsz, epochs=plan.epochs_det, batch=plan.batch_det, workers=2,
+        data=str(data_yaml), imgsz=detector_imgsz(plan), epochs=plan.epochs_det, batch=plan.batch_det, workers=2,
         single_cls=True, degrees=0.0, scale=0.5, mosaic=1.0, close_mosaic=min(5, plan.epochs_det // 3), val=True,
     ))
 
@@ -214,7 +232,7 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
     for role, epochs, trainer, data, imgsz in (
-        ("det", plan.epochs_det, train_detector, data_yaml, plan.imgsz),
+        ("det", plan.epochs_det, train_detector, data_yaml, detector_imgsz(plan)),
         ("cls", plan.epochs_cls, train_classifier, cls_root, CLS_IMGSZ),
     ):
         name = f"dice_{role}"

@@ -55,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--epochs-det", type=int, default=10, help="detector epochs (0 = keep the current detector)")
     p.add_argument("--epochs-cls", type=int, default=10, help="classifier epochs (0 = keep the current one)")
     p.add_argument("--classifier-only", action="store_true", help="retrain only the face classifier")
-    p.add_argument("--imgsz", type=int, default=DEFAULT_IMGSZ, help="detector input size in pixels")
+    p.add_argument("--imgsz", type=int, default=None,
+                   help=f"detector input size in pixels (default: the base detector's own size; "
+                        f"{DEFAULT_IMGSZ} with --from-scratch)")
     p.add_argument("--from-scratch", action="store_true", help="start from the YAML, not the shipped weights")
     p.add_argument("--base", type=Path, default=MODELS_DIR, help="folder with dice_det.pt / dice_cls.pt to fine-tune")
     p.add_argument("--work", type=Path, default=None, help="work folder (checkpoints; rerun to resume)")

@@ -96,3 +96,18 @@ def test_train_rejects_an_empty_dataset(tmp_path, capsys):
     rc = main(["train", "--data", str(empty), "--holdout", "0", "--work", str(tmp_path / "w")])
     assert rc == 2
     assert "no images" in capsys.readouterr().err
+
+
+def test_fine_tuning_keeps_the_base_detectors_input_size(tmp_path: Path) -> None:
+    """A 640 px detector fine-tuned at the from-scratch default (416) would lose its small dice: without
+    ``--imgsz`` training follows the size recorded in the base ``dice_det.pt``."""
+    import torch
+
+    from kosti.datasets.train import DEFAULT_IMGSZ, TrainPlan, detector_imgsz
+
+    torch.save({"train_args": {"imgsz": 640}}, tmp_path / "dice_det.pt")
+    plan = TrainPlan(train=[], val=[], work=tmp_path, base=tmp_path)
+    assert detector_imgsz(plan) == 640
+    assert detector_imgsz(TrainPlan(train=[], val=[], work=tmp_path, base=tmp_path, imgsz=320)) == 320
+    assert detector_imgsz(TrainPlan(train=[], val=[], work=tmp_path, base=tmp_path, from_scratch=True)) == DEFAULT_IMGSZ
+    assert detector_imgsz(TrainPlan(train=[], val=[], work=tmp_path, base=tmp_path / "none")) == DEFAULT_IMGSZ
