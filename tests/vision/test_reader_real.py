@@ -66,6 +66,7 @@ def test_map_equals_ultralytics_val_on_shipped_detector(shipped_reader, tmp_path
     imgsz = shipped_reader.detector.info.imgsz
     r = YOLO(str(shipped_reader.det_path), task="detect").val(
         data=str(tmp_path / "data.yaml"), split="test", single_cls=True, imgsz=max(imgsz), batch=1, rect=False,
+        iou=shipped_reader.detector.iou,  # the same NMS overlap as the reader
         plots=False, verbose=False, project=str(tmp_path / "runs"), name="val",
     )
     assert ours["mAP50"] == pytest.approx(r.box.map50, abs=0.01)
