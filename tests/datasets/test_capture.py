@@ -382,6 +382,9 @@ class _FakeReader:
 
     classifier = _Cls()
 
+    def face_probs(self, crops: np.ndarray) -> np.ndarray:
+        return self.classifier.classify(crops)
+
     def crops(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         return np.zeros((len(xyxy), 64, 64, 3), np.uint8)
 
