@@ -23,6 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from kosti.models import DEFAULT_IOU
+
 from kosti.vision.letterbox import LetterboxParams, boxes_to_image, letterbox, rect_shape
 
 #: Ultralytics NMS constants (``ultralytics/utils/nms.py``): class offset for batched NMS, candidate cap.
@@ -208,7 +210,7 @@ class OnnxDetector:
     """
 
     def __init__(
-        self, path: str | Path, threads: int = 1, iou: float = 0.7, max_det: int = 300, agnostic: bool = True
+        self, path: str | Path, threads: int = 1, iou: float = DEFAULT_IOU, max_det: int = 300, agnostic: bool = True
     ) -> None:
         self.session, self.info = _open(path, threads, "detect")
         self.input_name = self.session.get_inputs()[0].name

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kosti.models import DEFAULT_IOU
+
 from kosti.vision.onnx_backend import ModelLoadError
 
 _SUFFIXES = {".pt", ".onnx", ".torchscript", ".engine", ".mlpackage", ".tflite"}
@@ -88,7 +90,7 @@ class UltralyticsDetector:
     """
 
     def __init__(
-        self, path: str | Path, threads: int = 1, iou: float = 0.7, max_det: int = 300, imgsz: int | None = None
+        self, path: str | Path, threads: int = 1, iou: float = DEFAULT_IOU, max_det: int = 300, imgsz: int | None = None
     ) -> None:
         self.model = _yolo(Path(path), "detect")
         _set_threads(threads)

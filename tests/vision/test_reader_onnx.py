@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from reader_models import untrained_dynamic, untrained_models, untrained_rect, untrained_six_class
 
+from kosti.models import DEFAULT_IOU
 from kosti.vision.crops import square_crop
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
 from kosti.vision.reader import DiceReader
@@ -33,7 +34,7 @@ def _ultra_detect(weights, image, conf, max_det=300):
     from ultralytics import YOLO
 
     r = YOLO(str(weights), task="detect").predict(
-        image, conf=conf, rect=False, verbose=False, agnostic_nms=True, max_det=max_det
+        image, conf=conf, rect=False, verbose=False, agnostic_nms=True, max_det=max_det, iou=DEFAULT_IOU
     )[0]
     return r.boxes.xyxy.numpy(), r.boxes.conf.numpy()
 
@@ -137,7 +138,7 @@ def test_six_class_detector_gives_values():
     reader = DiceReader(m["det_onnx"], conf=0.6, value_conf=0.0)
     assert not reader.two_stage
     det = reader.read(img)
-    r = YOLO(str(m["det_pt"]), task="detect").predict(img, conf=0.6, rect=False, agnostic_nms=True, verbose=False)[0]
+    r = YOLO(str(m["det_pt"]), task="detect").predict(img, conf=0.6, rect=False, agnostic_nms=True, iou=DEFAULT_IOU, verbose=False)[0]
     ref_xyxy, ref_conf, ref_cls = _nondegenerate(r.boxes.xyxy.numpy(), r.boxes.conf.numpy(), r.boxes.cls.numpy())
     j = _assert_same_boxes(det.xyxy, det.confidence, ref_xyxy, ref_conf)
     assert np.array_equal(det.value[j], ref_cls.astype(int) + 1)
@@ -162,7 +163,7 @@ def test_rectangular_detector_input():
     for img in (synthetic_frame(1280, 720, 5, 70, seed=0)[0], synthetic_frame(480, 640, 4, 50, seed=7)[0]):
         xyxy, scores, _ = det.detect(img, conf=0.6)
         r = YOLO(str(m["det_pt"]), task="detect").predict(
-            img, conf=0.6, rect=False, agnostic_nms=True, imgsz=(256, 416), verbose=False
+            img, conf=0.6, rect=False, agnostic_nms=True, imgsz=(256, 416), iou=DEFAULT_IOU, verbose=False
         )[0]
         _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
 
@@ -183,7 +184,7 @@ def test_dynamic_detector_letterboxes_like_ultralytics_predict():
     assert x.shape == (1, 3, 192, 320) == (1, 3, *rect_shape(img.shape[:2], 320, 32))
     for frame in (img, synthetic_frame(480, 640, 4, 50, seed=7)[0]):
         xyxy, scores, _ = det.detect(frame, conf=0.6)
-        r = YOLO(str(m["det_pt"]), task="detect").predict(frame, conf=0.6, agnostic_nms=True, verbose=False)[0]
+        r = YOLO(str(m["det_pt"]), task="detect").predict(frame, conf=0.6, agnostic_nms=True, iou=DEFAULT_IOU, verbose=False)[0]
         _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
 
 
