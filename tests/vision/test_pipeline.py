@@ -361,7 +361,9 @@ TRAY = Zones(roll_area=[(0.08, 0.08), (0.92, 0.08), (0.92, 0.92), (0.08, 0.92)])
 #: Label errors found in byler-d6/test (checked by eye on the photo): {photo stem: {label line: true face}}.
 #: IMG_20191209_100002 line 2: the green die centred at (0.2135, 0.5651), box x 115–158 y 342–383 px, shows
 #: three pips on a diagonal but is labelled class 1 (face 2).
-BYLER_LABEL_FIXES: dict[str, dict[int, int]] = {"IMG_20191209_100002": {2: 3}}
+#: IMG_20191209_095555 line 5 (0-based, the 6th line): the black die centred at (0.2516, 0.4126) shows six
+#: pips in two columns but is labelled class 4 (face 5). (A six-dice photo: not one of the replayed throws.)
+BYLER_LABEL_FIXES: dict[str, dict[int, int]] = {"IMG_20191209_100002": {2: 3}, "IMG_20191209_095555": {5: 6}}
 
 
 def _labels(stem: str) -> list[int]:
