@@ -10,9 +10,9 @@ Two-stage design (``models/README.md``):
 
 The classifier reads each crop in its four 90° rotations and averages the probabilities (test-time
 augmentation, ``tta=True``): a die's value does not change when it is turned, so the four views are
-four votes on one face. On the shipped models this moved matched-die accuracy on rune55 val from
-0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980 (``models/README.md``), for ~4 crops' classifier
-time per die (one batched call).
+four votes on one face. On the v0.1 models this moved matched-die accuracy (forced choice) on rune55 val
+from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980, for ~4 crops' classifier time per die
+(one batched call).
 
 A die whose best class is ``x`` or whose face probability is below ``value_conf`` is reported as
 *uncertain* (value 0) — never silently guessed. The single-model design is supported too: with no
@@ -308,7 +308,7 @@ class DiceReader:
         cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
         t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
-                f"value_conf={self.value_conf:g}{t}")
+                f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}")
 
 
 def _use_ultralytics(path: Path, backend: str) -> bool:
