@@ -5,11 +5,11 @@ rerun the same command after an interruption and Ultralytics resumes from ``runs
 
 Stages (run from the repository root with the project's venv):
 
-* ``det``: the v0.1 detector, 2 more epochs at 416 px, then 5 at 640 px and 2 more at 640 px without
-  mosaic (lr0 0.0003) — small dice: most misses on rune55 val and every miss on skovy-webcam were dice
-  under 20 px at 416 — on byler-d6 train (twice: it is the smallest set) + rune55-dedup train + 1,500
-  synthetic scenes (seeded shuffle of ``kosti datasets synth --out work/synth/det --n 3000 --seed 1
-  --classes die``), stronger hue jitter (``hsv_h=0.15``) for coloured dice; validation rune55 val.
+* ``det``: the v0.1 detector, 2 more epochs at 416 px then 7 at 640 px (small dice: most misses on rune55
+  val and every miss on skovy-webcam were dice under 20 px at 416), on byler-d6 train (twice: it is the
+  smallest set; then 2 more at 640 without mosaic, lr0 0.0003) + rune55-dedup train + 1,500 synthetic scenes (seeded shuffle of ``kosti datasets synth
+  --out work/synth/det --n 3000 --seed 1 --classes die``), stronger hue jitter (``hsv_h=0.15``) for
+  coloured dice; validation rune55 val.
 * ``cls``: the v0.1 classifier, 15 more epochs on real crops (``kosti.datasets.prepare.prepare_classification``
   of byler-d6 + rune55 train, 3 per die; val 1 per die of rune55 val) + synthetic crops
   (``kosti datasets synth --crops --out work/synth/cls --n 8000 --seed 1``), ``hsv_h=0.2``; then 8 + 10
