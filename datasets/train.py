@@ -200,13 +200,6 @@ def export_onnx(pt: Path, imgsz: int, out_onnx: Path) -> Path:
     from ultralytics import YOLO
 
     tmp = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True, nms=False, device="cpu")
-    import onnx
-
-    # Drop the intermediate shape annotations (value_info): ONNX Runtime infers them at load, and they are
-    # 0.5–0.8 MB of the detector file that the 20 MB weights budget needs.
-    model = onnx.load(str(tmp))
-    del model.graph.value_info[:]
-    onnx.save(model, str(tmp))
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(tmp), out_onnx)
     shutil.copy2(pt, out_onnx.with_suffix(".pt"))

@@ -21,10 +21,10 @@ CLASSIFIER_ONNX = MODELS_DIR / "dice_cls.onnx"
 #: The shipped reader's operating point, chosen on the selection split (rune55-dedup val, never on the
 #: byler-d6 test or skovy-webcam sets that the model card reports) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v0.2: conf 0.4, value_conf 0.5 → rune55 val image_exact 0.729, wrong 0.7 %, uncertain 3.1 %), with
+#: (v0.2: conf 0.25, value_conf 0.5 → rune55 val image_exact 0.724, wrong 0.9 %, uncertain 2.9 %), with
 #: the softmax temperature fitted there too (``reader.json``). See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
-DEFAULT_CONF = 0.4
+DEFAULT_CONF = 0.25
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
 #: even when they touch, so a box overlapping a better one by ≥ 0.45 is the same die found twice
 #: (Ultralytics' general-purpose default is 0.7; 0.45 removed 18 of 31 false boxes on byler-d6 test

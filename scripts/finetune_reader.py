@@ -7,7 +7,7 @@ Stages (run from the repository root with the project's venv):
 
 * ``det``: the v0.1 detector, 2 more epochs at 416 px then 7 at 640 px (small dice: most misses on rune55
   val and every miss on skovy-webcam were dice under 20 px at 416), on byler-d6 train (twice: it is the
-  smallest set; then 2 more at 640 without mosaic, lr0 0.0003) + rune55-dedup train + 1,500 synthetic scenes (seeded shuffle of ``kosti datasets synth
+  smallest set) + rune55-dedup train + 1,500 synthetic scenes (seeded shuffle of ``kosti datasets synth
   --out work/synth/det --n 3000 --seed 1 --classes die``), stronger hue jitter (``hsv_h=0.15``) for
   coloured dice; validation rune55 val.
 * ``cls``: the v0.1 classifier, 15 more epochs on real crops (``kosti.datasets.prepare.prepare_classification``
@@ -153,9 +153,7 @@ def main() -> int:
                    stop_after=2, **aug)
         # Stage b: 640 px. v0.2 ran its first 2 epochs on a 7-epoch cosine schedule, then the schedule was
         # cut to 5 epochs (to fit the session); a rebuild with epochs=5 differs only in those 2 epochs' LR.
-        b = _train("det640", a, imgsz=640, epochs=5, close_mosaic=2, seed=6, lr0=0.001, **aug)
-        # Stage c: 2 more epochs at 640 without mosaic, low LR (v0.2 ships this one).
-        _train("det640c", b, imgsz=640, epochs=2, close_mosaic=2, seed=7, lr0=0.0003, **aug)
+        _train("det640", a, imgsz=640, epochs=5, close_mosaic=2, seed=6, lr0=0.001, **aug)
     elif args.stage == "cls":
         aug = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
                    hsv_s=0.6, hsv_v=0.4)
