@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kosti import config as C
+from kosti.models import DEFAULT_CONF
 from kosti.config import ConfigError, KostiConfig, load_config, render_config, write_default_config
 from kosti.config_cli import main as config_main
 
@@ -289,7 +290,7 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
     cfg = KostiConfig()
     kw = cfg.reader.reader_kwargs()
     assert set(kw) <= params(reader_mod.DiceReader.__init__)
-    assert kw["backend"] == "onnx" and kw["conf"] == 0.25 and kw["threads"] == 1
+    assert kw["backend"] == "onnx" and kw["conf"] == DEFAULT_CONF and kw["threads"] == 1
     settle = cfg.settle.detector_kwargs()
     assert set(settle) <= params(settle_mod.SettleDetector.__init__)
     settle_mod.SettleDetector(**settle)  # the defaults are consistent with its own checks
