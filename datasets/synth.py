@@ -49,7 +49,8 @@ import cv2
 import numpy as np
 
 from kosti.vision.crops import square_crop
-from kosti.vision.evaluate import DatasetError, read_labels
+from kosti.datasets.prepare import read_labels
+from kosti.vision.evaluate import DatasetError
 from kosti.vision.render import (
     BACKGROUNDS,
     STYLES,
@@ -97,10 +98,6 @@ Synthetic images in this folder contain material derived from these photo collec
   https://creativecommons.org/licenses/by/4.0/ . Changes: dice cut out, scaled, rotated and pasted
   onto other backgrounds; backgrounds cropped with dice painted out; recoloured, blurred, noised.
 """
-
-
-#: Class → face of the shared real datasets (YOLO class k = face k + 1).
-_FACES = np.arange(1, 7, dtype=np.int8)
 
 
 class SynthError(ValueError):
@@ -238,7 +235,7 @@ class RealBank:
                 if img is None:
                     continue
                 try:  # the evaluator's parser: a malformed label stops the run, naming file and line
-                    boxes, values = read_labels(lab_dir / (path.stem + ".txt"), img.shape[1], img.shape[0], _FACES)
+                    boxes, values = read_labels(path, img.shape[1], img.shape[0])  # labels/<split>/<stem>.txt
                 except DatasetError as exc:
                     raise SynthError(f"bad label in a real training photo: {exc}") from None
                 bank.backgrounds.append((path, boxes))
