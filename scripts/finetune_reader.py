@@ -5,7 +5,7 @@ rerun the same command after an interruption and Ultralytics resumes from ``runs
 
 Stages (run from the repository root with the project's venv):
 
-* ``det``: the v0.1 detector, 2 more epochs at 416 px then 7 at 640 px (small dice: most misses on rune55
+* ``det``: the v0.1 detector, 2 more epochs at 416 px then 5 at 640 px (small dice: most misses on rune55
   val and every miss on skovy-webcam were dice under 20 px at 416), on byler-d6 train (twice: it is the
   smallest set) + rune55-dedup train + 1,500 synthetic scenes (seeded shuffle of ``kosti datasets synth
   --out work/synth/det --n 3000 --seed 1 --classes die``), stronger hue jitter (``hsv_h=0.15``) for
@@ -15,7 +15,8 @@ Stages (run from the repository root with the project's venv):
   (``kosti datasets synth --crops --out work/synth/cls --n 8000 --seed 1``), ``hsv_h=0.2``; then 8 + 10
   epochs (lr0 0.0004, then 0.0003) with 9 extra crops per die of the 86 rune55 train photos named
   ``*PXL*`` (marbled and glittered RPG dice in trays: 85 % of the classifier's rune55 val errors).
-* ``export``: ONNX exports of the two ``best.pt`` into ``runs/v02/export`` (copy to ``models/`` by hand after
+* ``export``: ONNX exports of the last stages' ``best.pt`` (``det640`` at 640 px, ``cls_pxl2`` at 64 px)
+  into ``runs/v02/export`` (copy to ``models/`` by hand after
   ``kosti eval`` agrees).
 
 Usage: ``python scripts/finetune_reader.py det|cls|export [--base-det models/dice_det.pt]
@@ -166,8 +167,8 @@ def main() -> int:
 
         out = RUNS / "export"
         out.mkdir(parents=True, exist_ok=True)
-        export_onnx(RUNS / "det" / "weights" / "best.pt", 416, out / "dice_det.onnx")
-        export_onnx(RUNS / "cls" / "weights" / "best.pt", 64, out / "dice_cls.onnx")
+        export_onnx(RUNS / "det640" / "weights" / "best.pt", 640, out / "dice_det.onnx")
+        export_onnx(RUNS / "cls_pxl2" / "weights" / "best.pt", 64, out / "dice_cls.onnx")
         print(f"exported to {out}")
     return 0
 
