@@ -1,4 +1,4 @@
-"""Choose the reader's operating point (temperature, conf, value_conf) on a selection split.
+"""Choose the reader's operating point (temperature, conf, value_conf, verify) on a selection split.
 
 The shipped thresholds (:data:`kosti.models.DEFAULT_CONF`, ``DEFAULT_VALUE_CONF``) and the temperature in
 ``models/reader.json`` come from this script, run on rune55-dedup val — never on the sets the model card
@@ -9,7 +9,8 @@ Procedure (all numbers are ``kosti eval`` definitions, through :func:`kosti.visi
 1. Run the detector once per image at confidence 0.05 and the face classifier (with the reader's TTA) on
    every box; keep the raw arrays.
 2. Fit the softmax temperature on the selection split's matched dice (NLL, :func:`fit_temperature`).
-3. For every ``conf`` × ``value_conf`` on a grid, score the selection split. Among points where *wrong*
+3. For every ``conf`` × ``value_conf`` × second-look setting (``verify_conf``, ``verify_prob``; or off)
+   on a grid, score the selection split. Among points where *wrong*
    reads (a reported face that is not the true one — the error that silently costs points) are at most
    ``--max-wrong`` of matched dice, take the one with the best ``image_exact`` (ties: higher recall).
 4. Print the grid, the choice, and the test sets measured at the choice.
@@ -33,6 +34,9 @@ SELECT = ("rune55-dedup", "val")
 MEASURE = (("byler-d6", "test"), ("skovy-webcam", "test"))
 CONFS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 VALUE_CONFS = (0.3, 0.4, 0.5, 0.6, 0.7)
+#: Second-look settings ``(verify_conf, verify_prob)``; ``None`` = off.
+VERIFY = (None, (0.05, 0.9), (0.05, 0.95), (0.05, 0.98), (0.1, 0.9), (0.1, 0.95), (0.1, 0.98), (0.15, 0.9),
+          (0.15, 0.95))
 
 
 def collect(reader, name: str, split: str) -> list[dict]:
@@ -52,17 +56,28 @@ def collect(reader, name: str, split: str) -> list[dict]:
     return out
 
 
-def score(reader, recs: list[dict], conf: float, value_conf: float) -> dict:
+def score(reader, recs: list[dict], conf: float, value_conf: float,
+          verify: tuple[float, float] | None = None) -> dict:
     """``kosti eval`` metrics of the recorded arrays at one operating point, plus ``wrong`` (share of matched
-    dice read as another face) and ``uncertain`` (share of matched dice reported uncertain)."""
+    dice read as another face) and ``uncertain`` (share of matched dice reported uncertain).
+
+    ``verify``: ``(verify_conf, verify_prob)`` of the reader's second look at weak boxes (the same rule as
+    :meth:`kosti.vision.reader.DiceReader.read`, ``max_verify`` included), or ``None`` for off.
+    """
     from kosti.vision.detections import Detections
     from kosti.vision.evaluate import evaluate_predictions
 
     reader.value_conf = value_conf
     truths, preds = [], []
     for r in recs:
+        probs = reader.calibrate(r["probs"])
         keep = r["sc"] > conf
-        vals, vconf = reader.decide(reader.calibrate(r["probs"][keep]), reader.class_values)
+        if verify is not None and len(probs):
+            weak = ~keep & (r["sc"] > verify[0])
+            weak &= np.cumsum(weak) <= reader.max_verify  # scores are sorted, best first
+            face_p = np.where(reader.class_values[None, :] > 0, probs, 0.0).max(1)
+            keep |= weak & (face_p >= verify[1])
+        vals, vconf = reader.decide(probs[keep], reader.class_values)
         preds.append(Detections(r["xyxy"][keep], r["sc"][keep], vals, vconf))
         truths.append((r["image"], r["tx"], r["tv"]))
     rep = evaluate_predictions(truths, preds)
@@ -86,7 +101,7 @@ def main() -> int:
     ap.add_argument("--max-wrong", type=float, default=0.01, help="most wrong reads per matched die (0.01)")
     ap.add_argument("--json", type=Path, default=None, help="also write the choice and all scores here")
     a = ap.parse_args()
-    reader = DiceReader(a.det, a.cls, temperature=1.0)
+    reader = DiceReader(a.det, a.cls, temperature=1.0)  # max_verify: the reader's default
     sel = collect(reader, *SELECT)
     probs, target = [], []
     for r in sel:  # matched dice at the loosest grid conf, for the temperature fit
@@ -99,11 +114,13 @@ def main() -> int:
     grid = {}
     for c in CONFS:
         for v in VALUE_CONFS:
-            grid[(c, v)] = s = score(reader, sel, c, v)
-            print(f"conf {c:.2f} value_conf {v:.1f}: " + " ".join(f"{k} {x:.3f}" for k, x in s.items()))
+            for vf in VERIFY:
+                grid[(c, v, vf)] = s = score(reader, sel, c, v, vf)
+                print(f"conf {c:.2f} value_conf {v:.1f} verify {vf}: "
+                      + " ".join(f"{k} {x:.3f}" for k, x in s.items()))
     ok = {k: s for k, s in grid.items() if s["wrong"] <= a.max_wrong} or grid
     best = max(ok, key=lambda k: (ok[k]["image_exact"], ok[k]["recall"]))
-    print(f"chosen: conf {best[0]} value_conf {best[1]} (wrong ≤ {a.max_wrong}): {grid[best]}")
+    print(f"chosen: conf {best[0]} value_conf {best[1]} verify {best[2]} (wrong ≤ {a.max_wrong}): {grid[best]}")
     measured = {}
     for name, split in MEASURE:
         measured[name] = score(reader, collect(reader, name, split), *best)
@@ -111,9 +128,11 @@ def main() -> int:
     if a.json:
         a.json.write_text(json.dumps({
             "temperature": round(reader.temperature, 4), "conf": best[0], "value_conf": best[1],
+            "verify_conf": best[2][0] if best[2] else best[0], "verify_prob": best[2][1] if best[2] else 1.0,
             "iou": reader.detector.iou, "selection": "/".join(SELECT), "selection_scores": grid[best],
             "measured": measured,
-            "grid": [{"conf": c, "value_conf": v, **s} for (c, v), s in grid.items()]}, indent=1) + "\n")
+            "grid": [{"conf": c, "value_conf": v, "verify": vf, **s} for (c, v, vf), s in grid.items()]},
+            indent=1) + "\n")
     return 0
 
 

@@ -45,7 +45,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF
+from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
 from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
 
 ENV_PREFIX = "KOSTI_"
@@ -285,6 +285,9 @@ class ReaderSettings(_Section):
     shipped models' operating point (:data:`kosti.models.DEFAULT_CONF` and its neighbours).
     ``tta``: read each die's crop in its four 90° rotations and average (more accurate, 4× classifier
     time; default on).
+    ``verify_conf`` / ``verify_prob``: the classifier's second look — a box scoring above ``verify_conf``
+    but not above ``conf`` is a die only if the classifier reads a face with probability ``≥
+    verify_prob`` (``verify_conf ≥ conf`` turns it off).
     ``backend``: ``onnx`` (ONNX Runtime, default), ``ncnn`` (fastest on the Pi's ARM cores) or
     ``ultralytics``. ``threads``: CPU threads per model (1–16; the Pi 4/5 has 4 cores shared by two models
     and the camera).
@@ -297,6 +300,8 @@ class ReaderSettings(_Section):
     iou: Annotated[float, Field(gt=0.0, le=1.0)] = DEFAULT_IOU
     value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_VALUE_CONF
     tta: bool = True
+    verify_conf: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_VERIFY_CONF
+    verify_prob: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_VERIFY_PROB
     backend: Literal["onnx", "ncnn", "ultralytics"] = "onnx"
     threads: Annotated[int, Field(ge=1, le=16)] = 1
 
@@ -355,6 +360,7 @@ class ReaderSettings(_Section):
         det, cls, _version = self.model_paths(registry)
         return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
                 "value_conf": self.value_conf, "tta": self.tta,
+                "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
                 "backend": "ultralytics" if self.backend == "ncnn" else self.backend,
                 "threads": self.threads}
 
@@ -813,6 +819,11 @@ iou = @reader.iou@
 value_conf = @reader.value_conf@
 # Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time).
 tta = @reader.tta@
+# Second look: a box scoring above verify_conf (but not above conf) is a die only if the face
+# classifier confirms it (see verify_prob). verify_conf = conf turns the second look off.
+verify_conf = @reader.verify_conf@
+# Face probability (0–1) with which the classifier confirms such a weak box.
+verify_prob = @reader.verify_prob@
 # Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics".
 backend = @reader.backend@
 # CPU threads per model (1–16).

@@ -32,3 +32,11 @@ DEFAULT_CONF = 0.25
 DEFAULT_IOU = 0.45
 #: ``DEFAULT_VALUE_CONF``: minimum face probability; below it a die is reported uncertain (value 0).
 DEFAULT_VALUE_CONF = 0.5
+#: ``DEFAULT_VERIFY_CONF`` and ``DEFAULT_VERIFY_PROB``: the classifier's second look. A box the detector
+#: scores at or below ``DEFAULT_CONF`` but above ``DEFAULT_VERIFY_CONF`` is still a die when the face
+#: classifier reads a face on it with (calibrated) probability ``≥ DEFAULT_VERIFY_PROB`` — a two-stage
+#: cascade: the detector proposes, the classifier confirms. Chosen on rune55 val with the rest of the
+#: operating point; see ``models/README.md`` for what it changes on each set. ``DEFAULT_VERIFY_CONF =
+#: DEFAULT_CONF`` means off.
+DEFAULT_VERIFY_CONF = DEFAULT_CONF
+DEFAULT_VERIFY_PROB = 0.95

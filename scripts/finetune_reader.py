@@ -46,7 +46,8 @@ def _ensure_synth(out: Path, *extra: str) -> None:
     if not (out / "images").is_dir() and not (out / "train").is_dir():
         from kosti.cli import main as kosti
 
-        kosti(["datasets", "synth", "--out", str(out), "--seed", "1", *extra])
+        seed = [] if "--seed" in extra else ["--seed", "1"]
+        kosti(["datasets", "synth", "--out", str(out), *seed, *extra])
 
 
 def det_data() -> Path:
@@ -59,6 +60,24 @@ def det_data() -> Path:
     root = RUNS / "det_data"
     root.mkdir(parents=True, exist_ok=True)
     (root / "train.txt").write_text("\n".join(byler * 2 + rune + syn[:1500]) + "\n")
+    yaml = root / "data.yaml"
+    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
+    return yaml
+
+
+def det_data_v3() -> Path:
+    """Write ``runs/v02/det_v3/data.yaml``: :func:`det_data`'s real photos, the first 1,000 of its synthetic
+    scenes, and 700 scenes of which 70 % are seen from the side (``--oblique 0.7``, seed 2)."""
+    det_data()
+    first = (RUNS / "det_data" / "train.txt").read_text().split()
+    real = [f for f in first if "/synth/" not in f]
+    syn = [f for f in first if "/synth/" in f]
+    obl = REPO / "work" / "synth" / "det_oblique"
+    _ensure_synth(obl, "--n", "700", "--classes", "die", "--oblique", "0.7", "--seed", "2")
+    extra = _images(obl / "images" / "train") + _images(obl / "images" / "val")
+    root = RUNS / "det_v3_data"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "train.txt").write_text("\n".join(real + syn[:1000] + extra) + "\n")
     yaml = root / "data.yaml"
     yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
     return yaml
@@ -119,11 +138,16 @@ def _epoch(ckpt: Path) -> int:
     return int(torch.load(ckpt, map_location="cpu", weights_only=False).get("epoch", -1)) + 1
 
 
-def _train(name: str, start: Path, stop_after: int | None = None, **settings) -> Path:
+def _train(name: str, start: Path | str, stop_after: int | None = None, transfer: Path | None = None,
+           **settings) -> Path:
+    """Train (or resume) stage ``name`` from ``start`` (a ``.pt``, or a model YAML whose layers of matching
+    name and shape are first copied from ``transfer``); returns the stage's ``best.pt``."""
     from ultralytics import YOLO
 
     last = RUNS / name / "weights" / "last.pt"
     model = YOLO(str(last if last.exists() else start))
+    if transfer is not None and not last.exists():
+        model.load(str(transfer))
     if stop_after is not None:  # end the run after this many epochs, keeping the full schedule's LR curve
         def _stop(trainer):
             if trainer.epoch + 1 >= stop_after:
@@ -140,7 +164,7 @@ def _train(name: str, start: Path, stop_after: int | None = None, **settings) ->
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["det", "cls", "export"])
+    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     args = ap.parse_args()
@@ -162,6 +186,19 @@ def main() -> int:
         mixed = str(cls_data(pxl_extra=9))
         b = _train("cls_pxl", a, data=mixed, epochs=8, seed=4, lr0=0.0004, **aug)
         _train("cls_pxl2", b, data=mixed, epochs=10, seed=5, lr0=0.0003, **aug)
+    elif args.stage == "det_v3":
+        # v0.3 detector: the shipped v0.2 detector (--base-det), 4 more epochs at 640 px on a fresh cosine
+        # schedule, with oblique synthetic scenes in the mix.
+        aug = dict(data=str(det_data_v3()), batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5,
+                   degrees=0.0, scale=0.5, mosaic=1.0, hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
+        _train("det_v3", args.base_det, imgsz=640, epochs=4, close_mosaic=2, seed=9, lr0=0.0005, **aug)
+    elif args.stage == "cls_p5":
+        # v0.3 classifier: the full YOLO11n-cls (P5 stage back), its layers 0-6 copied from --base-cls
+        # (the shipped P4-cut classifier), trained on the same crops as cls_pxl2.
+        aug = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
+                   hsv_s=0.6, hsv_v=0.4)
+        _train("cls_p5", "yolo11n-cls.yaml", transfer=args.base_cls, data=str(cls_data(pxl_extra=9)),
+               epochs=20, seed=8, lr0=0.001, **aug)
     else:
         from kosti.datasets.train import export_onnx
 

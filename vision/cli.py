@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF
+from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
 
 
 def _unit_float(text: str) -> float:
@@ -53,6 +53,11 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
     p.add_argument("--iou", type=_unit_float, default=DEFAULT_IOU, metavar="FLOAT",
                    help=f"NMS IoU threshold (default {DEFAULT_IOU})")
+    p.add_argument("--verify-conf", type=_unit_float, default=DEFAULT_VERIFY_CONF, metavar="FLOAT",
+                   help="weak boxes scoring above this (and not above --conf) are dice only if the classifier "
+                        f"confirms a face (default {DEFAULT_VERIFY_CONF}; set it to --conf's value to turn this off)")
+    p.add_argument("--verify-prob", type=_unit_float, default=DEFAULT_VERIFY_PROB, metavar="FLOAT",
+                   help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
     p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
@@ -70,6 +75,8 @@ def _reader(args: argparse.Namespace):
         value_conf=args.value_conf,
         iou=args.iou,
         tta=args.tta,
+        verify_conf=args.verify_conf,
+        verify_prob=args.verify_prob,
         backend=args.backend,
         threads=args.threads,
     )

@@ -14,6 +14,11 @@ four votes on one face. On the v0.1 models this moved matched-die accuracy (forc
 from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980, for ~4 crops' classifier time per die
 (one batched call).
 
+The classifier also takes a second look at the detector's weak boxes (score in ``(verify_conf, conf]``):
+such a box is kept as a die only when the classifier reads a face on it with calibrated probability
+``≥ verify_prob`` (a detector → verifier cascade). Dice the detector has rarely seen (a red die on a
+wooden floor scores 0.1–0.2) are found this way without lowering ``conf`` for everything else.
+
 A die whose best class is ``x`` or whose face probability is below ``value_conf`` is reported as
 *uncertain* (value 0) — never silently guessed. The single-model design is supported too: with no
 classifier and a detector of six classes, each box's class is its face.
@@ -33,7 +38,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kosti.models import CLASSIFIER_ONNX, DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DETECTOR_ONNX
+from kosti.models import (
+    CLASSIFIER_ONNX,
+    DEFAULT_CONF,
+    DEFAULT_IOU,
+    DEFAULT_VALUE_CONF,
+    DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_PROB,
+    DETECTOR_ONNX,
+)
 from kosti.vision.crops import CROP_SIZE, square_crop
 from kosti.vision.detections import UNKNOWN_VALUE, Detections
 from kosti.vision.onnx_backend import ModelLoadError
@@ -134,6 +147,12 @@ class DiceReader:
             ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
         tta: read each crop in its four 90° rotations and average the class probabilities
             (default True; False = one view, 4× less classifier time).
+        verify_conf: detector score floor for the classifier's second look (0–1); boxes scoring in
+            ``(verify_conf, conf]`` are kept only if the classifier reads a face with probability
+            ``≥ verify_prob``. ``verify_conf ≥ conf`` (or no classifier) turns the second look off.
+        verify_prob: calibrated face probability that confirms a weak box (0–1).
+        max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
+            classifier's time on cluttered frames).
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -152,14 +171,21 @@ class DiceReader:
         threads: int = 1,
         temperature: float | None = None,
         tta: bool = True,
+        verify_conf: float = DEFAULT_VERIFY_CONF,
+        verify_prob: float = DEFAULT_VERIFY_PROB,
+        max_verify: int = 32,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
+        if not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or max_verify < 0:
+            raise ValueError(f"verification settings out of range: verify_conf={verify_conf}, "
+                             f"verify_prob={verify_prob}, max_verify={max_verify}")
         if backend not in {"auto", "onnx", "ultralytics"}:
             raise ValueError(f"unknown backend {backend!r} (onnx, ultralytics or auto)")
         det = Path(det_path) if det_path is not None else DETECTOR_ONNX
         self.conf, self.value_conf = float(conf), float(value_conf)
         self.tta = bool(tta)
+        self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
         self.det_path = det
         self.detector = _make_detector(det, backend, threads, iou, max_det)
         det_values = face_values(self.detector.names)
@@ -198,6 +224,11 @@ class DiceReader:
     def two_stage(self) -> bool:
         """True for detector + classifier, False for a six-class detector alone."""
         return self.classifier is not None
+
+    @property
+    def verifies(self) -> bool:
+        """True when weak boxes get the classifier's second look (see ``verify_conf``)."""
+        return self.classifier is not None and self.verify_conf < self.conf and self.max_verify > 0
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Detector stage only: ``xyxy (K, 4)`` float32 frame pixels, ``scores (K,)``, ``classes (K,)``.
@@ -279,13 +310,22 @@ class DiceReader:
             shape = getattr(image, "shape", None)
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
         t0 = time.perf_counter()
-        xyxy, scores, classes = self.detect(image)
+        # NMS is greedy by score, so boxes above ``conf`` are the same with or without the weak ones.
+        xyxy, scores, classes = self.detect(image, self.verify_conf if self.verifies else self.conf)
         # Drop degenerate boxes (zero width/height after clipping): nothing to read there.
         good = ((xyxy[:, 2] - xyxy[:, 0]) >= 1.0) & ((xyxy[:, 3] - xyxy[:, 1]) >= 1.0)
+        if self.verifies:  # weak boxes: only the best ``max_verify`` (scores are sorted, best first)
+            weak = scores <= self.conf
+            good &= ~weak | (np.cumsum(weak) <= self.max_verify)
         xyxy, scores, classes = xyxy[good], scores[good], classes[good]
         t1 = time.perf_counter()
         if self.classifier is not None:
-            values, vconf = self.classify(image, xyxy)
+            probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
+            if self.verifies and len(probs):
+                face_p = np.where(self._cls_values[None, :] > 0, probs, 0.0).max(1)
+                keep = (scores > self.conf) | (face_p >= self.verify_prob)
+                xyxy, scores, probs = xyxy[keep], scores[keep], probs[keep]
+            values, vconf = self.decide(probs, self._cls_values)
         else:
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
@@ -307,8 +347,9 @@ class DiceReader:
         """One line naming the models and thresholds (for logs and ``kosti eval``)."""
         cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
         t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
+        v = f" verify>{self.verify_conf:g}@{self.verify_prob:g}" if self.verifies else ""
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
-                f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}")
+                f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
 
 
 def _use_ultralytics(path: Path, backend: str) -> bool:

@@ -98,6 +98,61 @@ def test_decide_uncertain_rules(reader):
     np.testing.assert_allclose(c, [0.95, 0.2, 0.55, 0.6], rtol=1e-6)
 
 
+def _scripted(reader, monkeypatch, boxes, scores, probs):
+    """Make ``reader``'s detector return ``boxes``/``scores`` (filtered by its ``conf`` argument, as the
+    real one) and its classifier return ``probs`` row by row for the crops it is given."""
+    boxes, scores, probs = (np.asarray(a, np.float32) for a in (boxes, scores, probs))
+    seen = {}
+
+    def detect(image, conf):
+        seen["conf"] = conf
+        k = scores > conf
+        return boxes[k], scores[k], np.zeros(int(k.sum()), np.int64)
+
+    def classify(crops):
+        seen["crops"] = len(crops)
+        return probs[: len(crops)]
+
+    monkeypatch.setattr(reader.detector, "detect", detect)
+    monkeypatch.setattr(reader.classifier, "classify", classify)
+    return seen
+
+
+def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatch):
+    m = untrained_models()
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, value_conf=0.5, temperature=1.0, tta=False,
+                   verify_conf=0.05, verify_prob=0.9)
+    assert r.verifies and r._cls_values.tolist() == [1, 2, 3, 4, 5, 6, 0]
+    boxes = [[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50], [10, 100, 50, 140], [100, 100, 140, 140]]
+    scores = [0.9, 0.2, 0.1, 0.06, 0.04]
+    probs = [
+        [0.0, 0.0, 0.4, 0.0, 0.0, 0.0, 0.6],  # strong box: a die whatever the classifier says (uncertain)
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.95, 0.05],  # weak, a sure 6: kept
+        [0.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.3],  # weak, a likely 2 but below verify_prob: dropped
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],  # weak, "x": dropped
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # below verify_conf: never looked at
+    ]
+    seen = _scripted(r, monkeypatch, boxes, scores, probs)
+    d = r.read(np.zeros((200, 300, 3), np.uint8))
+    assert seen == {"conf": 0.05, "crops": 4}
+    assert d.value.tolist() == [0, 6] and d.confidence.tolist() == pytest.approx([0.9, 0.2])
+    np.testing.assert_allclose(d.xyxy, np.asarray(boxes[:2], np.float32))
+    assert "verify>0.05@0.9" in r.describe()
+
+    # At most max_verify weak boxes (the best-scoring) get the second look.
+    r.max_verify = 1
+    seen = _scripted(r, monkeypatch, boxes, scores, probs)
+    assert r.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0, 6] and seen["crops"] == 2
+
+    # verify_conf >= conf turns the second look off: the detector threshold alone decides.
+    off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, temperature=1.0, tta=False, verify_conf=0.25)
+    assert not off.verifies
+    seen = _scripted(off, monkeypatch, boxes, scores, probs)
+    assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0] and seen == {"conf": 0.25, "crops": 1}
+    with pytest.raises(ValueError, match="verification"):
+        DiceReader(m["det_onnx"], m["cls_onnx"], verify_prob=1.5)
+
+
 def test_temperature_from_reader_json(tmp_path):
     m = untrained_models()
     shutil.copy(m["det_onnx"], tmp_path / "det.onnx")
