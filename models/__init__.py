@@ -4,8 +4,11 @@ Files here are loaded by default by :mod:`kosti.vision`:
 
 * ``dice_det.onnx`` — YOLO11n detector at 640 px, one class ``die``; Ultralytics ONNX export (metadata holds
   ``imgsz``, ``stride``, ``names``), raw output ``(1, 5, N)`` = ``cx, cy, w, h, score`` in letterbox pixels.
-* ``dice_cls.onnx`` — YOLO11n-cls face classifier on :func:`kosti.vision.crops.square_crop` crops,
+* ``dice_cls.onnx`` — YOLO11n-cls face classifier (64 px) on :func:`kosti.vision.crops.square_crop` crops,
   classes ``1 2 3 4 5 6 x`` (``x`` = unreadable: cocked, blurred, hidden or not a die).
+* Both ONNX files store their weights as float16 with a ``Cast`` to float32 that ONNX Runtime folds at
+  load time (:func:`kosti.datasets.train.compact_onnx`): float32 inference, half the bytes.
+* ``dice_det.pt`` / ``dice_cls.pt`` — the same models for Ultralytics (fine-tuning, NCNN export).
 * ``reader.json`` — ``{"temperature": T}`` for the classifier's softmax (read by ``DiceReader``).
 """
 
@@ -21,22 +24,23 @@ CLASSIFIER_ONNX = MODELS_DIR / "dice_cls.onnx"
 #: The shipped reader's operating point, chosen on the selection split (rune55-dedup val, never on the
 #: byler-d6 test or skovy-webcam sets that the model card reports) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v0.2: conf 0.25, value_conf 0.5 → rune55 val image_exact 0.724, wrong 0.9 %, uncertain 2.9 %), with
+#: (v0.3: conf 0.5, value_conf 0.4, second look at boxes above 0.05 confirmed at face probability 0.98 →
+#: rune55 val image_exact 0.762, wrong 0.9 %, uncertain 0.9 %), with
 #: the softmax temperature fitted there too (``reader.json``). See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
-DEFAULT_CONF = 0.25
+DEFAULT_CONF = 0.5
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
 #: even when they touch, so a box overlapping a better one by ≥ 0.45 is the same die found twice
 #: (Ultralytics' general-purpose default is 0.7; 0.45 removed 18 of 31 false boxes on byler-d6 test
 #: and 50 of 172 on rune55 val with the v0.1 detector, for 1 lost die).
 DEFAULT_IOU = 0.45
 #: ``DEFAULT_VALUE_CONF``: minimum face probability; below it a die is reported uncertain (value 0).
-DEFAULT_VALUE_CONF = 0.5
+DEFAULT_VALUE_CONF = 0.4
 #: ``DEFAULT_VERIFY_CONF`` and ``DEFAULT_VERIFY_PROB``: the classifier's second look. A box the detector
 #: scores at or below ``DEFAULT_CONF`` but above ``DEFAULT_VERIFY_CONF`` is still a die when the face
 #: classifier reads a face on it with (calibrated) probability ``≥ DEFAULT_VERIFY_PROB`` — a two-stage
 #: cascade: the detector proposes, the classifier confirms. Chosen on rune55 val with the rest of the
 #: operating point; see ``models/README.md`` for what it changes on each set. ``DEFAULT_VERIFY_CONF =
-#: DEFAULT_CONF`` means off.
-DEFAULT_VERIFY_CONF = DEFAULT_CONF
-DEFAULT_VERIFY_PROB = 0.95
+#: DEFAULT_CONF`` would turn it off.
+DEFAULT_VERIFY_CONF = 0.05
+DEFAULT_VERIFY_PROB = 0.98

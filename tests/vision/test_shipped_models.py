@@ -28,6 +28,8 @@ def test_operating_point_is_valid_and_used_by_default():
     reader = DiceReader()
     assert (reader.conf, reader.detector.iou, reader.value_conf) == (
         shipped.DEFAULT_CONF, shipped.DEFAULT_IOU, shipped.DEFAULT_VALUE_CONF)
+    assert 0 <= shipped.DEFAULT_VERIFY_CONF <= shipped.DEFAULT_CONF and 0 < shipped.DEFAULT_VERIFY_PROB <= 1
+    assert (reader.verify_conf, reader.verify_prob) == (shipped.DEFAULT_VERIFY_CONF, shipped.DEFAULT_VERIFY_PROB)
     settings = shipped.MODELS_DIR / "reader.json"
     if settings.is_file():
         t = json.loads(settings.read_text())["temperature"]
