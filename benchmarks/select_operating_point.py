@@ -1,6 +1,7 @@
 """Choose the reader's operating point (temperature, conf, value_conf, verify) on a selection split.
 
-The shipped thresholds (:data:`kosti.models.DEFAULT_CONF`, ``DEFAULT_VALUE_CONF``) and the temperature in
+The shipped thresholds (:data:`kosti.models.DEFAULT_CONF`, ``DEFAULT_VALUE_CONF``, ``DEFAULT_VERIFY_CONF``,
+``DEFAULT_VERIFY_PROB``) and the temperature in
 ``models/reader.json`` come from this script, run on rune55-dedup val — never on the sets the model card
 reports as tests (byler-d6 test, skovy-webcam), which are only *measured* at the chosen point.
 
@@ -61,22 +62,18 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     """``kosti eval`` metrics of the recorded arrays at one operating point, plus ``wrong`` (share of matched
     dice read as another face) and ``uncertain`` (share of matched dice reported uncertain).
 
-    ``verify``: ``(verify_conf, verify_prob)`` of the reader's second look at weak boxes (the same rule as
-    :meth:`kosti.vision.reader.DiceReader.read`, ``max_verify`` included), or ``None`` for off.
+    ``verify``: ``(verify_conf, verify_prob)`` of the reader's second look at weak boxes, or ``None`` for
+    off; boxes are kept by the reader's own rule (:meth:`kosti.vision.reader.DiceReader.dice_mask`).
     """
     from kosti.vision.detections import Detections
     from kosti.vision.evaluate import evaluate_predictions
 
-    reader.value_conf = value_conf
+    reader.conf, reader.value_conf = conf, value_conf
+    reader.verify_conf, reader.verify_prob = verify if verify is not None else (conf, 1.0)
     truths, preds = [], []
     for r in recs:
         probs = reader.calibrate(r["probs"])
-        keep = r["sc"] > conf
-        if verify is not None and len(probs):
-            weak = ~keep & (r["sc"] > verify[0])
-            weak &= np.cumsum(weak) <= reader.max_verify  # scores are sorted, best first
-            face_p = np.where(reader.class_values[None, :] > 0, probs, 0.0).max(1)
-            keep |= weak & (face_p >= verify[1])
+        keep = reader.dice_mask(r["sc"], probs)
         vals, vconf = reader.decide(probs[keep], reader.class_values)
         preds.append(Detections(r["xyxy"][keep], r["sc"][keep], vals, vconf))
         truths.append((r["image"], r["tx"], r["tv"]))

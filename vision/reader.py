@@ -138,7 +138,8 @@ class DiceReader:
             backend). Default: the shipped ``models/dice_det.onnx``.
         cls_path: face classifier weights. Default: the shipped ``models/dice_cls.onnx``, unless the
             detector has six classes (then faces come from the detector and no classifier is used).
-        conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice).
+        conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice; weaker ones only
+            through the second look, see ``verify_conf``).
         value_conf: minimum (calibrated) face probability, 0–1; below it the die is uncertain.
         backend: ``"onnx"`` (torch-free), ``"ultralytics"``, or ``"auto"`` (ONNX for ``.onnx`` files).
         iou: NMS IoU threshold (default :data:`kosti.models.DEFAULT_IOU`); max_det: most dice per frame.
@@ -293,6 +294,28 @@ class DiceReader:
         vconf = np.where(ok, top_p, best_face_p).astype(np.float32)
         return vals, vconf
 
+    def second_look(self, scores: np.ndarray) -> np.ndarray:
+        """``(K,)`` bool: the weak boxes the classifier looks at — score in ``(verify_conf, conf]``, at most
+        :attr:`max_verify` of them, best first (``scores`` sorted descending, as the detector returns
+        them). All False when the second look is off."""
+        scores = np.asarray(scores)
+        if not self.verifies:
+            return np.zeros(scores.shape, bool)
+        weak = (scores <= self.conf) & (scores > self.verify_conf)
+        return weak & (np.cumsum(weak) <= self.max_verify)
+
+    def dice_mask(self, scores: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """``(K,)`` bool: which detector boxes are dice, given their scores ``(K,)`` (sorted descending) and
+        calibrated class probabilities ``(K, nc)``: a score above ``conf``, or a second look
+        (:meth:`second_look`) that reads a face with probability ``≥ verify_prob``. The one rule used by
+        :meth:`read` and by ``benchmarks/select_operating_point.py``."""
+        scores = np.asarray(scores)
+        keep = scores > self.conf
+        if self.verifies and len(probs):
+            face_p = np.where(self._cls_values[None, :] > 0, probs, 0.0).max(1)
+            keep |= self.second_look(scores) & (face_p >= self.verify_prob)
+        return keep
+
     def read(self, image: np.ndarray) -> Detections:
         """Find and read every die in one frame.
 
@@ -314,18 +337,15 @@ class DiceReader:
         xyxy, scores, classes = self.detect(image, self.verify_conf if self.verifies else self.conf)
         # Drop degenerate boxes (zero width/height after clipping): nothing to read there.
         good = ((xyxy[:, 2] - xyxy[:, 0]) >= 1.0) & ((xyxy[:, 3] - xyxy[:, 1]) >= 1.0)
-        if self.verifies:  # weak boxes: only the best ``max_verify`` (scores are sorted, best first)
-            weak = scores <= self.conf
-            good &= ~weak | (np.cumsum(weak) <= self.max_verify)
+        if self.verifies:  # classify only the weak boxes that get a second look
+            good &= (scores > self.conf) | self.second_look(scores)
         xyxy, scores, classes = xyxy[good], scores[good], classes[good]
         t1 = time.perf_counter()
         if self.classifier is not None:
             probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
-            if self.verifies and len(probs):
-                face_p = np.where(self._cls_values[None, :] > 0, probs, 0.0).max(1)
-                keep = (scores > self.conf) | (face_p >= self.verify_prob)
-                xyxy, scores, probs = xyxy[keep], scores[keep], probs[keep]
-            values, vconf = self.decide(probs, self._cls_values)
+            keep = self.dice_mask(scores, probs)
+            values, vconf = self.decide(probs[keep], self._cls_values)
+            xyxy, scores = xyxy[keep], scores[keep]
         else:
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
