@@ -8,8 +8,9 @@ shared real photos (``scripts/build_models.sh``) and to fine-tune them on a tabl
    of base data so old dice are not forgotten, and optional synthetic scenes;
 2. build the one-class detector set (:func:`kosti.datasets.prepare.prepare_detection`) and the face
    classifier crops (:func:`kosti.datasets.prepare.prepare_classification`) in a work folder;
-3. train the YOLO11n detector and the P4-cut YOLO11n-cls classifier (``models/kosti-cls-p4.yaml``),
-   starting from the shipped ``.pt`` weights (fine-tune) or from the YAML (``from_scratch``);
+3. train the YOLO11n detector and the YOLO11n-cls face classifier, starting from the shipped ``.pt``
+   weights (fine-tune; reader v0.3's classifier is the full YOLO11n-cls) or from the YAML
+   (``from_scratch``: v0.1's design, the classifier cut at P4, ``models/kosti-cls-p4.yaml``);
    Ultralytics checkpoints every epoch, so an interrupted run resumes with ``resume=True``;
 4. export both to ONNX (dynamic shape, no NMS inside, float16-stored weights: :func:`compact_onnx`) next
    to the ``.pt`` files.
@@ -34,7 +35,7 @@ from kosti.models import MODELS_DIR
 DETECTOR_YAML = "yolo11n.yaml"
 CLASSIFIER_YAML = str(MODELS_DIR / "kosti-cls-p4.yaml")
 #: Detector input size in pixels when training from scratch (v0.1's first stage). Fine-tuning keeps the
-#: base detector's own size (:func:`detector_imgsz`; 640 for the shipped v0.2, whose small-dice recall
+#: base detector's own size (:func:`detector_imgsz`; 640 for the shipped v0.2 and v0.3, whose small-dice recall
 #: needs it).
 DEFAULT_IMGSZ = 416
 #: Classifier input size (matches :data:`kosti.vision.crops.CROP_SIZE`).
