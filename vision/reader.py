@@ -244,16 +244,6 @@ class DiceReader:
             return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
         return np.stack([square_crop(image, b) for b in xyxy])
 
-    def classify(self, image: np.ndarray, xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Read the faces of dice at boxes ``xyxy`` (``(K, 4)`` frame pixels).
-
-        Returns:
-            ``values (K,)`` int8 (1–6, 0 = uncertain) and ``value_confidence (K,)`` float32.
-        """
-        probs = self.face_probs(self.crops(image, xyxy))
-        probs = self.calibrate(probs)
-        return self.decide(probs, self._cls_values)
-
     def face_probs(self, crops: np.ndarray) -> np.ndarray:
         """Raw classifier probabilities ``(K, nc)`` float32 for ``(K, h, w, 3)`` uint8 BGR crops.
 
@@ -287,11 +277,9 @@ class DiceReader:
             return np.zeros(0, np.int8), np.zeros(0, np.float32)
         top = probs.argmax(1)
         top_p = probs[np.arange(k), top]
-        is_face = values > 0
-        best_face_p = np.where(is_face[None, :], probs, 0.0).max(1)
         ok = (values[top] > 0) & (top_p >= self.value_conf)
         vals = np.where(ok, values[top], UNKNOWN_VALUE).astype(np.int8)
-        vconf = np.where(ok, top_p, best_face_p).astype(np.float32)
+        vconf = np.where(ok, top_p, best_face_prob(probs, values)).astype(np.float32)
         return vals, vconf
 
     def second_look(self, scores: np.ndarray) -> np.ndarray:
@@ -312,8 +300,7 @@ class DiceReader:
         scores = np.asarray(scores)
         keep = scores > self.conf
         if self.verifies and len(probs):
-            face_p = np.where(self._cls_values[None, :] > 0, probs, 0.0).max(1)
-            keep |= self.second_look(scores) & (face_p >= self.verify_prob)
+            keep |= self.second_look(scores) & (best_face_prob(probs, self._cls_values) >= self.verify_prob)
         return keep
 
     def read(self, image: np.ndarray) -> Detections:
@@ -370,6 +357,12 @@ class DiceReader:
         v = f" verify>{self.verify_conf:g}@{self.verify_prob:g}" if self.verifies else ""
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
                 f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
+
+
+def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``(K,)`` highest probability among the face classes of ``probs`` ``(K, nc)``, ignoring classes whose
+    ``values`` entry is 0 (``x``, unreadable)."""
+    return np.where(values[None, :] > 0, probs, 0.0).max(1)
 
 
 def _use_ultralytics(path: Path, backend: str) -> bool:
