@@ -47,6 +47,13 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
 RUNS = REPO / "runs" / "v02"
 IMAGE_EXT = (".jpg", ".jpeg", ".png")
+#: Detector settings of every detector stage (v0.2 and v0.3): one class, flips, scale, mosaic, strong hue
+#: jitter for coloured dice.
+DET_AUG = dict(batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.5, mosaic=1.0,
+               hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
+#: Classifier settings of every classifier stage: 64 px crops, flips, light scale and erasing, colour jitter.
+CLS_AUG = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
+               hsv_s=0.6, hsv_v=0.4)
 
 
 def _images(folder: Path) -> list[str]:
@@ -190,8 +197,7 @@ def main() -> int:
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     args = ap.parse_args()
     if args.stage == "det":
-        aug = dict(data=str(det_data()), batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5,
-                   degrees=0.0, scale=0.5, mosaic=1.0, hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
+        aug = dict(data=str(det_data()), **DET_AUG)
         # Stage a: 2 epochs at 416 of a 9-epoch cosine schedule (stopped by hand after epoch 2, as in v0.2).
         a = RUNS / "det416" / "weights" / "last.pt"
         if not (RUNS / "det640").is_dir() and not (a.exists() and _epoch(a) >= 2):
@@ -201,31 +207,25 @@ def main() -> int:
         # cut to 5 epochs (to fit the session); a rebuild with epochs=5 differs only in those 2 epochs' LR.
         _train("det640", a, imgsz=640, epochs=5, close_mosaic=2, seed=6, lr0=0.001, **aug)
     elif args.stage == "cls":
-        aug = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
-                   hsv_s=0.6, hsv_v=0.4)
-        a = _train("cls", args.base_cls, data=str(cls_data()), epochs=15, seed=3, lr0=0.0006, **aug)
+        a = _train("cls", args.base_cls, data=str(cls_data()), epochs=15, seed=3, lr0=0.0006, **CLS_AUG)
         mixed = str(cls_data(pxl_extra=9))
-        b = _train("cls_pxl", a, data=mixed, epochs=8, seed=4, lr0=0.0004, **aug)
-        _train("cls_pxl2", b, data=mixed, epochs=10, seed=5, lr0=0.0003, **aug)
+        b = _train("cls_pxl", a, data=mixed, epochs=8, seed=4, lr0=0.0004, **CLS_AUG)
+        _train("cls_pxl2", b, data=mixed, epochs=10, seed=5, lr0=0.0003, **CLS_AUG)
     elif args.stage == "det_v3":
         # v0.3 detector: the v0.2 detector, 3 epochs of a fresh 4-epoch cosine schedule at 640 px, with
         # oblique synthetic scenes in the mix (v0.3 was trained through epoch 4; epoch 3 measured better).
-        aug = dict(data=str(det_data_v3()), batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5,
-                   degrees=0.0, scale=0.5, mosaic=1.0, hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
+        aug = dict(data=str(det_data_v3()), **DET_AUG)
         _train("det_v3", RUNS / "det640" / "weights" / "best.pt", imgsz=640, epochs=4, close_mosaic=2, seed=9,
                lr0=0.0005, stop_after=3, **aug)
     elif args.stage == "cls_p5":
         # v0.3 classifier: the full YOLO11n-cls (P5 stage back), its layers 0-6 copied from the v0.2
         # (P4-cut) classifier, trained on the same crops as cls_pxl2.
-        aug = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
-                   hsv_s=0.6, hsv_v=0.4)
-        a = _train("cls_p5", "yolo11n-cls.yaml", transfer=RUNS / "cls_pxl2" / "weights" / "best.pt",
-                   data=str(cls_data(pxl_extra=9)),
-                   epochs=20, seed=8, lr0=0.001, **aug)
+        mixed = str(cls_data(pxl_extra=9))
+        a = _train("cls_p5", "yolo11n-cls.yaml", transfer=RUNS / "cls_pxl2" / "weights" / "best.pt", data=mixed,
+                   epochs=20, seed=8, lr0=0.001, **CLS_AUG)
         # then 10 more epochs from its last epoch (its best.pt by val top-1 is epoch 8: read end to end
         # on rune55 val, epoch 20 is better, so the continuation starts there) at a lower rate.
-        _train("cls_p5b", a.with_name("last.pt"), data=str(cls_data(pxl_extra=9)), epochs=10, seed=10, lr0=0.0003,
-               **aug)
+        _train("cls_p5b", a.with_name("last.pt"), data=mixed, epochs=10, seed=10, lr0=0.0003, **CLS_AUG)
     else:
         from kosti.datasets.train import export_onnx
 
