@@ -98,8 +98,10 @@ def _expand_onnx(model):
     import numpy as np
     from onnx import numpy_helper
 
+    from kosti.datasets.train import FP16_SUFFIX
+
     graph = model.graph
-    halves = {i.name: i for i in graph.initializer if i.name.endswith("__fp16")}
+    halves = {i.name: i for i in graph.initializer if i.name.endswith(FP16_SUFFIX)}
     if not halves:
         return model
     casts = [nd for nd in graph.node if nd.op_type == "Cast" and nd.input[0] in halves]

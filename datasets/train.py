@@ -40,6 +40,9 @@ CLASSIFIER_YAML = str(MODELS_DIR / "kosti-cls-p4.yaml")
 DEFAULT_IMGSZ = 416
 #: Classifier input size (matches :data:`kosti.vision.crops.CROP_SIZE`).
 CLS_IMGSZ = 64
+#: Name suffix of the float16 copy of a weight written by :func:`compact_onnx` (the ``Cast`` back to
+#: float32 outputs the weight's original name).
+FP16_SUFFIX = "__fp16"
 
 
 class TrainingError(RuntimeError):
@@ -239,7 +242,7 @@ def compact_onnx(path: Path, min_elements: int = 64) -> tuple[int, int]:
     casts, keep = [], []
     for init in graph.initializer:
         if init.data_type == TensorProto.FLOAT and int(np.prod(init.dims)) >= min_elements:
-            half = numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name + "__fp16")
+            half = numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name + FP16_SUFFIX)
             keep.append(half)
             casts.append(helper.make_node("Cast", [half.name], [init.name], to=TensorProto.FLOAT,
                                           name=init.name + "__cast"))
