@@ -188,6 +188,47 @@ def test_dynamic_detector_letterboxes_like_ultralytics_predict():
         _assert_same_boxes(xyxy, scores, r.boxes.xyxy.numpy(), r.boxes.conf.numpy())
 
 
+def test_last_axis_dfl_keeps_the_detector_outputs(tmp_path):
+    """The export's DFL rewrite (softmax over the last axis + MatMul instead of Transpose + Softmax(1) +
+    Conv) gives the same raw output on two input shapes, and the same boxes through the reader; it leaves
+    a classifier and an already rewritten detector alone."""
+    import shutil
+
+    onnx = pytest.importorskip("onnx")
+    from kosti.datasets.train import last_axis_dfl
+
+    m = untrained_dynamic()
+    path = tmp_path / "det.onnx"
+    shutil.copy2(m["det_onnx"], path)
+    before = OnnxDetector(m["det_onnx"])
+    assert last_axis_dfl(path) is True
+    g = onnx.load(str(path)).graph
+    softmax = [n for n in g.node if n.op_type == "Softmax" and "dfl" in n.name]
+    assert [a.i for n in softmax for a in n.attribute if a.name == "axis"] == [-1]
+    assert not [n for n in g.node if n.op_type == "Conv" and "dfl" in n.name]
+    after = OnnxDetector(path)
+    for frame in (synthetic_frame(1280, 720, 5, 70, seed=0)[0], synthetic_frame(480, 640, 4, 50, seed=7)[0]):
+        raw_before, raw_after = before.raw(frame)[0], after.raw(frame)[0]
+        assert raw_before.shape == raw_after.shape
+        np.testing.assert_allclose(raw_after, raw_before, rtol=1e-5, atol=1e-4)
+        _assert_same_boxes(*after.detect(frame, conf=0.6)[:2], *before.detect(frame, conf=0.6)[:2])
+    assert last_axis_dfl(path) is False
+    cls = tmp_path / "cls.onnx"
+    shutil.copy2(m["cls_onnx"], cls)
+    assert last_axis_dfl(cls) is False and cls.read_bytes() == m["cls_onnx"].read_bytes()
+
+
+def test_shipped_detector_has_the_last_axis_dfl():
+    """models/dice_det.onnx went through :func:`last_axis_dfl` (the export does it; a re-export that
+    skipped it would be ~1.7 ms slower per frame)."""
+    onnx = pytest.importorskip("onnx")
+    from kosti.models import DETECTOR_ONNX
+
+    g = onnx.load(str(DETECTOR_ONNX)).graph
+    axes = [a.i for n in g.node if n.op_type == "Softmax" for a in n.attribute if a.name == "axis"]
+    assert axes and all(a == -1 for a in axes)
+
+
 def test_tta_reading_does_not_depend_on_how_the_die_is_turned(models, frames):
     """With rotation TTA the face probabilities of a crop and of the same crop turned by 90° are the same
     (the four views are the same set); without TTA they differ (the model is not rotation invariant)."""
