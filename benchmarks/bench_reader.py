@@ -5,8 +5,10 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.vision.testi
 * median end-to-end time of :meth:`DiceReader.read` (letterbox → detector → NMS → 5 full-resolution
   crops → face classifier) with ONNX Runtime on one thread;
 * median time of the same pipeline through Ultralytics' PyTorch ``predict`` (its own letterbox and
-  NMS, ``square_crop`` crops, classifier ``predict`` on the same views: with the reader's rotation TTA,
-  each crop in its four 90° rotations), torch limited to one thread;
+  NMS at the reader's detector threshold — ``verify_conf`` when the second look is on — then
+  ``square_crop`` crops of the same boxes the reader classifies: those above ``conf`` and the weak ones
+  :meth:`DiceReader.second_look` picks; classifier ``predict`` on the same views: with the reader's
+  rotation TTA, each crop in its four 90° rotations), torch limited to one thread;
 * peak resident memory (max RSS) of ``kosti read --json`` on that frame, in a fresh process.
 
 Targets (the Raspberry Pi budget, from the project brief): ≤ 60 ms, ≥ 2× faster than Ultralytics,
@@ -104,9 +106,14 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     det_model, cls_model = YOLO(str(det_pt), task="detect"), YOLO(str(cls_pt), task="classify")
 
-    def ultralytics_read():
-        r = det_model.predict(frame, conf=reader.conf, iou=reader.detector.iou, max_det=max_det, verbose=False)[0]
-        crops = [square_crop(frame, b) for b in r.boxes.xyxy.numpy()]
+    det_conf = reader.verify_conf if reader.verifies else reader.conf
+
+    def ultralytics_read():  # the reader's steps: detect at the second-look threshold, crop, classify
+        r = det_model.predict(frame, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False)[0]
+        xyxy, scores = r.boxes.xyxy.numpy(), r.boxes.conf.numpy()
+        if reader.verifies:  # classify the boxes above conf and the weak ones given a second look
+            xyxy = xyxy[(scores > reader.conf) | reader.second_look(scores)]
+        crops = [square_crop(frame, b) for b in xyxy]
         if crops and reader.tta:  # the same four views per die as DiceReader.face_probs
             crops = [np.ascontiguousarray(np.rot90(c, k)) for k in range(4) for c in crops]
         if crops:
@@ -114,7 +121,7 @@ def main() -> int:
         return len(crops) // (4 if reader.tta else 1)
 
     def ultralytics_detect():  # detector alone, Ultralytics' default (rect) letterbox: the reader's pixels
-        det_model.predict(frame, conf=reader.conf, iou=reader.detector.iou, max_det=max_det, verbose=False)
+        det_model.predict(frame, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False)
 
     # Interleave the contenders run by run, so a busy machine slows both alike.
     fns = {"onnx": lambda: reader.read(frame), "ultra": ultralytics_read, "det_only": ultralytics_detect}
@@ -143,8 +150,8 @@ def main() -> int:
 
     speedup = ultra_ms / onnx_ms
     print(f"models: {label}")
-    print(f"frame: 1280x720, {len(values)} dice drawn; onnx found {len(found)}, ultralytics found {n_ultra}"
-          f" (max_det {max_det}); threads {args.threads}; {args.runs} runs; classifier TTA "
+    print(f"frame: 1280x720, {len(values)} dice drawn; onnx found {len(found)}; ultralytics classified {n_ultra}"
+          f" boxes (dice + second looks; max_det {max_det}); threads {args.threads}; {args.runs} runs; classifier TTA "
           f"{'4 rotations' if reader.tta else 'off'} in both")
     print(f"onnxruntime reader   median {onnx_ms:7.1f} ms  (detect {med['detect']:.1f}"
           f" + classify {med['classify']:.1f})  target <= {TARGET_MS:.0f}: "

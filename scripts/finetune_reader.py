@@ -101,6 +101,24 @@ def det_data_v3() -> Path:
     return yaml
 
 
+def det_data_v4() -> Path:
+    """Write ``runs/v02/det_v4_data/data.yaml``: :func:`det_data_v3`'s real photos and oblique scenes, with
+    its 1,000 top-down synthetic scenes swapped for 1,000 new ones, half of them seen from the side
+    (``--oblique 0.5``, seed 3): new dice, table tops and views for the same number of images."""
+    det_data_v3()
+    v3 = (RUNS / "det_v3_data" / "train.txt").read_text().split()
+    kept = [f for f in v3 if "/synth/det/" not in f]
+    new = REPO / "work" / "synth" / "det_v4"
+    _ensure_synth(new, "--n", "1000", "--classes", "die", "--oblique", "0.5", "--seed", "3")
+    extra = _images(new / "images" / "train") + _images(new / "images" / "val")
+    root = RUNS / "det_v4_data"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "train.txt").write_text("\n".join(kept + extra) + "\n")
+    yaml = root / "data.yaml"
+    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
+    return yaml
+
+
 def cls_data(pxl_extra: int = 0) -> Path:
     """Build the ImageFolder ``runs/v02/cls_data/{train,val}/{1..6,x}``; returns its root.
 
@@ -192,7 +210,7 @@ def _finished(ckpt: Path) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "export"])
+    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     args = ap.parse_args()
@@ -217,6 +235,12 @@ def main() -> int:
         aug = dict(data=str(det_data_v3()), **DET_AUG)
         _train("det_v3", RUNS / "det640" / "weights" / "best.pt", imgsz=640, epochs=4, close_mosaic=2, seed=9,
                lr0=0.0005, stop_after=3, **aug)
+    elif args.stage == "det_v4":
+        # candidate v0.4 detector: the shipped v0.3 detector (det_v3 epoch 3), 3 epochs of a cosine schedule
+        # at 640 px on det_data_v4 (lower rate, mosaic off in the last epoch).
+        aug = dict(data=str(det_data_v4()), **DET_AUG)
+        _train("det_v4", RUNS / "det_v3_e3.pt", imgsz=640, epochs=3, close_mosaic=1, seed=11, lr0=0.0003,
+               save_period=1, **aug)
     elif args.stage == "cls_p5":
         # v0.3 classifier: the full YOLO11n-cls (P5 stage back), its layers 0-6 copied from the v0.2
         # (P4-cut) classifier, trained on the same crops as cls_pxl2.
