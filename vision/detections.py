@@ -82,6 +82,14 @@ class Detections:
         """No dice."""
         return cls(np.zeros((0, 4)), np.zeros(0), np.zeros(0, np.int8), np.zeros(0))
 
+    @classmethod
+    def concat(cls, parts: Sequence[Detections]) -> Detections:
+        """All dice of ``parts``, in order, as one :class:`Detections` (empty for no parts)."""
+        if not parts:
+            return cls.empty()
+        return cls(np.concatenate([p.xyxy for p in parts]), np.concatenate([p.confidence for p in parts]),
+                   np.concatenate([p.value for p in parts]), np.concatenate([p.value_confidence for p in parts]))
+
     def __len__(self) -> int:
         return len(self.xyxy)
 

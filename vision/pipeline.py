@@ -60,6 +60,8 @@ class Die:
         guess: the most voted face even when uncertain (0 if no frame read a face) — for display only.
         det_confidence: mean detector confidence, 0–1.
         votes: ``(frames agreeing on the value, frames that saw the die, frames read)``.
+        recovered: found by :func:`recover_dice` — the detector was unsure of this box, and it was taken
+            because the roll area held fewer dice than expected.
     """
 
     value: int
@@ -69,6 +71,7 @@ class Die:
     guess: int = 0
     det_confidence: float = 1.0
     votes: tuple[int, int, int] = (1, 1, 1)
+    recovered: bool = False
 
     @property
     def center(self) -> tuple[float, float]:
@@ -99,7 +102,7 @@ class Throw:
         status: ``"ok"`` or ``"uncertain"``.
         reasons: why it is uncertain (and warnings), each ``"English / Русский"``.
         reason_codes: machine-readable codes of ``reasons`` (``wrong_count``, ``unreadable``,
-            ``low_confidence``, ``disagree``, ``overlap``, ``set_aside_mismatch``).
+            ``low_confidence``, ``disagree``, ``overlap``, ``recovered``, ``set_aside_mismatch``).
         image: the settle frame, ``(H, W, 3)`` uint8 BGR (not copied; do not draw on it).
         expected_dice: the dice count the caller expected (None = any).
         read_ms: milliseconds spent reading and voting.
@@ -273,6 +276,60 @@ def _add(tr: dict, det: Detections, i: int) -> None:
     tr["dconf"].append(float(det.confidence[i]))
 
 
+def recover_dice(
+    found: list[Die],
+    reads: list[Detections],
+    iou: float = 0.5,
+    min_value_confidence: float = 0.5,
+    min_confidence: float = 0.9,
+    dedupe_iou: float | None = 0.5,
+    overlap_iou: float = 0.2,
+) -> list[Die]:
+    """Dice the detector was unsure of, for a throw that came up short of the expected count.
+
+    The live table knows how many dice were thrown. When the roll area holds fewer, the missing die is
+    most often one the detector scored below its threshold (a die unlike the training data: a red die
+    with gold pips on a wooden floor scores 0.08–0.24, ``models/README.md``) and whose face the
+    classifier read, but not surely enough for the reader's second look
+    (:meth:`kosti.vision.reader.DiceReader.read_candidates`). This votes over the frames' dice *and*
+    candidates together (:func:`vote`) and returns the voted dice that are not already ``found``.
+
+    A candidate is returned only when it was seen in a majority of the frames, a majority of them read
+    the same face with mean probability ``≥ min_value_confidence``, and it neither matches nor overlaps
+    (IoU ``> overlap_iou``, or a centre inside the other box) a found die. One whose confidence
+    (agreement × mean face probability) is below ``min_confidence`` is returned *uncertain*, its face
+    kept as ``guess``, so the table confirms it instead of the game scoring a guess.
+
+    Args:
+        found: the throw's voted dice (:func:`vote` over the same frames' dice alone).
+        reads: per frame, its dice and candidates in one :class:`Detections` (``Detections.concat``).
+        iou, min_value_confidence, dedupe_iou: as :func:`vote`.
+        min_confidence: confidence, 0–1, at which a recovered die is taken as read.
+        overlap_iou: IoU above which a candidate counts as a found die boxed differently.
+
+    Returns:
+        Recovered dice (``recovered=True``), best confidence first.
+    """
+    import dataclasses
+
+    boxes = np.array([d.box for d in found], dtype=np.float64).reshape(-1, 4)
+    out: list[Die] = []
+    for d in vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou):
+        if d.uncertain:
+            continue
+        if len(boxes):
+            b = np.array([d.box], dtype=np.float64)
+            if box_iou(b, boxes).max() > overlap_iou or any(
+                _contains(fb, d.center) or _contains(b[0], f.center) for fb, f in zip(boxes, found)
+            ):
+                continue
+        sure = d.confidence >= min_confidence
+        out.append(dataclasses.replace(d, recovered=True, uncertain=not sure,
+                                       value=d.value if sure else UNKNOWN_VALUE))
+    out.sort(key=lambda d: -d.confidence)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------
 # Throw checks
 # ---------------------------------------------------------------------------------------------------
@@ -291,8 +348,8 @@ def check_throw(
 
     Checks, in order: dice count in the roll area against ``expected_dice``; unreadable / low-confidence
     dice; overlapping or stacked boxes (IoU > ``overlap_iou``, or one box's centre inside another); and,
-    as a warning that does not by itself make the throw uncertain, set-aside faces against
-    ``expected_set_aside`` (the engine's kept dice).
+    as warnings that do not by themselves make the throw uncertain, dice taken by :func:`recover_dice`
+    (``recovered``) and set-aside faces against ``expected_set_aside`` (the engine's kept dice).
 
     Returns:
         ``(code, "English / Русский")`` pairs.
@@ -327,6 +384,11 @@ def check_throw(
                 if m[i, j] > overlap_iou or inside:
                     out.append(_reason("overlap", f"dice {i + 1} and {j + 1} overlap or are stacked",
                                        f"кости {i + 1} и {j + 1} перекрываются или стоят друг на друге"))
+    recovered = [k for k, d in enumerate(dice, 1) if d.recovered]
+    if recovered:
+        which = ", ".join(map(str, recovered))
+        out.append(_reason("recovered", f"die {which} found only on a second look at the expected count: check it",
+                           f"кость {which} найдена только при повторном поиске до ожидаемого числа: проверьте"))
     if expected_set_aside is not None and set_aside is not None:
         seen = sorted(d.value for d in set_aside if not d.uncertain)
         want = sorted(int(v) for v in expected_set_aside)
@@ -343,7 +405,7 @@ def _contains(box: np.ndarray, p: tuple[float, float]) -> bool:
     return bool(box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3])
 
 
-#: Reason codes that make a throw uncertain (``set_aside_mismatch`` is only a warning).
+#: Reason codes that make a throw uncertain (``set_aside_mismatch`` and ``recovered`` are only warnings).
 BLOCKING_REASONS = frozenset({"wrong_count", "unreadable", "disagree", "low_confidence", "overlap"})
 
 
@@ -379,6 +441,11 @@ class ThrowDetector:
         dedupe_iou: IoU at which two boxes of one frame are one die found twice (:func:`dedupe`; None = off).
         suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
         keep_image: attach the settle frame to each :class:`Throw`.
+        recover: when the roll area holds at least one but fewer than ``expected_dice`` dice, take the
+            best of the reader's unconfirmed weak boxes (:func:`recover_dice`; needs a reader with
+            ``read_candidates``, as :class:`~kosti.vision.reader.DiceReader`).
+        recover_confidence: confidence, 0–1, at which a recovered die counts as read (below: uncertain,
+            the table confirms its face).
     """
 
     def __init__(
@@ -393,9 +460,13 @@ class ThrowDetector:
         suppress_repeats: bool = True,
         keep_image: bool = True,
         dedupe_iou: float | None = 0.5,
+        recover: bool = True,
+        recover_confidence: float = 0.9,
     ) -> None:
         if vote_frames < 1:
             raise ValueError("vote_frames must be >= 1")
+        if not 0.0 <= recover_confidence <= 1.0:
+            raise ValueError(f"recover_confidence must be in [0, 1], got {recover_confidence}")
         self.reader = reader
         self.zones = zones or Zones()
         self.settle = settle or SettleDetector()
@@ -407,6 +478,7 @@ class ThrowDetector:
         self.dedupe_iou = dedupe_iou
         self.suppress_repeats = suppress_repeats
         self.keep_image = keep_image
+        self.recover, self.recover_confidence = bool(recover), float(recover_confidence)
         # Still frames of the current rest candidate (every other one is read: spread in time).
         self._still: deque[Frame] = deque(maxlen=2 * vote_frames - 1)
         self.last_throw: Throw | None = None
@@ -438,12 +510,24 @@ class ThrowDetector:
         frames = list(self._still)[::-2][: self.vote_frames]  # newest first, every other frame
         self._still.clear()
         t0 = time.perf_counter()
-        reads = [self.reader.read(f.image) for f in frames]
+        read_candidates = getattr(self.reader, "read_candidates", None)
+        if self.recover and self.expected_dice is not None and read_candidates is not None:
+            pairs = [read_candidates(f.image) for f in frames]
+            reads = [dice for dice, _ in pairs]
+        else:
+            pairs, reads = None, [self.reader.read(f.image) for f in frames]
         dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
         h, w = frame.image.shape[:2]
-        codes = self.zones.classify(np.array([d.box for d in dice_all], dtype=np.float32).reshape(-1, 4), w, h)
+        codes = self.zones.classify(_boxes(dice_all), w, h)
         roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
         aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
+        if pairs is not None and self.expected_dice is not None and 0 < len(roll) < self.expected_dice:
+            extra = recover_dice(dice_all, [Detections.concat(p) for p in pairs],
+                                 min_value_confidence=self.min_value_confidence,
+                                 min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
+                                 overlap_iou=self.overlap_iou)
+            extra = [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
+            roll = sorted(roll + extra[: self.expected_dice - len(roll)], key=lambda d: (d.center[0], d.center[1]))
         self.last_detections = _to_detections(roll + aside)
         read_ms = (time.perf_counter() - t0) * 1000.0
         if not roll:
@@ -474,6 +558,11 @@ class ThrowDetector:
         self.last_throw = throw
         self.throws_reported += 1
         return FrameResult(update, throw=throw)
+
+
+def _boxes(dice: list[Die]) -> np.ndarray:
+    """``(N, 4)`` float32 boxes of ``dice``."""
+    return np.array([d.box for d in dice], dtype=np.float32).reshape(-1, 4)
 
 
 def _unmoved(now: list[Die], before: list[Die], iou: float = 0.7) -> bool:

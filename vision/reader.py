@@ -315,6 +315,26 @@ class DiceReader:
         Raises:
             ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array.
         """
+        return self.read_candidates(image)[0]
+
+    def read_candidates(self, image: np.ndarray) -> tuple[Detections, Detections]:
+        """:meth:`read`, plus the weak boxes the second look did not confirm.
+
+        The live table knows how many dice were thrown (the engine's dice to throw); when fewer are found,
+        it may take the best of these candidates (:func:`kosti.vision.pipeline.recover_dice`). Each
+        candidate carries its detector score (``confidence``, in ``(verify_conf, conf]``) and its face read
+        as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``).
+
+        Args:
+            image: ``(H, W, 3)`` uint8 BGR frame, any size.
+
+        Returns:
+            ``(dice, candidates)``: two :class:`Detections` in frame pixels, each highest detector
+            confidence first; ``candidates`` is empty when the second look is off.
+
+        Raises:
+            ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array.
+        """
         if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3
                 and image.dtype == np.uint8 and image.shape[0] > 0 and image.shape[1] > 0):
             shape = getattr(image, "shape", None)
@@ -331,9 +351,9 @@ class DiceReader:
         if self.classifier is not None:
             probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
             keep = self.dice_mask(scores, probs)
-            values, vconf = self.decide(probs[keep], self._cls_values)
-            xyxy, scores = xyxy[keep], scores[keep]
+            values, vconf = self.decide(probs, self._cls_values)
         else:
+            keep = np.ones(len(scores), bool)
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
             low = (values == 0) | (vconf < self.value_conf)
@@ -344,7 +364,8 @@ class DiceReader:
             "classify": (t2 - t1) * 1e3,
             "total": (t2 - t0) * 1e3,
         }
-        return Detections(xyxy, scores, values, vconf)
+        dice = Detections(xyxy[keep], scores[keep], values[keep], vconf[keep])
+        return dice, Detections(xyxy[~keep], scores[~keep], values[~keep], vconf[~keep])
 
     def read_path(self, path: str | Path) -> Detections:
         """:meth:`read` an image file. Raises :class:`ImageReadError` naming the file if unreadable."""
