@@ -120,7 +120,9 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
                              "set_aside": [list(p) for p in zones.set_aside] or None}
     th: dict[str, float] = {}
     for section, key, name in (("reader", "conf", "conf"), ("reader", "value_conf", "value_conf"),
-                               ("settle", "still_time_s", "still_s")):
+                               ("settle", "still_time_s", "still_s"),
+                               ("settle", "motion_threshold", "motion_fraction"),
+                               ("settle", "still_threshold", "still_fraction")):
         sec = getattr(cfg, section)
         if key in sec.model_fields_set:
             th[name] = float(getattr(sec, key))

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from kosti.dashboard.store import Store, ThrowRow
+from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +300,8 @@ class _DetectorAdapter:
         self.apply_settings(settings)
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
-        """Zones (normalised polygons) and thresholds (``still_s`` seconds, ``value_conf`` 0–1)."""
+        """Zones (normalised polygons) and thresholds (``still_s`` seconds, ``value_conf`` 0–1, the settle
+        detector's ``motion_fraction`` / ``still_fraction`` 0–1)."""
         from kosti.vision.zones import Zones
 
         z = settings.get("zones")
@@ -307,6 +309,13 @@ class _DetectorAdapter:
         th = settings.get("thresholds") or {}
         if "still_s" in th:
             self.det.settle.still_s = float(th["still_s"])
+        settle = self.det.settle
+        motion = float(th.get("motion_fraction", settle.motion_fraction))
+        still = float(th.get("still_fraction", settle.still_fraction))
+        if 0.0 <= still <= motion <= 1.0:
+            settle.motion_fraction, settle.still_fraction = motion, still
+        else:  # the API checks a pair given together; a lone value may contradict the other one
+            log.warning("settle thresholds ignored: still_fraction %s > motion_fraction %s", still, motion)
         if "value_conf" in th:
             self.det.min_value_confidence = float(th["value_conf"])
 
@@ -497,7 +506,9 @@ class TableError(Exception):
 # ---------------------------------------------------------------------------------------------------
 DEFAULT_SETTINGS: dict[str, Any] = {
     "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
-    "thresholds": {"conf": 0.25, "value_conf": 0.6, "still_s": 0.4},
+    # The shipped reader's operating point (kosti.models, chosen by benchmarks/select_operating_point.py)
+    # and the settle detector's still time; the table changes them in Settings or in kosti.toml.
+    "thresholds": {"conf": DEFAULT_CONF, "value_conf": DEFAULT_VALUE_CONF, "still_s": 0.4},
     "live_width": 960,
     "jpeg_quality": 75,
 }

@@ -234,6 +234,11 @@ def test_loopback_needs_no_pin(make_client):
 
 def test_settings_zones_and_thresholds(make_client, tmp_path):
     c = make_client()
+    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+
+    # Out of the box the live table reads at the shipped reader's measured operating point.
+    th = c.get("/api/settings").json()["thresholds"]
+    assert (th["conf"], th["value_conf"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF)
     zones = {"roll_area": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]], "set_aside": None}
     r = c.put("/api/settings", json={"zones": zones, "thresholds": {"still_s": 0.6}})
     assert r.status_code == 200, r.text
@@ -242,6 +247,8 @@ def test_settings_zones_and_thresholds(make_client, tmp_path):
     assert r.status_code == 422 and "3 points" in r.json()["error"]
     r = c.put("/api/settings", json={"thresholds": {"conf": 2}})
     assert r.status_code == 422
+    r = c.put("/api/settings", json={"thresholds": {"motion_fraction": 0.002, "still_fraction": 0.003}})
+    assert r.status_code == 422 and "hysteresis" in r.text
     c.app.state.store.close()
     c2 = make_client()  # same database: the settings persist
     s = c2.get("/api/settings").json()

@@ -60,7 +60,7 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
         '[server]\nhost = "0.0.0.0"\nport = 8123\npin = "97531"\n'
         '[game]\npreset = "classic"\nplayers = ["Ann", "Boris"]\n[game.overrides.opening]\nthreshold = 75\n'
         '[zones]\nroll_area = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]\n'
-        '[settle]\nstill_time_s = 0.6\n'
+        '[settle]\nstill_time_s = 0.6\nmotion_threshold = 0.01\nstill_threshold = 0.003\n'
         f'[storage]\ndir = "{tmp_path / "data"}"\n'
     )
     seen = {}
@@ -70,7 +70,8 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
     assert (c.host, c.port, c.pin) == ("0.0.0.0", 8123, "97531")
     assert c.players == ["Ann", "Boris"] and c.preset == "classic" and c.overrides == {"opening": {"threshold": 75}}
     assert Path(c.db_path) == tmp_path / "data" / "kosti.db"
-    assert c.settings["zones"]["roll_area"][0] == [0.1, 0.1] and c.settings["thresholds"] == {"still_s": 0.6}
+    assert c.settings["zones"]["roll_area"][0] == [0.1, 0.1]
+    assert c.settings["thresholds"] == {"still_s": 0.6, "motion_fraction": 0.01, "still_fraction": 0.003}
     assert Path(c.corrections_dir) == tmp_path / "data" / "frames" == Path(c.review_dir)
     assert getattr(c.source_obj, "kind", "") == "virtual"
     # Flags win over the file; another preset drops the file's overrides.
@@ -83,6 +84,9 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
                                         "players": ["Ann", "Boris"], "overrides": {"opening": {"threshold": 75}}}))
     assert app.state.table.state.rules.opening.threshold == 75
     assert app.state.table.get_settings()["thresholds"]["still_s"] == 0.6
+    # ... and the settle detector of the live pipeline takes the [settle] thresholds (they were ignored once).
+    settle = app.state.table._make_pipeline().det.settle
+    assert (settle.still_s, settle.motion_fraction, settle.still_fraction) == (0.6, 0.01, 0.003)
     app.state.store.close()
 
 
