@@ -405,13 +405,7 @@ def test_skovy_replayed_as_a_camera_recovers_the_missed_red_die():
     """skovy-webcam (never trained on) replayed as a camera over the table, 2 dice expected per throw:
     recovery turns throws where the red die was missed into right throws, and never makes a wrong one
     pass as ok. (Without recovery the detector misses the red die in several photos.)"""
-    if not (SKOVY / "images").is_dir():
-        msg = f"shared dataset missing: {SKOVY} (see /work/shared/datasets/README.md)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
+    _dataset_or_skip(SKOVY)
     import tempfile
 
     from kosti.vision.evaluate import load_dataset, read_labels
@@ -447,15 +441,17 @@ def test_skovy_replayed_as_a_camera_recovers_the_missed_red_die():
 
 
 # -- the real end-to-end test -----------------------------------------------------------------------
-def _dataset_or_skip() -> Path:
-    if not (BYLER / "images" / "test").is_dir():
-        msg = f"shared dataset missing: {BYLER} (see /work/shared/datasets/README.md)"
+def _dataset_or_skip(root: Path = BYLER, models: bool = True) -> Path:
+    """``root`` when its photos are there (fails in CI, skips elsewhere) and, with ``models``, the shipped
+    detector too (skips without it)."""
+    if not (root / "images").is_dir():
+        msg = f"shared dataset missing: {root} (see /work/shared/datasets/README.md)"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
         pytest.skip(msg)
-    if not DETECTOR.is_file():
+    if models and not DETECTOR.is_file():
         pytest.skip(f"no shipped detector at {DETECTOR} yet (the end-to-end test needs the real models)")
-    return BYLER
+    return root
 
 
 #: Roll area for the byler-d6 photos: the dice tray, as a player would calibrate it. Every labelled die of
@@ -580,14 +576,6 @@ def test_real_photos_drive_a_game(tmp_path: Path, reader):
 
 
 # -- real photos replayed through the settle logic (labels stand in for the reader) -----------------
-def _dataset_only() -> None:
-    if not (BYLER / "images" / "test").is_dir():
-        msg = f"shared dataset missing: {BYLER} (see /work/shared/datasets/README.md)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-
-
 class LabelReader:
     """Returns the YOLO labels of whichever photo the frame shows (nearest thumbnail) — settle logic only."""
 
@@ -610,7 +598,7 @@ class LabelReader:
 
 
 def test_real_photo_replay_settles_once_per_photo(tmp_path: Path):
-    _dataset_only()
+    _dataset_or_skip(models=False)
     photos = sorted((BYLER / "images" / "test").glob("*.jpg"))[:12]
     for k, img in enumerate(photos):
         (tmp_path / f"{k:03d}.jpg").symlink_to(img)
