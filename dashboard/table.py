@@ -39,6 +39,7 @@ import numpy as np
 
 from kosti.dashboard.store import Store, ThrowRow
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 
 log = logging.getLogger(__name__)
 
@@ -512,6 +513,18 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "live_width": 960,
     "jpeg_quality": 75,
 }
+#: Reader thresholds the dashboard used by default before it took the shipped operating point; every
+#: settings change stored them beside what the user changed, so a database that holds exactly this pair
+#: holds the old defaults, not a choice (dropped when the table starts: :func:`_without_old_defaults`).
+OLD_DEFAULT_THRESHOLDS = {"conf": 0.25, "value_conf": 0.6}
+
+
+def _without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+    """``stored`` settings without the pre-operating-point default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
+    th = stored.get("thresholds")
+    if not isinstance(th, dict) or any(th.get(k) != v for k, v in OLD_DEFAULT_THRESHOLDS.items()):
+        return stored
+    return {**stored, "thresholds": {k: v for k, v in th.items() if k not in OLD_DEFAULT_THRESHOLDS}}
 
 
 class TableService:
@@ -549,7 +562,11 @@ class TableService:
         self.last_throw: dict[str, Any] | None = None
         self.last_error: dict[str, Any] | None = None
         self.settings = json.loads(json.dumps(DEFAULT_SETTINGS))
-        self._merge_settings(store.get_settings())
+        stored = store.get_settings()
+        if _without_old_defaults(stored) != stored:
+            stored = _without_old_defaults(stored)
+            store.put_settings({"thresholds": stored["thresholds"]})
+        self._merge_settings(stored)
         self._pipeline: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -1143,8 +1160,17 @@ class TableService:
         """Store and apply settings (zones, thresholds, live view size; ``source`` switches the camera)."""
         with self._lock:
             new_source = values.pop("source", None)
+            th = {**self.settings.get("thresholds", {}), **(values.get("thresholds") or {})}
+            motion = float(th.get("motion_fraction", MOTION_FRACTION))
+            still = float(th.get("still_fraction", STILL_FRACTION))
+            if still > motion:
+                raise TableError(422, f"still_fraction {still} must not exceed motion_fraction {motion} "
+                                      "(the gap is the hysteresis)",
+                                 f"still_fraction {still} не может быть больше motion_fraction {motion}")
             self._merge_settings(values)
-            self.store.put_settings({k: self.settings[k] for k in values})
+            stored = self.store.get_settings()  # store what was chosen, never the defaults beside it
+            self.store.put_settings({k: {**stored.get(k, {}), **v} if isinstance(v, dict) and k != "zones" else v
+                                     for k, v in values.items()})
             self._apply_thresholds()
             if self._pipeline is not None:
                 self._pipeline.apply_settings(self.settings)

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from kosti.models import DEFAULT_VALUE_CONF
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
 from kosti.vision.settle import SettleDetector, SettleState, SettleUpdate
 from kosti.vision.sources import EndOfStream, Frame, FrameSource, ReconnectingSource, SourceError
@@ -297,8 +298,10 @@ def recover_dice(
     A candidate is returned only when it was seen in a majority of the frames, a majority of them read
     the same face with mean probability ``≥ min_value_confidence``, and it neither matches nor overlaps
     (IoU ``> overlap_iou``, or a centre inside the other box) a found die. One whose confidence
-    (agreement × mean face probability) is below ``min_confidence`` is returned *uncertain*, its face
-    kept as ``guess``, so the table confirms it instead of the game scoring a guess.
+    (agreement × mean face probability) is below ``min_confidence``, or that some frame did not see, is
+    returned *uncertain*, its face kept as ``guess``, so the table confirms it instead of the game scoring
+    a guess. The caller decides when to look (:class:`ThrowDetector` never does for a rest whose found
+    dice all lie where the previous throw's lay: that is a player picking up dice, not a new throw).
 
     Args:
         found: the throw's voted dice (:func:`vote` over the same frames' dice alone).
@@ -323,7 +326,7 @@ def recover_dice(
                 _contains(fb, d.center) or _contains(b[0], f.center) for fb, f in zip(boxes, found)
             ):
                 continue
-        sure = d.confidence >= min_confidence
+        sure = d.confidence >= min_confidence and d.votes[1] == d.votes[2]  # seen in every frame read
         out.append(dataclasses.replace(d, recovered=True, uncertain=not sure,
                                        value=d.value if sure else UNKNOWN_VALUE))
     out.sort(key=lambda d: -d.confidence)
@@ -436,7 +439,9 @@ class ThrowDetector:
         settle: the settle detector (default :class:`SettleDetector` with 0.4 s still time).
         expected_dice: dice expected in the roll area (the engine's dice to throw) or None = any.
         vote_frames: still frames read per throw (≥ 1; odd numbers avoid ties).
-        min_value_confidence: mean face probability needed to accept a die's face.
+        min_value_confidence: mean face probability over the voted frames needed to accept a die's face
+            (default the shipped reader's per-frame ``value_conf``, :data:`kosti.models.DEFAULT_VALUE_CONF`;
+            the dashboard sets both from its ``value_conf`` threshold).
         overlap_iou: box IoU above which two dice count as overlapping/stacked.
         dedupe_iou: IoU at which two boxes of one frame are one die found twice (:func:`dedupe`; None = off).
         suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
@@ -455,7 +460,7 @@ class ThrowDetector:
         settle: SettleDetector | None = None,
         expected_dice: int | None = None,
         vote_frames: int = 3,
-        min_value_confidence: float = 0.5,
+        min_value_confidence: float = DEFAULT_VALUE_CONF,
         overlap_iou: float = 0.2,
         suppress_repeats: bool = True,
         keep_image: bool = True,
@@ -510,8 +515,9 @@ class ThrowDetector:
         frames = list(self._still)[::-2][: self.vote_frames]  # newest first, every other frame
         self._still.clear()
         t0 = time.perf_counter()
+        expected = self.expected_dice  # read once: the caller may change it from another thread
         read_candidates = getattr(self.reader, "read_candidates", None)
-        if self.recover and self.expected_dice is not None and read_candidates is not None:
+        if self.recover and expected is not None and read_candidates is not None:
             pairs = [read_candidates(f.image) for f in frames]
             reads = [dice for dice, _ in pairs]
         else:
@@ -521,13 +527,6 @@ class ThrowDetector:
         codes = self.zones.classify(_boxes(dice_all), w, h)
         roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
         aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
-        if pairs is not None and self.expected_dice is not None and 0 < len(roll) < self.expected_dice:
-            extra = recover_dice(dice_all, [Detections.concat(p) for p in pairs],
-                                 min_value_confidence=self.min_value_confidence,
-                                 min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
-                                 overlap_iou=self.overlap_iou)
-            extra = [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
-            roll = sorted(roll + extra[: self.expected_dice - len(roll)], key=lambda d: (d.center[0], d.center[1]))
         self.last_detections = _to_detections(roll + aside)
         read_ms = (time.perf_counter() - t0) * 1000.0
         if not roll:
@@ -536,10 +535,21 @@ class ThrowDetector:
         if self.suppress_repeats and last is not None and _unmoved(roll, last.dice):
             # The same dice at the same places: not a new throw. A re-read of an uncertain throw that now
             # gives other values is reported again (it may be the readable version the game waits for).
+            # Judged on the dice found before any recovery: when a player picks up the dice to throw
+            # and leaves the kept ones lying, a weak box must not turn that into a new throw.
             same_values = sorted(d.value for d in roll) == sorted(d.value for d in last.dice if _matched(d, roll))
             if last.ok or same_values:
                 return FrameResult(update, skipped="same")
-        reasons = check_throw(roll, self.expected_dice, self.overlap_iou, aside, self.expected_set_aside)
+        elif pairs is not None and expected is not None and len(roll) < expected:
+            extra = recover_dice(dice_all, [Detections.concat(p) for p in pairs],
+                                 min_value_confidence=self.min_value_confidence,
+                                 min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
+                                 overlap_iou=self.overlap_iou)
+            extra = [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
+            roll = sorted(roll + extra[: expected - len(roll)], key=lambda d: (d.center[0], d.center[1]))
+            self.last_detections = _to_detections(roll + aside)
+            read_ms = (time.perf_counter() - t0) * 1000.0
+        reasons = check_throw(roll, expected, self.overlap_iou, aside, self.expected_set_aside)
         blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
         throw = Throw(
             frame_index=frame.index,
@@ -550,7 +560,7 @@ class ThrowDetector:
             reasons=[r for _, r in reasons],
             reason_codes=[c for c, _ in reasons],
             image=frame.image if self.keep_image else None,
-            expected_dice=self.expected_dice,
+            expected_dice=expected,
             read_ms=read_ms,
             latency_s=time.monotonic() - t_arrive,
             frames_read=len(frames),

@@ -30,6 +30,13 @@ from enum import Enum
 import cv2
 import numpy as np
 
+#: Default changed-pixel fraction (of the 160 px wide grey image) above which the table is moving, and
+#: below which a frame counts as still (the gap is the hysteresis); ``[settle] motion_threshold`` /
+#: ``still_threshold`` in kosti.toml. Tuned on the virtual table and folder replays of the shared photos
+#: with added sensor noise (module docstring).
+MOTION_FRACTION = 0.004
+STILL_FRACTION = 0.0015
+
 
 class SettleState(str, Enum):
     """Motion state of the table."""
@@ -83,8 +90,8 @@ class SettleDetector:
         width: int = 160,
         blur_sigma: float = 1.0,
         diff_threshold: int = 14,
-        motion_fraction: float = 0.004,
-        still_fraction: float = 0.0015,
+        motion_fraction: float = MOTION_FRACTION,
+        still_fraction: float = STILL_FRACTION,
         drift_fraction: float = 0.003,
     ) -> None:
         if still_s < 0 or width < 8 or diff_threshold < 1:
