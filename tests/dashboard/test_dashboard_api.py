@@ -249,10 +249,33 @@ def test_settings_zones_and_thresholds(make_client, tmp_path):
     assert r.status_code == 422
     r = c.put("/api/settings", json={"thresholds": {"motion_fraction": 0.002, "still_fraction": 0.003}})
     assert r.status_code == 422 and "hysteresis" in r.text
+    r = c.put("/api/settings", json={"thresholds": {"still_fraction": 0.01}})  # alone, above the default motion
+    assert r.status_code == 422 and "hysteresis" in r.text
+    assert c.app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}  # what was chosen, no defaults
     c.app.state.store.close()
     c2 = make_client()  # same database: the settings persist
     s = c2.get("/api/settings").json()
     assert s["zones"]["roll_area"] == zones["roll_area"] and s["thresholds"]["still_s"] == 0.6
+
+
+def test_old_default_thresholds_in_a_database_give_way_to_the_operating_point(make_client, tmp_path):
+    """Before the dashboard took the shipped operating point it stored its own defaults (conf 0.25,
+    value_conf 0.6) with every settings change; a table started on such a database reads at the operating
+    point again and keeps what the user did choose."""
+    from kosti.dashboard.store import Store
+    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+
+    store = Store(tmp_path / "kosti.db")
+    store.put_settings({"thresholds": {"conf": 0.25, "value_conf": 0.6, "still_s": 0.7}})
+    store.close()
+    c = make_client()
+    th = c.get("/api/settings").json()["thresholds"]
+    assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.7)
+    assert c.app.state.store.get_settings()["thresholds"] == {"still_s": 0.7}
+    c.put("/api/settings", json={"thresholds": {"conf": 0.25, "value_conf": 0.7}})  # a real choice stays
+    c.app.state.store.close()
+    th = make_client().get("/api/settings").json()["thresholds"]
+    assert (th["conf"], th["value_conf"], th["still_s"]) == (0.25, 0.7, 0.7)
 
 
 def test_throw_image_and_thumbnail(client, throw, start_game):

@@ -213,6 +213,13 @@ def test_last_axis_dfl_keeps_the_detector_outputs(tmp_path):
         np.testing.assert_allclose(raw_after, raw_before, rtol=1e-5, atol=1e-4)
         _assert_same_boxes(*after.detect(frame, conf=0.6)[:2], *before.detect(frame, conf=0.6)[:2])
     assert last_axis_dfl(path) is False
+    # A model with recorded shapes (after onnx shape inference) loses those of the tensors it changes.
+    shaped = tmp_path / "shaped.onnx"
+    onnx.save(onnx.shape_inference.infer_shapes(onnx.load(str(m["det_onnx"]))), str(shaped))
+    assert last_axis_dfl(shaped) is True
+    g = onnx.load(str(shaped)).graph
+    changed = {o for n in g.node if "dfl" in n.name and n.op_type in ("Transpose", "Softmax", "MatMul") for o in n.output}
+    assert len(changed) == 3 and not changed & {v.name for v in g.value_info} and len(g.value_info) > 100
     cls = tmp_path / "cls.onnx"
     shutil.copy2(m["cls_onnx"], cls)
     assert last_axis_dfl(cls) is False and cls.read_bytes() == m["cls_onnx"].read_bytes()
