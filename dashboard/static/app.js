@@ -193,7 +193,10 @@ function render(s) {
     b.textContent = `${t(lt.status)} · ${t(lt.resolution) || lt.resolution}`;
     b.className = "badge " + lt.status;
     $("fix-index").innerHTML = lt.faces.map((f, i) => `<option value="${i}">${i + 1} (${f || "?"})</option>`).join("");
+    // warnings of a throw that was scored (e.g. a die found only on a second look); pending ones show below
+    $("throw-notes").textContent = lt.resolution !== "pending" ? (lt.reasons || []).join("; ") : "";
   } else {
+    $("throw-notes").textContent = "";
     $("throw-status").textContent = "";
     $("fix-index").innerHTML = "";
   }

@@ -385,3 +385,15 @@ def test_openapi_docs_are_served_offline(tmp_path):
         for u in assets:
             assert client.get(u).status_code == 200, u
         assert client.get("/openapi.json").json()["info"]["title"] == "kosti dashboard"
+
+
+def test_a_scored_throw_keeps_its_warnings_for_the_page(client, throw, start_game):
+    """A throw scored as read that carries a warning (a die found only on a second look) is applied, and
+    the warning reaches the page with it (shown under the last throw: #throw-notes)."""
+    start_game(client)
+    note = "die 5 found only on a second look at the expected count: check it / кость 5 найдена только при повторном поиске"
+    out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3], reasons=[note]))
+    assert out["applied"] and out["reasons"] == [note]
+    last = client.get("/api/state").json()["last_throw"]
+    assert last["status"] == "ok" and last["resolution"] != "pending" and last["reasons"] == [note]
+    assert 'id="throw-notes"' in client.get("/").text
