@@ -34,7 +34,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``python benchmarks/select_operating_point.py --det … --cls …`` has chosen the operating point and
   ``kosti eval`` agrees.
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -215,7 +215,7 @@ def _finished(ckpt: Path) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "export"])
+    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     args = ap.parse_args()
@@ -246,6 +246,10 @@ def main() -> int:
         aug = dict(data=str(det_data_v4()), **DET_AUG)
         _train("det_v4", RUNS / "det_v3_e3.pt", imgsz=640, epochs=3, close_mosaic=1, seed=11, lr0=0.0003,
                save_period=1, **aug)
+    elif args.stage == "cls_p5c":
+        # candidate: one more 10-epoch cosine cycle of the v0.3 classifier on the same crops (seed 12)
+        _train("cls_p5c", RUNS / "cls_p5b" / "weights" / "last.pt", data=str(cls_data(pxl_extra=9)), epochs=10,
+               seed=12, lr0=0.0003, **CLS_AUG)
     elif args.stage == "cls_p5":
         # v0.3 classifier: the full YOLO11n-cls (P5 stage back), its layers 0-6 copied from the v0.2
         # (P4-cut) classifier, trained on the same crops as cls_pxl2.

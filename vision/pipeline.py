@@ -26,7 +26,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import cv2
@@ -313,8 +313,6 @@ def recover_dice(
     Returns:
         Recovered dice (``recovered=True``), best confidence first.
     """
-    import dataclasses
-
     boxes = np.array([d.box for d in found], dtype=np.float64).reshape(-1, 4)
     out: list[Die] = []
     for d in vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou):
@@ -327,8 +325,8 @@ def recover_dice(
             ):
                 continue
         sure = d.confidence >= min_confidence and d.votes[1] == d.votes[2]  # seen in every frame read
-        out.append(dataclasses.replace(d, recovered=True, uncertain=not sure,
-                                       value=d.value if sure else UNKNOWN_VALUE))
+        out.append(replace(d, recovered=True, uncertain=not sure,
+                           value=d.value if sure else UNKNOWN_VALUE))
     out.sort(key=lambda d: -d.confidence)
     return out
 
