@@ -29,6 +29,9 @@ Stages, in order (run from the repository root with the project's venv):
   (``--oblique 0.5 --seed 3``). Ultralytics' rune55 val mAP50-95 rose 0.619 → 0.649, but read end to end
   at each epoch's own operating point rune55 val image_exact was 0.752, 0.757, 0.757 vs v0.3's 0.762, so
   v0.3 stays.
+* ``cls_p5c`` (measured, not shipped): one more 10-epoch cosine cycle of the v0.3 classifier on the same
+  crops (lr0 0.0003, seed 12; 14 min). Val top-1 0.952 → 0.956, but end to end on rune55 val it ties v0.3
+  (image_exact 0.762 at its operating point; die_accuracy 0.980 vs 0.981), so v0.3 stays.
 * ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`) and stripped
   ``.pt`` of ``det_v3`` (640 px) and ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
   ``python benchmarks/select_operating_point.py --det … --cls …`` has chosen the operating point and
