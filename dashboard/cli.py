@@ -1,8 +1,9 @@
 """``kosti demo`` and ``kosti run``: start the dashboard (../shared/docs/cli.md).
 
-* ``kosti demo [--port 8000] [--host 127.0.0.1] [--auto-throw SECONDS] [--db PATH] [--reader auto|models|truth]``
-  — the built-in virtual table: rendered dice are read from pixels by the dice reader, scored by the
-  engine and shown live. Press "Throw" on the dashboard (or use ``--auto-throw``).
+* ``kosti demo [--players A,B] [--rules PRESET] [--port 8000] [--host 127.0.0.1] [--auto-throw SECONDS] [--db PATH]
+  [--reader auto|models|truth]`` — the built-in virtual table: rendered dice are read from pixels by the dice
+  reader, scored by the engine and shown live. Press "Throw" on the dashboard (or use ``--auto-throw``);
+  ``--players`` starts (or resumes) a game as ``run`` does.
 * ``kosti run --source SRC [--rules PRESET] [--players A,B] [--port 8000] [--host H] [--pin PIN] [--db PATH]``
   — a real camera (``picamera``, a device index such as ``0``, an ``rtsp://``/``http://`` URL, a video
   file or a folder of frames). With ``--players`` a game starts unless the stored game in progress has
@@ -30,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``demo`` and ``run`` to the ``kosti`` command line."""
     demo = subparsers.add_parser("demo", help="dashboard on the built-in virtual dice table",
                                  description="Start the dashboard on the virtual table (whole chain from pixels).")
+    _game_options(demo)
     _common(demo)
     demo.add_argument("--auto-throw", type=float, default=None, metavar="SECONDS",
                       help="the virtual table throws by itself SECONDS (>= 1) after the dice come to rest")
@@ -39,10 +41,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--source", default=None,
                      help="picamera, a device index (0), an rtsp:// or http:// URL, a video file or a folder of frames "
                           "(default: source.spec of the config)")
-    run.add_argument("--rules", default=None, metavar="PRESET", help="rule preset for a new game (default: game.preset, classic)")
-    run.add_argument("--players", default=None, metavar="A,B,...", help="start a game with these players (default: game.players)")
+    _game_options(run)
     _common(run)
     run.set_defaults(func=_run)
+
+
+def _game_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default=None, metavar="PRESET", help="rule preset for a new game (default: game.preset, classic)")
+    p.add_argument("--players", default=None, metavar="A,B,...", help="start a game with these players (default: game.players)")
+
+
+def _game_settings(args: argparse.Namespace, cfg: object) -> tuple[list[str] | None, str, dict | None]:
+    """``(players, preset, overrides)`` from the flags over the config file (``CliError`` on bad flags)."""
+    players = cfg.game.players or None  # type: ignore[attr-defined]
+    if args.players is not None:
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+        if not players:
+            raise CliError("--players: give names separated by commas")
+    preset, overrides = cfg.game.preset, cfg.game.overrides or None  # type: ignore[attr-defined]
+    if args.rules is not None:
+        from kosti.engine import PRESET_NAMES
+
+        if args.rules not in PRESET_NAMES:
+            raise CliError(f"unknown preset {args.rules!r} (see kosti rules)")
+        if args.rules != preset:
+            preset, overrides = args.rules, None  # the file's overrides belong to the file's preset
+    return players, preset, overrides
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -175,10 +199,11 @@ def _demo(args: argparse.Namespace) -> int:
         # The dice must lie still for the settle time (0.4 s) and be read before the next throw starts.
         raise CliError("--auto-throw must be at least 1 second")
     cfg = _load(args)
+    players, preset, overrides = _game_settings(args, cfg)
     reader = _reader(args, cfg, virtual=True)
     return _serve(_config(args, cfg, source="virtual", auto_throw_s=args.auto_throw, reader=reader,
-                          reader_kind="truth" if reader is None else args.reader,
-                          reader_reload=_reload(args, cfg, reader)), args)
+                          reader_kind="truth" if reader is None else args.reader, preset=preset,
+                          players=players, overrides=overrides, reader_reload=_reload(args, cfg, reader)), args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -188,19 +213,7 @@ def _run(args: argparse.Namespace) -> int:
     from kosti.vision.sources import SourceError, open_source
 
     cfg = _load(args)
-    players = cfg.game.players or None  # type: ignore[attr-defined]
-    if args.players is not None:
-        players = [p.strip() for p in args.players.split(",") if p.strip()]
-        if not players:
-            raise CliError("--players: give names separated by commas")
-    preset, overrides = cfg.game.preset, cfg.game.overrides or None  # type: ignore[attr-defined]
-    if args.rules is not None:
-        from kosti.engine import PRESET_NAMES
-
-        if args.rules not in PRESET_NAMES:
-            raise CliError(f"unknown preset {args.rules!r} (see kosti rules)")
-        if args.rules != preset:
-            preset, overrides = args.rules, None  # the file's overrides belong to the file's preset
+    players, preset, overrides = _game_settings(args, cfg)
     src_cfg = cfg.source  # type: ignore[attr-defined]
     if args.source is not None:
         try:

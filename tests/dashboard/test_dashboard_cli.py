@@ -25,6 +25,8 @@ def test_default_db_path_respects_xdg(monkeypatch, tmp_path):
         (["run", "--source", "virtual", "--players", " , "], "--players"),
         (["demo", "--pin", "12"], "--pin must be 4–6 digits"),
         (["demo", "--auto-throw", "0"], "--auto-throw"),
+        (["demo", "--players", " , "], "--players"),
+        (["demo", "--rules", "no_such_rules"], "unknown preset"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv, message, capsys, tmp_path):
@@ -48,6 +50,21 @@ def test_run_resumes_the_same_game_and_starts_a_new_one_for_other_players(tmp_pa
     c.state.store.close()
     with pytest.raises(ValueError, match="no_such"):
         create_app(DashboardConfig(db_path=db, players=["A"], preset="no_such"))
+
+
+def test_demo_starts_a_game_with_players(tmp_path, monkeypatch):
+    """``kosti demo --players A,B [--rules P]`` starts a game on the virtual table (throws score at once)."""
+    import kosti.dashboard.cli as dcli
+
+    seen = {}
+    monkeypatch.setattr(dcli, "_serve", lambda config, args: seen.setdefault("c", config) and 0)
+    assert main(["demo", "--reader", "truth", "--players", "Ann, Boris", "--rules", "farkle",
+                 "--db", str(tmp_path / "k.db")]) == 0
+    c = seen.pop("c")
+    assert c.players == ["Ann", "Boris"] and c.preset == "farkle" and c.source == "virtual"
+    app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
+    assert app.state.table.state.players[0].name == "Ann" and app.state.table.state.rules.name == "farkle"
+    app.state.store.close()
 
 
 def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
