@@ -41,7 +41,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kosti.dashboard.store import Store
 from kosti.dashboard.table import TableError, TableService, encode_jpeg, list_presets, placeholder_frame
@@ -163,8 +163,9 @@ class ThrowBody(BaseModel):
 
 class Thresholds(BaseModel):
     """Reader / settle thresholds: detector ``conf`` and face ``value_conf`` (0–1), settle ``still_s`` (s) and
-    the settle detector's changed-pixel fractions ``motion_fraction`` / ``still_fraction`` (0–1, still ≤ motion;
-    ``[settle] motion_threshold`` / ``still_threshold`` in kosti.toml)."""
+    the settle detector's changed-pixel fractions ``motion_fraction`` / ``still_fraction`` (0–1, still ≤ motion,
+    checked against the current pair by :meth:`TableService.update_settings`; ``[settle] motion_threshold`` /
+    ``still_threshold`` in kosti.toml)."""
 
     model_config = ConfigDict(extra="forbid")
     conf: float | None = Field(None, ge=0.0, lt=1.0)
@@ -172,13 +173,6 @@ class Thresholds(BaseModel):
     still_s: float | None = Field(None, gt=0.0, le=5.0)
     motion_fraction: float | None = Field(None, gt=0.0, le=1.0)
     still_fraction: float | None = Field(None, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _hysteresis(self) -> Thresholds:
-        motion, still = self.motion_fraction, self.still_fraction
-        if motion is not None and still is not None and still > motion:
-            raise ValueError("still_fraction must not exceed motion_fraction (the gap is the hysteresis)")
-        return self
 
 
 class SettingsBody(BaseModel):

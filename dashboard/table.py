@@ -315,7 +315,7 @@ class _DetectorAdapter:
         still = float(th.get("still_fraction", settle.still_fraction))
         if 0.0 <= still <= motion <= 1.0:
             settle.motion_fraction, settle.still_fraction = motion, still
-        else:  # the API checks a pair given together; a lone value may contradict the other one
+        else:  # kosti.toml and the stored settings may each be consistent and still contradict each other
             log.warning("settle thresholds ignored: still_fraction %s > motion_fraction %s", still, motion)
         if "value_conf" in th:
             self.det.min_value_confidence = float(th["value_conf"])
@@ -519,6 +519,20 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 OLD_DEFAULT_THRESHOLDS = {"conf": 0.25, "value_conf": 0.6}
 
 
+def _merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """``base`` settings updated by ``values``: a table of values (``thresholds``) is merged key by key,
+    anything else (``zones``, sizes) is replaced; ``source`` is not a stored setting and is skipped."""
+    out = dict(base)
+    for k, v in values.items():
+        if k == "source":
+            continue
+        if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "zones":
+            out[k] = {**out[k], **v}
+        else:
+            out[k] = v
+    return out
+
+
 def _without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
     """``stored`` settings without the pre-operating-point default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
     th = stored.get("thresholds")
@@ -563,10 +577,10 @@ class TableService:
         self.last_error: dict[str, Any] | None = None
         self.settings = json.loads(json.dumps(DEFAULT_SETTINGS))
         stored = store.get_settings()
-        if _without_old_defaults(stored) != stored:
-            stored = _without_old_defaults(stored)
-            store.put_settings({"thresholds": stored["thresholds"]})
-        self._merge_settings(stored)
+        cleaned = _without_old_defaults(stored)
+        if cleaned != stored:
+            store.put_settings({"thresholds": cleaned["thresholds"]})
+        self.settings = _merged(self.settings, cleaned)
         self._pipeline: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -1167,10 +1181,9 @@ class TableService:
                 raise TableError(422, f"still_fraction {still} must not exceed motion_fraction {motion} "
                                       "(the gap is the hysteresis)",
                                  f"still_fraction {still} не может быть больше motion_fraction {motion}")
-            self._merge_settings(values)
-            stored = self.store.get_settings()  # store what was chosen, never the defaults beside it
-            self.store.put_settings({k: {**stored.get(k, {}), **v} if isinstance(v, dict) and k != "zones" else v
-                                     for k, v in values.items()})
+            self.settings = _merged(self.settings, values)
+            chosen = _merged(self.store.get_settings(), values)  # store what was chosen, never the defaults
+            self.store.put_settings({k: chosen[k] for k in values})
             self._apply_thresholds()
             if self._pipeline is not None:
                 self._pipeline.apply_settings(self.settings)
@@ -1178,15 +1191,6 @@ class TableService:
             self.switch_source(str(new_source))
         self._changed()
         return self.get_settings()
-
-    def _merge_settings(self, values: dict[str, Any]) -> None:
-        for k, v in values.items():
-            if k == "source":
-                continue
-            if isinstance(v, dict) and isinstance(self.settings.get(k), dict) and k != "zones":
-                self.settings[k] = {**self.settings[k], **v}
-            else:
-                self.settings[k] = v
 
     def get_settings(self) -> dict[str, Any]:
         """Current settings (with the source spec)."""
