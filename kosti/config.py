@@ -47,6 +47,7 @@ from pydantic_settings import (
 
 from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
 from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
+from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 
 ENV_PREFIX = "KOSTI_"
 ENV_NESTED = "__"
@@ -256,8 +257,8 @@ class SettleSettings(_Section):
     """
 
     still_time_s: Annotated[float, Field(gt=0.0, le=10.0)] = 0.4
-    motion_threshold: Annotated[float, Field(gt=0.0, le=1.0)] = 0.004
-    still_threshold: Annotated[float, Field(gt=0.0, le=1.0)] = 0.0015
+    motion_threshold: Annotated[float, Field(gt=0.0, le=1.0)] = MOTION_FRACTION
+    still_threshold: Annotated[float, Field(gt=0.0, le=1.0)] = STILL_FRACTION
 
     @model_validator(mode="after")
     def _hysteresis(self) -> SettleSettings:
