@@ -281,10 +281,7 @@ def last_axis_dfl(path: Path) -> bool:
         kept = [v for v in graph.value_info if v.name not in changed]
         del graph.value_info[:]
         graph.value_info.extend(kept)
-        onnx.checker.check_model(model)
-        tmp = path.with_suffix(".tmp.onnx")
-        onnx.save(model, str(tmp))
-        tmp.replace(path)
+        _save_checked(model, path)
         return True
     return False
 
@@ -331,11 +328,19 @@ def compact_onnx(path: Path, min_elements: int = 64) -> tuple[int, int]:
     del graph.node[:]
     graph.node.extend(nodes)
     del graph.value_info[:]
+    _save_checked(model, path)
+    return before, path.stat().st_size
+
+
+def _save_checked(model, path: Path) -> None:
+    """Validate an ONNX model and write it over ``path`` through a temporary file (``path`` is left as it
+    was when ``onnx.checker.ValidationError`` is raised or the write fails)."""
+    import onnx
+
     onnx.checker.check_model(model)
     tmp = path.with_suffix(".tmp.onnx")
     onnx.save(model, str(tmp))
     tmp.replace(path)
-    return before, path.stat().st_size
 
 
 def export_ncnn(pt: Path, imgsz: int, out_dir: Path) -> Path:

@@ -77,36 +77,23 @@ def _ensure_synth(out: Path, *extra: str) -> None:
 
 
 def det_data() -> Path:
-    """Write ``runs/v02/det/data.yaml`` and its training list; returns the YAML path."""
-    synth = REPO / "work" / "synth" / "det"
-    _ensure_synth(synth, "--n", "3000", "--classes", "die")
-    syn = _images(synth / "images" / "train") + _images(synth / "images" / "val")
+    """Write ``runs/v02/det_data/data.yaml`` and its training list; returns the YAML path."""
+    syn = _synth_images(REPO / "work" / "synth" / "det", "--n", "3000", "--classes", "die")
     random.Random(3).shuffle(syn)
     byler, rune = _images(SHARED / "byler-d6/images/train"), _images(SHARED / "rune55-dedup/images/train")
-    root = RUNS / "det_data"
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "train.txt").write_text("\n".join(byler * 2 + rune + syn[:1500]) + "\n")
-    yaml = root / "data.yaml"
-    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
-    return yaml
+    return _det_yaml("det_data", byler * 2 + rune + syn[:1500])
 
 
 def det_data_v3() -> Path:
-    """Write ``runs/v02/det_v3/data.yaml``: :func:`det_data`'s real photos, the first 1,000 of its synthetic
+    """Write ``runs/v02/det_v3_data/data.yaml``: :func:`det_data`'s real photos, the first 1,000 of its synthetic
     scenes, and 700 scenes of which 70 % are seen from the side (``--oblique 0.7``, seed 2)."""
     det_data()
     first = (RUNS / "det_data" / "train.txt").read_text().split()
     real = [f for f in first if "/synth/" not in f]
     syn = [f for f in first if "/synth/" in f]
-    obl = REPO / "work" / "synth" / "det_oblique"
-    _ensure_synth(obl, "--n", "700", "--classes", "die", "--oblique", "0.7", "--seed", "2")
-    extra = _images(obl / "images" / "train") + _images(obl / "images" / "val")
-    root = RUNS / "det_v3_data"
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "train.txt").write_text("\n".join(real + syn[:1000] + extra) + "\n")
-    yaml = root / "data.yaml"
-    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
-    return yaml
+    extra = _synth_images(REPO / "work" / "synth" / "det_oblique", "--n", "700", "--classes", "die", "--oblique", "0.7",
+                          "--seed", "2")
+    return _det_yaml("det_v3_data", real + syn[:1000] + extra)
 
 
 def det_data_v4() -> Path:
@@ -116,12 +103,24 @@ def det_data_v4() -> Path:
     det_data_v3()
     v3 = (RUNS / "det_v3_data" / "train.txt").read_text().split()
     kept = [f for f in v3 if "/synth/det/" not in f]
-    new = REPO / "work" / "synth" / "det_v4"
-    _ensure_synth(new, "--n", "1000", "--classes", "die", "--oblique", "0.5", "--seed", "3")
-    extra = _images(new / "images" / "train") + _images(new / "images" / "val")
-    root = RUNS / "det_v4_data"
+    extra = _synth_images(REPO / "work" / "synth" / "det_v4", "--n", "1000", "--classes", "die", "--oblique", "0.5",
+                          "--seed", "3")
+    return _det_yaml("det_v4_data", kept + extra)
+
+
+def _synth_images(out: Path, *args: str) -> list[str]:
+    """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
+    synth --out out *args``) when missing."""
+    _ensure_synth(out, *args)
+    return _images(out / "images" / "train") + _images(out / "images" / "val")
+
+
+def _det_yaml(name: str, images: list[str]) -> Path:
+    """Write ``runs/v02/<name>/train.txt`` (``images``, one per line) and its ``data.yaml`` (one class
+    ``die``, validation on rune55 val); returns the YAML path."""
+    root = RUNS / name
     root.mkdir(parents=True, exist_ok=True)
-    (root / "train.txt").write_text("\n".join(kept + extra) + "\n")
+    (root / "train.txt").write_text("\n".join(images) + "\n")
     yaml = root / "data.yaml"
     yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
     return yaml
