@@ -487,17 +487,17 @@ class GameState:
 
     def barrel_status(self, index: int) -> Reason | None:
         """The scoreboard's barrel line for player ``index`` in English and Russian — e.g.
-        "on the barrel, needs 120 (attempts 1 of 3)" / "на бочке, нужно 120 (попыток 1 из 3)" —
-        or None when he does not sit on a barrel."""
+        "on the barrel, needs 120 in one turn (attempts used: 1 of 3)" / "на бочке, нужно 120 за
+        один ход (использовано попыток: 1 из 3)" — or None when he does not sit on a barrel."""
         need = self.barrel_need(index)
         if need is None:
             return None
         b = self.rules.barrel
         p = self.players[index]
-        en, ru = f"on the barrel, needs {need}", f"на бочке, нужно {need}"
+        en, ru = f"on the barrel, needs {need} in one turn", f"на бочке, нужно {need} за один ход"
         if b.kind != "capped" and b.attempts is not None and not b.attempts_are_bolts:
-            en += f" (attempts {p.barrel_attempts} of {b.attempts})"
-            ru += f" (попыток {p.barrel_attempts} из {b.attempts})"
+            en += f" (attempts used: {p.barrel_attempts} of {b.attempts})"
+            ru += f" (использовано попыток: {p.barrel_attempts} из {b.attempts})"
         return Reason(en, ru)
 
     def stop_reason(self) -> Reason | None:
@@ -540,6 +540,9 @@ class GameState:
             hint = Reason(f"{self.to_move}: throw {_NUM_EN[t.dice]} dice",
                           f"{self.to_move}: бросайте {_NUM_RU[t.dice]} "
                           f"{'кости' if t.dice < 5 else 'костей'}")
+            seat = self.barrel_status(t.player)
+            if seat is not None:  # "A: throw five dice — on the barrel, needs 120 in one turn …"
+                hint = Reason(f"{hint.text_en} — {seat.text_en}", f"{hint.text_ru} — {seat.text_ru}")
         elif t.hot and t.confirm:
             hint = Reason(f"all dice have scored: you must make the confirmation throw of all {_NUM_EN[n]}",
                           f"все кости зачётные: обязателен бросок подтверждения всеми {n} костями")
