@@ -38,6 +38,7 @@ class Scenario:
     winner: Any = "?"
     turn_points: int | None = None
     dice: int | None = None
+    hint: tuple[str, str] | None = None  # words of allowed().hint (English, Russian)
     kinds: tuple[str, ...] = ()  # event kinds that must have happened
     not_kinds: tuple[str, ...] = ()  # event kinds that must not have happened
 
@@ -205,6 +206,9 @@ SCENARIOS = [
     Scenario("G-26 straight confirmed", "variant2_850_barrel",
              [R(2, 3, 4, 5, 6), K(2, 3, 4, 5, 6), R(5, 2, 2, 3, 6)], scores={"A": 850},
              score={"A": 1105}, winner="A"),
+    Scenario("G-49 hint", "variant2_850_barrel",
+             [R(1, 5, 3, 3, 4), K(1, 5), R(5, 5, 2), K(5, 5), R(1), K(1)], to_move="A", dice=5,
+             turn_points=35, hint=("records nothing", "ничего не запишет")),
     Scenario("G-49", "variant2_850_barrel",
              [R(1, 5, 3, 3, 4), K(1, 5), R(5, 5, 2), K(5, 5), R(1), R(5, 2, 2, 3, 6)],
              score={"A": 0}, player={"A": {"opened": False}}, to_move="B",
@@ -286,6 +290,10 @@ SCENARIOS = [
     Scenario("G-35", "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), K(1, 1)],
              scores={"A": 985}, score={"A": 985}, player={"A": {"overshoots": 1}},
              to_move="B", kinds=("overshoot",)),
+    Scenario("G-35 a throw of 3 implies keeping 1 1: overshoot, the throw does not count",
+             "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), R(2, 3, 4)], scores={"A": 985},
+             score={"A": 985}, player={"A": {"overshoots": 1}}, to_move="B",
+             kinds=("overshoot",), not_kinds=("bust",)),
     Scenario("G-35 keep fewer", "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), K(1)],
              scores={"A": 985}, turn_points=10, to_move="A"),
     Scenario("S-19", "raznoobrazie_skip_barrels", [R(1, 5, 2, 3, 3), K(1, 5)],
@@ -450,6 +458,9 @@ def test_scenario(sc: Scenario) -> None:
         assert st.turn_points == sc.turn_points, summary["log"]
     if sc.dice is not None:
         assert st.dice_to_throw == sc.dice, summary["log"]
+    if sc.hint is not None:
+        hint = st.allowed().hint
+        assert sc.hint[0] in hint.text_en and sc.hint[1] in hint.text_ru, hint
     for k in sc.kinds:
         assert k in kinds, (k, kinds)
     for k in sc.not_kinds:
