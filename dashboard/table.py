@@ -96,6 +96,8 @@ def view_state(state: GameState) -> dict[str, Any]:
         p["farkles"] = ps.farkles
         pit = r.pit_of(ps.score)
         p["pit"] = None if pit is None else {"lo": pit.lo, "hi": pit.hi}
+        # the scoreboard's barrel line: "on the barrel, needs 120 (attempts 1 of 3)" / "на бочке, …"
+        p["barrel"] = _reason(state.barrel_status(i))
     a = state.allowed()
     t = state.turn
     return {

@@ -204,10 +204,11 @@ def _sheet(gs: GameState, lang: str) -> str:
             marks.append(tr("not open", "не открыт"))
         if gs.in_pit(i):
             marks.append(tr("pit", "яма"))
-        if gs.on_barrel(i):
-            marks.append(tr("barrel", "бочка"))
+        seat = gs.barrel_status(i)  # "on the barrel, needs 120 (attempts 1 of 3)"
+        if seat is not None:
+            marks.append(tr(seat.text_en, seat.text_ru))
         for n, en, ru in ((p.bolts, "bolts", "болты"), (p.falls, "falls", "падения"),
-                          (p.barrel_attempts, "barrel attempts", "попытки на бочке"),
+                          (0 if seat else p.barrel_attempts, "barrel attempts", "попытки на бочке"),
                           (p.dots, "dots", "точки"), (p.overshoots, "overshoots", "переборы")):
             if n:
                 marks.append(f"{tr(en, ru)} {n}")

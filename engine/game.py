@@ -25,10 +25,16 @@ RECOMMENDED decision of rules.md §6 is followed. Where the spec is silent this 
 
 * keep phase (``selection.set_aside = at_least_one``): after a scoring throw the state waits for a
   :class:`Keep`; a :class:`Bank` takes the best keep; a :class:`Roll` of k dice takes the best legal
-  keep that leaves k dice (so a camera that only sees throws still scores correctly);
+  keep that leaves k dice (so a camera that only sees throws still scores correctly). Both go
+  through one place (:func:`_take_implied_keep`): the keep is made exactly as a :class:`Keep`
+  would make it, with every mid-turn check; if that keep ends the turn (a win, an overshoot, a
+  dump truck) the stop or the throw has nothing left to act on, otherwise the stop or the throw
+  follows as on its own — so a stop that sets aside the last die and wins is a win, not a
+  "throw all five again";
 * a confirmation throw (``confirm_and_bank``) records the turn when stopping is allowed; when it is
-  not (opening not reached, standing on the 850 barrel short of 150) the turn simply continues with
-  the dice left;
+  not (opening not reached, standing on the 850 barrel short of 150, a pit exit) the turn passes
+  with nothing recorded (``confirm_below_minimum: lose``, rules.md 1.1 §6.5d) or continues with
+  the dice left (``continue``, rules.md 1.0);
 * an instant win records the turn points and ends the game;
 * the fall that drops a player to 0 (``barrel.max_falls``) starts a fresh count of falls;
 * a skipped turn (§3.7) counts as a turn for ``equalize_turns`` but is not a zero turn;
@@ -41,7 +47,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Iterable, Iterator, Mapping, Sequence, Union
 
 from .errors import BadInput, RuleViolation
-from .rules import Rules
+from .rules import Rules, rules_1_0
 from .scoring import legal_keeps, score_keep, score_throw
 
 __all__ = [
@@ -49,6 +55,11 @@ __all__ = [
     "Reason", "Event", "KeepOption", "Allowed", "PlayerState", "TurnState", "GameState", "Log",
     "new_game", "first_player", "seat_order",
 ]
+
+#: The saved-game format written by :meth:`GameState.to_json`. Version 2 came with rules.md 1.1
+#: (new rule parameters, ``PlayerState.seated``); version 1 games load with their 1.0 rules.
+GAME_FORMAT = "kosti-game/2"
+_GAME_FORMAT_1_0 = "kosti-game/1"
 
 # ----------------------------------------------------------------------------------------------
 # Actions
@@ -281,7 +292,10 @@ class PlayerState:
     opening turn (RU-B, used by the 850 barrel); ``bolts`` (§3.2); ``falls`` and
     ``barrel_attempts`` (§3.6); ``dots`` (open barrel); ``overshoots`` (§3.8 counter);
     ``skip_next``: will skip his next turn (§3.7); ``farkles``: busts in a row (§3.11);
-    ``turns``: turns played or skipped (for ``equalize_turns``).
+    ``turns``: turns played or skipped (for ``equalize_turns``); ``seated``: sits on the barrel
+    where the seat is a state (``Rules.seat_is_state``: points / final_range barrel with
+    ``seat_score: entry``, rules.md 1.1 §3.6.2); unused by other barrels, whose seat follows
+    from the score.
     """
 
     name: str
@@ -296,6 +310,7 @@ class PlayerState:
     admission_score: int | None = None
     farkles: int = 0
     turns: int = 0
+    seated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,17 +474,43 @@ class GameState:
         return self.rules.pit_of(self.players[index].score) is not None
 
     def on_barrel(self, index: int) -> bool:
-        """True if player ``index`` sits on a seat-type barrel (§3.6)."""
-        return self.rules.on_barrel(self.players[index].score)
+        """True if player ``index`` sits on a seat-type barrel (§3.6; the seat is his state where
+        ``Rules.seat_is_state``, else his score's range)."""
+        return _seated(self.rules, self.players[index])
+
+    def barrel_need(self, index: int) -> int | None:
+        """Turn points (in one turn) player ``index`` needs to win from the barrel he sits on
+        (RU-A: 120 from 880; RU-B: 150 from 850), or None when he does not sit on one."""
+        if not self.on_barrel(index):
+            return None
+        return _barrel_need(self.rules, self.players[index].score)
+
+    def barrel_status(self, index: int) -> Reason | None:
+        """The scoreboard's barrel line for player ``index`` in English and Russian — e.g.
+        "on the barrel, needs 120 in one turn (attempts used: 1 of 3)" / "на бочке, нужно 120 за
+        один ход (использовано попыток: 1 из 3)" — or None when he does not sit on a barrel."""
+        need = self.barrel_need(index)
+        if need is None:
+            return None
+        b = self.rules.barrel
+        p = self.players[index]
+        en, ru = f"on the barrel, needs {need} in one turn", f"на бочке, нужно {need} за один ход"
+        if b.kind != "capped" and b.attempts is not None and not b.attempts_are_bolts:
+            en += f" (attempts used: {p.barrel_attempts} of {b.attempts})"
+            ru += f" (использовано попыток: {p.barrel_attempts} из {b.attempts})"
+        return Reason(en, ru)
 
     def stop_reason(self) -> Reason | None:
-        """Why the mover may not stop now (None if he may), rules.md §1.6."""
+        """Why the mover may not stop now (None if he may), rules.md §1.6. While a throw awaits
+        its keep, a stop sets aside the best keep first (:func:`_take_implied_keep`): the answer is
+        that of the state after the keep, and None when the keep itself ends the turn."""
         if self.over:
             return Reason("the game is over", "игра окончена")
         t = self.turn
-        if t.pending is not None:  # a stop now sets aside the best keep first
+        if t.pending is not None:
             best = _keep_options(t.pending, self.rules)[0]
-            return _stop_block(self, t.points + best.points, ignore_hot=False, after_keep=best)
+            after, goes_on = _take_implied_keep(self, best.faces, [])
+            return after.stop_reason() if goes_on else None
         return _stop_block(self, t.points, ignore_hot=False)
 
     def allowed(self) -> Allowed:
@@ -490,8 +531,7 @@ class GameState:
                 f"{best.points}), затем бросайте дальше или скажите «хватит»")
             # Roll / Bank are accepted too: a Bank takes the best keep first; a Roll of k dice
             # takes the best keep that leaves k dice (the best keep overall if k matches it).
-            pts = t.points + best.points
-            why_bank = _stop_block(self, pts, ignore_hot=False, after_keep=best)
+            why_bank = self.stop_reason()
             left = t.dice - len(best.faces) or n
             sizes = tuple(sorted({t.dice - len(k.faces) or n for k in keeps}))
             return Allowed(True, left, True, why_bank is None, keeps, None, why_bank, hint, sizes)
@@ -500,9 +540,18 @@ class GameState:
             hint = Reason(f"{self.to_move}: throw {_NUM_EN[t.dice]} dice",
                           f"{self.to_move}: бросайте {_NUM_RU[t.dice]} "
                           f"{'кости' if t.dice < 5 else 'костей'}")
+            seat = self.barrel_status(t.player)
+            if seat is not None:  # "A: throw five dice — on the barrel, needs 120 in one turn …"
+                hint = Reason(f"{hint.text_en} — {seat.text_en}", f"{hint.text_ru} — {seat.text_ru}")
         elif t.hot and t.confirm:
             hint = Reason(f"all dice have scored: you must make the confirmation throw of all {_NUM_EN[n]}",
                           f"все кости зачётные: обязателен бросок подтверждения всеми {n} костями")
+            short = _stop_block(self, t.points, ignore_hot=True)
+            if short is not None and r.confirm_below_minimum == "lose":
+                hint = Reason(f"{hint.text_en}; the turn is short ({short.text_en}), so even a "
+                              f"confirmed turn records nothing",
+                              f"{hint.text_ru}; очков хода мало ({short.text_ru}), поэтому даже "
+                              f"подтверждённый ход ничего не запишет")
         elif t.hot and why_bank is not None and r.hot_dice == "must_roll":
             hint = Reason(f"hot dice: you must throw all {_NUM_EN[n]} again",
                           f"все кости сыграли: нужно снова бросить все {_NUM_RU[n]}")
@@ -527,8 +576,8 @@ class GameState:
         if isinstance(action, Roll):
             st = self
             if st.turn.pending is not None:
-                st = _keep(st, _implied_keep(st, len(action.faces)), ev)
-                if st.over:  # the keep itself won: the throw after it does not count
+                st, goes_on = _take_implied_keep(st, _implied_keep(st, len(action.faces)), ev)
+                if not goes_on:  # the keep itself ended the turn: the throw does not count
                     return _with_log(st, ev), tuple(ev)
             st = _roll(st, action.faces, ev)
         elif isinstance(action, Keep):
@@ -550,12 +599,8 @@ class GameState:
             st = self
             if st.turn.pending is not None:
                 best = _keep_options(st.turn.pending, st.rules)[0]
-                why = _stop_block(st, st.turn.points + best.points, ignore_hot=False, after_keep=best)
-                if why is not None:
-                    raise RuleViolation(f"you may not stop: {why.text_en}",
-                                        f"остановиться нельзя: {why.text_ru}")
-                st = _keep(st, best.faces, ev)
-                if st.over or st.turn.player != self.turn.player or not st.turn.scored:
+                st, goes_on = _take_implied_keep(st, best.faces, ev)
+                if not goes_on:  # the keep itself ended the turn (a win, an overshoot, …)
                     return _with_log(st, ev), tuple(ev)
             st = _bank(st, ev)
         else:
@@ -595,7 +640,7 @@ class GameState:
     def to_json(self) -> dict[str, Any]:
         """Exact JSON form of the state (restored by :meth:`from_json`)."""
         return {
-            "format": "kosti-game/1",
+            "format": GAME_FORMAT,
             "rules": self.rules.to_dict(),
             "players": [_dc_json(p) for p in self.players],
             "turn": _dc_json(self.turn),
@@ -607,9 +652,20 @@ class GameState:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GameState:
-        """Restore a state written by :meth:`to_json`. Raises :class:`BadInput` if malformed."""
+        """Restore a state written by :meth:`to_json`. Raises :class:`BadInput` if malformed.
+
+        A game saved before rules.md 1.1 (format ``kosti-game/1``) keeps the rules it was saved
+        with: the parameters 1.1 added take their 1.0 values (:func:`kosti.engine.rules.rules_1_0`),
+        so a sitter at 890 stays on the barrel and play goes on exactly as it would have."""
         try:
-            rules = Rules.from_dict(d["rules"])
+            fmt = d.get("format", _GAME_FORMAT_1_0)
+            if fmt not in (GAME_FORMAT, _GAME_FORMAT_1_0):
+                raise BadInput(f"not a saved kosti game: unknown format {fmt!r} (this version "
+                               f"reads {_GAME_FORMAT_1_0} and {GAME_FORMAT})")
+            raw_rules = d["rules"]
+            if fmt == _GAME_FORMAT_1_0 and isinstance(raw_rules, dict):
+                raw_rules = rules_1_0(raw_rules)
+            rules = Rules.from_dict(raw_rules)
             players = tuple(PlayerState(**p) for p in d["players"])
             tj = dict(d["turn"])
             for k in ("pending",):
@@ -649,7 +705,7 @@ def _check_state(st: GameState) -> None:
                   "farkles", "turns"):
             if not is_int(getattr(p, f)):
                 raise bad(f"{p.name}.{f} = {getattr(p, f)!r} is not an integer")
-        for f in ("opened", "skip_next"):
+        for f in ("opened", "skip_next", "seated"):
             if not isinstance(getattr(p, f), bool):
                 raise bad(f"{p.name}.{f} is not true/false")
     t = st.turn
@@ -685,21 +741,27 @@ def _with_log(st: GameState, ev: list[Event]) -> GameState:
 # Stop constraints (rules.md §1.6)
 
 
-def _stop_block(st: GameState, points: int, *, ignore_hot: bool,
-                after_keep: KeepOption | None = None) -> Reason | None:
-    """Why the mover may not stop with ``points`` turn points (None = he may)."""
+def _seated(r: Rules, p: PlayerState) -> bool:
+    """True if player ``p`` sits on a seat-type barrel: his ``seated`` state where
+    ``Rules.seat_is_state`` (rules.md 1.1 §3.6.2; a fine that takes him below the entry ends it),
+    else his recorded score's range (:meth:`Rules.on_barrel`)."""
+    if r.seat_is_state:
+        return p.seated and r.barrel.entry <= p.score < r.barrel_target
+    return r.on_barrel(p.score)
+
+
+def _stop_block(st: GameState, points: int, *, ignore_hot: bool) -> Reason | None:
+    """Why the mover may not stop with ``points`` turn points (None = he may), rules.md §1.6;
+    ``ignore_hot`` leaves out the hot-dice obligation (the confirmation throw's own check, the
+    exact-ending win of §3.13 step 4)."""
     r = st.rules
     t = st.turn
     p = st.players[t.player]
     n = r.dice_count
-    if after_keep is None:
-        if not t.scored:
-            return Reason("nothing to record yet: throw the dice first",
-                          "записывать нечего: сначала бросьте кости")
-        hot = t.hot
-    else:
-        hot = len(after_keep.faces) == t.dice
-    if hot and not ignore_hot:
+    if not t.scored:
+        return Reason("nothing to record yet: throw the dice first",
+                      "записывать нечего: сначала бросьте кости")
+    if t.hot and not ignore_hot:
         if r.hot_dice == "must_roll":
             return Reason(f"hot dice: you must throw all {_NUM_EN[n]} again",
                           f"все кости сыграли: нужно снова бросить все {_NUM_RU[n]}")
@@ -718,10 +780,13 @@ def _stop_block(st: GameState, points: int, *, ignore_hot: bool,
         if running < ex:
             return Reason(f"needs {ex - running} more to leave the pit ({pit.lo}–{pit.hi})",
                           f"нужно ещё {ex - running}, чтобы выбраться из ямы ({pit.lo}–{pit.hi})")
-    if r.on_barrel(p.score) and not _barrel_win(r, p.score, running):
-        need = _barrel_need(r, p.score) - points
-        return Reason(f"needs {need} more: from the barrel you may only stop with a win",
-                      f"нужно ещё {need}: с бочки можно остановиться только победой")
+    if _seated(r, p) and not _barrel_win(r, p.score, running):
+        total = _barrel_need(r, p.score)
+        need = total - points
+        return Reason(f"needs {need} more: on the barrel you need {total} in one turn and may "
+                      f"stop only with a win",
+                      f"нужно ещё {need}: на бочке нужно {total} за один ход, остановиться "
+                      f"можно только победой")
     if r.ending.mode == "strictly_above" and running == r.target:
         return Reason(f"you may not stop on exactly {r.target}: go above it",
                       f"нельзя остановиться ровно на {r.target}: нужно больше")
@@ -767,12 +832,14 @@ def _partners_score(st: GameState, i: int) -> int:
 
 
 def _may_win_now(st: GameState, running: int, points: int) -> bool:
-    """Mid-turn win check (§3.13 step 4): the running total meets the winning condition and every
-    stop constraint other than the hot-dice obligation holds."""
+    """Mid-turn win check (rules.md 1.1 §3.13 step 4): the running total meets the winning
+    condition and every stop constraint holds — the hot-dice obligation too (RU-A "this throw
+    must be made!"), except under an ``exact`` ending, where a further throw could only overshoot
+    (or everywhere with ``hot_dice_win: any_ending``, rules.md 1.0)."""
     r = st.rules
     p = st.players[st.turn.player]
     b = r.barrel
-    on = r.on_barrel(p.score)
+    on = _seated(r, p)
     if b.kind == "capped":
         if not on:
             return False
@@ -786,7 +853,8 @@ def _may_win_now(st: GameState, running: int, points: int) -> bool:
             return False
         if b.kind in ("points", "final_range") and not b.direct_win_from_below:
             return False
-    return _stop_block(st, points, ignore_hot=True) is None
+    ignore_hot = r.ending.mode == "exact" or r.hot_dice_win == "any_ending"
+    return _stop_block(st, points, ignore_hot=ignore_hot) is None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -843,16 +911,26 @@ def _roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
         st = replace(st, turn=t)
     if confirm:
         # Confirmation throw (RU-B): its own scoring dice count (rules.md §6.5a); then the turn is
-        # recorded if the stop constraints allow it, otherwise it simply continues.
+        # recorded if the stop constraints allow it; otherwise it records nothing and passes
+        # (confirm_below_minimum: lose, rules.md 1.1 §6.5d) or simply continues (continue).
         ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: {ts.points} (confirmation)",
                       f"{name} бросает {_fmt(faces)}: {ts.points} (подтверждение)", ts.points, faces))
         st = _apply_keep(st, tuple(ts.scoring_dice), ts.points, ev, announce=False)
         if st.over or st.turn.player != t.player or st.turn.extra != t.extra or not st.turn.scored:
             return st
-        if _stop_block(st, st.turn.points, ignore_hot=True) is None:
+        short = _stop_block(st, st.turn.points, ignore_hot=True)
+        if short is None:
             ev.append(_ev("confirmation", name, f"{name}: turn confirmed",
                           f"{name}: ход подтверждён", st.turn.points))
             return _end_turn(replace(st, turn=replace(st.turn, hot=False)), "bank", ev)
+        if r.confirm_below_minimum == "lose":
+            pts = st.turn.points
+            ev.append(_ev("confirmation", name,
+                          f"{name}: turn confirmed at {pts}, but it may not be recorded "
+                          f"({short.text_en}): nothing is recorded, the turn passes",
+                          f"{name}: ход подтверждён с {pts}, но записать его нельзя "
+                          f"({short.text_ru}): ничего не записано, ход переходит", 0))
+            return _end_turn(replace(st, turn=replace(st.turn, hot=False)), "bust", ev)
         return st
     if r.selection.set_aside == "at_least_one":
         ev.append(_ev("throw", name, f"{name} throws {_fmt(faces)}: up to {ts.points}",
@@ -875,6 +953,22 @@ def _implied_keep(st: GameState, thrown: int) -> tuple[int, ...]:
         if (t.dice - len(o.faces) or n) == thrown:
             return o.faces
     return opts[0].faces
+
+
+def _take_implied_keep(st: GameState, kept: tuple[int, ...],
+                       ev: list[Event]) -> tuple[GameState, bool]:
+    """The keep that a :class:`Bank` or a :class:`Roll` implies while a throw awaits its keep —
+    the one place for every action that implies a keep. ``kept`` (faces) is set aside exactly as
+    an explicit :class:`Keep` would set it aside, with all mid-turn checks of §3.13 (a win, a dump
+    truck, an overshoot may end the turn there). Returns ``(state, goes_on)``: ``goes_on`` is
+    False when that keep ended the turn, so the implying action has nothing left to do; otherwise
+    the stop (its constraints checked on ``state``, hot dice included) or the throw follows.
+    Raises :class:`RuleViolation` for an illegal keep."""
+    before = st.turn
+    after = _keep(st, kept, ev)
+    t = after.turn
+    goes_on = not after.over and t.scored and t.player == before.player and t.throws == before.throws
+    return after, goes_on
 
 
 def _keep(st: GameState, kept: tuple[int, ...], ev: list[Event]) -> GameState:
@@ -985,12 +1079,13 @@ def _fall(r: Rules, p: PlayerState, ev: list[Event], why_en: str, why_ru: str,
                       f"{b.max_falls}: score 0",
                       f"{p.name} падает с бочки ({why_ru}), падение {falls} из {b.max_falls}: "
                       f"счёт 0", -p.score))
-        return replace(p, score=0, falls=0, barrel_attempts=0,
+        return replace(p, score=0, falls=0, barrel_attempts=0, seated=False,
                        opened=p.opened and not r.opening.reopen_after_reset)
     pen = b.fall_penalty if penalty is None else penalty
     ev.append(_ev("fall", p.name, f"{p.name} falls off the barrel ({why_en}): −{pen}",
                   f"{p.name} падает с бочки ({why_ru}): −{pen}", -pen))
-    return replace(p, score=_clamp(r, p.score - pen), falls=falls, barrel_attempts=0)
+    return replace(p, score=_clamp(r, p.score - pen), falls=falls, barrel_attempts=0,
+                   seated=False)
 
 
 def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool = False) -> GameState:
@@ -1006,7 +1101,7 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
     name = mover0.name
     was_open = mover0.opened
     was_pit = r.pit_of(before) is not None
-    was_barrel = r.on_barrel(before)
+    was_barrel = _seated(r, mover0)
     zero_turn = outcome == "bust"
     over = False
     winners: tuple[int, ...] = ()
@@ -1015,18 +1110,30 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
     # 1. the mover's new score
     if outcome == "bank":
         new = before + t.points
-        if r.barrel.kind == "capped" and not was_barrel and new > r.barrel.entry:
-            ev.append(_ev("capped", name, f"{name}: {new} is recorded as {r.barrel.entry} (barrel)",
-                          f"{name}: {new} записывается как {r.barrel.entry} (бочка)"))
-            new = r.barrel.entry
-        elif (r.barrel.kind in ("points", "final_range") and not r.barrel.direct_win_from_below
-              and not was_barrel and r.wins(new)):
-            new = r.barrel_target - r.unit
-            ev.append(_ev("capped", name, f"{name}: must sit on the barrel first; recorded {new}",
-                          f"{name}: сначала нужно сесть на бочку; записано {new}"))
+        b = r.barrel
+        seat = mover.seated
+        if b.kind == "capped" and not was_barrel and new > b.entry:
+            ev.append(_ev("capped", name, f"{name}: {new} is recorded as {b.entry} (barrel)",
+                          f"{name}: {new} записывается как {b.entry} (бочка)"))
+            new = b.entry
+        elif b.kind in ("points", "final_range") and not was_barrel:
+            direct = b.direct_win_from_below and r.wins(new)
+            if r.seat_is_state and not direct and (r.above_entry(new) or r.wins(new)):
+                # rules.md 1.1 §3.6.2: first sit (recorded exactly at the entry), then win
+                need = _barrel_need(r, b.entry)
+                ev.append(_ev("capped", name, f"{name}: {new} is recorded as {b.entry}, on the "
+                              f"barrel; to win, {need} in one turn",
+                              f"{name}: {new} записывается как {b.entry}, на бочке; для победы "
+                              f"нужно {need} за один ход"))
+                new, seat = b.entry, True
+            elif not b.direct_win_from_below and r.wins(new):  # seat_score: actual (1.0)
+                new = r.barrel_target - r.unit
+                ev.append(_ev("capped", name, f"{name}: must sit on the barrel first; "
+                              f"recorded {new}",
+                              f"{name}: сначала нужно сесть на бочку; записано {new}"))
         ev.append(_ev("bank", name, f"{name} records {t.points}: {before} → {new}",
                       f"{name} записывает {t.points}: {before} → {new}", t.points))
-        mover = replace(mover, score=new)
+        mover = replace(mover, score=new, seated=seat)
         if not was_open:
             mover = replace(mover, opened=True, admission_score=new)
             if r.opening.threshold:
@@ -1073,13 +1180,13 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
     if not over:
         # 3. barrel effects
         b = r.barrel
-        now_on = r.on_barrel(mover.score)
+        now_on = _seated(r, mover)
         if now_on and not was_barrel:
             ev.append(_ev("barrel", name, f"{name} climbs onto the barrel at {mover.score}",
                           f"{name} залезает на бочку: {mover.score}", mover.score))
         if b.kind in ("points", "capped", "final_range") and b.knockoff and now_on and not was_barrel:
             for i, p in enumerate(players):
-                if i == m or not r.on_barrel(p.score):
+                if i == m or not _seated(r, p):
                     continue
                 knocked.add(i)
                 if b.knockoff_effect == "fall":
@@ -1090,13 +1197,14 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
                                   f"{name}: back to {back}",
                                   f"{name} сталкивает {p.name} с бочки: назад на {back}",
                                   back - p.score))
-                    players[i] = replace(p, score=back, barrel_attempts=0)
+                    players[i] = replace(p, score=back, barrel_attempts=0, seated=False)
                 else:
                     pen = b.push_off_penalty
                     ev.append(_ev("knocked_off", p.name, f"{p.name} is pushed off the barrel by "
                                   f"{name}: −{pen}",
                                   f"{name} сталкивает {p.name} с бочки: −{pen}", -pen))
-                    players[i] = replace(p, score=_clamp(r, p.score - pen), barrel_attempts=0)
+                    players[i] = replace(p, score=_clamp(r, p.score - pen), barrel_attempts=0,
+                                         seated=False)
         elif (was_barrel and outcome != "bank" and b.kind in ("points", "final_range")
               and b.attempts is not None and not b.attempts_are_bolts):
             att = mover.barrel_attempts + 1
@@ -1193,10 +1301,10 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
                                   f"Score 0", f"{p.name} на {dt.value}: самосвал! Счёт 0", -p.score))
                     players[i] = replace(p, score=0, opened=p.opened and not (
                         dt.reopen_required or r.opening.reopen_after_reset))
-        # 7. zone bookkeeping
+        # 7. zone bookkeeping (a fine below the entry ends a seat: not a fall, §6.31)
         for i, p in enumerate(players):
-            if p.barrel_attempts and not r.on_barrel(p.score):
-                players[i] = replace(p, barrel_attempts=0)
+            if (p.barrel_attempts or p.seated) and not _seated(r, p):
+                players[i] = replace(p, barrel_attempts=0, seated=False)
             pit = r.pit_of(players[i].score)
             if pit is not None and r.pit_of(start[i]) is not pit:
                 ex = pit.exit_value(r.unit)
@@ -1217,7 +1325,11 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
     if sb.zones:
         mover = players[m]
         zone = sb.zone_of(mover.score)
-        if zone is not None:
+        # rules.md 1.1 §3.7: a skip is triggered by *recording* a score inside a zone; a zero
+        # turn records nothing (trigger turn_end: any turn ending inside, rules.md 1.0)
+        landed = outcome == "bank" or sb.trigger == "turn_end"
+        still = sb.mode != "skip" and t.extra and zone is not None and sb.zone_of(before) == zone
+        if zone is not None and (landed or still):
             lo, hi = sb.zones[zone]
             if sb.mode == "skip":
                 ev.append(_ev("skip_turn", name, f"{name} is on the barrel {lo}–{hi}: skips the next turn",
@@ -1398,8 +1510,12 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
     ``players``: names in seat order; the first one throws first. ``scores``: optional starting
     recorded scores (points) — a player given a non-zero score counts as opened. ``state``: optional
     per-player ``{"bolts", "opened", "falls", "barrel_attempts", "dots", "overshoots",
-    "skip_next", "admission_score"}``. Raises :class:`BadInput` for unknown players or
-    parameters, duplicate names, or a player count outside ``rules.players``.
+    "skip_next", "admission_score", "farkles", "on_barrel"}``. ``on_barrel`` seats a player where
+    the seat is a state (``Rules.seat_is_state``; his score must be at least the entry, e.g. 880
+    in ``classic``); a starting score inside the barrel's range (above 880) seats him anyway, as
+    it did before rules.md 1.1. Raises :class:`BadInput` for unknown players or parameters,
+    duplicate names, an ``on_barrel`` that the score or the rules contradict, or a player count
+    outside ``rules.players``.
     """
     from .presets import resolve_rules
 
@@ -1422,7 +1538,7 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
         if key not in names:
             raise BadInput(f"unknown player {key!r} (players: {', '.join(names)})")
     allowed_keys = {"bolts", "opened", "falls", "barrel_attempts", "dots", "overshoots",
-                    "skip_next", "admission_score", "farkles"}
+                    "skip_next", "admission_score", "farkles", "on_barrel"}
     ps = []
     for name in names:
         sc = scores.get(name, 0)
@@ -1438,7 +1554,7 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
             if k not in allowed_keys:
                 raise BadInput(f"state.{name}.{k}: unknown player state (known: "
                                f"{', '.join(sorted(allowed_keys))})")
-            if k in ("opened", "skip_next"):
+            if k in ("opened", "skip_next", "on_barrel"):
                 if not isinstance(v, bool):
                     raise BadInput(f"state.{name}.{k}: expected true/false, got {v!r}")
             elif k == "admission_score" and v is None:
@@ -1448,6 +1564,15 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
             kw[k] = v
         if kw.get("opened") and kw.get("admission_score") is None:
             kw["admission_score"] = sc
+        seated = kw.pop("on_barrel", None)
+        if r.seat_is_state:
+            if seated and sc < r.barrel.entry:
+                raise BadInput(f"state.{name}.on_barrel: a score of {sc} is below the barrel "
+                               f"entry {r.barrel.entry}")
+            kw["seated"] = bool(seated) or (seated is None and r.on_barrel(sc))
+        elif seated is not None and seated != r.on_barrel(sc):
+            raise BadInput(f"state.{name}.on_barrel: in {r.name} the barrel follows from the "
+                           f"score, and {sc} is {'not ' if seated else ''}on it")
         ps.append(PlayerState(**kw))
     gs = GameState(rules=r, players=tuple(ps), turn=TurnState(player=0, dice=r.dice_count))
     if gs.players[0].skip_next:

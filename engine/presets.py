@@ -42,14 +42,17 @@ _SCORING_KEYS = {
 
 _CLASSIC: dict[str, Any] = {
     "description": "RU-A classic rules: opening 50, pits 200–300 and 600–700, overtaking −50, "
-                   "dump truck 555 (recorded), bolts 3 → −100, points barrel above 880 "
-                   "(3 attempts, −100, 3rd fall → 0)",
+                   "dump truck 555 (recorded), bolts 3 → −100, points barrel: a turn ending "
+                   "above 880 (even one reaching 1000) records 880 and seats the player, who "
+                   "then needs 120 in one turn (3 attempts, −100, 3rd fall → 0); hot dice must "
+                   "be thrown even at 1000",
     "source": "RU-A",
     "dice_count": 5,
     "target": 1000,
     "scoring": {"table": "CLASSIC_X20"},  # T1, straights 125/250; five 1s are just 1000 points
     "selection": {"set_aside": "all_scoring"},
     "hot_dice": "must_roll",
+    "hot_dice_win": "exact_only",  # rules.md 1.1 §1.4, §6.4: the hot-dice throw is compulsory
     "first_throw_retry": False,
     # optional RU-A opening penalty: {"every": 3, "amount": 100 or 50} (rules.md §6.27: off)
     "opening": {"threshold": 50, "in_one_turn": True, "failure_penalty": None,
@@ -64,7 +67,9 @@ _CLASSIC: dict[str, Any] = {
               "exempt_when": ["not_open", "in_pit", "on_barrel"], "reset_after_penalty": True},
     "barrel": {"kind": "points", "entry": 880, "entry_strict": True, "target": None,
                "attempts": 3, "fall_penalty": 100, "max_falls": 3, "knockoff": True,
-               "knockoff_effect": "fall", "direct_win_from_below": True},
+               # rules.md 1.1 §3.6.2, §6.28: first sit (recorded 880), then win with 120
+               "knockoff_effect": "fall", "direct_win_from_below": False,
+               "seat_score": "entry"},
     "ending": {"mode": "at_least"},
     "players": {"min": 1, "max": 8},
     "first_player": "highest_throw",
@@ -112,37 +117,43 @@ _PRESETS: dict[str, dict[str, Any]] = {
     # §4.1 variant / §4.9
     "classic_no_barrel": _delta(
         _CLASSIC, description="RU-A classic rules, game without barrels: first to 1000 or more "
-        "wins", barrel={"kind": "none"}),
+        "wins (hot dice must be thrown even at 1000)", barrel={"kind": "none"}),
     # §4.2
     "classic_open_barrel": _delta(
-        _CLASSIC, description="RU-A classic with the open barrel: exactly 1000 to win; overshoot → "
-        "a dot at once; 6th dot → score 0",
+        _CLASSIC, description="RU-A classic with the open barrel: exactly 1000 to win (hot dice "
+        "that hit 1000 win at once); overshoot → a dot at once; 6th dot → score 0",
         barrel={"kind": "open", "dots_limit": 6, "dot_penalty": 100, "max_falls": 1,
                 "knockoff": False},
         ending={"mode": "exact", "overshoot_effect": "dot", "overshoot_immediate": True}),
     # §4.3
     "variant2_850_barrel": {
         "description": "RU-B 'Variant No. 2': keep at least one scoring die, confirmation throw "
-                       "after hot dice, admission 75, the 850 barrel (need 150; a climber knocks "
-                       "the sitter back to his admission score)",
+                       "after hot dice (a confirmed turn below 75 to enter, 150 on the barrel "
+                       "records nothing), admission 75, the 850 barrel (need 150; a climber "
+                       "knocks the sitter back to his admission score)",
         "source": "RU-B",
         "dice_count": 5, "target": 1000,
         "scoring": {"table": "CLASSIC_X20"},
         "selection": {"set_aside": "at_least_one"},
         "hot_dice": "confirm_and_bank",
+        "confirm_below_minimum": "lose",  # rules.md 1.1 §1.4, §6.5d (RU-B "the turn passes")
         "first_throw_retry": False,
         "opening": {"threshold": 75, "in_one_turn": True},
         "negative_scores": "clamp_zero",
         "barrel": {"kind": "capped", "entry": 850, "entry_strict": False, "target": None,
                    "attempts": None, "fall_penalty": 0, "max_falls": None, "knockoff": True,
-                   "knockoff_effect": "to_admission_score"},
+                   "knockoff_effect": "to_admission_score",
+                   # §3.6.6: the cap records 850; a win from below cannot arise (§6.34a)
+                   "seat_score": "entry", "direct_win_from_below": True},
         "ending": {"mode": "at_least"},
     },
     # §4.4
     "soviet_box_track": {
         "description": "ID-A Soviet boxed game: four of a kind ×100 (ones like twos), five of a "
                        "kind = instant win, two-dice double = 0, entry 75, pits 200–299 and "
-                       "600–699, dump truck 555 mid-turn, bolts 3 → −50, barrel 900–999",
+                       "600–699, dump truck 555 mid-turn, bolts 3 → −50, barrel 900–999 (the "
+                       "real score stays; a turn from below may win; hot dice must be thrown "
+                       "even at 1000)",
         "source": "ID-A",
         "dice_count": 5, "target": 1000,
         "scoring": {"table": "BOX_X100", "two_dice_double_zero": True,
@@ -160,15 +171,19 @@ _PRESETS: dict[str, dict[str, Any]] = {
                   "reset_after_penalty": True},
         "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": None,
                    "attempts": 3, "fall_penalty": 100, "max_falls": None, "knockoff": True,
-                   "knockoff_effect": "fall"},  # knock-off = a normal fall (§6.32)
+                   "knockoff_effect": "fall",  # knock-off = a normal fall (§6.32)
+                   # §3.6.6: the zone is a range, the real score stays
+                   "seat_score": "actual", "direct_win_from_below": True},
         "ending": {"mode": "at_least"},
         "settlement": {"double_if_never_opened": True},
     },
     # §4.5
     "raznoobrazie_skip_barrels": {
         "description": "RU-C (Goloviznin): entry 75, five of a kind wins at once, skip-turn "
-                       "barrels 300–400 / 600–700 / 900–960, exactly 1000 to win (scoring table "
-                       "reconstructed: RU-C's list is lost, T1 values used)",
+                       "barrels 300–400 / 600–700 / 900–960 (400 is out; recording a score "
+                       "inside costs the next turn, a zero turn does not), exactly 1000 to win "
+                       "(hot dice that hit 1000 win at once; scoring table reconstructed: RU-C's "
+                       "list is lost, T1 values used)",
         "source": "RU-C",
         "dice_count": 5, "target": 1000,
         "scoring": {"table": "RAZNOOBRAZIE_UNKNOWN", "instant_win": "five_of_a_kind"},
@@ -177,14 +192,17 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "first_throw_retry": False,
         "opening": {"threshold": 75, "in_one_turn": True},
         "negative_scores": "clamp_zero",
-        "skip_barrels": {"zones": [[300, 400], [600, 700], [900, 960]], "mode": "skip"},
+        # rules.md 1.1 §3.7, §6.38a: half-open zones, triggered by a recorded stop
+        "skip_barrels": {"zones": [[300, 400], [600, 700], [900, 960]], "mode": "skip",
+                         "upper": "exclusive", "trigger": "recorded_stop"},
         "ending": {"mode": "exact", "overshoot_effect": "void_turn", "overshoot_immediate": True},
     },
     # §4.6
     "yard_dice_50": {
         "description": "ID-D 'Dice' from a neighbour: entry 50, bolts 3 → −50 (also before entry "
                        "and on the barrel), dump truck 555 mid-turn, overtaking −50, barrel from "
-                       "900 (3 bolts = the fall, push-off −50)",
+                       "900 (the real score stays, a turn from below may win; 3 bolts = the "
+                       "fall, push-off −50); hot dice must be thrown even at 1000",
         "source": "ID-D",
         "dice_count": 5, "target": 1000,
         "scoring": {"table": "CLASSIC_X20"},
@@ -201,7 +219,9 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "barrel": {"kind": "final_range", "entry": 900, "entry_strict": False, "target": None,
                    "attempts": 3, "fall_penalty": 50, "max_falls": None, "knockoff": True,
                    "knockoff_effect": "minus_50", "push_off_penalty": 50,
-                   "attempts_are_bolts": True},
+                   "attempts_are_bolts": True,
+                   # §3.6.6: the zone is a range, the real score stays
+                   "seat_score": "actual", "direct_win_from_below": True},
         "ending": {"mode": "at_least"},
         "first_player": "highest_throw",
     },
@@ -225,13 +245,15 @@ _PRESETS: dict[str, dict[str, Any]] = {
     # §4.9 secondary presets
     "program_x50": _delta(
         _CLASSIC, description="RU-E computer version: classic rules with four of a kind = "
-        "face × 50 and five of a kind = 1000; up to 6 players incl. 1-player training",
+        "face × 50 and five of a kind = 1000; up to 6 players incl. 1-player training; the "
+        "classic points barrel (a turn above 880 records 880, then 120 in one turn)",
         source="RU-E", scoring={"table": "PROGRAM_X50"}, players={"min": 1, "max": 6}),
     "zary_custom": {
         "description": "RU-D 'zary': four of a kind = triple + 10, five 1s win at once, second "
                        "attempt after an empty first throw, entry 50, obstacles 300–400 and "
                        "750–900 (exit above), overtaking −55, dump truck mid-turn, bolts 3 → "
-                       "−100, exactly 1000 (5 overshoots −100, 10 → 0)",
+                       "−100, exactly 1000 (hot dice that hit it win at once; 5 overshoots −100, "
+                       "10 → 0)",
         "source": "RU-D",
         "dice_count": 5, "target": 1000,
         "scoring": {"table": "ZARY_PLUS10", "quad_rule": "plus10", "straights": True,
@@ -266,7 +288,8 @@ _PRESETS: dict[str, dict[str, Any]] = {
         first_player="highest_single_die_throw"),
     "dix_mille": {
         "description": "F6 Dix Mille: four of a kind ×2, five ×4, 1-2-3-4-5 = 1250 (2-6 only its "
-                       "5), entry 750 in one turn, hot dice must be rolled (assumed), to 10000",
+                       "5), entry 750 in one turn, hot dice must be rolled (assumed; even at "
+                       "10000), to 10000",
         "source": "F6",
         "dice_count": 6, "target": 10000,
         "scoring": {"table": "DIX_MILLE"},

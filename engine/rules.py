@@ -39,6 +39,11 @@ BOLT_EXEMPTIONS = ("not_open", "in_pit", "on_barrel")  # §3.2
 BARREL_KINDS = ("none", "points", "open", "capped", "final_range")  # §3.6
 KNOCKOFF_EFFECTS = ("fall", "to_admission_score", "minus_50")  # §3.6.6
 SKIP_MODES = ("skip", "extra_turn", "extra_turn_minus_100")  # §3.7
+SKIP_UPPER = ("exclusive", "inclusive")  # §3.7: 1.1 half-open zones; 1.0 closed zones
+SKIP_TRIGGERS = ("recorded_stop", "turn_end")  # §3.7, §6.38a: 1.1 a recorded stop; 1.0 any turn
+SEAT_SCORES = ("entry", "actual")  # §3.6.2, §3.6.6
+CONFIRM_BELOW_MINIMUM = ("lose", "continue")  # §1.4, §6.5d
+HOT_DICE_WIN = ("exact_only", "any_ending")  # §1.4, §3.13 step 4, §6.4
 ENDING_MODES = ("at_least", "strictly_above", "exact")  # §3.8
 OVERSHOOT_EFFECTS = ("void_turn", "dot", "transfer_to_lowest")  # §3.8
 FINAL_ROUNDS = ("none", "others_one_more_turn", "equalize_turns")  # §3.8
@@ -170,7 +175,17 @@ class Barrel:
     ``knockoff_effect``: ``fall`` (counts as a fall), ``to_admission_score`` (RU-B), ``minus_50``
     (ID-D push-off: −``push_off_penalty``). ``attempts_are_bolts`` (ID-D): a failed barrel turn is
     only a bolt and the third bolt's penalty is the fall (no separate attempt counter).
-    ``direct_win_from_below``: a turn from below the seat may win directly (§6.28)."""
+
+    Seat-type barrels ``points`` / ``final_range`` (rules.md 1.1, §3.6.2, §3.6.6, §6.28):
+
+    * ``seat_score``: ``entry`` (RU-A, default) — a turn that ends above the entry, also one that
+      would reach the target from below, records exactly ``entry`` and *seats* the player (a state
+      of the player, not a range of scores: a player who records exactly 880 from below is not
+      seated); ``actual`` (rules.md 1.0, ``final_range`` presets) — the real score stays and the
+      seat is derived from it.
+    * ``direct_win_from_below``: false (RU-A "first sit, then win", default) — a turn from below
+      the seat never wins; true (rules.md 1.0; ``final_range``) — it may win directly.
+    ``capped`` always records ``entry`` and never lets a player win from below (§6.34a)."""
 
     kind: Literal["none", "points", "open", "capped", "final_range"] = "none"
     entry: int = 880
@@ -184,25 +199,35 @@ class Barrel:
     push_off_penalty: int = 50
     dots_limit: int = 6
     dot_penalty: int = 100
-    direct_win_from_below: bool = True
+    direct_win_from_below: bool = False
     attempts_are_bolts: bool = False
+    seat_score: Literal["entry", "actual"] = "entry"
 
 
 @dataclass(frozen=True, slots=True)
 class SkipBarrels:
-    """Skip-turn barrels of RU-C (rules.md §3.7): a turn that ends with the score inside one of
-    ``zones`` (inclusive [lo, hi] pairs; empty = module off) makes the player skip his next turn
-    (``skip``), or gives an immediate extra turn that must take him off the barrel (``extra_turn``;
-    ``extra_turn_minus_100`` also costs ``penalty`` points when it fails)."""
+    """Skip-turn barrels of RU-C (rules.md 1.1 §3.7, §6.38): a player who *records* a score
+    inside one of ``zones`` ([lo, hi) pairs; empty = module off) skips his next turn (``skip``), or
+    gets an immediate extra turn that must take him off the barrel (``extra_turn``;
+    ``extra_turn_minus_100`` also costs ``penalty`` points when it fails).
+
+    ``upper``: ``exclusive`` (1.1, RU-C's 295 + 70 + 35 = 400 leaves the barrel: lo ≤ score < hi)
+    or ``inclusive`` (rules.md 1.0: lo ≤ score ≤ hi). ``trigger``: ``recorded_stop`` (1.1, RU-C
+    "the more often you *stop* on it, the more turns you lose": only a turn that records a score
+    inside) or ``turn_end`` (1.0: any turn that ends with the score inside, a zero turn too)."""
 
     zones: tuple[tuple[int, int], ...] = ()
     mode: Literal["skip", "extra_turn", "extra_turn_minus_100"] = "skip"
     penalty: int = 100
+    upper: Literal["exclusive", "inclusive"] = "exclusive"
+    trigger: Literal["recorded_stop", "turn_end"] = "recorded_stop"
 
     def zone_of(self, score: int) -> int | None:
-        """Index of the zone containing ``score`` (points), or None."""
+        """Index of the zone containing a recorded ``score`` (points), or None (``upper`` decides
+        whether ``hi`` itself is inside)."""
+        inclusive = self.upper == "inclusive"
         for i, (lo, hi) in enumerate(self.zones):
-            if lo <= score <= hi:
+            if lo <= score < hi or (inclusive and score == hi):
                 return i
         return None
 
@@ -290,6 +315,14 @@ class Rules:
     §0.1). ``dice_count``: 5 (1000) or 6 (Farkle, 10000). ``target``: points to win (1000 / 10000).
     ``scoring``: the scoring table and its switches (:class:`ScoringRules`).
     ``first_throw_retry`` (§1.7.1): one second attempt when the first throw of a turn scores nothing.
+    ``confirm_below_minimum`` (§1.4, §6.5d; ``confirm_and_bank`` only): a confirmed turn below what
+    the player may record now (admission 75, the 850 barrel's 150, a pit exit) records nothing and
+    the turn passes (``lose``, RU-B, rules.md 1.1) or counts as an ordinary throw and the turn goes
+    on (``continue``, rules.md 1.0).
+    ``hot_dice_win`` (§1.4, §3.13 step 4, §6.4): whether hot dice that reach the winning total win
+    at once — only under an ``exact`` ending, where a further throw could only overshoot
+    (``exact_only``, RU-A/RU-D/ID-A "this throw must be made", rules.md 1.1), or under any ending
+    (``any_ending``, rules.md 1.0).
     ``toxic_twos`` (F2): four or more 2s in one throw wipe the turn.
     ``high_stakes`` (F2): start from the previous player's unused dice for a bonus.
     ``team_play`` (F2): partners' scores are added for the win.
@@ -305,6 +338,8 @@ class Rules:
     scoring: ScoringRules = field(default_factory=ScoringRules)
     selection: Selection = Selection()
     hot_dice: Literal["must_roll", "confirm_and_bank", "may_roll_or_bank"] = "must_roll"
+    confirm_below_minimum: Literal["lose", "continue"] = "lose"
+    hot_dice_win: Literal["exact_only", "any_ending"] = "exact_only"
     first_throw_retry: bool = False
     opening: Opening = Opening(threshold=0)
     negative_scores: Literal["allowed", "clamp_zero"] = "clamp_zero"
@@ -342,10 +377,24 @@ class Rules:
                 return pit
         return None
 
+    @property
+    def seat_is_state(self) -> bool:
+        """True where sitting on the barrel is a state of the player rather than a range of
+        scores: a ``points`` / ``final_range`` barrel with ``seat_score: entry`` (rules.md 1.1
+        §3.6.2). The seat is then ``PlayerState.seated``; elsewhere :meth:`on_barrel` decides."""
+        return self.barrel.kind in ("points", "final_range") and self.barrel.seat_score == "entry"
+
+    def above_entry(self, score: int) -> bool:
+        """True if a recorded ``score`` (points) is past the barrel entry (``points``: > 880,
+        ``entry_strict``; ``final_range`` / ``capped``: ≥ entry)."""
+        b = self.barrel
+        return score > b.entry if b.entry_strict and b.kind != "capped" else score >= b.entry
+
     def on_barrel(self, score: int) -> bool:
-        """True if a recorded ``score`` sits on a seat-type barrel (``points``: > entry;
+        """True if a recorded ``score`` lies in a seat-type barrel's range (``points``: > entry;
         ``capped``: ≥ entry; ``final_range``: entry ≤ score < target). Always False for ``none`` and
-        ``open`` (no seat)."""
+        ``open`` (no seat). Where :attr:`seat_is_state` the seat is the player's state instead:
+        ask :meth:`kosti.engine.GameState.on_barrel`."""
         b = self.barrel
         kind = b.kind
         if kind == "none" or kind == "open":
@@ -461,6 +510,32 @@ class Rules:
             raise BadInput("three_farkles.count: must be >= 1")
 
 
+#: The rule parameters added by rules.md 1.1 with the values that reproduce version 1.0 (the
+#: engine's behaviour before them). A rule dict saved before 1.1 lacks these keys; filling them
+#: with these values (:func:`rules_1_0`) resolves its rules exactly as they were saved.
+RULES_1_0_VALUES: dict[str, Any] = {
+    "confirm_below_minimum": "continue",
+    "hot_dice_win": "any_ending",
+    "barrel": {"seat_score": "actual"},
+    "skip_barrels": {"upper": "inclusive", "trigger": "turn_end"},
+}
+
+
+def rules_1_0(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a full rule dict saved before rules.md 1.1 (``Rules.to_dict()`` of that time)
+    with every 1.1 parameter it lacks set to its 1.0 value (:data:`RULES_1_0_VALUES`); keys it has
+    are kept. ``barrel.direct_win_from_below`` was always saved, so it needs no filling."""
+    out = dict(data)
+    for key, value in RULES_1_0_VALUES.items():
+        if isinstance(value, dict):
+            sub = out.get(key)
+            if isinstance(sub, dict):
+                out[key] = {**value, **sub}
+        else:
+            out.setdefault(key, value)
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 # Generic dataclass <-> dict with strict validation.
 
@@ -472,6 +547,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "barrel.kind": BARREL_KINDS,
     "barrel.knockoff_effect": KNOCKOFF_EFFECTS,
     "skip_barrels.mode": SKIP_MODES,
+    "skip_barrels.upper": SKIP_UPPER,
+    "skip_barrels.trigger": SKIP_TRIGGERS,
+    "barrel.seat_score": SEAT_SCORES,
+    "confirm_below_minimum": CONFIRM_BELOW_MINIMUM,
+    "hot_dice_win": HOT_DICE_WIN,
     "ending.mode": ENDING_MODES,
     "ending.overshoot_effect": OVERSHOOT_EFFECTS,
     "final_round": FINAL_ROUNDS,

@@ -122,7 +122,7 @@ function statusTags(p, rules) {
   const tags = [];
   tags.push(`<span class="tag">${p.opened ? t("opened") : t("not_opened")}</span>`);
   if (p.in_pit) tags.push(`<span class="tag pit">${t("pit")}${p.pit ? ` ${p.pit.lo}–${p.pit.hi}` : ""}</span>`);
-  if (p.on_barrel) tags.push(`<span class="tag barrel">${t("barrel")} ${p.barrel_attempts}</span>`);
+  if (p.on_barrel) tags.push(`<span class="tag barrel">${p.barrel ? pick(p.barrel) : t("barrel")}</span>`);
   if (p.bolts) tags.push(`<span class="tag bolt">${t("bolts")} ${p.bolts}</span>`);
   if (p.dots) tags.push(`<span class="tag">${t("dots")} ${p.dots}</span>`);
   if (p.falls) tags.push(`<span class="tag">${t("falls")} ${p.falls}</span>`);

@@ -397,3 +397,36 @@ def test_a_scored_throw_keeps_its_warnings_for_the_page(client, throw, start_gam
     last = client.get("/api/state").json()["last_throw"]
     assert last["status"] == "ok" and last["resolution"] != "pending" and last["reasons"] == [note]
     assert 'id="throw-notes"' in client.get("/").text
+
+
+def test_scoreboard_barrel_line_and_allowed_texts_in_both_languages():
+    """rules.md 1.1 (issue 17): a sitter's scoreboard line says what he needs, in English and
+    Russian, and so does 'what is allowed now'; a stop that implies the winning keep wins."""
+    from kosti.dashboard.table import view_state
+    from kosti.engine import Bank, Keep, Roll, new_game
+
+    g = new_game("classic", ["Ann", "Boris"], {"Ann": 870, "Boris": 500})
+    g, _ = g.apply(Roll((1, 1, 2, 3, 4)))  # 870 + 20 = 890 → recorded 880, seated
+    g, _ = g.apply(Bank())
+    g, _ = g.apply(Roll((2, 2, 3, 4, 6)))  # Boris busts
+    v = view_state(g)
+    ann = v["players"][0]
+    assert ann["score"] == 880 and ann["on_barrel"] is True
+    assert ann["barrel"]["en"].startswith("on the barrel, needs 120")
+    assert ann["barrel"]["ru"].startswith("на бочке, нужно 120") and CYRILLIC.search(ann["barrel"]["ru"])
+    assert v["players"][1]["barrel"] is None
+    assert "needs 120" in v["allowed"]["hint"]["en"] and "нужно 120" in v["allowed"]["hint"]["ru"]
+    g, _ = g.apply(Roll((1, 1, 1, 2, 3)))
+    v = view_state(g)
+    assert v["allowed"]["bank"] is False
+    assert "needs 20 more" in v["allowed"]["why_not_bank"]["en"]
+    assert "нужно ещё 20" in v["allowed"]["why_not_bank"]["ru"]
+
+    # "Stop" after a last die that wins exactly 1000 (exact ending): allowed, and it wins
+    g = new_game("raznoobrazie_skip_barrels", ["Ann", "Boris"], {"Ann": 960})
+    g, _ = g.apply(Roll((1, 5, 2, 3, 4)))
+    g, _ = g.apply(Keep((1, 5)))
+    g, _ = g.apply(Roll((1, 1, 5)))
+    assert view_state(g)["allowed"]["bank"] is True
+    g, _ = g.apply(Bank())
+    assert g.winner == "Ann" and g.player("Ann").score == 1000

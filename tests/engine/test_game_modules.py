@@ -40,11 +40,19 @@ def test_overshoot_decided_at_the_stop():
 
 
 def test_points_barrel_must_be_sat_on_first():
-    rules = with_overrides("classic", {"barrel.direct_win_from_below": False})
-    g, _ = play(rules, ["A", "B"], [Roll([1, 1, 1, 5, 5]), Roll([1, 1, 1, 2, 3])], {"A": 850})
+    # rules.md 1.1 default (classic): the climbing turn records exactly 880 and seats A
+    g, _ = play("classic", ["A", "B"], [Roll([1, 1, 1, 5, 5]), Roll([1, 1, 1, 2, 3])], {"A": 850})
     assert not g.over and g.turn_points == 210  # 1060 is not a win from below the barrel
     g, _ = g.apply(Bank())
+    assert not g.over and g.player("A").score == 880 and g.on_barrel(0)
+    assert g.barrel_need(0) == 120 and g.barrel_status(0).text_en.startswith(
+        "on the barrel, needs 120")
+    # house rule seat_score: actual (the real score stays, capped below the target)
+    rules = with_overrides("classic", {"barrel.seat_score": "actual"})
+    g, _ = play(rules, ["A", "B"], [Roll([1, 1, 1, 5, 5]), Roll([1, 1, 1, 2, 3]), Bank()],
+                {"A": 850})
     assert not g.over and g.player("A").score == 995 and g.on_barrel(0)
+    assert g.barrel_need(0) == 5
 
 
 def test_welfare_overshoot_goes_to_the_lowest():
@@ -108,7 +116,7 @@ def test_six_ones_instant_win():
 
 
 def test_no_knockoff_then_overtaking_applies():
-    rules = with_overrides("classic", {"barrel.knockoff": False})
+    rules = with_overrides("classic", {"barrel.knockoff": False, "barrel.seat_score": "actual"})
     g, kinds = play(rules, ["B", "A"], [Roll([4, 4, 4, 2, 3]), Bank()], {"A": 890, "B": 860})
     assert "knocked_off" not in kinds and "fall" not in kinds
     assert g.player("A").score == 840 and not g.on_barrel(1)  # fined for being overtaken

@@ -5,7 +5,9 @@
 * no player ever loses points except through a named rule (an event of a penalty kind for that
   player), and only the mover gains points (bank / instant win) or the lowest player via welfare;
 * the JSON form of every reachable state restores exactly;
-* ``allowed()`` agrees with ``apply()``: a stop is accepted exactly when ``allowed().bank`` is true.
+* ``allowed()`` agrees with ``apply()``: a stop is accepted exactly when ``allowed().bank`` is true;
+* a stop while a throw awaits its keep behaves exactly like the best keep followed by the stop
+  (the same state and events, or the same refusal), in every preset.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ VARIANTS: list[tuple[str, dict | None]] = [(name, None) for name in PRESET_NAMES
     ("classic", {"ending.mode": "strictly_above"}),
     ("classic", {"opening.failure_penalty": {"every": 3, "amount": 50}}),
     ("classic", {"barrel.direct_win_from_below": False, "dump_truck.trigger": "running"}),
+    # rules.md 1.0 behaviour, reachable by override
+    ("classic", {"barrel": {"seat_score": "actual", "direct_win_from_below": True},
+                 "hot_dice_win": "any_ending"}),
+    ("classic", {"barrel.seat_score": "actual"}),
+    ("variant2_850_barrel", {"confirm_below_minimum": "continue", "hot_dice_win": "any_ending"}),
+    ("raznoobrazie_skip_barrels", {"skip_barrels": {"upper": "inclusive", "trigger": "turn_end"}}),
     ("raznoobrazie_skip_barrels", {"skip_barrels.mode": "extra_turn_minus_100"}),
     ("raznoobrazie_skip_barrels", {"ending.overshoot_immediate": False}),
     ("farkle", {"high_stakes.enabled": True, "toxic_twos": True}),
@@ -168,3 +176,59 @@ def test_arbitrary_actions_never_crash(variant, data):
             state, _ = state.apply(action)
         except (BadInput, RuleViolation):
             assert state.to_json() == before
+
+
+def _turn_over(before: GameState, after: GameState) -> bool:
+    """True if ``after`` is no longer ``before``'s turn (the game ended or the turn passed)."""
+    return (after.over or after.turn.player != before.turn.player
+            or after.turn.throws != before.turn.throws or not after.turn.scored)
+
+
+def _outcome(state: GameState, actions) -> tuple:
+    """Apply actions in order, stopping once the turn is over: ("ok", state JSON, event texts)
+    or ("refused", reason)."""
+    from kosti.engine import RuleViolation as RV
+
+    events = []
+    st_ = state
+    for i, a in enumerate(actions):
+        if i and _turn_over(state, st_):
+            break
+        try:
+            st_, ev = st_.apply(a)
+        except RV as exc:
+            return ("refused", exc.reason_en)
+        events.extend((e.kind, e.player, e.points, e.text_en, e.text_ru) for e in ev)
+    return ("ok", st_.to_json(), events)
+
+
+#: every preset as written, and every preset with a keep phase (at_least_one), so that a stop
+#: with a pending throw arises under every preset's barrel, ending and hot-dice rules
+KEEP_VARIANTS = VARIANTS + [(name, {"selection.set_aside": "at_least_one"})
+                            for name in PRESET_NAMES]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(KEEP_VARIANTS), st.integers(0, 2**32 - 1), st.integers(1, 3),
+       st.lists(st.integers(-200, 990), min_size=4, max_size=4))
+def test_stop_with_a_pending_throw_is_the_best_keep_then_the_stop(variant, seed, n, scores):
+    """rules.md 1.1 / issue 17: ``Bank`` while a throw awaits its keep == ``Keep(best)`` then
+    ``Bank`` (the stop is not made when that keep already ended the turn, e.g. by a win)."""
+    from kosti.engine import Keep
+
+    rng = random.Random(seed)
+    state = _start(variant, n, scores)
+    checked = 0
+    for _ in range(200):
+        if state.over:
+            break
+        if state.phase == "keep":
+            best = state.allowed().keeps[0]
+            stop = _outcome(state, [Bank()])
+            keep_then_stop = _outcome(state, [Keep(best.faces), Bank()])
+            assert stop == keep_then_stop, (variant, state.turn, state.players)
+            assert state.allowed().bank == (stop[0] == "ok"), (variant, stop)
+            checked += 1
+        state, _ = state.apply(random_action(state, rng))
+    if variant[1] and variant[1].get("selection.set_aside") == "at_least_one":
+        assert checked or state.over

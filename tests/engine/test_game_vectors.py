@@ -8,7 +8,11 @@ with a :class:`RuleViolation` whose reason contains ``reason``.
 
 from __future__ import annotations
 
+import json
+import os
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,6 +38,7 @@ class Scenario:
     winner: Any = "?"
     turn_points: int | None = None
     dice: int | None = None
+    hint: tuple[str, str] | None = None  # words of allowed().hint (English, Russian)
     kinds: tuple[str, ...] = ()  # event kinds that must have happened
     not_kinds: tuple[str, ...] = ()  # event kinds that must not have happened
 
@@ -53,6 +58,8 @@ SCENARIOS = [
              score={"A": 135, "B": 0}, player={"A": {"opened": True}}, to_move="B"),
     Scenario("G-04", "classic", [R(6, 6, 6, 1, 2), B], scores={"A": 225}, violation_at=1,
              reason="needs 5 more to leave the pit"),
+    Scenario("S-13", "classic", [R(5, 5, 5, 2, 3), B], scores={"A": 225}, violation_at=1,
+             reason="needs 25 more to leave the pit"),
     Scenario("G-05", "classic", [R(6, 6, 6, 1, 5), R(5, 2, 3, 3, 4), B], scores={"A": 225},
              score={"A": 305}, player={"A": {"in_pit": False}}, to_move="B"),
     Scenario("G-06", "classic", [BUST5], scores={"A": 225}, state={"A": {"bolts": 2}},
@@ -81,28 +88,64 @@ SCENARIOS = [
              state={"A": {"opened": False}},
              overrides={"opening": {"failure_penalty": {"every": 3, "amount": 100}}},
              score={"A": -40}, player={"A": {"opened": True}}),
+    # rules.md 1.1: first sit (a turn above 880 records exactly 880), then win with 120
     Scenario("G-14", "classic", [R(1, 1, 2, 3, 4), B], scores={"A": 870},
-             score={"A": 890}, player={"A": {"on_barrel": True, "barrel_attempts": 0}}),
-    Scenario("G-15", "classic", [R(1, 1, 1, 2, 3), B], scores={"A": 890}, violation_at=1,
-             reason="needs 10 more"),
-    Scenario("G-16 two failures", "classic", [BUST5, BUST5, BUST5, BUST5], scores={"A": 890},
-             score={"A": 890}, player={"A": {"barrel_attempts": 2, "falls": 0, "bolts": 0}}),
-    Scenario("G-16", "classic", [BUST5] * 6, scores={"A": 890},
-             score={"A": 790}, player={"A": {"falls": 1, "barrel_attempts": 0,
+             score={"A": 880}, player={"A": {"on_barrel": True, "barrel_attempts": 0}},
+             kinds=("capped", "barrel")),
+    Scenario("G-15", "classic", [R(1, 1, 2, 3, 4), R(1, 1, 5), R(6, 6, 6, 1, 2), B],
+             scores={"A": 880}, state={"A": {"on_barrel": True}}, violation_at=3,
+             reason="needs 5 more"),
+    Scenario("G-16 two failures", "classic", [BUST5, BUST5, BUST5, BUST5], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, score={"A": 880},
+             player={"A": {"on_barrel": True, "barrel_attempts": 2, "falls": 0, "bolts": 0}}),
+    Scenario("G-16", "classic", [BUST5] * 6, scores={"A": 880}, state={"A": {"on_barrel": True}},
+             score={"A": 780}, player={"A": {"falls": 1, "barrel_attempts": 0,
                                              "on_barrel": False}}, kinds=("fall",)),
     Scenario("G-17", "classic", [R(4, 4, 4, 2, 3), B], players=("B", "A"),
-             scores={"A": 890, "B": 860}, state={"A": {"barrel_attempts": 1, "falls": 2}},
-             score={"A": 0, "B": 900}, player={"B": {"on_barrel": True}},
+             scores={"A": 880, "B": 860},
+             state={"A": {"on_barrel": True, "barrel_attempts": 1, "falls": 2}},
+             score={"A": 0, "B": 880}, player={"B": {"on_barrel": True},
+                                               "A": {"on_barrel": False, "falls": 0}},
              not_kinds=("overtaken",)),
     Scenario("G-17b", "classic", [R(4, 4, 4, 2, 3), B], players=("B", "A"),
-             scores={"A": 890, "B": 860}, state={"A": {"barrel_attempts": 1}},
-             score={"A": 790, "B": 900}, player={"A": {"falls": 1, "barrel_attempts": 0}},
+             scores={"A": 880, "B": 860}, state={"A": {"on_barrel": True, "barrel_attempts": 1}},
+             score={"A": 780, "B": 880}, player={"A": {"falls": 1, "barrel_attempts": 0},
+                                                 "B": {"on_barrel": True}},
              not_kinds=("overtaken",)),
-    Scenario("G-18", "classic", [], scores={"A": 880}, player={"A": {"on_barrel": False}}),
-    Scenario("S-15", "classic", [R(1, 1, 1, 2, 3), B], scores={"A": 885}, violation_at=1,
-             reason="needs 15 more"),
-    Scenario("S-15 win from the barrel", "classic", [R(1, 1, 1, 5, 2), R(1)], scores={"A": 885},
-             score={"A": 1000}, winner="A", to_move=None),
+    Scenario("G-18", "classic", [R(1, 1, 2, 3, 4), B], scores={"A": 860, "B": 870},
+             score={"A": 880, "B": 820}, player={"A": {"on_barrel": False}},
+             kinds=("overtaken",), not_kinds=("barrel",)),
+    Scenario("S-15", "classic", [R(1, 1, 1, 2, 3), B], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, violation_at=1, reason="needs 20 more"),
+    Scenario("S-15 win from the barrel", "classic", [R(6, 6, 6, 6, 2)], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, score={"A": 1000}, winner="A", to_move=None),
+    Scenario("G-47", "classic", [R(1, 1, 1, 2, 3), R(1, 2), R(1), R(4, 4, 4, 2, 3), B],
+             scores={"A": 850}, score={"A": 880}, winner=None, to_move="B",
+             player={"A": {"on_barrel": True, "barrel_attempts": 0}}),
+    Scenario("G-47 no win from below in one throw", "classic", [R(1, 1, 1, 1, 2), B],
+             scores={"A": 850}, score={"A": 880}, winner=None,
+             player={"A": {"on_barrel": True}}),
+    Scenario("G-48 refused", "classic", [R(1, 1, 1, 1, 5), B], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, violation_at=1,
+             reason="must throw all five again"),
+    Scenario("G-48 bust", "classic", [R(1, 1, 1, 1, 5), BUST5], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, score={"A": 880}, winner=None, to_move="B",
+             player={"A": {"on_barrel": True, "barrel_attempts": 1}}),
+    Scenario("G-48 win", "classic", [R(1, 1, 1, 1, 5), R(5, 2, 2, 3, 6)], scores={"A": 880},
+             state={"A": {"on_barrel": True}}, score={"A": 1090}, winner="A"),
+    Scenario("G-48 on the way: hot dice at 1000 from below", "classic_no_barrel",
+             [R(1, 1, 1, 5, 5), B], scores={"A": 895}, violation_at=1,
+             reason="must throw all five again"),
+    # rules.md 1.0 behaviour by override
+    Scenario("1.0: seat_score actual, direct win", "classic", [R(1, 1, 2, 3, 4), B],
+             overrides={"barrel": {"seat_score": "actual", "direct_win_from_below": True}},
+             scores={"A": 870}, score={"A": 890}, player={"A": {"on_barrel": True}}),
+    Scenario("1.0: win from below", "classic", [R(1, 1, 1, 2, 3), R(1, 2), R(1), R(4, 4, 4, 2, 3)],
+             overrides={"barrel": {"seat_score": "actual", "direct_win_from_below": True}},
+             scores={"A": 850}, score={"A": 1010}, winner="A"),
+    Scenario("1.0: hot dice win at once", "classic", [R(1, 1, 1, 1, 5)],
+             overrides={"hot_dice_win": "any_ending"}, scores={"A": 880},
+             state={"A": {"on_barrel": True}}, score={"A": 1085}, winner="A"),
     # ------------------------------------------------------------------ classic_open_barrel
     Scenario("G-19", "classic_open_barrel", [R(1, 1, 1, 2, 3)], scores={"A": 960},
              score={"A": 960}, player={"A": {"dots": 1}}, to_move="B", kinds=("dot",)),
@@ -152,14 +195,39 @@ SCENARIOS = [
     Scenario("G-25 bust", "variant2_850_barrel",
              [R(1, 1, 1, 2, 3), K(1, 1, 1), R(1, 2), R(3)], scores={"A": 850},
              score={"A": 850}, player={"A": {"on_barrel": True, "falls": 0}}, to_move="B"),
-    Scenario("G-26", "variant2_850_barrel", [R(2, 3, 4, 5, 6), K(2, 3, 4, 5, 6)],
-             scores={"A": 850}, score={"A": 1100}, winner="A"),
-    Scenario("variant2: confirmation on the barrel continues the turn", "variant2_850_barrel",
+    Scenario("G-26", "variant2_850_barrel", [R(1, 1, 1, 1, 2), K(1, 1, 1, 1)],
+             scores={"A": 850}, score={"A": 1050}, winner="A"),
+    Scenario("G-26 by a confirmation", "variant2_850_barrel",
+             [R(1, 1, 1, 5, 2), K(1, 1, 1, 5), R(5), R(5, 5, 5, 2, 3)],
+             scores={"A": 850}, score={"A": 1010}, winner="A"),
+    Scenario("G-26 a straight needs its confirmation", "variant2_850_barrel",
+             [R(2, 3, 4, 5, 6), K(2, 3, 4, 5, 6), B], scores={"A": 850}, violation_at=2,
+             reason="confirmation throw"),
+    Scenario("G-26 straight confirmed", "variant2_850_barrel",
+             [R(2, 3, 4, 5, 6), K(2, 3, 4, 5, 6), R(5, 2, 2, 3, 6)], scores={"A": 850},
+             score={"A": 1105}, winner="A"),
+    Scenario("G-49 hint", "variant2_850_barrel",
+             [R(1, 5, 3, 3, 4), K(1, 5), R(5, 5, 2), K(5, 5), R(1), K(1)], to_move="A", dice=5,
+             turn_points=35, hint=("records nothing", "ничего не запишет")),
+    Scenario("G-49", "variant2_850_barrel",
+             [R(1, 5, 3, 3, 4), K(1, 5), R(5, 5, 2), K(5, 5), R(1), R(5, 2, 2, 3, 6)],
+             score={"A": 0}, player={"A": {"opened": False}}, to_move="B",
+             kinds=("confirmation",), not_kinds=("bank",)),
+    Scenario("variant2: a confirmation short of 150 on the barrel loses the turn",
+             "variant2_850_barrel", [R(1, 1, 1, 5, 2), K(1, 1, 1, 5), R(5), R(5, 5, 2, 3, 4)],
+             scores={"A": 850}, score={"A": 850}, player={"A": {"on_barrel": True}},
+             to_move="B", winner=None, not_kinds=("bank",)),
+    Scenario("1.0: confirmation on the barrel continues the turn", "variant2_850_barrel",
              [R(1, 1, 1, 5, 2), K(1, 1, 1, 5), R(5), R(5, 5, 2, 3, 4)],
+             overrides={"confirm_below_minimum": "continue"},
              scores={"A": 850}, to_move="A", turn_points=120, dice=3, winner=None),
-    Scenario("variant2: ... and then wins", "variant2_850_barrel",
+    Scenario("1.0: ... and then wins", "variant2_850_barrel",
              [R(1, 1, 1, 5, 2), K(1, 1, 1, 5), R(5), R(5, 5, 2, 3, 4), R(1, 1, 1), K(1, 1, 1)],
+             overrides={"confirm_below_minimum": "continue", "hot_dice_win": "any_ending"},
              scores={"A": 850}, score={"A": 1070}, winner="A"),
+    Scenario("1.0: a stop that implies the winning straight wins", "variant2_850_barrel",
+             [R(2, 3, 4, 5, 6), B], overrides={"hot_dice_win": "any_ending"},
+             scores={"A": 850}, score={"A": 1100}, winner="A"),
     # ------------------------------------------------------------------ soviet_box_track (ID-A)
     Scenario("S-10", "soviet_box_track", [R(1, 5, 2, 3, 3), R(1, 5, 5)], to_move="A",
              turn_points=35, dice=5, kinds=("hot_dice",)),
@@ -222,6 +290,10 @@ SCENARIOS = [
     Scenario("G-35", "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), K(1, 1)],
              scores={"A": 985}, score={"A": 985}, player={"A": {"overshoots": 1}},
              to_move="B", kinds=("overshoot",)),
+    Scenario("G-35 a throw of 3 implies keeping 1 1: overshoot, the throw does not count",
+             "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), R(2, 3, 4)], scores={"A": 985},
+             score={"A": 985}, player={"A": {"overshoots": 1}}, to_move="B",
+             kinds=("overshoot",), not_kinds=("bust",)),
     Scenario("G-35 keep fewer", "raznoobrazie_skip_barrels", [R(1, 1, 2, 3, 4), K(1)],
              scores={"A": 985}, turn_points=10, to_move="A"),
     Scenario("S-19", "raznoobrazie_skip_barrels", [R(1, 5, 2, 3, 3), K(1, 5)],
@@ -230,6 +302,33 @@ SCENARIOS = [
              winner="A", kinds=("instant_win",)),
     Scenario("G-37", "raznoobrazie_skip_barrels", [BUST5], to_move="B",
              not_kinds=("retry",)),
+    Scenario("S-20", "raznoobrazie_skip_barrels",
+             [R(6, 6, 6, 2, 3), K(6, 6, 6), R(1, 2), K(1), B,
+              R(1, 1, 5, 2, 3), K(1, 1, 5), R(1, 3), K(1), B],
+             overrides={"skip_barrels": {"mode": "extra_turn_minus_100"}}, scores={"A": 295},
+             score={"A": 400}, player={"A": {"skip_next": False}}, to_move="B",
+             kinds=("extra_turn",), not_kinds=("skip_turn",)),
+    Scenario("G-50", "raznoobrazie_skip_barrels", [R(6, 6, 6, 2, 3), K(6, 6, 6), B],
+             scores={"A": 340}, score={"A": 400}, player={"A": {"skip_next": False}},
+             to_move="B", not_kinds=("skip_turn",)),
+    Scenario("G-50 and B plays next round", "raznoobrazie_skip_barrels",
+             [R(6, 6, 6, 2, 3), K(6, 6, 6), B, BUST5], scores={"A": 340}, to_move="A",
+             not_kinds=("skip_turn",)),
+    Scenario("G-51", "raznoobrazie_skip_barrels", [BUST5], scores={"A": 365}, score={"A": 365},
+             player={"A": {"skip_next": False}}, to_move="B", not_kinds=("skip_turn",)),
+    Scenario("G-52", "raznoobrazie_skip_barrels", [R(1, 5, 2, 3, 4), K(1, 5), R(1, 1, 5),
+                                                   K(1, 1, 5)],
+             scores={"A": 960, "B": 0}, score={"A": 1000}, winner="A"),
+    Scenario("G-52 by a stop that implies the keep", "raznoobrazie_skip_barrels",
+             [R(1, 5, 2, 3, 4), K(1, 5), R(1, 1, 5), B],
+             scores={"A": 960, "B": 0}, score={"A": 1000}, winner="A"),
+    Scenario("1.0: closed zones, any turn", "raznoobrazie_skip_barrels",
+             [R(6, 6, 6, 2, 3), K(6, 6, 6), B], scores={"A": 340},
+             overrides={"skip_barrels": {"upper": "inclusive", "trigger": "turn_end"}},
+             score={"A": 400}, player={"A": {"skip_next": True}}),
+    Scenario("1.0: a zero turn inside skips", "raznoobrazie_skip_barrels", [BUST5],
+             overrides={"skip_barrels": {"upper": "inclusive", "trigger": "turn_end"}},
+             scores={"A": 365}, player={"A": {"skip_next": True}}),
     # ------------------------------------------------------------------ zary_custom (RU-D)
     Scenario("S-06/S-07", "zary_custom", [R(2, 5, 5, 6, 6), R(1, 3, 4), B],
              scores={"A": 100}, score={"A": 120}),
@@ -359,7 +458,38 @@ def test_scenario(sc: Scenario) -> None:
         assert st.turn_points == sc.turn_points, summary["log"]
     if sc.dice is not None:
         assert st.dice_to_throw == sc.dice, summary["log"]
+    if sc.hint is not None:
+        hint = st.allowed().hint
+        assert sc.hint[0] in hint.text_en and sc.hint[1] in hint.text_ru, hint
     for k in sc.kinds:
         assert k in kinds, (k, kinds)
     for k in sc.not_kinds:
         assert k not in kinds, (k, kinds)
+
+
+# ---------------------------------------------------------------------------------------------
+# Every vector of rules.md §5.1 / §5.3 has a test here or among the scoring vectors
+
+RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "docs" / "rules.md"
+_ID = re.compile(r"\b([SG]-\d+[a-z]?)\b")
+
+
+def _covered_ids() -> set[str]:
+    ids = {m for sc in SCENARIOS for m in _ID.findall(sc.id)}
+    data = json.loads((Path(__file__).resolve().parents[2] / "engine" / "data"
+                       / "score_vectors.json").read_text(encoding="utf-8"))
+    ids |= {m for v in data["vectors"] for m in _ID.findall(v["id"])}
+    return ids
+
+
+def test_every_rules_md_vector_is_tested() -> None:
+    if not RULES_MD.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{RULES_MD} is missing (the shared rules spec is required in CI)")
+        pytest.skip(f"{RULES_MD} not found: the shared rules spec is not checked out here")
+    text = RULES_MD.read_text(encoding="utf-8")
+    start, end = text.index("## 5. Test vectors"), text.index("## 6. Open ambiguities")
+    listed = {m.group(1) for m in re.finditer(r"^\| ([SG]-\d+[a-z]?) \|", text[start:end], re.M)}
+    assert len(listed) > 80, "the §5 tables were not found"
+    missing = sorted(listed - _covered_ids(), key=lambda i: (i[0], int(re.sub(r"\D", "", i))))
+    assert not missing, f"rules.md §5 vectors without a test: {missing}"

@@ -61,6 +61,20 @@ SPEC = [
     ("classic", "barrel.kind", "points"),
     ("classic", "barrel.entry", 880),
     ("classic", "barrel.max_falls", 3),
+    # rules.md 1.1 (§3.6.2, §3.6.6, §6.28): first sit at 880, then win with 120
+    ("classic", "barrel.seat_score", "entry"),
+    ("classic", "barrel.direct_win_from_below", False),
+    ("classic", "hot_dice_win", "exact_only"),
+    ("program_x50", "barrel.seat_score", "entry"),
+    ("program_x50", "barrel.direct_win_from_below", False),
+    ("soviet_box_track", "barrel.seat_score", "actual"),
+    ("soviet_box_track", "barrel.direct_win_from_below", True),
+    ("yard_dice_50", "barrel.seat_score", "actual"),
+    ("yard_dice_50", "barrel.direct_win_from_below", True),
+    ("variant2_850_barrel", "barrel.seat_score", "entry"),
+    ("variant2_850_barrel", "confirm_below_minimum", "lose"),  # §1.4, §6.5d
+    ("raznoobrazie_skip_barrels", "skip_barrels.upper", "exclusive"),  # §3.7, §6.38a
+    ("raznoobrazie_skip_barrels", "skip_barrels.trigger", "recorded_stop"),
     ("classic", "scoring.instant_win", "none"),
     ("classic_no_barrel", "barrel.kind", "none"),
     ("classic_no_barrel", "pits", (Pit(200, 300), Pit(600, 700))),
@@ -232,3 +246,22 @@ def test_player_limits():
     assert new_game("classic", ["Solo"]).to_move == "Solo"  # training mode (RU-E)
     with pytest.raises(BadInput, match="unique"):
         new_game("classic", ["A", "A"])
+
+
+def test_rules_1_0_reachable_by_override():
+    """Every change of rules.md 1.1 has a switch back to 1.0's behaviour (issue 17)."""
+    r = with_overrides("classic", {"barrel": {"seat_score": "actual",
+                                              "direct_win_from_below": True},
+                                   "hot_dice_win": "any_ending"})
+    assert (r.barrel.seat_score, r.barrel.direct_win_from_below, r.hot_dice_win) == (
+        "actual", True, "any_ending")
+    r = with_overrides("variant2_850_barrel", {"confirm_below_minimum": "continue"})
+    assert r.confirm_below_minimum == "continue"
+    r = with_overrides("raznoobrazie_skip_barrels", {"skip_barrels.upper": "inclusive",
+                                                     "skip_barrels.trigger": "turn_end"})
+    assert r.skip_barrels.zone_of(400) == 0 and get_preset(
+        "raznoobrazie_skip_barrels").skip_barrels.zone_of(400) is None
+    for bad in ({"barrel.seat_score": "half"}, {"confirm_below_minimum": "maybe"},
+                {"hot_dice_win": "never"}, {"skip_barrels.trigger": "zero_turn"}):
+        with pytest.raises(BadInput, match=next(iter(bad)).split(".")[-1]):
+            with_overrides("classic", bad)
