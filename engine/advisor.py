@@ -604,6 +604,11 @@ def advise(state: GameState) -> Advice:
         en = f"throw — you may not stop yet: {reason_en}; {pb} to lose the {at_risk}{need_en}"
         ru = (f"бросайте — остановиться пока нельзя: {reason_ru}; {pb_ru} — риск потерять "
               f"{at_risk}{need_ru}")
+    elif throw and at_risk == 0:
+        en = (f"nothing to lose yet — throw {_dice(n)} ({pb} to score nothing, {gain:.0f} points "
+              f"expected from the throw)")
+        ru = (f"терять пока нечего — бросайте {dice_ru} ({pb_ru} — риск пустого броска, в "
+              f"среднем {gain:.0f} очков за бросок)")
     elif throw:
         en = (f"{pb} to lose the {at_risk} — throw (worth {go[0]:.0f} on average against "
               f"{stop[0]:.0f} for stopping)")  # type: ignore[index]

@@ -179,13 +179,15 @@ def _optimal(pol: TurnPolicy):
     return decide
 
 
-SIM_TURNS = int(os.environ.get("KOSTI_ADVISOR_SIM_TURNS", "100000"))
+#: Turns per policy: 20,000 in the regular suite (paired, the gaps are many standard errors wide);
+#: KOSTI_ADVISOR_SIM_TURNS=100000 reproduces the documented 100,000-turn run (docs/advisor.md).
+SIM_TURNS = int(os.environ.get("KOSTI_ADVISOR_SIM_TURNS", "20000"))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["classic", "farkle"])
 def test_policy_beats_every_threshold_policy_in_simulation(preset):
-    """100,000 turns (paired: the same dice stream per turn for every policy) from a fresh turn
+    """SIM_TURNS turns (paired: the same dice stream per turn for every policy) from a fresh turn
     of an open player: the advised policy's mean recorded points are at least those of banking
     at 50, 100, ..., 500 turn points; its mean also matches the DP's expectation."""
     scores = {"A": 100, "B": 100}  # both open, no pit, no barrel, no dump-truck reach
