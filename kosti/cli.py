@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.models_cli",      # models list / use / rollback
     "kosti.config_cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
+    "kosti.dashboard.stats", # stats
 )
 
 
