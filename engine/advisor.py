@@ -167,15 +167,18 @@ def expected_points(rules: Rules, n: int) -> Fraction:
 class _DPTable:
     """The throws of n dice arranged for the DP: ``succ`` — distinct (points, dice left (0 = hot dice), throw,
     keep) successors of scoring throws; ``opt[c, j]`` — successor index of option j of scoring
-    class c (padded with ``len(succ)``, a -inf slot; column 0 is the best keep); ``best`` — the
-    successors of best keeps; ``weights[c]`` — ordered throws in class c;
+    class c (padded with ``len(succ)``, a -inf slot; column 0 is the best keep); ``rows`` —
+    ``arange(len(opt))``; ``best`` / ``best_weights`` — the successors of best keeps and the
+    ordered throws whose best keep each is; ``weights[c]`` — ordered throws in class c;
     ``zero`` — (kind, weight, throw) of the zero / toxic classes; ``wins`` — (weight, throw, keep)
     of instant-win throws."""
 
     succ: tuple[tuple[int, int, tuple[int, ...], tuple[int, ...]], ...]
     opt: Any
+    rows: Any
     weights: Any
     best: tuple[int, ...]
+    best_weights: tuple[int, ...]
     zero: tuple[tuple[str, int, tuple[int, ...]], ...]
     wins: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
 
@@ -214,8 +217,12 @@ def _dp_table(rules: Rules, n: int) -> _DPTable:
     width = max((len(r) for r in rows), default=1)
     pad = len(succ)
     opt = np.array([r + [pad] * (width - len(r)) for r in rows], dtype=np.intp).reshape(-1, width)
-    best = tuple(sorted({r[0] for r in rows}))
-    return _DPTable(tuple(succ.values()), opt, np.array(weights, dtype=float), best,
+    best_w: dict[int, int] = {}
+    for r, w in zip(rows, weights):
+        best_w[r[0]] = best_w.get(r[0], 0) + w
+    best = tuple(sorted(best_w))
+    return _DPTable(tuple(succ.values()), opt, np.arange(opt.shape[0]),
+                    np.array(weights, dtype=float), best, tuple(best_w[i] for i in best),
                     tuple(tuple(z) for z in zero.values()), tuple(wins))
 
 
@@ -435,21 +442,33 @@ class TurnPolicy:
             return cache[0]
 
         confirm = mode == CONFIRM
-        m = len(table.succ)
-        vals = np.full(m + 1, -np.inf)
-        recs = np.zeros(m + 1)
-        choose = self._chooses(mode, pre)
-        for i in (range(m) if choose else table.best):
-            pts, left, faces, keep = table.succ[i]
-            vals[i], recs[i] = self._post_value((tp + pts, left, confirm, first), pre, faces, keep)
+        post_val = self._post_val
         ev_sum = rec_sum = 0.0
-        if table.opt.size:
-            if choose:
-                best = table.opt[np.arange(table.opt.shape[0]), vals[table.opt].argmax(axis=1)]
-            else:
-                best = table.opt[:, 0]
-            ev_sum = float(table.weights @ vals[best])
-            rec_sum = float(table.weights @ recs[best])
+        if self._chooses(mode, pre):
+            vals = []
+            recs = []
+            for pts, left, faces, keep in table.succ:
+                pkey = (tp + pts, left, confirm, first)
+                v = post_val.get(pkey)
+                if v is None:
+                    v = self._post_value(pkey, pre, faces, keep)
+                vals.append(v[0])
+                recs.append(v[1])
+            if vals:
+                va = np.array(vals + [-np.inf])
+                ra = np.array(recs + [0.0])
+                best = table.opt[table.rows, va[table.opt].argmax(axis=1)]
+                ev_sum = float(table.weights @ va[best])
+                rec_sum = float(table.weights @ ra[best])
+        else:  # the engine sets aside the best keep: sum over the best keeps' successors
+            for i, w in zip(table.best, table.best_weights):
+                pts, left, faces, keep = table.succ[i]
+                pkey = (tp + pts, left, confirm, first)
+                v = post_val.get(pkey)
+                if v is None:
+                    v = self._post_value(pkey, pre, faces, keep)
+                ev_sum += w * v[0]
+                rec_sum += w * v[1]
         for kind, weight, faces in table.zero:
             zkey = (kind, first, retried, mode)
             rec = self._zero.get(zkey)
