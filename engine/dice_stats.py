@@ -251,6 +251,9 @@ def throw_luck(player: str, throws: Iterable[tuple[Rules, Sequence[int]]], turns
     sign = "+" if per_turn >= 0 else "−"
     if k == 0:
         en, ru = "no throws yet", "бросков ещё не было"
+    elif turns == 0:
+        en = f"no finished turn yet ({diff:+.0f} points against the odds so far)"
+        ru = f"ни одного законченного хода ({diff:+.0f} очков против ожидания пока)"
     elif abs(z) < 2:
         en = f"{sign}{abs(per_turn):.0f} points a turn against the odds: ordinary luck"
         ru = f"{sign}{abs(per_turn):.0f} очков за ход против ожидания: обычное везение"

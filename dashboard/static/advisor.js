@@ -34,6 +34,7 @@
   let data = null;       // latest /api/advice answer
   let stats = null;      // latest /api/stats answer
   let lastVersion = -1;
+  let lastThrow = null;  // id of the last throw the statistics card has counted
   let hidden = localStorage.getItem("kosti.advisor") === "hidden";
 
   const lang = () => (localStorage.getItem("kosti.lang") === "ru" ? "ru" : "en");
@@ -164,10 +165,10 @@
       let msg;
       try { msg = JSON.parse(m.data); } catch (e) { return; }
       if (msg && msg.type === "state" && msg.version !== lastVersion) {
-        const turnChanged = !data || !msg.state || !data.advice || msg.state.to_move !== data.advice.player;
         lastVersion = msg.version;
         loadAdvice();
-        if (turnChanged) loadStats();
+        const throwId = msg.last_throw ? msg.last_throw.id : null;
+        if (throwId !== lastThrow) { lastThrow = throwId; loadStats(); }  // a new throw: new counts
       }
     };
     ws.onclose = () => { setTimeout(connect, backoff); backoff = Math.min(backoff * 2, 8000); };
