@@ -45,6 +45,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ from .rules import Rules
 from .scoring import ScoringRules, legal_keeps, score_throw
 
 __all__ = [
-    "ThrowClass", "Advice", "throw_classes", "bust_probability", "points_distribution",
+    "ThrowClass", "Advice", "throw_kind", "throw_classes", "bust_probability", "points_distribution",
     "expected_points", "advise", "TurnPolicy", "policy_for",
 ]
 
@@ -92,20 +93,30 @@ def _multinomial(faces: tuple[int, ...]) -> int:
     return w
 
 
+def throw_kind(rules: Rules, faces: Sequence[int]) -> tuple[str, int]:
+    """What the rules make of one throw: ``(kind, points of the best keep)`` with ``kind`` one of
+    ``"zero"`` (no legal keep, rules.md §1.5), ``"toxic"`` (F2 toxic twos: four or more 2s wipe
+    the turn), ``"instant_win"`` (§3.10) or ``"score"``; points are 0 for ``zero`` and ``toxic``.
+    Raises :class:`~kosti.engine.errors.BadInput` for bad faces."""
+    ts = score_throw(faces, rules.scoring)
+    if ts.instant_win:
+        return "instant_win", ts.points
+    if rules.toxic_twos and list(faces).count(2) >= 4:
+        return "toxic", 0
+    if ts.bust:
+        return "zero", 0
+    return "score", ts.points
+
+
 @lru_cache(maxsize=256)
-def _classes(scoring: ScoringRules, n: int, choose: bool, toxic: bool) -> tuple[ThrowClass, ...]:
+def _classes(rules: Rules, n: int) -> tuple[ThrowClass, ...]:
+    scoring = rules.scoring
+    choose = rules.selection.set_aside == "at_least_one"
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for faces in itertools.combinations_with_replacement(range(1, 7), n):
         w = _multinomial(faces)
+        kind = throw_kind(rules, faces)[0]
         ts = score_throw(faces, scoring)
-        if ts.instant_win:
-            kind = "instant_win"
-        elif toxic and faces.count(2) >= 4:
-            kind = "toxic"
-        elif ts.bust:
-            kind = "zero"
-        else:
-            kind = "score"
         if kind in ("score", "instant_win"):
             keeps = legal_keeps(faces, scoring) if choose else [ts]
             opts: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -131,7 +142,7 @@ def throw_classes(rules: Rules, n: int) -> tuple[ThrowClass, ...]:
     Weights sum to 6**n. Raises ``ValueError`` for ``n`` outside 1..dice_count."""
     if not 1 <= n <= rules.dice_count:
         raise ValueError(f"dice to throw must be 1-{rules.dice_count}, got {n}")
-    return _classes(rules.scoring, n, rules.selection.set_aside == "at_least_one", rules.toxic_twos)
+    return _classes(rules, n)
 
 
 def bust_probability(rules: Rules, n: int) -> Fraction:

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .advisor import bust_probability, points_distribution
+from .advisor import bust_probability, points_distribution, throw_kind
 from .rules import Rules
-from .scoring import score_throw
 
 __all__ = ["gammaincc", "chi_square_uniform", "ChiSquare", "face_counts", "per_die_counts",
            "expected_band", "throw_luck", "Luck", "bust_rate", "summarise_counts", "ru_plural",
@@ -235,9 +234,7 @@ def throw_luck(player: str, throws: Iterable[tuple[Rules, Sequence[int]]], turns
         n = len(faces)
         if not 1 <= n <= rules.dice_count:
             raise ValueError(f"a throw of {n} dice in a {rules.dice_count}-dice game")
-        ts = score_throw(faces, rules.scoring)
-        toxic = rules.toxic_twos and list(faces).count(2) >= 4
-        pts += 0 if (ts.bust or toxic) else ts.points
+        pts += throw_kind(rules, faces)[1]
         key = (id(rules), n)
         if key not in moments:
             moments[key] = _moments(rules, n)
@@ -274,9 +271,7 @@ def bust_rate(rules: Rules, throws: Iterable[Sequence[int]]) -> tuple[int, float
     zeros = 0
     expected = 0.0
     for faces in throws:
-        ts = score_throw(faces, rules.scoring)
-        toxic = rules.toxic_twos and list(faces).count(2) >= 4
-        zeros += ts.bust or toxic
+        zeros += throw_kind(rules, faces)[0] in ("zero", "toxic")
         expected += float(bust_probability(rules, len(faces)))
     return zeros, expected
 
