@@ -25,15 +25,18 @@ Two layers, both pure (no I/O) and built only on the engine's public API:
    Limits, stated honestly: this is a **turn-level** policy — it maximises the points this turn
    records, not the probability of winning the game (no opponent model, no look-ahead past the
    turn: a bolt or a barrel attempt costs only what it costs in this turn's recorded score).
-   Turn points above ``cap`` (default: twice the target) stop whenever a stop is allowed; the
-   probability of reaching them is negligible in every preset. The high-stakes offer (F2) is
+   Turn points above ``cap`` (default: the target) stop whenever a stop is allowed, and a throw
+   forced beyond ``cap`` + 400 point units is valued at 0; the probability of reaching them in
+   one turn is negligible in every preset. The high-stakes offer (F2) is
    ignored (the turn is valued as a throw of all dice).
 
 Assumptions the probes rely on (each checked by ``tests/engine/test_advisor.py`` against direct
-play): the state after a keep depends only on the turn points reached, whether the dice are hot,
-whether the throw was the confirmation throw and whether it was the turn's first scoring throw;
+play): what a keep triggers (a forced end, whether a stop is allowed, what a stop records) depends
+only on the turn points reached, whether the dice are hot (not on how many dice are left
+otherwise), whether the throw was the confirmation throw and whether it was the turn's first
+scoring throw;
 a zero throw's consequences do not depend on the turn points it loses (§1.5: they are never
-recorded).
+recorded); an instant win depends only on the total it records (turn points + the throw's).
 """
 
 from __future__ import annotations
@@ -181,8 +184,8 @@ class _DPTable:
     class c (padded with ``len(succ)``, a -inf slot; column 0 is the best keep); ``rows`` —
     ``arange(len(opt))``; ``best`` / ``best_weights`` — the successors of best keeps and the
     ordered throws whose best keep each is; ``weights[c]`` — ordered throws in class c;
-    ``zero`` — (kind, weight, throw) of the zero / toxic classes; ``wins`` — (weight, throw, keep)
-    of instant-win throws."""
+    ``zero`` — (kind, weight, throw) of the zero / toxic classes; ``wins`` — (weight, throw, keep,
+    points) of instant-win throws."""
 
     succ: tuple[tuple[int, int, tuple[int, ...], tuple[int, ...]], ...]
     opt: Any
@@ -191,7 +194,7 @@ class _DPTable:
     best: tuple[int, ...]
     best_weights: tuple[int, ...]
     zero: tuple[tuple[str, int, tuple[int, ...]], ...]
-    wins: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
+    wins: tuple[tuple[int, tuple[int, ...], tuple[int, ...], int], ...]
 
 
 @lru_cache(maxsize=256)
@@ -208,7 +211,7 @@ def _dp_table(rules: Rules, n: int) -> _DPTable:
             z = zero.setdefault(c.kind, [c.kind, 0, c.faces])
             z[1] += c.weight
         elif c.kind == "instant_win":
-            wins.append((c.weight, c.faces, c.options[0][2]))
+            wins.append((c.weight, c.faces, c.options[0][2], c.options[0][0]))
         else:
             row = []
             for j, (pts, kept, kfaces) in enumerate(c.options):
@@ -321,7 +324,7 @@ class TurnPolicy:
         self._post: dict[tuple[int, bool, bool, bool], tuple[Any, ...]] = {}
         self._post_val: dict[tuple[int, int, bool, bool], _Value] = {}
         self._zero: dict[tuple[str, bool, bool, int], tuple[Any, ...]] = {}
-        self._win: dict[tuple[int, tuple[int, ...], int], _Value] = {}
+        self._win: dict[tuple[int, int], _Value] = {}
         self.probes = 0
         self._choice: dict[int, bool] = {}
         self._tables = {k: _dp_table(r, k) for k in range(1, r.dice_count + 1)}
@@ -488,8 +491,8 @@ class TurnPolicy:
             v = self._outcome_value(rec)
             ev_sum += weight * v[0]
             rec_sum += weight * v[1]
-        for weight, faces, keep in table.wins:
-            wkey = (tp, faces, mode)
+        for weight, faces, keep, pts in table.wins:
+            wkey = (tp + pts, mode)  # an instant win records the turn's points + the throw's
             v = self._win.get(wkey)
             if v is None:
                 v = self._win[wkey] = self._outcome_value(self._after(pre(), faces, keep))
