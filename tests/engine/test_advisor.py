@@ -14,8 +14,8 @@ import pytest
 
 from kosti.engine import PRESET_NAMES, Bank, Keep, Roll, get_preset, new_game, with_overrides
 from kosti.engine.advisor import (TurnPolicy, advise, bust_probability, expected_points,
-                                  points_distribution, policy_for, throw_classes)
-from kosti.engine.scoring import score_throw
+                                  points_distribution, policy_for, throw_classes, throw_kind)
+from kosti.engine.scoring import legal_keeps, score_throw
 
 
 def _zero_by_hand(faces: tuple[int, ...], rules) -> bool:
@@ -287,3 +287,41 @@ def test_game_over_is_refused():
     assert st.over
     with pytest.raises(ValueError):
         advise(st)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_probe_assumption_dice_left_does_not_matter(preset):
+    """The advisor probes the engine once per (turn points, hot dice, ...) and reuses the result
+    for every number of dice left: check directly that whatever a keep triggers — the turn ends
+    (and what it records), or a stop is allowed (and what it records) — is the same whichever
+    throw reached those turn points with whichever dice left."""
+    from kosti.engine.game import TurnState, replace
+
+    rules = get_preset(preset)
+    st0 = new_game(rules, ["A", "B"], {"A": 30 * rules.unit, "B": 20 * rules.unit})
+    seen: dict[tuple[int, bool], tuple] = {}
+
+    def outcome(s):
+        if s.over or s.turn.player != 0 or s.players[0].turns != st0.players[0].turns:
+            return ("end", s.players[0].score, s.players[1].score, s.over)
+        if s.stop_reason() is not None:
+            return ("go", None)
+        b, _ = s.apply(Bank())
+        return ("go", b.players[0].score, b.players[1].score, b.over)
+
+    checked = 0
+    for tp0 in (0, 10 * rules.unit, 40 * rules.unit, 105 * rules.unit):
+        for n in range(1, rules.dice_count + 1):
+            pre = replace(st0, turn=TurnState(player=0, points=tp0, dice=n, throws=1, scored=True))
+            for faces in itertools.combinations_with_replacement(range(1, 7), n):
+                if throw_kind(rules, faces)[0] != "score":
+                    continue  # zero throws and instant wins are probed by their own keys
+                best = legal_keeps(faces, rules.scoring)[0]
+                s, _ = pre.apply(Roll(faces))
+                if s.turn.pending is not None:
+                    s, _ = s.apply(Keep(best.scoring_dice))
+                key = (tp0 + best.points, len(best.scoring_dice) == n)
+                got = outcome(s)
+                assert seen.setdefault(key, got) == got, (preset, key, faces, got, seen[key])
+                checked += 1
+    assert checked > 100 and len(seen) < checked / 2  # many throws per key were compared
