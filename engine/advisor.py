@@ -276,9 +276,14 @@ class Advice:
     why: str
     why_ru: str
 
+    def to_cli_json(self) -> dict[str, Any]:
+        """Exactly the cli.md ``kosti advise --json`` document: its eleven keys, in its order."""
+        d = self.to_json()
+        return {k: d[k] for k in CLI_KEYS}
+
     def to_json(self) -> dict[str, Any]:
-        """The cli.md ``kosti advise --json`` document (plus ``requirement``,
-        ``record_probability``, ``keep``, ``at_risk``)."""
+        """Every field: the cli.md ``kosti advise`` keys plus ``requirement``,
+        ``record_probability``, ``keep`` and ``at_risk`` (the dashboard's ``/api/advice``)."""
         r = lambda v: None if v is None else round(v, 2)  # noqa: E731
         return {
             "player": self.player, "dice_to_throw": self.dice_to_throw,
@@ -291,6 +296,10 @@ class Advice:
             "why": self.why, "why_ru": self.why_ru,
         }
 
+
+#: The keys of ``kosti advise --json``, in the order of ../shared/docs/cli.md.
+CLI_KEYS = ("player", "dice_to_throw", "turn_points", "bust_probability", "expected_points",
+            "may_stop", "advice", "stop_value", "throw_value", "why", "why_ru")
 
 _Value = tuple[float, float]  # (expected recorded points of the turn, probability it records)
 

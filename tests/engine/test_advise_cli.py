@@ -25,8 +25,7 @@ def test_fresh_turn_json(capsys):
     code, out, err = run(capsys, "--json")
     assert code == 0 and err == "" and out.count("\n") == 1
     doc = json.loads(out)
-    for key in KEYS:
-        assert key in doc
+    assert list(doc) == KEYS  # exactly the cli.md keys, in its order
     assert doc["dice_to_throw"] == 5 and doc["turn_points"] == 0
     assert doc["bust_probability"] == pytest.approx(600 / 7776, abs=1e-6)  # cli.md: 0.0772
     assert doc["advice"] == "throw" and doc["may_stop"] is False and doc["stop_value"] is None
@@ -54,9 +53,10 @@ def test_game_file_state(capsys, tmp_path):
     assert code == 0
     assert (doc["player"], doc["turn_points"], doc["dice_to_throw"]) == ("Ann", 60, 2)
     assert doc["may_stop"] is False and doc["advice"] == "throw"
-    assert doc["requirement"] == "pit" and "leave the pit" in doc["why"]
+    assert "to leave the pit this turn" in doc["why"] and "выбраться из ямы" in doc["why_ru"]
     code, out, _ = run(capsys, str(game))  # human output names the advice in both languages
     assert code == 0 and "THROW" in out and "выбраться из ямы" in out
+    assert "chance to leave the pit this turn" in out and "objective: turn" in out
 
 
 @pytest.mark.parametrize("argv,needle", [
