@@ -6,10 +6,11 @@ turn of an open player with N dice to throw. ``--json`` prints exactly one JSON 
 
     {"player": "Ann", "dice_to_throw": 5, "turn_points": 0, "bust_probability": 0.0772,
      "expected_points": 28.29, "may_stop": false, "advice": "throw", "stop_value": null,
-     "throw_value": 36.7, "why": "...", "why_ru": "...", ...}
+     "throw_value": 36.7, "why": "...", "why_ru": "..."}
 
-(plus ``requirement``, ``record_probability``, ``keep``, ``at_risk``, ``objective``; see
-:class:`kosti.engine.advisor.Advice`). Exit 2 with a one-line reason for bad input: an unreadable
+exactly these keys (:data:`kosti.engine.advisor.CLI_KEYS`); the human output adds the chance to
+meet the player's requirement and the objective (the dashboard's ``/api/advice`` carries every
+field of :class:`kosti.engine.advisor.Advice`). Exit 2 with a one-line reason for bad input: an unreadable
 or malformed file, an unknown preset, ``--dice`` outside 1..dice of the game or different from the
 dice the state asks for, a game that is over or that stops at an event the rules forbid.
 """
@@ -90,16 +91,20 @@ def run_advise(args: argparse.Namespace) -> int:
     """Handler of ``kosti advise``: exit 0, or 2 for bad input."""
     st = advice_state(args)
     a = advise(st)
-    doc = a.to_json()
-    doc["objective"] = OBJECTIVE
     if args.json:
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(a.to_cli_json(), ensure_ascii=False) + "\n")
         return 0
     stop = "—" if a.stop_value is None else f"{a.stop_value:.1f}"
     print(f"{a.player}: {a.advice.upper()}  (turn {a.turn_points}, {a.dice_to_throw} dice to throw)")
     print(f"  no score on the next throw: {100 * a.bust_probability:.2f} %  ·  "
           f"points it adds on average: {a.expected_points:.1f}")
     print(f"  expected recorded points: throw {a.throw_value:.1f}, stop {stop}")
+    if a.requirement is not None:
+        print(f"  chance {_REQ[a.requirement]} this turn: {100 * a.record_probability:.1f} %")
     print(f"  {a.why}")
     print(f"  {a.why_ru}")
+    print(f"  objective: {OBJECTIVE}")
     return 0
+
+
+_REQ = {"open": "to open the game", "pit": "to leave the pit", "barrel": "to win from the barrel"}
