@@ -179,9 +179,9 @@ def _optimal(pol: TurnPolicy):
     return decide
 
 
-#: Turns per policy: 20,000 in the regular suite (paired, the gaps are many standard errors wide);
+#: Turns per policy: 10,000 in the regular suite (paired, the gaps are many standard errors wide);
 #: KOSTI_ADVISOR_SIM_TURNS=100000 reproduces the documented 100,000-turn run (docs/advisor.md).
-SIM_TURNS = int(os.environ.get("KOSTI_ADVISOR_SIM_TURNS", "20000"))
+SIM_TURNS = int(os.environ.get("KOSTI_ADVISOR_SIM_TURNS", "10000"))
 
 
 @pytest.mark.slow
