@@ -6,7 +6,7 @@
   "reason_ru"}`` when there is no game or it is over. ``version`` is the table snapshot's, so the
   page can tell which state the advice belongs to. The page (``static/advisor.js``) fetches it after
   every state push on ``/ws``; it can be hidden by the players, and is off in the spectator view
-  (``/?view=spectator``).
+  (``/tv``, ``/?view=tv``).
 * ``GET /api/stats`` (``?game=ID`` repeatable) — :func:`kosti.dashboard.stats.collect`.
 * ``GET /api/stats/faces.png`` — the face-frequency plot with its expected band.
 

@@ -1,12 +1,14 @@
 // kosti dashboard — the turn advisor and the dice statistics (issue 19). Self-contained: it builds its
 // own two cards, listens to /ws on its own connection, and reads /api/advice and /api/stats.
-// Off in the spectator view (/?view=spectator); the players can hide the advice (some tables call it
+// Off in the spectator view (/tv, /?view=tv or /?view=spectator); the players can hide the advice (some tables call it
 // cheating) — the choice is kept in this browser (localStorage "kosti.advisor").
 "use strict";
 
 (function () {
   const params = new URLSearchParams(location.search);
-  if (params.get("view") === "spectator" || params.has("spectator")) return;
+  const spectator = location.pathname.replace(/\/$/, "") === "/tv" ||
+    ["tv", "spectator"].includes(params.get("view")) || params.has("spectator");
+  if (spectator) return;  // the spectator view (/tv) never shows advice or statistics
 
   const TXT = {
     en: {

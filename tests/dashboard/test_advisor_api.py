@@ -83,5 +83,6 @@ def test_page_loads_the_panel_and_spectators_skip_it(client):
     assert '<script src="/static/advisor.js"></script>' in page
     assert '/static/advisor.css' in page
     js = (STATIC_DIR / "advisor.js").read_text(encoding="utf-8")
-    assert 'params.get("view") === "spectator"' in js and "kosti.advisor" in js
+    assert '"/tv"' in js and '["tv", "spectator"].includes(params.get("view"))' in js
+    assert "kosti.advisor" in js
     assert client.get("/static/advisor.js").status_code == 200

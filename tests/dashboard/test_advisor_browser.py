@@ -46,7 +46,7 @@ def test_advice_card_follows_the_game(tmp_path, throw):
         wait.until(EC.visibility_of_element_located((By.ID, "advisor")))
         assert not d.find_elements(By.ID, "adv-verdict")
         # the spectator view never builds the card
-        d.get(srv.url + "/?view=spectator")
+        d.get(srv.url + "/?view=tv")
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
         assert not d.find_elements(By.ID, "advisor") and not d.find_elements(By.ID, "dice-stats")
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
