@@ -656,6 +656,11 @@ def advise(state: GameState) -> Advice:
               f"{stop[0]:.0f} for stopping)")  # type: ignore[index]
         ru = (f"{pb_ru} — риск потерять {at_risk}: бросайте (в среднем {go[0]:.0f} против "
               f"{stop[0]:.0f}, если остановиться)")  # type: ignore[index]
+    elif round(go[0]) == round(stop[0]):  # type: ignore[index]
+        en = (f"{pb} to lose the {at_risk} — stop and record: throwing gains nothing on average "
+              f"({stop[0]:.0f} either way)")  # type: ignore[index]
+        ru = (f"{pb_ru} — риск потерять {at_risk}: хватит, запишите — бросок в среднем ничего не "
+              f"добавляет ({stop[0]:.0f} в обоих случаях)")  # type: ignore[index]
     else:
         en = (f"{pb} to lose the {at_risk} — stop and record (throwing is worth {go[0]:.0f} on "
               f"average against {stop[0]:.0f})")  # type: ignore[index]
