@@ -319,6 +319,10 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
         table.review_url = "/review"
 
+    from kosti.dashboard.advisor_api import create_advisor_router
+
+    app.include_router(create_advisor_router(table))  # /api/advice, /api/stats (issue 19)
+
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")

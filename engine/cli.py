@@ -1,10 +1,11 @@
-"""Engine subcommands of ``kosti``: ``rules``, ``score``, ``replay``, ``play``.
+"""Engine subcommands of ``kosti``: ``rules``, ``score``, ``advise``, ``replay``, ``play``.
 
 Contracts (``../shared/docs/cli.md``):
 
 * ``kosti rules [--json]`` — the presets of rules.md §4:
   ``{"presets": [{"name", "dice", "target", "description", "source", "parameters"}, ...]}``.
 * ``kosti score`` — registered from :mod:`kosti.engine.score_cli`.
+* ``kosti advise`` — registered from :mod:`kosti.engine.advise_cli`.
 * ``kosti replay [--json] GAME.json`` — plays a recorded game; exit 0 with the final state
   (:meth:`GameState.summary`), 2 for bad input (unreadable file, malformed JSON, a face outside
   1–6, wrong number of dice, unknown preset or parameter), 3 when an event is forbidden by the rules
@@ -35,7 +36,8 @@ SAMPLES = {"game": SAMPLE_GAME, "farkle": "sample_farkle.json"}
 
 
 def register(subparsers: Any) -> None:
-    """Register ``rules``, ``score``, ``replay`` and ``play`` on the ``kosti`` subparsers."""
+    """Register ``rules``, ``score``, ``advise``, ``replay`` and ``play`` on the ``kosti``
+    subparsers."""
     p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4)",
                               description="List the rule presets of rules.md §4 with their "
                                           "parameters.")
@@ -45,6 +47,10 @@ def register(subparsers: Any) -> None:
     from .score_cli import add_score_parser
 
     add_score_parser(subparsers)
+
+    from .advise_cli import add_advise_parser
+
+    add_advise_parser(subparsers)
 
     p = subparsers.add_parser("replay", help="play a recorded game through the rules engine",
                               description="Replay a recorded game (cli.md) and print the final "

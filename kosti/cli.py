@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 #: Modules that contribute subcommands, in the order they appear in ``kosti --help``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "kosti.engine.cli",      # rules, score, replay, play
+    "kosti.engine.cli",      # rules, score, advise, replay, play
     "kosti.vision.cli",      # read, eval, export
     "kosti.vision.live_cli", # watch
     "kosti.datasets.cli",    # datasets (synth, prepare)
@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.models_cli",      # models list / use / rollback
     "kosti.config_cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
+    "kosti.dashboard.stats", # stats
 )
 
 

@@ -1,0 +1,238 @@
+"""Dice statistics of the stored games: the ``/api/stats`` document, its PNG plot and ``kosti stats``.
+
+Reads the dashboard database (:class:`kosti.dashboard.store.Store`) and hands plain numbers to
+:mod:`kosti.engine.dice_stats` (the maths: counts, chi-square with its p-value, luck).
+
+Which throws count: every stored throw that was scored — resolution ``applied`` or ``corrected``
+(with the corrected faces) — and whose action was not undone. Dropped, replaced and pending
+throws, and throws seen with no game, are left out: they were misreads or not part of play.
+
+Per-die counts need the camera to tell the dice apart (colour or tracked position); the live
+pipeline does not do that yet, so ``per_die.available`` is false and says why. A stored throw whose
+``reasons`` carry ``die_ids`` (a list, one id per die) is counted per die already.
+
+``kosti stats [--db PATH] [--config PATH] [--game ID] [--plot FILE.png] [--json]`` prints the
+document (exactly one JSON document with ``--json``); exit 2 for a missing or unreadable database
+or an unknown game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kosti.engine import resolve_rules
+from kosti.engine.dice_stats import (TABLE_SUBJECT, bust_rate, chi_square_uniform, expected_band,
+                                     face_counts, per_die_counts, summarise_counts, throw_luck)
+
+from .store import Store
+
+#: Throw resolutions that count (see the module docstring).
+COUNTED = ("applied", "corrected")
+PER_DIE_NOTE = ("the camera does not tell the dice apart yet (no colour or position tracking in "
+                "vision/): only the table's counts are available")
+PER_DIE_NOTE_RU = ("камера пока не различает кости (нет отслеживания цвета или положения в vision/): "
+                   "есть только общий счёт стола")
+
+
+def _die_ids(reasons: list[Any]) -> list[Any] | None:
+    for r in reasons:
+        if isinstance(r, dict) and isinstance(r.get("die_ids"), list):
+            return r["die_ids"]
+    return None
+
+
+def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
+    """The statistics document of the stored games (all, or ``game_ids``).
+
+    Keys: ``games``, ``throws`` (scored throws), ``dice`` (dice in them), ``faces`` (six counts),
+    ``expected`` (count per face of fair dice), ``band`` ([low, high], 95 %), ``chi_square``
+    (:class:`kosti.engine.dice_stats.ChiSquare` JSON), ``per_die`` ({available, note, note_ru,
+    dice: id → {counts, chi_square}}), ``players`` (per player: turns, throws, recorded
+    ``points_per_turn``, ``zero_throws`` and ``expected_zero_throws``, ``luck``). Raises ``KeyError``
+    for an unknown game id."""
+    games = []
+    if game_ids is None:
+        games = list(reversed(store.list_games(limit=1_000_000)))
+    else:
+        for gid in game_ids:
+            g = store.get_game(gid)
+            if g is None:
+                raise KeyError(gid)
+            games.append(g)
+    all_faces: list[list[int]] = []
+    tracked: list[tuple[list[int], list[Any] | None]] = []
+    by_player: dict[str, dict[str, Any]] = {}
+    for g in games:
+        rules = resolve_rules(g.rules)
+        live = {a.throw_id for a in store.actions(g.id) if a.throw_id is not None}
+        for t in store.throws(g.id):
+            if t.resolution not in COUNTED or t.id not in live:
+                continue
+            if not t.faces or len(t.faces) > rules.dice_count:
+                continue
+            all_faces.append(list(t.faces))
+            tracked.append((list(t.faces), _die_ids(t.reasons)))
+            if t.player:
+                p = by_player.setdefault(t.player, {"throws": [], "turns": 0, "points": 0})
+                p["throws"].append((rules, tuple(t.faces)))
+        for turn in store.turns(g.id):
+            if turn.get("outcome") is None:
+                continue
+            p = by_player.setdefault(turn["player"], {"throws": [], "turns": 0, "points": 0})
+            p["turns"] += 1
+            before, after = turn.get("score_before"), turn.get("score_after")
+            if before is not None and after is not None:
+                p["points"] += after - before
+    counts = face_counts(all_faces)
+    n = sum(counts)
+    mean, lo, hi = expected_band(n)
+    per_die = per_die_counts(tracked)
+    players = []
+    for name, p in by_player.items():
+        luck = throw_luck(name, p["throws"], p["turns"])
+        zeros = [0, 0.0]
+        for rules, faces in p["throws"]:
+            z, e = bust_rate(rules, [faces])
+            zeros[0] += z
+            zeros[1] += e
+        players.append({"player": name, "turns": p["turns"], "throws": len(p["throws"]),
+                        "points_per_turn": round(p["points"] / p["turns"], 2) if p["turns"] else None,
+                        "zero_throws": zeros[0], "expected_zero_throws": round(zeros[1], 2),
+                        "luck": luck.to_json()})
+    return {
+        "games": len(games), "throws": len(all_faces), "dice": n, "faces": counts,
+        "expected": round(mean, 3), "band": [round(lo, 3), round(hi, 3)],
+        "chi_square": chi_square_uniform(counts, TABLE_SUBJECT).to_json(),
+        "per_die": {"available": bool(per_die), "note": None if per_die else PER_DIE_NOTE,
+                    "note_ru": None if per_die else PER_DIE_NOTE_RU,
+                    "dice": summarise_counts(per_die)},
+        "players": players,
+    }
+
+
+def faces_png(doc: dict[str, Any], width: int = 640, height: int = 360) -> bytes:
+    """A PNG bar chart of ``doc["faces"]`` with the expected count (line) and its 95 % band
+    (shaded), drawn with OpenCV (no plotting library on the Pi). Returns the PNG bytes."""
+    import cv2  # imported here: ``kosti stats`` without --plot needs no OpenCV
+    import numpy as np
+
+    img = np.full((height, width, 3), (27, 35, 43)[::-1], np.uint8)  # the dashboard's card colour
+    counts = doc["faces"]
+    lo, hi = doc["band"]
+    top = max([hi, *counts, 1]) * 1.15
+    left, right, bottom, ceil = 50, width - 20, height - 40, 30
+
+    def y(v: float) -> int:
+        return int(bottom - (bottom - ceil) * v / top)
+
+    fg, mut, acc, band_c = (242, 237, 232), (173, 161, 147), (107, 185, 63), (70, 90, 60)
+    cv2.rectangle(img, (left, y(hi)), (right, y(lo)), band_c, -1)
+    cv2.line(img, (left, y(doc["expected"])), (right, y(doc["expected"])), mut, 1, cv2.LINE_AA)
+    slot = (right - left) / 6
+    for i, c in enumerate(counts):
+        x0 = int(left + slot * i + slot * 0.2)
+        x1 = int(left + slot * (i + 1) - slot * 0.2)
+        color = acc if lo <= c <= hi else (42, 163, 240)
+        cv2.rectangle(img, (x0, y(c)), (x1, bottom), color, -1)
+        cv2.putText(img, str(c), (x0, y(c) - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.5, fg, 1, cv2.LINE_AA)
+        cv2.putText(img, str(i + 1), ((x0 + x1) // 2 - 6, bottom + 24), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.7, fg, 2, cv2.LINE_AA)
+    cv2.line(img, (left, bottom), (right, bottom), mut, 1)
+    p = doc["chi_square"]["p_value"]
+    title = f"{doc['dice']} dice, expected {doc['expected']:.1f} per face (band 95%)"
+    if p is not None:
+        title += f", chi2 p = {p:.3f}"
+    cv2.putText(img, title, (left, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, fg, 1, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:  # pragma: no cover - OpenCV always encodes a valid image
+        raise RuntimeError("PNG encoding failed")
+    return buf.tobytes()
+
+
+# ----------------------------------------------------------------------------------------------
+# kosti stats
+
+
+class StatsInputError(ValueError):
+    """Bad input for ``kosti stats`` (exit 2)."""
+
+    exit_code = 2
+
+
+def register(subparsers: Any) -> None:
+    """Register ``kosti stats``."""
+    p = subparsers.add_parser(
+        "stats", help="dice statistics of the stored games: faces, fairness test, luck",
+        description="Counts per face over every scored throw of the stored games, a chi-square "
+                    "test of fairness with its p-value in plain words, and each player's luck "
+                    "against the odds of the same rules. Exit 2: missing database or unknown game.")
+    p.add_argument("--db", type=Path, default=None,
+                   help="SQLite database (default: storage.db of the config, ~/.local/share/kosti/kosti.db)")
+    p.add_argument("--config", type=Path, default=None, metavar="PATH", help="kosti.toml")
+    p.add_argument("--game", type=int, action="append", default=None, metavar="ID",
+                   help="only this game (repeatable); default: every stored game")
+    p.add_argument("--plot", type=Path, default=None, metavar="FILE.png",
+                   help="also write the face-frequency plot with its expected band")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run_stats)
+
+
+def _db_path(args: argparse.Namespace) -> Path:
+    if args.db is not None:
+        return args.db
+    from kosti.config import load_config
+
+    return load_config(args.config).storage.db_path
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    """Handler of ``kosti stats``: exit 0, or 2 for bad input."""
+    path = _db_path(args)
+    if not path.is_file():
+        raise StatsInputError(f"{path}: no such database (play a game with kosti demo/run first)")
+    import sqlite3
+
+    try:
+        store = Store(path)
+    except sqlite3.DatabaseError as exc:
+        raise StatsInputError(f"{path}: not a kosti database ({exc})") from None
+    try:
+        try:
+            doc = collect(store, args.game)
+        except KeyError as exc:
+            raise StatsInputError(f"no game {exc.args[0]} in {path}") from None
+    finally:
+        store.close()
+    if args.plot is not None:
+        try:
+            args.plot.write_bytes(faces_png(doc))
+        except OSError as exc:
+            raise StatsInputError(f"{args.plot}: cannot write ({exc.strerror or exc})") from None
+        doc["plot"] = str(args.plot)
+    if args.json:
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        return 0
+    cs = doc["chi_square"]
+    print(f"{doc['games']} games, {doc['throws']} scored throws, {doc['dice']} dice")
+    print("faces 1-6: " + "  ".join(f"{i + 1}: {c}" for i, c in enumerate(doc["faces"]))
+          + f"   (fair: {doc['expected']:.1f} each, 95 % band {doc['band'][0]:.0f}–{doc['band'][1]:.0f})")
+    print(f"chi-square {cs['statistic']:.2f} (5 dof): {cs['verdict']}")
+    print(f"хи-квадрат: {cs['verdict_ru']}")
+    if not doc["per_die"]["available"]:
+        print(f"per die: {doc['per_die']['note']}")
+    for k, d in doc["per_die"]["dice"].items():
+        print(f"die {k}: {d['counts']} — {d['chi_square']['verdict']}")
+    for p in doc["players"]:
+        ppt = "—" if p["points_per_turn"] is None else f"{p['points_per_turn']:.1f}"
+        turns = f"{p['turns']} turn{'' if p['turns'] == 1 else 's'}"
+        throws = f"{p['throws']} throw{'' if p['throws'] == 1 else 's'}"
+        print(f"{p['player']}: {turns}, {throws}, {ppt} points a turn, "
+              f"{p['zero_throws']} zero throws (expected {p['expected_zero_throws']:.1f}); "
+              f"{p['luck']['verdict']} / {p['luck']['verdict_ru']}")
+    if args.plot is not None:
+        print(f"plot: {args.plot}")
+    return 0

@@ -1,0 +1,88 @@
+"""Dashboard routes of issue 19: /api/advice follows the live state; /api/stats matches a hand count
+of a stored game; the PNG plot; the page loads the self-contained panel (off for spectators)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from kosti.dashboard.app import STATIC_DIR
+
+
+def test_advice_follows_the_state(client, throw, start_game):
+    r = client.get("/api/advice").json()
+    assert r["available"] is False and r["reason"] == "no game" and r["reason_ru"] == "игры нет"
+    gid = start_game(client, preset="classic")
+    a = client.get("/api/advice").json()
+    assert a["available"] and a["game_id"] == gid
+    assert (a["advice"]["player"], a["advice"]["dice_to_throw"], a["advice"]["turn_points"]) == ("Ann", 5, 0)
+    assert a["advice"]["requirement"] == "open" and a["advice"]["advice"] == "throw"
+    v0 = a["version"]
+    client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))  # 105, one die left
+    b = client.get("/api/advice").json()
+    assert b["version"] > v0
+    assert (b["advice"]["turn_points"], b["advice"]["dice_to_throw"], b["advice"]["may_stop"]) == (105, 1, True)
+    assert b["advice"]["advice"] == "stop" and "105" in b["advice"]["why"]
+    assert abs(b["advice"]["bust_probability"] - 2 / 3) < 1e-6
+    client.post(f"/api/games/{gid}/bank")
+    c = client.get("/api/advice").json()
+    assert c["advice"]["player"] == "Boris" and c["advice"]["turn_points"] == 0
+
+
+def test_stats_match_a_hand_count(client, throw, start_game):
+    gid = start_game(client, preset="classic")
+    table = client.app.state.table
+    table.submit_throw(throw([1, 1, 1, 5, 3]))           # Ann: 105
+    client.post(f"/api/games/{gid}/bank")
+    table.submit_throw(throw([2, 3, 4, 6, 6]))           # Boris: zero throw
+    table.submit_throw(throw([5, 2, 2, 3, 4]))           # Ann: 5, four dice left
+    table.submit_throw(throw([6, 6, 6, 2]))              # Ann: 60, one die left
+    table.submit_throw(throw([4]))                       # Ann: zero throw, the 65 are lost
+    table.submit_throw(throw([3, 3, 2, 2, 4]))           # Boris: zero throw, then undone
+    client.post(f"/api/games/{gid}/undo")
+    s = client.get("/api/stats").json()
+    # hand count of the five throws that stand (19 + the undone one left out)
+    hand = [0] * 6
+    for faces in ([1, 1, 1, 5, 3], [2, 3, 4, 6, 6], [5, 2, 2, 3, 4], [6, 6, 6, 2], [4]):
+        for f in faces:
+            hand[f - 1] += 1
+    assert hand == [3, 4, 3, 3, 2, 5]
+    assert (s["games"], s["throws"], s["dice"], s["faces"]) == (1, 5, 20, hand)
+    e = 20 / 6
+    chi2 = sum((c - e) ** 2 / e for c in hand)
+    # closed form of the chi-square survival function with 5 degrees of freedom
+    ref = math.erfc(math.sqrt(chi2 / 2)) + math.sqrt(2 / math.pi) * math.exp(-chi2 / 2) * (
+        math.sqrt(chi2) + chi2 ** 1.5 / 3)
+    assert abs(s["chi_square"]["statistic"] - chi2) < 1e-6
+    assert abs(s["chi_square"]["p_value"] - ref) < 1e-6
+    assert s["chi_square"]["enough"] is False and "too few" in s["chi_square"]["verdict"]
+    assert s["per_die"]["available"] is False and "tell the dice apart" in s["per_die"]["note"]
+    players = {p["player"]: p for p in s["players"]}
+    ann, boris = players["Ann"], players["Boris"]
+    assert (ann["turns"], ann["throws"], ann["zero_throws"]) == (2, 4, 1)
+    assert ann["points_per_turn"] == 52.5                      # 105 recorded in two turns
+    assert (boris["turns"], boris["throws"], boris["zero_throws"]) == (1, 1, 1)
+    assert ann["luck"]["points"] == 105 + 5 + 60 + 0           # best keeps of her throws
+    r = client.get("/api/stats", params={"game": 999})
+    assert r.status_code == 404
+
+
+def test_faces_png(client, throw, start_game):
+    start_game(client)
+    client.app.state.table.submit_throw(throw([1, 2, 3, 4, 5]))
+    r = client.get("/api/stats/faces.png")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+    img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None and img.shape[:2] == (360, 640)
+
+
+def test_page_loads_the_panel_and_spectators_skip_it(client):
+    page = client.get("/").text
+    assert '<script src="/static/advisor.js"></script>' in page
+    assert '/static/advisor.css' in page
+    js = (STATIC_DIR / "advisor.js").read_text(encoding="utf-8")
+    assert '"/tv"' in js and '["tv", "spectator"].includes(params.get("view"))' in js
+    assert "kosti.advisor" in js
+    assert client.get("/static/advisor.js").status_code == 200

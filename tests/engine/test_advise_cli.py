@@ -1,0 +1,93 @@
+"""``kosti advise`` (cli.md): the JSON document, the state it advises on, exit codes."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from kosti.cli import main
+from kosti.engine import get_preset
+from kosti.engine.advisor import bust_probability
+
+KEYS = ["player", "dice_to_throw", "turn_points", "bust_probability", "expected_points",
+        "may_stop", "advice", "stop_value", "throw_value", "why", "why_ru"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["advise", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fresh_turn_json(capsys):
+    code, out, err = run(capsys, "--json")
+    assert code == 0 and err == "" and out.count("\n") == 1
+    doc = json.loads(out)
+    assert list(doc) == KEYS  # exactly the cli.md keys, in its order
+    assert doc["dice_to_throw"] == 5 and doc["turn_points"] == 0
+    assert doc["bust_probability"] == pytest.approx(600 / 7776, abs=1e-6)  # cli.md: 0.0772
+    assert doc["advice"] == "throw" and doc["may_stop"] is False and doc["stop_value"] is None
+
+
+@pytest.mark.parametrize("preset,dice", [("farkle", 1), ("farkle", 6), ("classic", 2),
+                                         ("soviet_box_track", 2), ("dix_mille", 4)])
+def test_dice_alone(capsys, preset, dice):
+    code, out, _ = run(capsys, "--rules", preset, "--dice", str(dice), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["dice_to_throw"] == dice
+    exact = bust_probability(get_preset(preset), dice)
+    assert doc["bust_probability"] == pytest.approx(float(exact), abs=1e-6)
+    if preset == "farkle" and dice == 6:
+        assert Fraction(doc["bust_probability"]).limit_denominator(1000) == Fraction(5, 216)
+
+
+def test_game_file_state(capsys, tmp_path):
+    game = tmp_path / "g.json"
+    game.write_text(json.dumps({"rules": "classic", "players": ["Ann", "Boris"],
+                                "scores": {"Ann": 225},
+                                "events": [{"roll": [6, 6, 6, 2, 3]}]}))
+    code, out, _ = run(capsys, "--json", str(game))
+    doc = json.loads(out)
+    assert code == 0
+    assert (doc["player"], doc["turn_points"], doc["dice_to_throw"]) == ("Ann", 60, 2)
+    assert doc["may_stop"] is False and doc["advice"] == "throw"
+    assert "to leave the pit this turn" in doc["why"] and "выбраться из ямы" in doc["why_ru"]
+    code, out, _ = run(capsys, str(game))  # human output names the advice in both languages
+    assert code == 0 and "THROW" in out and "выбраться из ямы" in out
+    assert "chance to leave the pit this turn" in out and "objective: turn" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--dice", "7"], "1 to 5 dice"),
+    (["--rules", "nope"], "unknown preset"),
+    (["--dice", "0", "--rules", "farkle"], "1 to 6 dice"),
+])
+def test_bad_input(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and needle in err and err.count("\n") == 1
+
+
+def test_bad_files(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{bad")
+    code, out, err = run(capsys, "--json", str(bad))
+    assert (code, out) == (2, "") and "malformed JSON" in err
+    code, _, err = run(capsys, str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read" in err
+    over = tmp_path / "over.json"
+    over.write_text(json.dumps({"rules": "classic", "players": ["A"], "scores": {"A": 990},
+                                "events": [{"roll": [1, 2, 3, 4, 6]}]}))
+    code, _, err = run(capsys, str(over))
+    assert code == 2 and "the game is over" in err
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"rules": "classic", "players": ["A", "B"],
+                                 "events": [{"roll": [6, 6, 6, 2, 3]}]}))
+    code, _, err = run(capsys, "--dice", "5", str(wrong))
+    assert code == 2 and "throws 2 dice now" in err
+    forbidden = tmp_path / "forbidden.json"
+    forbidden.write_text(json.dumps({"rules": "classic", "players": ["A", "B"],
+                                     "events": [{"roll": [5, 2, 3, 4, 6]}, {"bank": True}]}))
+    code, _, err = run(capsys, str(forbidden))
+    assert code == 2 and "forbidden" in err
