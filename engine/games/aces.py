@@ -86,6 +86,9 @@ class Aces(TableGame):
     def extra_summary(self) -> dict[str, Any]:
         return {"centre": self.centre, "phase": self.phase}
 
+    def status(self) -> Reason | None:
+        return Reason(f"in the centre: {self.centre}", f"в центре: {self.centre}")
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

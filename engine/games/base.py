@@ -441,6 +441,14 @@ class TableGame(Game):
         """Game-specific top-level keys of :meth:`summary` (override)."""
         return {}
 
+    def marks(self, i: int) -> list[tuple[str, str]]:
+        """Marks of player ``i`` for the score sheet, ``(english, russian)`` each (override)."""
+        return []
+
+    def status(self) -> Reason | None:
+        """One line on the state of play (round, point, target …) for the sheet (override)."""
+        return None
+
     def summary(self) -> dict[str, Any]:
         """``{"game", "rules", "winner", "to_move", "players": [{"name", "score", …}], "turn":
         {"player", "turn_points", "dice_to_throw"}, "log", …}`` — the cli.md replay shape."""

@@ -94,6 +94,16 @@ class BuckDice(TableGame):
             out[self.names[loser]] -= amount
         return out
 
+    def marks(self, i: int) -> list[tuple[str, str]]:
+        if i in self.straight:
+            return [("straight buck, out", "бак с тремя игровыми очками, вышел")]
+        return [("buck, out", "бак, вышел")] if i in self.out else []
+
+    def status(self) -> Reason | None:
+        if not self.point:
+            return Reason("set-up throws", "начальные броски")
+        return Reason(f"the game point is {self.point}", f"игровое очко — {self.point}")
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

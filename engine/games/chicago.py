@@ -63,6 +63,10 @@ class Chicago(TableGame):
         return {"round": self.round, "target": None if self.over else self.target,
                 "rounds": self.params.rounds}  # type: ignore[attr-defined]
 
+    def status(self) -> Reason | None:
+        return Reason(f"round {self.round}: the target is {self.target}",
+                      f"раунд {self.round}: нужна сумма {self.target}")
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

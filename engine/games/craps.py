@@ -72,6 +72,14 @@ class Craps(TableGame):
         return {"point": self.point or None, "round": self.rounds_done + 1,
                 "rounds": p.rounds * len(self.names)}
 
+    def status(self) -> Reason | None:
+        p: CrapsParams = self.params  # type: ignore[assignment]
+        r = f"{self.rounds_done + 1}/{p.rounds * len(self.names)}"
+        if self.point:
+            return Reason(f"round {r}: the point is {self.point}",
+                          f"раунд {r}: очко {self.point}")
+        return Reason(f"round {r}: come-out throw", f"раунд {r}: первый бросок")
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

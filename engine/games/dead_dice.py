@@ -61,6 +61,10 @@ class DeadDice(TableGame):
         return {"live_dice": self.live, "round": self.turns_done // len(self.names) + 1,
                 "rounds": p.rounds}
 
+    def status(self) -> Reason | None:
+        return Reason(f"live dice: {self.live}, this turn: {self.turn_total}",
+                      f"живых костей: {self.live}, за ход: {self.turn_total}")
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

@@ -57,6 +57,11 @@ class FourDice(TableGame):
     def extra_summary(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "p_six": round(P_SIX, 4)}
 
+    def marks(self, i: int) -> list[tuple[str, str]]:
+        if i == self.params.six_backer:  # type: ignore[attr-defined]
+            return [("backs a 6", "ставит на шестёрку")]
+        return [("backs no 6", "ставит против шестёрки")]
+
     def moves(self) -> Moves:
         if self.over:
             why = Reason("the game is over", "игра окончена")

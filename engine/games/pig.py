@@ -88,6 +88,13 @@ class Pig(TableGame):
     def extra_summary(self) -> dict[str, Any]:
         return {"phase": self.phase, "target": self.params.target}  # type: ignore[attr-defined]
 
+    def status(self) -> Reason | None:
+        if self.phase == "order":
+            return Reason("order throw: the lowest starts", "бросок за очерёдность: начинает "
+                          "наименьший")
+        return Reason(f"series {self.series}, target {self.params.target}",  # type: ignore
+                      f"в серии {self.series}, цель {self.params.target}")  # type: ignore
+
     def moves(self) -> Moves:
         p: PigParams = self.params  # type: ignore[assignment]
         if self.over:
