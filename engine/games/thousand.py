@@ -59,6 +59,13 @@ class ThousandGame(Game):
     def log(self) -> Sequence[str]:
         return self.state.log
 
+    def __getattr__(self, name: str) -> Any:
+        """Everything else of the 1000 engine's state (``rules``, ``players``, ``turn``, ``allowed()``,
+        ``player(name)`` …) is read through, so code written for :class:`GameState` keeps working."""
+        if name.startswith("__") or name == "state":
+            raise AttributeError(name)
+        return getattr(self.state, name)
+
     def scores_list(self) -> tuple[int, ...]:
         return tuple(p.score for p in self.state.players)
 
