@@ -4,7 +4,12 @@
   around :class:`kosti.engine.game.GameState`;
 * the games of ``../shared/docs/games.md`` that a camera scores by itself, one module each:
   Pig (:mod:`.pig`), Craps (:mod:`.craps`), Aces (:mod:`.aces`), Four dice (:mod:`.four_dice`),
-  Dead dice (:mod:`.dead_dice`), Chicago (:mod:`.chicago`), Buck dice (:mod:`.buck_dice`).
+  Dead dice (:mod:`.dead_dice`), Chicago (:mod:`.chicago`), Buck dice (:mod:`.buck_dice`);
+* those that need a little player input (a game's own choices, :class:`Choose`): Indian dice
+  (:mod:`.indian_dice`), Martinetti / Ohio (:mod:`.martinetti`), High dice (:mod:`.high_dice`), Bank dice
+  (:mod:`.bank_dice`), Thirteen (:mod:`.thirteen`);
+* referee aids for the hidden-cup games: Liar dice (:mod:`.liar_dice`), Bluff (:mod:`.bluff`), ranked by
+  :mod:`.hands`.
 
 Entry points: :func:`new_any_game` (a preset name or ``{"preset", "overrides"}`` + players),
 :func:`game_from_json` (any saved state), :func:`game_presets` (the ``kosti rules`` entries),
@@ -38,6 +43,13 @@ from .dead_dice import PRESETS as _DEAD
 from .four_dice import PRESETS as _FOUR
 from .pig import PRESETS as _PIG
 from .thousand import ThousandGame
+from .indian_dice import PRESETS as _INDIAN
+from .martinetti import PRESETS as _MARTINETTI
+from .high_dice import PRESETS as _HIGH
+from .bank_dice import PRESETS as _BANK
+from .thirteen import PRESETS as _THIRTEEN
+from .liar_dice import PRESETS as _LIAR
+from .bluff import PRESETS as _BLUFF
 
 __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
            "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",
@@ -46,7 +58,9 @@ __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption
 
 #: Presets of the games of games.md by name, in the order ``kosti rules`` lists them.
 GAME_PRESETS: dict[str, GamePreset] = {
-    p.name: p for p in (*_PIG, *_CRAPS, *_ACES, *_FOUR, *_DEAD, *_CHICAGO, *_BUCK)}
+    p.name: p for p in (*_PIG, *_CRAPS, *_ACES, *_FOUR, *_DEAD, *_CHICAGO, *_BUCK,  # the camera scores them
+                        *_INDIAN, *_MARTINETTI, *_HIGH, *_BANK, *_THIRTEEN,  # a little player input
+                        *_LIAR, *_BLUFF)}  # referee aids
 
 #: Game classes by game id.
 GAME_CLASSES: dict[str, type[TableGame]] = {p.game: p.cls for p in GAME_PRESETS.values()}

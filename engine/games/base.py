@@ -518,13 +518,19 @@ class TableGame(Game):
                                   else ""))
             st = self._choose(action.key, action.value, evs)
         elif isinstance(action, Keep):
-            raise RuleViolation(f"{self.params.name} has no setting aside of chosen dice: the "
-                                f"rules decide what happens to every die",
-                                f"в игре {self.params.name} кости не откладывают по выбору: "
-                                f"судьбу каждой кости решают правила")
+            st = self._keep(action.faces, evs)
         else:
             raise BadInput(f"unknown action {action!r}")
         return dataclasses.replace(st, log=self.log + tuple(e.text_en for e in evs)), tuple(evs)
+
+    def random_choice(self, rng: Any) -> Choose | None:
+        """A legal choice for random play (tests, the demo), or None when the game needs none now. Games whose
+        choices take a free value (a bet, a claim) override it; ``rng`` is a ``random.Random``."""
+        opts = [c for c in self.moves().choices if c.value is not None]
+        if not opts:
+            return None
+        o = opts[rng.randrange(len(opts))]
+        return Choose(o.key, o.value)
 
     # -- hooks ---------------------------------------------------------------------------------
     @abstractmethod
@@ -533,6 +539,12 @@ class TableGame(Game):
 
     def _bank(self, evs: list[Event]) -> TableGame:
         raise RuleViolation("this game has no stopping", "в этой игре не останавливаются")
+
+    def _keep(self, faces: tuple[int, ...], evs: list[Event]) -> TableGame:
+        raise RuleViolation(f"{self.params.name} has no setting aside of chosen dice: the "
+                            f"rules decide what happens to every die",
+                            f"в игре {self.params.name} кости не откладывают по выбору: "
+                            f"судьбу каждой кости решают правила")
 
     def _choose(self, key: str, value: Any, evs: list[Event]) -> TableGame:
         raise BadInput(f"unknown choice {key!r}")
