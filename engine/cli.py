@@ -274,10 +274,23 @@ def _prompt(gs: Game, lang: str) -> tuple[str, str]:
     if isinstance(gs, TableGame):
         en, ru = a.hint.text_en, a.hint.text_ru
         if a.choices:
-            opts = "; ".join(f"{c.key} {json.dumps(c.value, ensure_ascii=False)}"
-                             for c in a.choices)
-            en += f" — choices: {opts}"
-            ru += f" — варианты: {opts}"
+            by_key: dict[str, list[Any]] = {}
+            for c in a.choices:
+                by_key.setdefault(c.key, []).append(c)
+
+            def opts(lang_ru: bool) -> str:
+                out = []
+                for key, cs in by_key.items():
+                    if len(cs) == 1:  # one option: say what it does
+                        c = cs[0]
+                        label = c.label_ru if lang_ru else c.label_en
+                        out.append(f"'{key} {'…' if c.value is None else c.value}' ({label})")
+                    else:
+                        out.append(f"'{key} {'|'.join(str(c.value) for c in cs)}'")
+                return "; ".join(out)
+
+            en += " — " + opts(False)
+            ru += " — " + opts(True)
         return en, ru
     t = gs.state.turn
     en = (f"[{gs.to_move}: turn {t.points}, {t.dice} dice] {a.hint.text_en}")
@@ -299,11 +312,15 @@ def parse_command(line: str, choices: tuple[str, ...] = ()) -> tuple[str, Any]:
         return "empty", None
     word, _, rest = s.partition(" ")
     if word in choices:
-        rest = rest.strip()
-        try:
-            value = json.loads(rest) if rest else True
-        except json.JSONDecodeError:
-            value = rest
+        rest = line.strip().partition(" ")[2].strip()  # names keep their case
+        value: Any = rest
+        if rest[:1] in ("[", "{", '"'):  # JSON where it is plainly JSON; else the game reads the text
+            try:
+                value = json.loads(rest)
+            except json.JSONDecodeError:
+                raise BadInput(f"{word}: malformed JSON {rest!r}") from None
+        elif not rest:
+            raise BadInput(f"{word}: give a value (type 'help')")
         return "choose", (word, value)
     if word in ("bank", "b", "stop", "хватит", "стоп"):
         return "bank", None

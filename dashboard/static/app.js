@@ -145,9 +145,32 @@ function renderChoices(st) {
     b.type = "button";
     b.id = `choice-${i}`;
     b.textContent = lang === "ru" ? c.label_ru : c.label_en;
-    b.addEventListener("click", () => control("choose", { key: c.key, value: c.value }));
+    if (c.value === null) {
+      // a free value (a claim, a bet, a stake): typed as text, read by the game ("3 3 3 2 2", "Boris 3 2")
+      const inp = document.createElement("input");
+      inp.type = "text";
+      inp.id = `choice-input-${i}`;
+      inp.size = 12;
+      inp.placeholder = c.key;
+      b.addEventListener("click", () => { if (inp.value.trim()) control("choose", { key: c.key, value: inp.value.trim() }); });
+      box.appendChild(inp);
+    } else b.addEventListener("click", () => control("choose", { key: c.key, value: c.value }));
     box.appendChild(b);
   });
+}
+
+function renderBoard(st) {
+  // the virtual board of Martinetti / Ohio: fields 1–12 with the players' tokens
+  const el = $("board");
+  const board = st && st.game_state && st.game_state.board;
+  el.hidden = !board;
+  if (!board) { el.innerHTML = ""; return; }
+  let cells = "";
+  for (let f = 1; f <= 12; f++) {
+    const here = board.filter((p) => p.field === f).map((p) => esc(p.name)).join(", ");
+    cells += `<td class="field${here ? " taken" : ""}"><b>${f}</b><br><span class="small">${here}</span></td>`;
+  }
+  el.innerHTML = `<table class="board"><tr>${cells}</tr></table>`;
 }
 
 function renderSource(src) {
@@ -189,6 +212,7 @@ function render(s) {
     $("hint").textContent = pick(st.allowed.hint);
     $("game-status").textContent = st.status ? pick(st.status) : "";
     renderChoices(st);
+    renderBoard(st);
     const rp = $("rules-page");
     rp.hidden = !st.rules_page;
     $("rules-page-text").innerHTML = st.rules_page

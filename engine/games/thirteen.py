@@ -147,6 +147,9 @@ class Thirteen(TableGame):
             evs.append(ev("op", name, f"{name}: {OPS[v][0]}", f"{name}: «{OPS[v][1]}»"))
             return dataclasses.replace(self, op=v)._resolve(evs)
         if key == "throw":
+            if isinstance(v, str):
+                parts = v.replace(",", " ").split()
+                v = [int(x) if x.isdigit() else x for x in parts]
             if not isinstance(v, list) or len(v) != 2:
                 raise BadInput(f"throw: [ordinary die, 2–7 die], got {v!r}")
             if self.d6 or self.special:

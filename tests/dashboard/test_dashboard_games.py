@@ -70,3 +70,42 @@ def test_chicago_game_to_the_end(client, throw, start_game, scores):
     s = client.get("/api/state").json()
     assert s["state"]["over"] and s["state"]["winner"] == "Ann" and scores(s) == {"Ann": 5}
     assert s["game"]["status"] == "finished"
+
+
+def test_bets_entered_on_the_page_then_the_camera_throws(client, throw, start_game, scores):
+    """Bank dice: bets through /choose (object or text), refusals with reasons, settlement from the camera."""
+    gid = start_game(client, ("Ann", "Boris", "Cid"), preset="bank_dice")
+    table = client.app.state.table
+    s = client.get("/api/state").json()["state"]
+    assert not s["allowed"]["roll"] and s["allowed"]["choices"][0]["key"] == "bet"
+    assert s["allowed"]["choices"][0]["value"] is None  # a free value: typed on the page
+    assert not table.submit_throw(throw([3, 3, 1]))["applied"]  # no bet yet: held, nothing settled
+    client.post(f"/api/games/{gid}/discard")
+    r = client.post(f"/api/games/{gid}/choose", json={"key": "bet", "value": "Ann 3 2"})
+    assert r.status_code == 409 and r.json()["error_ru"]  # the banker does not bet
+    r = client.post(f"/api/games/{gid}/choose", json={"key": "bet", "value": "Boris 9 2"})
+    assert r.status_code == 422
+    client.post(f"/api/games/{gid}/choose", json={"key": "bet", "value": {"player": "Boris", "number": 3,
+                                                                          "amount": 2}})
+    s = client.post(f"/api/games/{gid}/choose", json={"key": "bet", "value": "Cid 5 1"}).json()
+    assert [t["en"] for p in s["state"]["players"] for t in p["tags"]] == ["banker", "bets 2 on 3", "bets 1 on 5"]
+    assert table.submit_throw(throw([3, 3, 1]))["applied"]
+    assert scores(client.get("/api/state").json()) == {"Ann": -3, "Boris": 4, "Cid": -1}
+
+
+def test_martinetti_board_and_a_claim_over_the_websocket(client, throw, start_game, scores):
+    gid = start_game(client, ("Ann", "Boris"), preset="martinetti")
+    table = client.app.state.table
+    table.submit_throw(throw([1, 2, 3]))
+    table.submit_throw(throw([6, 6, 5]))  # needs 4: the turn passes, the dice are open to claims
+    s = client.get("/api/state").json()["state"]
+    assert s["game_state"]["board"] == [{"name": "Ann", "field": 3}, {"name": "Boris", "field": 0}]
+    assert s["allowed"]["choices"] == []  # Boris needs a 1: nothing to claim
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"cmd": "choose", "key": "claim", "value": "Boris", "game_id": gid})
+        msg = ws.receive_json()
+        while msg.get("type") == "state":
+            msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["status"] == 409 and msg["error_ru"]
+    assert scores(client.get("/api/state").json()) == {"Ann": 3, "Boris": 0}
