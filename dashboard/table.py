@@ -48,8 +48,8 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------------------------------
 from kosti.engine.errors import BadInput, RuleViolation  # noqa: E402
 from kosti.engine.game import Bank, Keep, Roll  # noqa: E402
-from kosti.engine.games import (GAME_PRESETS, Choose, Game, TableGame, ThousandGame,  # noqa: E402
-                                game_from_json, game_presets, new_any_game)
+from kosti.engine.games import (GAME_PRESETS, Choose, Game, TableGame, game_from_json,  # noqa: E402
+                                game_presets, new_any_game)
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game

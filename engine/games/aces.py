@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text
 from .pig import order_starter
 
 
@@ -91,8 +91,7 @@ class Aces(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("in Aces every throw is played out: there is no stopping",
                     "в Тузах не останавливаются: каждый бросок разыгрывается")

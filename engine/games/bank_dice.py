@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners, thaw
+from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
+                   faces_text, sort_winners, thaw)
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,7 @@ class BankDice(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         no = Reason("the banker just throws; there is no stopping", "банкомёт просто бросает; останавливаться незачем")
         choices = (ChoiceOption("bet", None, "enter a bet: player, number 1–6, amount",
                                 "ставка: игрок, число 1–6, сумма"),)

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from ..errors import BadInput, RuleViolation
 from ..game import Bank, Event, Keep, KeepOption, Reason, Roll
 
-__all__ = ["Choose", "ChoiceOption", "Moves", "Game", "TableGame", "GameParams", "GameAction",
+__all__ = ["Choose", "ChoiceOption", "Moves", "OVER_MOVES", "Game", "TableGame", "GameParams", "GameAction",
            "SCORE_KINDS", "action_from_json", "action_to_json", "check_roll", "freeze", "thaw",
            "ev", "faces_text", "dice_en", "dice_ru", "sort_winners"]
 
@@ -99,6 +99,11 @@ class Moves:
     dice_options: tuple[int, ...] = ()
     choices: tuple[ChoiceOption, ...] = ()
     bank_label: Reason = Reason("stop and record", "хватит, записать")
+
+
+#: The moves of a finished game: nothing is allowed, and the reason says so.
+OVER_MOVES = Moves(False, 0, False, False, (), Reason("the game is over", "игра окончена"),
+                   Reason("the game is over", "игра окончена"), Reason("the game is over", "игра окончена"))
 
 
 def freeze(value: Any) -> Any:

@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
+from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
+                   faces_text, thaw)
 from .hands import hand_key, hand_name, parse_hand
 
 
@@ -101,8 +102,7 @@ class Bluff(TableGame):
     def moves(self) -> Moves:
         p: BluffParams = self.params  # type: ignore[assignment]
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         hidden = Reason("the lead's cup stays covered", "стакан ведущего закрыт")
         no = Reason("nothing to stop now", "останавливаться сейчас нечего")

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, ev, faces_text
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev, faces_text
 
 #: A buck (games.md §12).
 BUCK = 15
@@ -106,8 +106,7 @@ class BuckDice(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("the turn ends by itself: on a throw without the game point, or at 15",
                     "ход кончается сам: броском без игрового очка или на 15")

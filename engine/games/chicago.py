@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,7 @@ class Chicago(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("every throw counts: there is no stopping",
                     "каждый бросок идёт в зачёт: останавливаться незачем")

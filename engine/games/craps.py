@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, ev, sort_winners
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev, sort_winners
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,7 @@ class Craps(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("craps has no stopping: the round ends on a win or a loss",
                     "в крэпсе не останавливаются: раунд кончается выигрышем или проигрышем")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import (GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text,
+from .base import (OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text,
                    sort_winners)
 
 #: Faces that die (games.md §9).
@@ -67,8 +67,7 @@ class DeadDice(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("the turn goes on until all dice are dead",
                     "ход продолжается, пока все кости не умрут")

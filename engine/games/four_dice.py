@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, ev, faces_text
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, faces_text
 
 #: Probability of at least one 6 among four fair dice: 1 − (5/6)^4 (games.md §8: "51.8%").
 P_SIX = 1 - (5 / 6) ** 4
@@ -64,8 +64,7 @@ class FourDice(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         backer = self.names[self.params.six_backer]  # type: ignore[attr-defined]
         other = self.names[1 - self.params.six_backer]  # type: ignore[attr-defined]
         name = self.names[self.mover]

@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners
+from .base import (OVER_MOVES, ChoiceOption, GameParams, GamePreset, Moves, TableGame, ev, faces_text,
+                   sort_winners)
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,7 @@ class HighDice(TableGame):
     def moves(self) -> Moves:
         p: HighDiceParams = self.params  # type: ignore[assignment]
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         if not self.banker_sum:
             why = Reason("the banker throws first", "первым бросает банкомёт")

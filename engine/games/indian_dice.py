@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text, sort_winners
+from .base import (OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text,
+                   sort_winners)
 from .hands import hand_key, hand_name
 
 
@@ -98,8 +99,7 @@ class IndianDice(TableGame):
     def moves(self) -> Moves:
         p: IndianDiceParams = self.params  # type: ignore[assignment]
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         n = self.dice_to_throw
         why_bank = None

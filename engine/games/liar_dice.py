@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
+from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
+                   faces_text, thaw)
 from .hands import hand_key, hand_name, parse_hand
 
 _TOP = (6, 6, 6, 6, 6)
@@ -108,8 +109,7 @@ class LiarDice(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         no = Reason("there is no stopping in Liar dice", "в «Лжеце» не останавливаются")
         cup = Reason("the cup stays covered until someone calls «Liar!»", "стакан открывают только после «Лжец!»")

@@ -30,7 +30,8 @@ from typing import Any, ClassVar, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
+from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
+                   faces_text, thaw)
 
 #: The last field of the board.
 LAST_FIELD = 12
@@ -108,8 +109,7 @@ class Martinetti(TableGame):
 
     def moves(self) -> Moves:
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         need = self.scores[self.mover] + 1
         no = Reason("the turn ends by itself when the next number cannot be made",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import GameParams, GamePreset, Moves, TableGame, ev
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,7 @@ class Pig(TableGame):
     def moves(self) -> Moves:
         p: PigParams = self.params  # type: ignore[assignment]
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         if self.phase == "order":
             why = Reason("this is the order throw", "это бросок за очерёдность")

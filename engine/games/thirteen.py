@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, thaw
+from .base import OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, thaw
 
 #: Operations: name → (English, Russian, function of (running, throw sum) → running or None if inexact).
 OPS: dict[str, tuple[str, str, int, int]] = {
@@ -104,8 +104,7 @@ class Thirteen(TableGame):
     def moves(self) -> Moves:
         p: ThirteenParams = self.params  # type: ignore[assignment]
         if self.over:
-            why = Reason("the game is over", "игра окончена")
-            return Moves(False, 0, False, False, (), why, why, why)
+            return OVER_MOVES
         name = self.names[self.mover]
         choices: list[ChoiceOption] = []
         if self.throw_no > 0 and not self.op:
