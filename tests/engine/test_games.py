@@ -233,3 +233,14 @@ def test_random_play(name, seed, n_players):
     assert last.winner is not None
     with pytest.raises(RuleViolation):
         last.apply(Roll((1,)))
+
+
+def test_watch_plays_the_other_games_too():
+    """``kosti watch --rules dead_dice`` starts the game of games.md, expecting its dice per throw."""
+    from kosti.vision.live_cli import _new_game
+
+    g = _new_game("dead_dice")
+    assert g.game == "dead_dice" and g.dice_to_throw == 5
+    g, _ = g.apply(Roll((1, 2, 3, 4, 5)))
+    assert g.dice_to_throw == 3
+    assert _new_game("bluff").player_names == ("Player 1", "Player 2")
