@@ -987,7 +987,10 @@ class TableService:
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
             blocking = []
             sizes = roll_sizes(st)
-            if len(thr.dice) not in sizes:
+            if not sizes:  # the game waits for a choice first (a bet, a claim, the 2–7 die): say which
+                why = st.moves().why_not_roll or st.moves().hint
+                blocking.append(f"no throw is due now: {why.text_en} / сейчас не бросают: {why.text_ru}")
+            elif len(thr.dice) not in sizes:
                 n = " or ".join(map(str, sizes))
                 blocking.append(f"saw {len(thr.dice)} dice, expected {n} / видно костей: {len(thr.dice)}, ожидалось: "
                                 + " или ".join(map(str, sizes)))
@@ -1209,6 +1212,9 @@ class TableService:
             if self.source is None or not hasattr(self.source, "throw"):
                 raise TableError(409, "this table has a real camera: throw the real dice",
                                  "на этом столе настоящая камера: бросайте настоящие кости")
+            if not roll_sizes(st):  # the game waits for a choice (a bet, a claim, the 2–7 die)
+                why = st.moves().why_not_roll or st.moves().hint
+                raise TableError(409, f"no throw is due now: {why.text_en}", f"сейчас не бросают: {why.text_ru}")
             if faces is not None:
                 if len(faces) not in roll_sizes(st):
                     n = " or ".join(map(str, roll_sizes(st)))
