@@ -38,8 +38,9 @@ SAMPLES = {"game": SAMPLE_GAME, "farkle": "sample_farkle.json"}
 
 def register(subparsers: Any) -> None:
     """Register ``rules``, ``score``, ``replay`` and ``play`` on the ``kosti`` subparsers."""
-    p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4)",
-                              description="List the rule presets of rules.md §4 with their "
+    p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4, games.md)",
+                              description="List the rule presets of rules.md §4 (the 1000 family) "
+                                          "and the other dice games of games.md, with their "
                                           "parameters.")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
     p.set_defaults(func=run_rules)
@@ -61,10 +62,13 @@ def register(subparsers: Any) -> None:
         description="Interactive score sheet for a table without a camera. Type the faces of each "
                     "throw (e.g. '1 5 3 3 4' or '15334'), 'keep 1 5' to choose scoring dice where "
                     "the rules allow it, 'bank' (or 'хватит') to stop, 'sheet', 'undo', 'help', "
-                    "'quit'. Reads piped stdin too.")
+                    "'quit'. Other dice games (--rules pig, chicago, liar_dice, …: kosti rules) "
+                    "add their own choices, e.g. 'claim 3 3 3 2 2', 'bet Boris 3 2', 'op third'. "
+                    "Reads piped stdin too.")
     p.add_argument("--players", help="comma-separated names in seat order, e.g. Ann,Boris")
     p.add_argument("--rules", default="classic",
-                   help="preset name, or a JSON/TOML rules file (default: classic)")
+                   help="preset name (1000 family or another dice game: kosti rules), or a "
+                        "JSON/TOML rules file (default: classic)")
     p.add_argument("--save", metavar="PATH", help="save the game here after every action")
     p.add_argument("--resume", metavar="PATH", help="resume a game saved with --save")
     p.add_argument("--sample", nargs="?", const="game", choices=tuple(SAMPLES), default=None,

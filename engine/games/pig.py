@@ -147,8 +147,8 @@ class Pig(TableGame):
         name = self.names[self.mover]
         total = self.scores[self.mover] + self.series
         scores = self._add(self.mover, self.series, evs,
-                           f"{name} stops and records {self.series}: {total}",
-                           f"{name}: «хватит», записано {self.series}: {total}", kind="bank")
+                           f"{name} stops and records {self.series} (total {total})",
+                           f"{name}: «хватит», записано {self.series} (всего {total})", kind="bank")
         return dataclasses.replace(self, scores=scores, series=0, throws=0)._end_series(evs)
 
     def _end_series(self, evs: list[Event]) -> Pig:
