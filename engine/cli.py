@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from .errors import BadInput, RuleViolation
 from .game import Bank, GameState, Keep, Roll
 from .games import (Choose, Game, GamePreset, TableGame, ThousandGame, action_to_json,
-                    game_from_json, game_presets, is_game_preset, new_any_game)
+                    game_from_json, game_presets, is_game_preset, new_any_game, wrap)
 from .presets import PRESET_NAMES, get_preset, load_rules_file
 
 SAMPLE_GAME = "sample_game.json"
@@ -127,9 +127,10 @@ def _read_json(path: str) -> Any:
         raise BadInput(f"{path}: malformed JSON ({exc})") from None
 
 
-def game_from_record(doc: Any) -> tuple[Game, list[Any]]:
-    """The starting state (any game, :mod:`kosti.engine.games`) and the raw event list of a
-    replay document (cli.md). Raises :class:`BadInput` for a malformed document."""
+def game_from_record(doc: Any) -> tuple[Any, list[Any]]:
+    """The starting state and the raw event list of a replay document (cli.md): a 1000-family
+    :class:`GameState` as before, or a games.md game (:class:`TableGame`); :func:`wrap` gives the
+    common interface of either. Raises :class:`BadInput` for a malformed document."""
     if not isinstance(doc, dict):
         raise BadInput("the game file must hold a JSON object")
     unknown = set(doc) - {"rules", "players", "scores", "state", "events"}
@@ -147,7 +148,7 @@ def game_from_record(doc: Any) -> tuple[Game, list[Any]]:
     if not isinstance(events, list):
         raise BadInput("events: expected a list")
     gs = new_any_game(doc.get("rules", "classic"), players, scores, state)
-    return gs, events
+    return (gs.state if isinstance(gs, ThousandGame) else gs), events
 
 
 def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:
@@ -161,7 +162,8 @@ def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:
             raise BadInput("a 'kosti play' save needs 'initial' (a game state) and 'actions' (a list)")
         gs, events = game_from_json(doc["initial"]), doc.get("actions", [])
     else:
-        gs, events = game_from_record(doc)
+        first, events = game_from_record(doc)
+        gs = wrap(first)
     for i, raw in enumerate(events):
         try:
             action = gs.parse_action(raw)
@@ -423,7 +425,8 @@ def run_play(args: argparse.Namespace) -> int:
     echo = False
     if args.sample:
         doc = sample_game(args.sample)
-        gs, events = game_from_record(doc)
+        first, events = game_from_record(doc)
+        gs = wrap(first)
         lines = iter(_event_line(e) for e in events)
         echo = True
     elif args.resume:
