@@ -369,3 +369,35 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server):
         assert not errors, errors
     finally:
         d.quit()
+
+
+@pytest.mark.slow
+def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
+    """A player-input game: the bet is typed into the game's box, the camera's throw settles it."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="bank_dice"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        wait.until(EC.visibility_of_element_located((By.ID, "choice-input-0")))
+        d.find_element(By.ID, "choice-input-0").send_keys("Boris 3 2")
+        d.find_element(By.ID, "choice-0").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "3"))  # "bets 2 on 3" / "ставит 2 на 3"
+        app.state.table.submit_throw(throw([3, 3, 1]))
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-1 .score"), "4"))
+        assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
