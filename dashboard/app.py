@@ -139,6 +139,14 @@ class KeepBody(BaseModel):
     faces: list[int] = Field(min_length=1, max_length=6)
 
 
+class ChooseBody(BaseModel):
+    """A game's own choice (games.md games): ``key`` is one of the game's choices, ``value`` a JSON value."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: str = Field(min_length=1, max_length=40, examples=["op"])
+    value: Any = Field(None, examples=["plus"])
+
+
 class FixBody(BaseModel):
     """Correct die ``die_index`` (0-based; = number of dice to add a missed die) to ``value`` (1–6)."""
 
@@ -385,6 +393,10 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     def post_keep(game_id: int, body: KeepBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.keep(body.faces, game_id, actor=actor)
 
+    @app.post("/api/games/{game_id}/choose", summary="A game's own choice (claim, bet, operation …)")
+    def post_choose(game_id: int, body: ChooseBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+        return table.choose(body.key, body.value, game_id, actor=actor)
+
     @app.post("/api/games/{game_id}/fix", summary="Correct one die of the pending or latest throw")
     def post_fix(game_id: int, body: FixBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.fix(body.die_index, body.value, game_id, actor=actor)
@@ -456,6 +468,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     commands = {
         "bank": lambda a, d: table.bank(d.get("game_id"), actor=a),
         "keep": lambda a, d: table.keep(list(d.get("faces") or []), d.get("game_id"), actor=a),
+        "choose": lambda a, d: table.choose(str(d["key"]), d.get("value"), d.get("game_id"), actor=a),
         "fix": lambda a, d: table.fix(int(d["die_index"]), int(d["value"]), d.get("game_id"), actor=a),
         "confirm": lambda a, d: table.confirm(d.get("faces"), d.get("game_id"), actor=a),
         "discard": lambda a, d: table.discard(d.get("game_id"), actor=a),

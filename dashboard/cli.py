@@ -61,8 +61,9 @@ def _game_settings(args: argparse.Namespace, cfg: object) -> tuple[list[str] | N
     preset, overrides = cfg.game.preset, cfg.game.overrides or None  # type: ignore[attr-defined]
     if args.rules is not None:
         from kosti.engine import PRESET_NAMES
+        from kosti.engine.games import GAME_PRESETS
 
-        if args.rules not in PRESET_NAMES:
+        if args.rules not in PRESET_NAMES and args.rules not in GAME_PRESETS:
             raise CliError(f"unknown preset {args.rules!r} (see kosti rules)")
         if args.rules != preset:
             preset, overrides = args.rules, None  # the file's overrides belong to the file's preset

@@ -47,46 +47,66 @@ log = logging.getLogger(__name__)
 # Engine adapter
 # ---------------------------------------------------------------------------------------------------
 from kosti.engine.errors import BadInput, RuleViolation  # noqa: E402
-from kosti.engine.game import Bank, GameState, Keep, Roll, new_game  # noqa: E402
+from kosti.engine.game import Bank, Keep, Roll  # noqa: E402
+from kosti.engine.games import (GAME_PRESETS, Choose, Game, TableGame, game_from_json,  # noqa: E402
+                                game_presets, new_any_game)
+
+#: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
+GameState = Game
 
 
 def list_presets() -> list[dict[str, Any]]:
-    """Every rule preset as ``{"name", "dice", "target", "description", "parameters"}`` (cli.md ``kosti rules``)."""
+    """Every rule preset as ``{"name", "game", "dice", "target", "description", "parameters"}`` (cli.md
+    ``kosti rules``): the 1000 family (``"game": "1000"``), then the games of games.md with their rules pages
+    (``rules_en`` / ``rules_ru``) and ``description_ru``."""
     from kosti.engine import list_presets as _list
 
-    return [{"name": r.name, "dice": r.dice_count, "target": r.target, "description": r.description,
-             "parameters": r.to_dict()} for r in _list()]
+    out = [{"name": r.name, "game": "1000", "dice": r.dice_count, "target": r.target,
+            "description": r.description, "parameters": r.to_dict()} for r in _list()]
+    for p in game_presets():
+        g = GAME_PRESETS[p["name"]]
+        out.append({**p, "rules_en": g.rules_en, "rules_ru": g.rules_ru})
+    return out
 
 
-def make_game(preset: str, overrides: dict[str, Any] | None, players: list[str]) -> GameState:
-    """A fresh engine state. Raises :class:`BadInput` (unknown preset/parameter, bad players)."""
+def make_game(preset: str, overrides: dict[str, Any] | None, players: list[str]) -> Game:
+    """A fresh game of any preset. Raises :class:`BadInput` (unknown preset/parameter, bad players)."""
     rules: Any = {"preset": preset, "overrides": overrides or {}} if overrides else preset
-    return new_game(rules, players)
+    return new_any_game(rules, players)
 
 
-def state_to_json(state: GameState) -> str:
-    """Serialise the engine state (``GameState.to_json`` dict → text)."""
+def state_to_json(state: Game) -> str:
+    """Serialise the game state (``to_json`` dict → text)."""
     return json.dumps(state.to_json(), ensure_ascii=False)
 
 
-def state_from_json(text: str) -> GameState:
-    """Restore the engine state written by :func:`state_to_json`."""
-    return GameState.from_json(json.loads(text))
+def state_from_json(text: str) -> Game:
+    """Restore a game state written by :func:`state_to_json` (any game; 1000-family states stored before the
+    games interface load unchanged)."""
+    return game_from_json(json.loads(text))
 
 
-def roll_sizes(state: GameState) -> tuple[int, ...]:
-    """Every dice count the next ``Roll`` may have (engine ``GameState.roll_sizes``; one count when the
-    keep is automatic, several in a keep phase where throwing k dice means keeping the rest)."""
-    f = getattr(state, "roll_sizes", None)
-    return tuple(f()) if f is not None else (state.dice_to_throw,)
+def roll_sizes(state: Game) -> tuple[int, ...]:
+    """Every dice count the next ``Roll`` may have (one count when the keep is automatic, several in a keep
+    phase where throwing k dice means keeping the rest)."""
+    return tuple(state.roll_sizes())
+
+
+def score_of(state: Game, name: str) -> int:
+    """Recorded score of the player called ``name`` (the game's unit)."""
+    return state.scores_list()[list(state.player_names).index(name)]
 
 
 def _reason(r: Any) -> dict[str, str] | None:
     return None if r is None else {"en": r.text_en, "ru": r.text_ru}
 
 
-def view_state(state: GameState) -> dict[str, Any]:
-    """Engine state → the dashboard's JSON view (scoreboard, turn, allowed actions with reasons)."""
+def view_state(game: Game) -> dict[str, Any]:
+    """Game state → the dashboard's JSON view (scoreboard, turn, allowed actions with reasons). The same keys
+    for every game; ``game`` names it (``"1000"``, ``"pig"``, …)."""
+    if isinstance(game, TableGame):
+        return _table_game_view(game)
+    state = game.state  # type: ignore[attr-defined]
     s = state.summary()
     r = state.rules
     for i, p in enumerate(s["players"]):
@@ -101,6 +121,7 @@ def view_state(state: GameState) -> dict[str, Any]:
     a = state.allowed()
     t = state.turn
     return {
+        "game": "1000",
         "rules": s["rules"],
         "winner": s["winner"],
         "over": state.over,
@@ -121,6 +142,47 @@ def view_state(state: GameState) -> dict[str, Any]:
         "choose_keep": r.selection.set_aside == "at_least_one",
         "rules_summary": rules_summary(r),
         "dice_count": r.dice_count,
+        "log_tail": list(s["log"][-8:]),
+    }
+
+
+def _moves_view(m: Any, sizes: tuple[int, ...]) -> dict[str, Any]:
+    return {"roll": m.roll, "dice": m.dice, "keep": m.keep, "bank": m.bank, "dice_options": list(sizes),
+            "keeps": [{"faces": list(k.faces), "points": k.points} for k in m.keeps],
+            "why_not_roll": _reason(m.why_not_roll), "why_not_bank": _reason(m.why_not_bank),
+            "hint": _reason(m.hint), "choices": [c.to_json() for c in m.choices],
+            "bank_label": _reason(m.bank_label)}
+
+
+def _table_game_view(g: TableGame) -> dict[str, Any]:
+    """The view of a games.md game: players carry ``tags`` (``{"en", "ru"}`` marks) and the game's own keys;
+    ``status`` is the game's one-line state; ``rules_page`` its rules in both languages."""
+    s = g.summary()
+    preset = GAME_PRESETS.get(g.params.name)
+    for i, p in enumerate(s["players"]):
+        p["to_move"] = (not g.over) and i == g.mover
+        p["tags"] = [{"en": en, "ru": ru} for en, ru in g.marks(i)]
+    unit_en, unit_ru = g.SCORE_UNIT
+    extra = {k: v for k, v in s.items() if k not in ("game", "rules", "winner", "to_move", "players", "turn", "log")}
+    desc = [{"en": preset.description, "ru": preset.description_ru}] if preset else []
+    return {
+        "game": g.game,
+        "rules": s["rules"],
+        "winner": s["winner"],
+        "over": g.over,
+        "to_move": s["to_move"],
+        "players": s["players"],
+        "turn": {"player": s["to_move"], "turn_points": s["turn"]["turn_points"], "dice_to_throw": g.dice_to_throw,
+                 "throws": 0, "hot": False, "confirm": False, "last_roll": [], "last_keep": [],
+                 "pending_keep": None, "phase": "over" if g.over else "roll"},
+        "allowed": _moves_view(g.moves(), roll_sizes(g) if not g.over else ()),
+        "choose_keep": False,
+        "rules_summary": desc,
+        "score_unit": {"en": unit_en, "ru": unit_ru},
+        "status": _reason(g.status()) if not g.over else None,
+        "rules_page": {"en": preset.rules_en, "ru": preset.rules_ru} if preset else None,
+        "game_state": extra,
+        "dice_count": preset.dice if preset else g.dice_to_throw,
         "log_tail": list(s["log"][-8:]),
     }
 
@@ -851,7 +913,8 @@ class TableService:
             abandon = self.game_id if self.state is not None and not self.state.over else None
             rules = {"preset": preset, "overrides": overrides or {}}
             gid = self.store.create_game(rules, players, state_to_json(state), abandon=abandon,
-                                         first_turn=(state.to_move or players[0], state.players[state.turn.player].score))
+                                         first_turn=(state.to_move or players[0],
+                                                     score_of(state, state.to_move or players[0])))
             self._set_game(gid, rules, state)
             self.turn_no = 1
             self.events.clear()
@@ -880,11 +943,11 @@ class TableService:
         turn_events = [e for e in evs if e["kind"] == "turn"]
         if turn_events or after.over:
             outcome = next((k for k in _OUTCOMES if any(e["kind"] == k for e in evs)), "end")
-            score_after = after.player(mover).score if mover else None
+            score_after = score_of(after, mover) if mover else None
             turn_end = {"score_after": score_after, "outcome": outcome}
             if turn_events and not after.over:
                 nxt = turn_events[-1]["player"]
-                next_turn = {"turn_no": self.turn_no + 1, "player": nxt, "score_before": after.player(nxt).score}
+                next_turn = {"turn_no": self.turn_no + 1, "player": nxt, "score_before": score_of(after, nxt)}
         status = "finished" if after.over else "active"
         winner = after.winner
         self.store.record_action(
@@ -926,7 +989,10 @@ class TableService:
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
             blocking = []
             sizes = roll_sizes(st)
-            if len(thr.dice) not in sizes:
+            if not sizes:  # the game waits for a choice first (a bet, a claim, the 2–7 die): say which
+                why = st.moves().why_not_roll or st.moves().hint
+                blocking.append(f"no throw is due now: {why.text_en} / сейчас не бросают: {why.text_ru}")
+            elif len(thr.dice) not in sizes:
                 n = " or ".join(map(str, sizes))
                 blocking.append(f"saw {len(thr.dice)} dice, expected {n} / видно костей: {len(thr.dice)}, ожидалось: "
                                 + " или ".join(map(str, sizes)))
@@ -977,6 +1043,16 @@ class TableService:
             except BadInput as exc:
                 raise TableError(422, str(exc)) from None
             self._apply("keep", action, {"faces": list(faces)}, actor)
+            self._changed()
+            return self.snapshot()
+
+    def choose(self, key: str, value: Any, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """A game's own choice ``{key: value}`` (e.g. a claim, a bet, an operation): 409 with the engine's reason
+        when the rules forbid it now, 422 when malformed."""
+        with self._lock:
+            self._require(game_id)
+            self._no_pending()
+            self._apply("choose", Choose(key, value), {"key": key, "value": value}, actor)
             self._changed()
             return self.snapshot()
 
@@ -1138,6 +1214,9 @@ class TableService:
             if self.source is None or not hasattr(self.source, "throw"):
                 raise TableError(409, "this table has a real camera: throw the real dice",
                                  "на этом столе настоящая камера: бросайте настоящие кости")
+            if not roll_sizes(st):  # the game waits for a choice (a bet, a claim, the 2–7 die)
+                why = st.moves().why_not_roll or st.moves().hint
+                raise TableError(409, f"no throw is due now: {why.text_en}", f"сейчас не бросают: {why.text_ru}")
             if faces is not None:
                 if len(faces) not in roll_sizes(st):
                     n = " or ".join(map(str, roll_sizes(st)))

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import BadInput, RuleViolation
-from .game import Bank, GameState, Keep, Roll, action_from_json, action_to_json, new_game
-from .presets import PRESET_NAMES, get_preset, load_rules_file, resolve_rules
+from .game import Bank, GameState, Keep, Roll
+from .games import (Choose, Game, GamePreset, TableGame, ThousandGame, action_to_json,
+                    game_from_json, game_presets, is_game_preset, new_any_game, wrap)
+from .presets import PRESET_NAMES, get_preset, load_rules_file
 
 SAMPLE_GAME = "sample_game.json"
 #: Bundled sample games (replay format) for ``kosti play --sample [NAME]``.
@@ -36,10 +38,10 @@ SAMPLES = {"game": SAMPLE_GAME, "farkle": "sample_farkle.json"}
 
 
 def register(subparsers: Any) -> None:
-    """Register ``rules``, ``score``, ``advise``, ``replay`` and ``play`` on the ``kosti``
-    subparsers."""
-    p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4)",
-                              description="List the rule presets of rules.md §4 with their "
+    """Register ``rules``, ``score``, ``advise``, ``replay`` and ``play`` on the ``kosti`` subparsers."""
+    p = subparsers.add_parser("rules", help="list the rule presets (rules.md §4, games.md)",
+                              description="List the rule presets of rules.md §4 (the 1000 family) "
+                                          "and the other dice games of games.md, with their "
                                           "parameters.")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
     p.set_defaults(func=run_rules)
@@ -65,10 +67,13 @@ def register(subparsers: Any) -> None:
         description="Interactive score sheet for a table without a camera. Type the faces of each "
                     "throw (e.g. '1 5 3 3 4' or '15334'), 'keep 1 5' to choose scoring dice where "
                     "the rules allow it, 'bank' (or 'хватит') to stop, 'sheet', 'undo', 'help', "
-                    "'quit'. Reads piped stdin too.")
+                    "'quit'. Other dice games (--rules pig, chicago, liar_dice, …: kosti rules) "
+                    "add their own choices, e.g. 'claim 3 3 3 2 2', 'bet Boris 3 2', 'op third'. "
+                    "Reads piped stdin too.")
     p.add_argument("--players", help="comma-separated names in seat order, e.g. Ann,Boris")
     p.add_argument("--rules", default="classic",
-                   help="preset name, or a JSON/TOML rules file (default: classic)")
+                   help="preset name (1000 family or another dice game: kosti rules), or a "
+                        "JSON/TOML rules file (default: classic)")
     p.add_argument("--save", metavar="PATH", help="save the game here after every action")
     p.add_argument("--resume", metavar="PATH", help="resume a game saved with --save")
     p.add_argument("--sample", nargs="?", const="game", choices=tuple(SAMPLES), default=None,
@@ -84,13 +89,16 @@ def register(subparsers: Any) -> None:
 
 
 def rules_document() -> dict[str, Any]:
-    """The ``kosti rules --json`` document."""
+    """The ``kosti rules --json`` document: the 1000-family presets of rules.md §4 (``"game":
+    "1000"``) and then the games of games.md (``"game": "pig"`` etc.,
+    :func:`kosti.engine.games.game_presets`)."""
     out = []
     for name in PRESET_NAMES:
         r = get_preset(name)
-        out.append({"name": name, "dice": r.dice_count, "target": r.target,
+        out.append({"name": name, "game": "1000", "dice": r.dice_count, "target": r.target,
                     "description": r.description, "source": r.source,
                     "parameters": r.to_dict()})
+    out.extend(game_presets())
     return {"presets": out}
 
 
@@ -101,7 +109,8 @@ def run_rules(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
         return 0
     for p in doc["presets"]:
-        print(f"{p['name']:<27} {p['dice']} dice, to {p['target']:<6} [{p['source']}] "
+        to = f"to {p['target']:<6}" if p["target"] else " " * 9
+        print(f"{p['name']:<27} {p['game']:<10} {p['dice']} dice, {to} [{p['source']}] "
               f"{p['description']}")
     return 0
 
@@ -123,9 +132,10 @@ def _read_json(path: str) -> Any:
         raise BadInput(f"{path}: malformed JSON ({exc})") from None
 
 
-def game_from_record(doc: Any) -> tuple[GameState, list[Any]]:
-    """The starting state and the raw event list of a replay document (cli.md). Raises
-    :class:`BadInput` for a malformed document."""
+def game_from_record(doc: Any) -> tuple[Any, list[Any]]:
+    """The starting state and the raw event list of a replay document (cli.md): a 1000-family
+    :class:`GameState` as before, or a games.md game (:class:`TableGame`); :func:`wrap` gives the
+    common interface of either. Raises :class:`BadInput` for a malformed document."""
     if not isinstance(doc, dict):
         raise BadInput("the game file must hold a JSON object")
     unknown = set(doc) - {"rules", "players", "scores", "state", "events"}
@@ -142,11 +152,11 @@ def game_from_record(doc: Any) -> tuple[GameState, list[Any]]:
     events = doc.get("events", [])
     if not isinstance(events, list):
         raise BadInput("events: expected a list")
-    gs = new_game(resolve_rules(doc.get("rules", "classic")), players, scores, state)
-    return gs, events
+    gs = new_any_game(doc.get("rules", "classic"), players, scores, state)
+    return (gs.state if isinstance(gs, ThousandGame) else gs), events
 
 
-def replay(doc: Any) -> tuple[GameState, int | None, RuleViolation | None]:
+def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:
     """Play a replay document. Returns ``(state, failed_event_index, violation)``; the state is the
     one before the forbidden event when there is one. Raises :class:`BadInput` (exit 2).
 
@@ -155,12 +165,13 @@ def replay(doc: Any) -> tuple[GameState, int | None, RuleViolation | None]:
     if isinstance(doc, dict) and str(doc.get("format", "")).startswith("kosti-play/"):
         if not isinstance(doc.get("initial"), dict) or not isinstance(doc.get("actions", []), list):
             raise BadInput("a 'kosti play' save needs 'initial' (a game state) and 'actions' (a list)")
-        gs, events = GameState.from_json(doc["initial"]), doc.get("actions", [])
+        gs, events = game_from_json(doc["initial"]), doc.get("actions", [])
     else:
-        gs, events = game_from_record(doc)
+        first, events = game_from_record(doc)
+        gs = wrap(first)
     for i, raw in enumerate(events):
         try:
-            action = action_from_json(raw)
+            action = gs.parse_action(raw)
         except BadInput as exc:
             raise BadInput(f"event {i}: {exc}") from None
         try:
@@ -197,12 +208,15 @@ def run_replay(args: argparse.Namespace) -> int:
 # kosti play
 
 
-def _sheet(gs: GameState, lang: str) -> str:
-    """The score sheet as text (``lang``: ``en``, ``ru`` or ``both``)."""
+def _sheet(game: Game | GameState, lang: str) -> str:
+    """The score sheet as text (``lang``: ``en``, ``ru`` or ``both``) of any game."""
 
     def tr(en: str, ru: str) -> str:
         return en if lang == "en" else ru if lang == "ru" else f"{en}/{ru}"
 
+    if isinstance(game, TableGame):
+        return _table_sheet(game, tr, lang)
+    gs = game.state if isinstance(game, ThousandGame) else game
     lines = [f"--- {tr('Score sheet', 'Счёт')} ({gs.rules.name}) ---"]
     for i, p in enumerate(gs.players):
         marks = []
@@ -234,6 +248,29 @@ def _sheet(gs: GameState, lang: str) -> str:
     return "\n".join(lines)
 
 
+def _game_over_line(names: str, lang: str) -> str:
+    return {"en": f"Game over: {names} won", "ru": f"Игра окончена: победил {names}",
+            "both": f"Game over: {names} won / Игра окончена: победил {names}"}[lang]
+
+
+def _table_sheet(g: TableGame, tr: Any, lang: str) -> str:
+    """Score sheet of a games.md game: one line per seat with the game's marks, then the
+    game's status line."""
+    unit_en, unit_ru = g.SCORE_UNIT
+    lines = [f"--- {tr('Score sheet', 'Счёт')} ({g.params.name}; {tr(unit_en, unit_ru)}) ---"]
+    for i, name in enumerate(g.names):
+        marks = [tr(en, ru) for en, ru in g.marks(i)]
+        arrow = "→" if not g.over and i == g.mover else " "
+        lines.append(f"{arrow} {name:<12} {g.scores[i]:>6}  {', '.join(marks)}".rstrip())
+    st = g.status()
+    if st is not None and not g.over:
+        lines.append(f"  {tr(st.text_en, st.text_ru)}")
+    if g.over:
+        w = g.winner
+        lines.append(_game_over_line(", ".join(w) if isinstance(w, list) else str(w), lang))
+    return "\n".join(lines)
+
+
 def _say(out: TextIO, lang: str, en: str, ru: str) -> None:
     if lang == "en":
         print(en, file=out)
@@ -244,9 +281,30 @@ def _say(out: TextIO, lang: str, en: str, ru: str) -> None:
         print(f"  {ru}", file=out)
 
 
-def _prompt(gs: GameState, lang: str) -> tuple[str, str]:
-    a = gs.allowed()
-    t = gs.turn
+def _prompt(gs: Game, lang: str) -> tuple[str, str]:
+    a = gs.moves()
+    if isinstance(gs, TableGame):
+        en, ru = a.hint.text_en, a.hint.text_ru
+        if a.choices:
+            by_key: dict[str, list[Any]] = {}
+            for c in a.choices:
+                by_key.setdefault(c.key, []).append(c)
+
+            def opts(lang_ru: bool) -> str:
+                out = []
+                for key, cs in by_key.items():
+                    if len(cs) == 1:  # one option: say what it does
+                        c = cs[0]
+                        label = c.label_ru if lang_ru else c.label_en
+                        out.append(f"'{key} {'…' if c.value is None else c.value}' ({label})")
+                    else:
+                        out.append(f"'{key} {'|'.join(str(c.value) for c in cs)}'")
+                return "; ".join(out)
+
+            en += " — " + opts(False)
+            ru += " — " + opts(True)
+        return en, ru
+    t = gs.state.turn
     en = (f"[{gs.to_move}: turn {t.points}, {t.dice} dice] {a.hint.text_en}")
     ru = (f"[{gs.to_move}: за ход {t.points}, костей {t.dice}] {a.hint.text_ru}")
     if a.keep:
@@ -256,14 +314,26 @@ def _prompt(gs: GameState, lang: str) -> tuple[str, str]:
     return en, ru
 
 
-def parse_command(line: str) -> tuple[str, Any]:
+def parse_command(line: str, choices: tuple[str, ...] = ()) -> tuple[str, Any]:
     """Parse one typed line of ``kosti play``: returns (command, argument). Commands: ``roll``
-    (faces), ``keep`` (faces), ``bank``, ``sheet``, ``undo``, ``help``, ``quit``, ``empty``.
+    (faces), ``keep`` (faces), ``bank``, ``sheet``, ``undo``, ``help``, ``quit``, ``empty``, and
+    ``choose`` ((key, value)) for a word in the game's ``choices`` (value: JSON, else the text).
     Faces may be written "1 5 3" , "1,5,3" or "153". Raises :class:`BadInput`."""
     s = line.strip().lower()
     if not s or s.startswith("#"):
         return "empty", None
     word, _, rest = s.partition(" ")
+    if word in choices:
+        rest = line.strip().partition(" ")[2].strip()  # names keep their case
+        value: Any = rest
+        if rest[:1] in ("[", "{", '"'):  # JSON where it is plainly JSON; else the game reads the text
+            try:
+                value = json.loads(rest)
+            except json.JSONDecodeError:
+                raise BadInput(f"{word}: malformed JSON {rest!r}") from None
+        elif not rest:
+            raise BadInput(f"{word}: give a value (type 'help')")
+        return "choose", (word, value)
     if word in ("bank", "b", "stop", "хватит", "стоп"):
         return "bank", None
     if word in ("sheet", "score", "s", "счёт", "счет"):
@@ -307,8 +377,8 @@ HELP_RU = ("Введите выпавшие очки: «1 5 3 3 4» или «153
            "«sheet» — счёт, «undo» — отменить последнее действие, «quit» — выход.")
 
 
-def _save(path: str | None, gs: GameState, history: list[dict[str, Any]],
-          initial: GameState) -> None:
+def _save(path: str | None, gs: Game, history: list[dict[str, Any]],
+          initial: Game) -> None:
     """Write ``{"format", "state", "initial", "actions"}`` atomically (the initial state and the
     actions let a resumed game take back earlier actions)."""
     if not path:
@@ -324,20 +394,20 @@ def _save(path: str | None, gs: GameState, history: list[dict[str, Any]],
         raise BadInput(f"{path}: cannot save the game ({exc.strerror or exc})") from None
 
 
-def _load_save(path: str) -> tuple[list[GameState], list[dict[str, Any]]]:
+def _load_save(path: str) -> tuple[list[Game], list[dict[str, Any]]]:
     """The states (initial … current) and actions of a saved game. When the saved initial state
     and actions do not reproduce the saved state, only the saved state is used (no undo)."""
     doc = _read_json(path)
     if not isinstance(doc, dict) or "state" not in doc:
         raise BadInput(f"{path}: not a game saved by 'kosti play --save'")
-    gs = GameState.from_json(doc["state"])
+    gs = game_from_json(doc["state"])
     history = doc.get("actions", [])
     history = list(history) if isinstance(history, list) else []
     if "initial" in doc:
         try:
-            states = [GameState.from_json(doc["initial"])]
+            states = [game_from_json(doc["initial"])]
             for raw in history:
-                states.append(states[-1].apply(action_from_json(raw))[0])
+                states.append(states[-1].apply(states[-1].parse_action(raw))[0])
             if states[-1] == gs:
                 return states, history
         except (BadInput, RuleViolation):
@@ -361,7 +431,8 @@ def run_play(args: argparse.Namespace) -> int:
     echo = False
     if args.sample:
         doc = sample_game(args.sample)
-        gs, events = game_from_record(doc)
+        first, events = game_from_record(doc)
+        gs = wrap(first)
         lines = iter(_event_line(e) for e in events)
         echo = True
     elif args.resume:
@@ -377,13 +448,18 @@ def run_play(args: argparse.Namespace) -> int:
             raise BadInput("--players is required (e.g. --players Ann,Boris), or use --resume")
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         spec = args.rules
-        rules = (load_rules_file(spec) if spec.endswith((".json", ".toml")) or os.sep in spec
-                 else get_preset(spec))
-        gs = new_game(rules, names)
+        rules: Any = (load_rules_file(spec) if spec.endswith((".json", ".toml")) or os.sep in spec
+                      else spec if is_game_preset(spec) else get_preset(spec))
+        gs = new_any_game(rules, names)
         lines = sys.stdin
         echo = not sys.stdin.isatty()
-    _say(out, lang, f"Rules: {gs.rules.name} — {gs.rules.description}",
-         f"Правила: {gs.rules.name}")
+    preset = _preset_of(gs)
+    if preset is not None:
+        _say(out, lang, f"Rules: {preset.name} — {preset.description}",
+             f"Правила: {preset.name} — {preset.description_ru}")
+    else:
+        rules = gs.state.rules  # type: ignore[attr-defined]
+        _say(out, lang, f"Rules: {rules.name} — {rules.description}", f"Правила: {rules.name}")
     print(_sheet(gs, lang), file=out)
     if not args.resume:
         states = [gs]
@@ -402,7 +478,7 @@ def run_play(args: argparse.Namespace) -> int:
         if echo:
             print(f"> {line.strip()}", file=out)
         try:
-            cmd, arg = parse_command(line)
+            cmd, arg = parse_command(line, gs.CHOICES)
         except BadInput as exc:
             _say(out, lang, f"? {exc}", f"? {exc}")
             continue
@@ -412,6 +488,9 @@ def run_play(args: argparse.Namespace) -> int:
             break
         if cmd == "help":
             _say(out, lang, HELP_EN, HELP_RU)
+            if gs.CHOICES:
+                _say(out, lang, f"Choices of this game: {', '.join(gs.CHOICES)} VALUE",
+                     f"Выбор в этой игре: {', '.join(gs.CHOICES)} ЗНАЧЕНИЕ")
             continue
         if cmd == "sheet":
             print(_sheet(gs, lang), file=out)
@@ -426,7 +505,8 @@ def run_play(args: argparse.Namespace) -> int:
             else:
                 _say(out, lang, "Nothing to take back", "Нечего отменять")
             continue
-        action = Roll(arg) if cmd == "roll" else Keep(arg) if cmd == "keep" else Bank()
+        action = (Roll(arg) if cmd == "roll" else Keep(arg) if cmd == "keep"
+                  else Choose(*arg) if cmd == "choose" else Bank())
         try:
             new, events = gs.apply(action)
         except RuleViolation as exc:
@@ -437,7 +517,7 @@ def run_play(args: argparse.Namespace) -> int:
             continue
         for e in events:
             _say(out, lang, e.text_en, e.text_ru)
-        if any(e.kind in ("bank", "turn", "win", "instant_win") for e in events):
+        if any(e.kind in ("bank", "turn", "win", "instant_win", "round") for e in events):
             print(_sheet(new, lang), file=out)
         gs = new
         states.append(gs)
@@ -453,4 +533,14 @@ def _event_line(e: Any) -> str:
         return " ".join(map(str, e["roll"]))
     if isinstance(e, dict) and "keep" in e:
         return "keep " + " ".join(map(str, e["keep"]))
+    if isinstance(e, dict) and len(e) == 1 and "bank" not in e:
+        (key, value), = e.items()
+        return f"{key} {json.dumps(value, ensure_ascii=False)}"
     return "bank"
+
+
+def _preset_of(gs: Game) -> GamePreset | None:
+    """The games.md preset of a game (None for the 1000 family)."""
+    from .games import GAME_PRESETS
+
+    return GAME_PRESETS.get(gs.rules_name) if isinstance(gs, TableGame) else None

@@ -429,15 +429,21 @@ def _rules_problem(preset: str, overrides: Mapping[str, Any]) -> str | None:
         from kosti.engine.presets import get_preset, resolve_rules
     except ImportError:  # the engine is not installed: only the name's form is checked
         return None
+    from kosti.engine.games import GAME_PRESETS, game_preset
+
     try:
-        get_preset(preset)
+        if preset not in GAME_PRESETS:  # the other dice games of games.md are presets too
+            get_preset(preset)
     except Exception as exc:  # noqa: BLE001 - BadInput (exit 2) carries the reason
         if getattr(exc, "exit_code", None) != 2 and not isinstance(exc, ValueError | KeyError):
             raise
         return f"game.preset: {_first_line(exc)}"
     if overrides:
         try:
-            resolve_rules({"preset": preset, "overrides": dict(overrides)})
+            if preset in GAME_PRESETS:
+                game_preset(preset).params.with_overrides(dict(overrides))
+            else:
+                resolve_rules({"preset": preset, "overrides": dict(overrides)})
         except Exception as exc:  # noqa: BLE001
             if getattr(exc, "exit_code", None) != 2 and not isinstance(exc, ValueError | KeyError | TypeError):
                 raise

@@ -66,6 +66,11 @@ def _new_game(preset: str) -> Any:
         from kosti.engine import BadInput, new_game, resolve_rules
     except ImportError as exc:  # pragma: no cover - engine is part of the base install
         raise WatchInputError(f"--rules needs kosti.engine: {exc}") from exc
+    from kosti.engine.games import game_preset, is_game_preset, new_any_game
+
+    if is_game_preset(preset):  # the other dice games of games.md (Pig, Chicago, …)
+        n = game_preset(preset).cls.PLAYERS[0]
+        return new_any_game(preset, [f"Player {i + 1}" for i in range(max(1, n))])
     try:
         rules = resolve_rules(preset)
     except BadInput as exc:

@@ -19,6 +19,7 @@ const T = {
     ignored: "no game", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
+    rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
   },
   ru: {
     subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "в эфире", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
@@ -37,6 +38,7 @@ const T = {
     ignored: "нет игры", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
+    rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
   },
 };
 
@@ -119,6 +121,8 @@ function dieEl(value, cls) {
 }
 
 function statusTags(p, rules) {
+  // games other than 1000 send their own marks, already in both languages
+  if (p.tags) return p.tags.map((x) => `<span class="tag">${esc(pick(x))}</span>`).join(" ");
   const tags = [];
   tags.push(`<span class="tag">${p.opened ? t("opened") : t("not_opened")}</span>`);
   if (p.in_pit) tags.push(`<span class="tag pit">${t("pit")}${p.pit ? ` ${p.pit.lo}–${p.pit.hi}` : ""}</span>`);
@@ -128,6 +132,45 @@ function statusTags(p, rules) {
   if (p.falls) tags.push(`<span class="tag">${t("falls")} ${p.falls}</span>`);
   if (p.skip_next) tags.push(`<span class="tag">${t("skips")}</span>`);
   return tags.join(" ");
+}
+
+function renderChoices(st) {
+  // a game's own choices (games.md games): one button each, sent as {key, value}
+  const box = $("choices");
+  const list = (st && !st.over && st.allowed.choices) || [];
+  box.hidden = !list.length;
+  box.innerHTML = "";
+  list.forEach((c, i) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = `choice-${i}`;
+    b.textContent = lang === "ru" ? c.label_ru : c.label_en;
+    if (c.value === null) {
+      // a free value (a claim, a bet, a stake): typed as text, read by the game ("3 3 3 2 2", "Boris 3 2")
+      const inp = document.createElement("input");
+      inp.type = "text";
+      inp.id = `choice-input-${i}`;
+      inp.size = 12;
+      inp.placeholder = c.key;
+      b.addEventListener("click", () => { if (inp.value.trim()) control("choose", { key: c.key, value: inp.value.trim() }); });
+      box.appendChild(inp);
+    } else b.addEventListener("click", () => control("choose", { key: c.key, value: c.value }));
+    box.appendChild(b);
+  });
+}
+
+function renderBoard(st) {
+  // the virtual board of Martinetti / Ohio: fields 1–12 with the players' tokens
+  const el = $("board");
+  const board = st && st.game_state && st.game_state.board;
+  el.hidden = !board;
+  if (!board) { el.innerHTML = ""; return; }
+  let cells = "";
+  for (let f = 1; f <= 12; f++) {
+    const here = board.filter((p) => p.field === f).map((p) => esc(p.name)).join(", ");
+    cells += `<td class="field${here ? " taken" : ""}"><b>${f}</b><br><span class="small">${here}</span></td>`;
+  }
+  el.innerHTML = `<table class="board"><tr>${cells}</tr></table>`;
 }
 
 function renderSource(src) {
@@ -167,6 +210,13 @@ function render(s) {
     $("dice-left").textContent = st.turn.dice_to_throw;
     $("dice-options").textContent = opts.length > 1 ? ` (${opts.join(" / ")})` : "";
     $("hint").textContent = pick(st.allowed.hint);
+    $("game-status").textContent = st.status ? pick(st.status) : "";
+    renderChoices(st);
+    renderBoard(st);
+    const rp = $("rules-page");
+    rp.hidden = !st.rules_page;
+    $("rules-page-text").innerHTML = st.rules_page
+      ? pick(st.rules_page).split("\n\n").map((para) => `<p>${esc(para)}</p>`).join("") : "";
     const whyNot = pick(st.allowed.why_not_bank) || "";
     // The hint often already carries the reason ("throw 4 dice (needs 40 more …)"): say it once.
     $("why-not-bank").textContent = st.allowed.bank || st.over || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
@@ -334,8 +384,15 @@ function connect() {
 
 async function loadPresets() {
   try { presets = (await api("GET", "/api/presets")).presets; } catch (e) { return; }
-  $("ng-preset").innerHTML = presets.map((p) => `<option value="${esc(p.name)}">${esc(p.name)} (${p.dice} × d6 → ${p.target})</option>`).join("");
-  const desc = () => { const p = presets.find((x) => x.name === $("ng-preset").value); $("ng-preset-desc").textContent = p ? p.description : ""; };
+  const opt = (p) => `<option value="${esc(p.name)}">${esc(p.name)} (${p.dice} × d6${p.target ? " → " + p.target : ""})</option>`;
+  const fam = presets.filter((p) => !p.game || p.game === "1000");
+  const other = presets.filter((p) => p.game && p.game !== "1000");
+  $("ng-preset").innerHTML = `<optgroup label="${esc(t("family_1000"))}">${fam.map(opt).join("")}</optgroup>`
+    + (other.length ? `<optgroup label="${esc(t("other_games"))}">${other.map(opt).join("")}</optgroup>` : "");
+  const desc = () => {
+    const p = presets.find((x) => x.name === $("ng-preset").value);
+    $("ng-preset-desc").textContent = p ? (lang === "ru" && p.description_ru ? p.description_ru : p.description) : "";
+  };
   $("ng-preset").addEventListener("change", desc);
   desc();
 }

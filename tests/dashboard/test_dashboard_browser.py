@@ -276,3 +276,128 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
     finally:
         d.quit()
         server.should_exit = True
+
+
+def _start_in_form(d, wait, players: str, preset: str, overrides: str) -> None:
+    """Start a game through the New game form (players, preset, overrides JSON)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
+    box = d.find_element(By.ID, "ng-players")
+    box.clear()
+    box.send_keys(players)
+    Select(d.find_element(By.ID, "ng-preset")).select_by_value(preset)
+    ov = d.find_element(By.ID, "ng-overrides")
+    ov.clear()
+    ov.send_keys(overrides)
+    d.find_element(By.ID, "ng-submit").click()
+
+
+def _virtual_throw(d, wait, faces: list[int], done) -> None:
+    """Throw ``faces`` on the virtual table (rendered, settled, read from pixels); when the reader is unsure,
+    correct the held throw in the UI and confirm it, as a table would. ``done(d)`` says the throw counted."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select
+
+    wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
+    box = d.find_element(By.ID, "throw-faces")
+    box.clear()
+    box.send_keys(" ".join(map(str, faces)))
+    d.find_element(By.ID, "btn-throw").click()
+    wait.until(lambda d: done(d) or d.find_element(By.ID, "pending").is_displayed())
+    if not done(d):
+        while len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select")) < len(faces):
+            n = len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select"))
+            d.find_element(By.ID, "btn-add-die").click()
+            wait.until(lambda d, n=n: len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select")) > n)
+        for i, v in enumerate(faces):
+            wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
+                       or Select(d.find_element(By.ID, f"pending-die-{i}")).first_selected_option.text == str(v))
+        d.find_element(By.ID, "btn-confirm").click()
+        wait.until(done)
+
+
+@pytest.mark.slow
+def test_pig_and_chicago_on_the_virtual_table(demo_server):
+    """games.md on the demo's virtual table: a short game of Pig (to 10) and of Chicago (2 rounds), played
+    through the page; the rules page is there in both languages."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d = _browser()
+    try:
+        wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(demo_server + "/")
+        if d.find_element(By.ID, "lang-toggle").text == "EN":  # the page starts in Russian: switch to English
+            d.find_element(By.ID, "lang-toggle").click()
+        # Pig: one die, the order as seated, to 10 points.
+        _start_in_form(d, wait, "Ann, Boris", "pig", '{"order_throw": false, "target": 10}')
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        assert d.find_element(By.ID, "turn-player").text == "Ann"
+        assert d.find_element(By.ID, "dice-left").text == "1"
+        assert not d.find_element(By.ID, "btn-bank").is_enabled()  # a stop needs one throw
+        _virtual_throw(d, wait, [6], lambda d: d.find_element(By.ID, "turn-points").text == "6")
+        _virtual_throw(d, wait, [5], lambda d: d.find_element(By.ID, "turn-points").text == "11")
+        wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
+        d.find_element(By.ID, "btn-bank").click()
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "11"))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+        # Equal series: Boris still plays his series; his 1 ends it and the game.
+        _virtual_throw(d, wait, [1], lambda d: d.find_element(By.ID, "winner").is_displayed())
+        assert "Ann" in d.find_element(By.ID, "winner").text
+        assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+        d.find_element(By.CSS_SELECTOR, "#rules-page summary").click()
+        assert "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").text
+        d.find_element(By.ID, "lang-toggle").click()
+        assert "Единица сжигает" in d.find_element(By.ID, "rules-page-text").text
+        d.find_element(By.ID, "lang-toggle").click()
+        # Chicago: two dice, round 1 needs 2, round 2 needs 3.
+        _start_in_form(d, wait, "Ann, Boris", "chicago", '{"rounds": 2}')
+        wait.until(lambda d: "round 1" in d.find_element(By.ID, "game-status").text)
+        assert d.find_element(By.ID, "dice-left").text == "2"
+        _virtual_throw(d, wait, [1, 1], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "2")
+        _virtual_throw(d, wait, [3, 4], lambda d: "round 2" in d.find_element(By.ID, "game-status").text)
+        _virtual_throw(d, wait, [1, 2], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "5")
+        _virtual_throw(d, wait, [2, 2], lambda d: d.find_element(By.ID, "winner").is_displayed())
+        assert "Ann" in d.find_element(By.ID, "winner").text
+        assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+
+
+@pytest.mark.slow
+def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
+    """A player-input game: the bet is typed into the game's box, the camera's throw settles it."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="bank_dice"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        wait.until(EC.visibility_of_element_located((By.ID, "choice-input-0")))
+        d.find_element(By.ID, "choice-input-0").send_keys("Boris 3 2")
+        d.find_element(By.ID, "choice-0").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "3"))  # "bets 2 on 3" / "ставит 2 на 3"
+        app.state.table.submit_throw(throw([3, 3, 1]))
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-1 .score"), "4"))
+        assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()

@@ -160,10 +160,11 @@ def test_replay_subprocess_exit_codes(tmp_path):
 def test_rules_json_lists_every_preset(capsys):
     assert main(["rules", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    names = [p["name"] for p in data["presets"]]
-    assert names == list(PRESET_NAMES)
-    for p in data["presets"]:
-        assert {"name", "dice", "target", "description", "parameters"} <= set(p)
+    thousand = [p for p in data["presets"] if p["game"] == "1000"]
+    assert [p["name"] for p in thousand] == list(PRESET_NAMES)
+    assert data["presets"][:len(thousand)] == thousand  # the 1000 family first (cli.md)
+    for p in thousand:
+        assert {"name", "game", "dice", "target", "description", "parameters"} <= set(p)
         assert p["dice"] in (5, 6) and p["target"] in (1000, 5000, 10000)
         assert p["description"] and p["parameters"]["dice_count"] == p["dice"]
     classic = data["presets"][0]

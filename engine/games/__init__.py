@@ -1,0 +1,137 @@
+"""kosti.engine.games — every game kosti hosts behind one interface (:class:`Game`).
+
+* the 1000 family (every preset of rules.md §4) through :class:`ThousandGame`, a thin adapter
+  around :class:`kosti.engine.game.GameState`;
+* the games of ``../shared/docs/games.md`` that a camera scores by itself, one module each:
+  Pig (:mod:`.pig`), Craps (:mod:`.craps`), Aces (:mod:`.aces`), Four dice (:mod:`.four_dice`),
+  Dead dice (:mod:`.dead_dice`), Chicago (:mod:`.chicago`), Buck dice (:mod:`.buck_dice`);
+* those that need a little player input (a game's own choices, :class:`Choose`): Indian dice
+  (:mod:`.indian_dice`), Martinetti / Ohio (:mod:`.martinetti`), High dice (:mod:`.high_dice`), Bank dice
+  (:mod:`.bank_dice`), Thirteen (:mod:`.thirteen`);
+* referee aids for the hidden-cup games: Liar dice (:mod:`.liar_dice`), Bluff (:mod:`.bluff`), ranked by
+  :mod:`.hands`.
+
+Entry points: :func:`new_any_game` (a preset name or ``{"preset", "overrides"}`` + players),
+:func:`game_from_json` (any saved state), :func:`game_presets` (the ``kosti rules`` entries),
+:func:`game_preset` (one preset, with its rules page in English and Russian).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..errors import BadInput
+from ..game import GameState, new_game
+from .aces import PRESETS as _ACES
+from .base import (
+    SCORE_KINDS,
+    ChoiceOption,
+    Choose,
+    Game,
+    GameAction,
+    GameParams,
+    GamePreset,
+    Moves,
+    TableGame,
+    action_from_json,
+    action_to_json,
+)
+from .buck_dice import PRESETS as _BUCK
+from .chicago import PRESETS as _CHICAGO
+from .craps import PRESETS as _CRAPS
+from .dead_dice import PRESETS as _DEAD
+from .four_dice import PRESETS as _FOUR
+from .pig import PRESETS as _PIG
+from .thousand import ThousandGame
+from .indian_dice import PRESETS as _INDIAN
+from .martinetti import PRESETS as _MARTINETTI
+from .high_dice import PRESETS as _HIGH
+from .bank_dice import PRESETS as _BANK
+from .thirteen import PRESETS as _THIRTEEN
+from .liar_dice import PRESETS as _LIAR
+from .bluff import PRESETS as _BLUFF
+
+__all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
+           "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",
+           "action_from_json", "action_to_json", "new_any_game", "game_from_json",
+           "game_presets", "game_preset", "is_game_preset", "wrap"]
+
+#: Presets of the games of games.md by name, in the order ``kosti rules`` lists them.
+GAME_PRESETS: dict[str, GamePreset] = {
+    p.name: p for p in (*_PIG, *_CRAPS, *_ACES, *_FOUR, *_DEAD, *_CHICAGO, *_BUCK,  # the camera scores them
+                        *_INDIAN, *_MARTINETTI, *_HIGH, *_BANK, *_THIRTEEN,  # a little player input
+                        *_LIAR, *_BLUFF)}  # referee aids
+
+#: Game classes by game id.
+GAME_CLASSES: dict[str, type[TableGame]] = {p.game: p.cls for p in GAME_PRESETS.values()}
+
+
+def is_game_preset(spec: Any) -> bool:
+    """True when ``spec`` (a preset name or ``{"preset": name, ...}``) names a games.md game
+    rather than a 1000-family preset."""
+    name = spec.get("preset") if isinstance(spec, Mapping) else spec
+    return isinstance(name, str) and name in GAME_PRESETS
+
+
+def game_preset(name: str) -> GamePreset:
+    """The games.md preset called ``name``; raises :class:`BadInput` for an unknown name."""
+    try:
+        return GAME_PRESETS[name]
+    except KeyError:
+        raise BadInput(f"unknown game preset {name!r}") from None
+
+
+def _params(spec: Any) -> tuple[GamePreset, GameParams]:
+    if isinstance(spec, str):
+        p = game_preset(spec)
+        return p, p.params
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - {"preset", "overrides"}
+        if unknown:
+            raise BadInput(f"rules: unknown key {sorted(unknown)[0]!r} (expected preset, "
+                           f"overrides)")
+        p = game_preset(spec.get("preset"))  # type: ignore[arg-type]
+        return p, p.params.with_overrides(spec.get("overrides") or {})
+    raise BadInput(f"rules: expected a preset name or {{'preset', 'overrides'}}, got {spec!r}")
+
+
+def new_any_game(rules: Any, players: Sequence[str], scores: Mapping[str, int] | None = None,
+                 state: Mapping[str, Mapping[str, Any]] | None = None) -> Game:
+    """Start any game: ``rules`` is a preset name (1000 family or games.md) or
+    ``{"preset": name, "overrides": {...}}`` (for the 1000 family also a full rules dict);
+    ``players``: names in seat order; ``scores``: optional starting scores by name; ``state``:
+    1000-family per-player state (cli.md). Raises :class:`BadInput`."""
+    if is_game_preset(rules):
+        if state:
+            raise BadInput("'state' applies to the 1000 family only")
+        preset, params = _params(rules)
+        return preset.cls.start(params, players, scores)
+    return ThousandGame(new_game(rules, players, scores, state))
+
+
+def wrap(state: GameState | Game) -> Game:
+    """A :class:`Game` for either a 1000-engine :class:`GameState` or a game already."""
+    return ThousandGame(state) if isinstance(state, GameState) else state
+
+
+def game_from_json(d: Any) -> Game:
+    """Restore any saved state (``to_json`` of any game; ``"format": "kosti-game/1"`` is the
+    1000 family). Raises :class:`BadInput` for a malformed document."""
+    if not isinstance(d, Mapping):
+        raise BadInput("a saved game must be a JSON object")
+    fmt = d.get("format")
+    if fmt == "kosti-game/1" or fmt is None:
+        return ThousandGame(GameState.from_json(d))
+    for cls in GAME_CLASSES.values():
+        if fmt == f"kosti-{cls.game}/1":
+            return cls.from_json(d)
+    raise BadInput(f"unknown saved game format {fmt!r}")
+
+
+def game_presets() -> list[dict[str, Any]]:
+    """The games.md entries of ``kosti rules --json``: ``{"name", "game", "dice", "target",
+    "description", "description_ru", "source", "parameters"}`` each."""
+    return [{"name": p.name, "game": p.game, "dice": p.dice, "target": p.target,
+             "description": p.description, "description_ru": p.description_ru,
+             "source": p.source, "parameters": p.params.to_dict()}
+            for p in GAME_PRESETS.values()]
