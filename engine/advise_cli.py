@@ -77,9 +77,13 @@ def advice_state(args: argparse.Namespace) -> GameState:
             doc = {**doc, "rules": args.rules}
         elif resolve_rules(given) != resolve_rules(args.rules):
             raise BadInput(f"--rules {args.rules} differs from the rules of {args.game}")
-    st, idx, err = replay(doc)
+    game, idx, err = replay(doc)
     if err is not None:
         raise BadInput(f"{args.game}: event {idx} is forbidden by the rules ({err})")
+    st = getattr(game, "state", game)  # replay hosts every game; the advisor knows the 1000 family
+    if not isinstance(st, GameState):
+        raise BadInput(f"{args.game}: advice is for the 1000 family and Farkle/10000 presets, "
+                       f"not for {getattr(game, 'game', 'this game')}")
     if st.over:
         raise BadInput(f"{args.game}: the game is over, there is no turn to advise")
     if args.dice is not None and args.dice not in st.roll_sizes():

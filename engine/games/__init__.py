@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..errors import BadInput
-from ..game import GameState, new_game
+from ..game import GAME_FORMAT, GameState, new_game
 from .aces import PRESETS as _ACES
 from .base import (
     SCORE_KINDS,
@@ -115,12 +115,13 @@ def wrap(state: GameState | Game) -> Game:
 
 
 def game_from_json(d: Any) -> Game:
-    """Restore any saved state (``to_json`` of any game; ``"format": "kosti-game/1"`` is the
-    1000 family). Raises :class:`BadInput` for a malformed document."""
+    """Restore any saved state (``to_json`` of any game; ``"format": "kosti-game/2"``, or
+    ``"kosti-game/1"`` saved before rules.md 1.1, is the 1000 family). Raises :class:`BadInput` for a
+    malformed document."""
     if not isinstance(d, Mapping):
         raise BadInput("a saved game must be a JSON object")
     fmt = d.get("format")
-    if fmt == "kosti-game/1" or fmt is None:
+    if fmt in (GAME_FORMAT, "kosti-game/1") or fmt is None:
         return ThousandGame(GameState.from_json(d))
     for cls in GAME_CLASSES.values():
         if fmt == f"kosti-{cls.game}/1":
