@@ -6,7 +6,8 @@
 * ``kosti export WEIGHTS.pt [--format onnx|ncnn]`` — turn trained Ultralytics weights into runtime models.
 
 ``--model`` is the detector; ``--cls-model`` the face classifier (default: the shipped one, or none when
-the detector has six classes). ``.pt`` files and ``*_ncnn_model`` folders run through Ultralytics.
+the detector has six classes). ``--backend ncnn`` reads NCNN export folders with the ``ncnn`` package alone
+(no torch); ``.pt`` files run through Ultralytics.
 Errors with an ``exit_code`` (unreadable image, missing model, bad dataset) become exit 2 in the
 dispatcher (``kosti/cli.py``).
 """
@@ -44,7 +45,7 @@ def _positive_int(text: str) -> int:
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector (.onnx, .pt or *_ncnn_model; default: models/dice_det.onnx)")
+                   help="detector (.onnx, an NCNN export folder or .pt; default: models/dice_det.onnx)")
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
                    help="face classifier (default: models/dice_cls.onnx; none for a six-class detector)")
     p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
@@ -60,8 +61,10 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
-    p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
-                   help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
+    p.add_argument("--backend", choices=["auto", "onnx", "ncnn", "ultralytics"], default="auto",
+                   help="inference runtime: onnx (ONNX Runtime), ncnn (the ncnn package, for the Raspberry Pi; "
+                        "default models: models/dice_*_ncnn_model) or ultralytics (.pt); default auto: by the "
+                        "model path (.onnx → onnx, an NCNN export folder → ncnn, else ultralytics)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
 
 

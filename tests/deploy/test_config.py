@@ -301,16 +301,31 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
     assert C.SourceSettings(spec="virtual").source_kwargs() == {}
 
 
-def test_ncnn_backend_maps_onto_the_ultralytics_reader(tmp_path: Path) -> None:
+def test_ncnn_backend_maps_onto_the_lean_ncnn_reader(tmp_path: Path) -> None:
+    pytest.importorskip("ncnn")
     det, cls = tmp_path / "det_ncnn_model", tmp_path / "cls_ncnn_model"
     det.mkdir()
     cls.mkdir()
     p = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{det}"\nclassifier = "{cls}"\n')
     kw = load_config(p).reader.reader_kwargs()
-    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ultralytics")
+    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ncnn")
     bad = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{tmp_path / "k.toml"}"\n', "bad.toml")
     with pytest.raises(ConfigError, match="reader.detector: .* is not an NCNN export folder"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("backend,package", [("ncnn", "ncnn"), ("ultralytics", "ultralytics")])
+def test_a_backend_whose_runtime_is_missing_fails_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           backend: str, package: str) -> None:
+    """``kosti config check`` refuses what ``kosti run`` could not start (issue 16: the check said fine, run
+    exited 2 with only the pi extra installed)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == package else real(name, *a))
+    p = write(tmp_path, f'[reader]\nbackend = "{backend}"\n')
+    with pytest.raises(ConfigError, match=f"reader.backend: '{backend}' needs the '{package}' package"):
+        load_config(p)
 
 
 def test_writing_a_file_ignores_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
