@@ -61,7 +61,7 @@ def _local_font(font: str = "Arial.ttf") -> Path | None:
 def import_ultralytics() -> ModuleType:
     """Import Ultralytics with everything that would reach the network switched off; returns the module.
 
-    Sets :data:`OFFLINE_ENV` first, then (the import done) marks it offline, disables analytics
+    Sets :data:`OFFLINE_ENV` first, imports with stdout sent to stderr, then marks it offline, disables analytics
     (``settings sync`` off for this process only, the user's settings file is not rewritten), the PyPI
     version check and the font download.
 
@@ -69,9 +69,10 @@ def import_ultralytics() -> ModuleType:
         ImportError: Ultralytics is not installed (the ``train`` extra).
     """
     offline_env()
-    import ultralytics
-    from ultralytics import utils
-    from ultralytics.utils import checks, events
+    with stdout_to_stderr():  # the first import writes "Creating new Ultralytics Settings …" on stdout
+        import ultralytics
+        from ultralytics import utils
+        from ultralytics.utils import checks, events
 
     utils.ONLINE = checks.ONLINE = False
     dict.__setitem__(utils.SETTINGS, "sync", False)  # in memory: JSONDict.__setitem__ would save the file
