@@ -420,11 +420,12 @@ class PicameraSource(_GrabbedSource):
     background thread that keeps the newest frame. Picamera2's ``"RGB888"`` format is stored B, G, R in
     memory (libcamera's naming), i.e. exactly OpenCV's BGR order.
 
-    Settings (the Picamera2 manual, datasheets.raspberrypi.com/camera/picamera2-manual.pdf, §4 and §5):
+    Settings (the Picamera2 manual, datasheets.raspberrypi.com/camera/picamera2-manual.pdf, "Configuration"
+    and "Camera controls"; ``docs/setup.md`` §2.4):
     ``create_video_configuration(main={"size": size, "format": "RGB888"}, sensor={"output_size": mode},
     controls={"FrameDurationLimits": (d, d)}, buffer_count=n)`` with ``d = 1e6 / fps`` µs — the sensor
     then runs at exactly ``fps``. On a Camera Module 3 (IMX708) the sensor mode defaults to 2304×1296: the
-    full sensor area 2×2-binned, up to 56 fps; libcamera would otherwise pick 1536×864 for a 1280×720 stream,
+    full sensor area 2×2-binned, up to 56 fps; libcamera may otherwise pick 1536×864 for a 1280×720 stream,
     a centre crop of 3072×1728 that sees only two thirds of the table's width (mode list of the kernel's
     ``imx708.c`` driver, as ``rpicam-hello --list-cameras`` prints it).
 
