@@ -30,14 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from kosti.models import DEFAULT_IOU
-from kosti.vision.letterbox import LetterboxParams, boxes_to_image
-from kosti.vision.onnx_backend import (
-    ModelInfo,
-    ModelLoadError,
-    classifier_input,
-    decode_detections,
-    detector_input,
-)
+from kosti.vision.letterbox import LetterboxParams
+from kosti.vision.onnx_backend import ModelInfo, ModelLoadError, classifier_input, detector_input, frame_detections
 
 #: File names of an Ultralytics NCNN export (``ultralytics/engine/exporter.py``, ``export_ncnn``).
 PARAM_GLOB, METADATA_YAML = "*.ncnn.param", "metadata.yaml"
@@ -221,19 +215,10 @@ class NcnnDetector(_NcnnModel):
         return decode_head(maps[: len(box)], maps[len(box) :], x.shape[2:], reg_max, conf), params
 
     def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Find objects in one frame.
-
-        Args:
-            image: ``(H, W, 3)`` uint8 BGR frame.
-            conf: detector confidence threshold (boxes with score ``> conf`` are kept).
-
-        Returns:
-            ``xyxy (K, 4)`` float32 in frame pixels (clipped to the frame), ``scores (K,)`` float32,
-            ``classes (K,)`` int64 — best score first.
-        """
+        """Find objects in one ``(H, W, 3)`` uint8 BGR frame at confidence ``> conf``: ``xyxy (K, 4)`` float32
+        frame pixels, ``scores (K,)`` float32, ``classes (K,)`` int64, best first (as ``OnnxDetector``)."""
         out, params = self.raw(image, conf)
-        xyxy, scores, classes = decode_detections(out, conf, self.iou, self.max_det, self.agnostic, self.info.end2end)
-        return boxes_to_image(xyxy, params), scores, classes
+        return frame_detections(out, params, conf, self.iou, self.max_det, self.agnostic, self.info.end2end)
 
 
 class NcnnClassifier(_NcnnModel):

@@ -229,6 +229,20 @@ def classifier_input(crops: np.ndarray, imgsz: tuple[int, int]) -> np.ndarray:
     return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
+def frame_detections(
+    raw: np.ndarray, params: LetterboxParams, conf: float, iou: float, max_det: int, agnostic: bool, end2end: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`decode_detections` of one frame's raw output, boxes mapped back to the frame (every lean
+    backend's last step).
+
+    Returns:
+        ``xyxy (K, 4)`` float32 in frame pixels (clipped to the frame), ``scores (K,)`` float32,
+        ``classes (K,)`` int64 — best score first.
+    """
+    xyxy, scores, classes = decode_detections(raw, conf, iou, max_det, agnostic, end2end)
+    return boxes_to_image(xyxy, params), scores, classes
+
+
 class OnnxDetector:
     """YOLO detector through ONNX Runtime on the CPU.
 
@@ -276,10 +290,7 @@ class OnnxDetector:
             ``classes (K,)`` int64 — best score first.
         """
         out, params = self.raw(image)
-        xyxy, scores, classes = decode_detections(
-            out, conf, self.iou, self.max_det, self.agnostic, self.info.end2end
-        )
-        return boxes_to_image(xyxy, params), scores, classes
+        return frame_detections(out, params, conf, self.iou, self.max_det, self.agnostic, self.info.end2end)
 
 
 class OnnxClassifier:

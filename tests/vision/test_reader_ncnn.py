@@ -143,3 +143,17 @@ def test_kosti_read_ncnn_json_never_imports_torch_or_ultralytics():
         ref = onnx.read_path(photo)
         assert entry["image"] == photo and len(entry["dice"]) == len(ref)
         assert sorted(d["value"] for d in entry["dice"]) == sorted(int(v) for v in ref.value)
+
+
+def test_kosti_watch_with_ncnn_models_never_imports_torch_or_ultralytics(tmp_path):
+    """The live pipeline (source → settle → reader → throw) on the NCNN models: one JSON document, the
+    throws read, and the lean path holds (what ``kosti run`` with ``backend = "ncnn"`` runs)."""
+    photos = sorted((require_dataset(BYLER) / "images" / "test").glob("*.jpg"))[:2]
+    for p in photos:
+        shutil.copy2(p, tmp_path / p.name)
+    proc, guard = run_lean(["watch", "--json", "--model", str(DETECTOR_NCNN), "--cls-model", str(CLASSIFIER_NCNN),
+                            str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert guard["attempts"] == [] and guard["loaded"] == []
+    doc = json.loads(proc.stdout)
+    assert len(doc["throws"]) == 2 and all(len(t["dice"]) >= 4 for t in doc["throws"])
