@@ -344,9 +344,10 @@ class ReaderSettings(_Section):
                 raise ValueError(f"reader.{name}: {str(p)!r} is not an NCNN export folder (backend ncnn)")
             if not want_dir and not p.is_file():
                 raise ValueError(f"reader.{name}: no such model file {str(p)!r}")
-        if self.model not in ("active",) and self.backend == "ncnn":
-            try:
-                Registry().paths(self.model).for_backend("ncnn")
+        if self.backend == "ncnn" and not (self.detector and self.classifier):
+            try:  # the active version too: kosti run would otherwise fail where the check said fine
+                reg = Registry()
+                reg.paths(reg.active_version() if self.model == "active" else self.model).for_backend("ncnn")
             except RegistryError as exc:
                 raise ValueError(f"reader.backend: {exc}; use backend = \"onnx\"") from exc
         return self

@@ -335,3 +335,20 @@ def test_writing_a_file_ignores_the_environment(tmp_path: Path, monkeypatch: pyt
     assert tomllib.loads(target.read_text())["server"]["port"] == 8123
     with pytest.raises(ConfigError, match=r"^\$KOSTI_SERVER__PORT: server\.port"):
         load_config(target)  # but it does apply when the configuration is loaded
+
+
+def test_ncnn_backend_needs_an_ncnn_export_of_the_active_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model = "active"`` with ``backend = "ncnn"``: fine while the active version has an NCNN export
+    (the shipped one has), refused by the check when it has none."""
+    pytest.importorskip("ncnn")
+    from kosti.registry import Registry
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    p = write(tmp_path, '[reader]\nbackend = "ncnn"\n')
+    assert load_config(p).reader.reader_kwargs()["det_path"].name == "dice_det_ncnn_model"
+    shipped = Registry().paths("shipped")
+    reg = Registry()
+    version = reg.add_version({"det": shipped.detector, "cls": shipped.classifier}, {}, activate=False)
+    reg.use(version, force=True)
+    with pytest.raises(ConfigError, match="has no NCNN export"):
+        load_config(p)
