@@ -24,7 +24,6 @@ Usage: ``python benchmarks/bench_reader.py [--runs 30] [--imgsz 416] [--det X.on
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-os.environ.setdefault("YOLO_OFFLINE", "1")
+from kosti.ultralytics_env import import_ultralytics, offline_env
+
+offline_env()
 REPO = Path(__file__).resolve().parents[1]
 TARGET_MS, TARGET_SPEEDUP, TARGET_MB = 60.0, 2.0, 300.0
 
@@ -101,7 +102,7 @@ def main() -> int:
     reader = DiceReader(det_onnx, cls_onnx, threads=args.threads, max_det=max_det)
 
     import torch
-    from ultralytics import YOLO
+    YOLO = import_ultralytics().YOLO
 
     torch.set_num_threads(args.threads)
     det_model, cls_model = YOLO(str(det_pt), task="detect"), YOLO(str(cls_pt), task="classify")

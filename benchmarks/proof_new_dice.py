@@ -54,7 +54,9 @@ import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-os.environ.setdefault("YOLO_OFFLINE", "1")
+from kosti.ultralytics_env import offline_env  # noqa: E402
+
+offline_env()
 
 from kosti.datasets.capture import CaptureWriter  # noqa: E402
 from kosti.datasets.prepare import label_path, split_images  # noqa: E402

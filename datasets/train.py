@@ -16,12 +16,13 @@ shared real photos (``scripts/build_models.sh``) and to fine-tune them on a tabl
    to the ``.pt`` files.
 
 Offline by construction: models are built from YAML or local ``.pt`` files, ``amp=False`` (Ultralytics'
-AMP check would download weights), ``plots=False`` (plots fetch a font) and ``YOLO_OFFLINE=1``.
+AMP check would download weights), ``plots=False``, and Ultralytics imported only through
+:func:`kosti.ultralytics_env.import_ultralytics` (no connectivity probe, PyPI check, analytics or font
+download; ``tests/test_offline.py`` fails on any socket connection during a tiny ``kosti train``).
 """
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import time
@@ -100,9 +101,11 @@ def detector_imgsz(plan: TrainPlan) -> int:
     return int(max(size) if isinstance(size, (list, tuple)) else size)
 
 
-def _offline_env() -> None:
-    os.environ.setdefault("YOLO_OFFLINE", "1")
-    os.environ.setdefault("MPLBACKEND", "Agg")
+def _yolo_class():
+    """Ultralytics' ``YOLO``, imported offline (:func:`kosti.ultralytics_env.import_ultralytics`)."""
+    from kosti.ultralytics_env import import_ultralytics
+
+    return import_ultralytics().YOLO
 
 
 def prepare(plan: TrainPlan) -> tuple[Path, Path]:
@@ -132,7 +135,7 @@ def prepare(plan: TrainPlan) -> tuple[Path, Path]:
 
 
 def _start_model(yaml: str, base_pt: Path | None, from_scratch: bool):
-    from ultralytics import YOLO
+    YOLO = _yolo_class()
 
     if not from_scratch and base_pt is not None and base_pt.exists():
         return YOLO(str(base_pt)), True
@@ -148,9 +151,7 @@ def _fit(plan: TrainPlan, role: str, yaml: str, settings: dict) -> Path:
     so an interrupted ``kosti train`` continues where it stopped. A new run starts from the base
     ``dice_<role>.pt`` (fine-tune, lower learning rate, no warm-up) or from ``yaml`` (``from_scratch``).
     """
-    _offline_env()
-    from ultralytics import YOLO
-
+    YOLO = _yolo_class()
     run = plan.work / "runs" / role
     last, done = run / "weights" / "last.pt", run / "weights" / "done"
     if last.exists() and not done.exists():
@@ -201,9 +202,7 @@ def export_onnx(pt: Path, imgsz: int, out_onnx: Path) -> Path:
     smallest stride rectangle (416×256 instead of 416×416, ~40 % less work) and classifies all dice of
     a frame in one batch; ``imgsz`` in the metadata is the largest side it was trained for.
     """
-    _offline_env()
-    from ultralytics import YOLO
-
+    YOLO = _yolo_class()
     tmp = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True, nms=False, device="cpu")
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(tmp), out_onnx)
@@ -343,12 +342,30 @@ def _save_checked(model, path: Path) -> None:
     tmp.replace(path)
 
 
-def export_ncnn(pt: Path, imgsz: int, out_dir: Path) -> Path:
-    """Export an Ultralytics ``.pt`` to an NCNN model folder (for the Raspberry Pi) at ``out_dir``."""
-    _offline_env()
-    from ultralytics import YOLO
+def export_ncnn(pt: Path, imgsz: int | None = None, out_dir: Path | None = None) -> Path:
+    """Export an Ultralytics ``.pt`` to an NCNN model folder for the Raspberry Pi (the repeatable step that
+    makes ``models/dice_det_ncnn_model`` and ``models/dice_cls_ncnn_model`` from the shipped ``.pt``).
 
-    tmp = Path(YOLO(str(pt)).export(format="ncnn", imgsz=imgsz, device="cpu"))
+    Float16 weights (:func:`kosti.vision.ultralytics_backend.export_model`); read by
+    :mod:`kosti.vision.ncnn_backend` with the ``ncnn`` package alone.
+
+    Args:
+        pt: trained Ultralytics weights.
+        imgsz: export input size in pixels (default: the training size). The NCNN detector reads any
+            stride-multiple size (it decodes the head's maps itself); this only fixes the graph's own tail.
+        out_dir: destination folder (replaced); default ``<pt stem>_ncnn_model`` beside ``pt``.
+
+    Returns:
+        The folder (``model.ncnn.param``, ``model.ncnn.bin``, ``metadata.yaml``).
+
+    Raises:
+        kosti.vision.onnx_backend.ModelLoadError: weights unusable or the export failed (no ``pnnx``).
+    """
+    from kosti.vision.ultralytics_backend import export_model
+
+    tmp = export_model(pt, "ncnn", imgsz)
+    if out_dir is None or tmp.resolve() == Path(out_dir).resolve():
+        return tmp
     if out_dir.exists():
         shutil.rmtree(out_dir)
     shutil.move(str(tmp), out_dir)

@@ -73,7 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--force", action="store_true", help="activate even if the new model measures worse")
     p.add_argument("--reviewed-only", action="store_true",
                    help="train only on images marked reviewed in a capture folder (kosti capture / review page)")
-    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON line (the only output on stdout; logs go to stderr)")
     p.set_defaults(func=_run)
 
 
@@ -92,6 +93,17 @@ def _link_subset(images: list[Path], dest: Path) -> Path:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Train, measure, register; everything but the summary goes to stderr (Ultralytics logs to stdout)."""
+    from kosti.ultralytics_env import offline_env, stdout_to_stderr
+
+    offline_env()  # before anything below imports Ultralytics
+    with stdout_to_stderr():
+        summary = _train(args)
+    print(json.dumps(summary, indent=None if args.json else 2, default=str))
+    return 0
+
+
+def _train(args: argparse.Namespace) -> dict:
     work = args.work or Path(tempfile.mkdtemp(prefix="kosti-train-"))
     work.mkdir(parents=True, exist_ok=True)
     data = list(args.data)
@@ -148,5 +160,4 @@ def _run(args: argparse.Namespace) -> int:
                     summary["activated"] = True
                 else:
                     summary["refused"] = f"new model is worse on the held-back images: {reason}"
-    print(json.dumps(summary, indent=None if args.json else 2, default=str))
-    return 0
+    return summary

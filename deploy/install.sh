@@ -204,8 +204,8 @@ install_venv() {
   fi
 }
 
-# Prints the reader backend for a new config: ncnn on aarch64 when the ncnn runtime imports and the
-# active model version has an NCNN export, else onnx.
+# Prints the reader backend for a new config: ncnn on aarch64 when the active model version has an NCNN
+# export and the lean ncnn backend (the ncnn package alone, no torch) loads it and reads a frame, else onnx.
 choose_backend() {
   if [ "$(uname -m)" != aarch64 ]; then
     echo onnx
@@ -217,9 +217,15 @@ choose_backend() {
   fi
   if env XDG_DATA_HOME="$ROOT/var/lib" "$VENV/bin/python" - <<'EOF' >/dev/null 2>&1
 import sys
-import ncnn  # noqa: F401  the runtime must import
+import numpy as np
 from kosti.registry import Registry
-sys.exit(0 if Registry().active_paths().has_ncnn else 1)
+from kosti.vision.reader import DiceReader
+paths = Registry().active_paths()
+if not paths.has_ncnn:
+    sys.exit(1)
+det, cls = paths.for_backend("ncnn")
+DiceReader(det, cls, backend="ncnn").read(np.zeros((96, 128, 3), np.uint8))  # files load and run
+sys.exit(0)
 EOF
   then
     echo ncnn
@@ -245,7 +251,7 @@ write_config() {
   PIN=$(random_pin)
   say "writing $CONF (camera $camera, http://$HOST:$PORT/, reader backend $backend)"
   if [ "$backend" = "ncnn-if-present" ]; then
-    echo "  (the backend is ncnn when the installed model has an NCNN export and the ncnn runtime imports, else onnx)"
+    echo "  (the backend is ncnn when the installed model has an NCNN export that the lean ncnn backend loads, else onnx)"
     backend=ncnn
   fi
   local sets=(--set "source.spec=$camera" --set "server.host=$HOST" --set "server.port=$PORT"

@@ -59,6 +59,9 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code (see module docstring)."""
+    from kosti.ultralytics_env import offline_env
+
+    offline_env()  # before any subcommand can import Ultralytics: it never reaches the network
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

@@ -25,6 +25,7 @@ comment. :func:`write_default_config` writes the same text with chosen values (u
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import ipaddress
 import json
 import math
@@ -274,6 +275,14 @@ class SettleSettings(_Section):
                 "still_fraction": self.still_threshold}
 
 
+#: Reader backend → (the package it imports, how to install it): ``kosti config check`` refuses a backend
+#: whose runtime is missing, rather than ``kosti run`` failing later.
+_RUNTIME_PACKAGES = {
+    "ncnn": ("ncnn", "pip install 'kosti[pi]'"),
+    "ultralytics": ("ultralytics", "pip install 'kosti[train]'"),
+}
+
+
 class ReaderSettings(_Section):
     """Dice reader (``[reader]``): which models, which runtime, which thresholds.
 
@@ -289,8 +298,9 @@ class ReaderSettings(_Section):
     ``verify_conf`` / ``verify_prob``: the classifier's second look — a box scoring above ``verify_conf``
     but not above ``conf`` is a die only if the classifier reads a face with probability ``≥
     verify_prob`` (``verify_conf ≥ conf`` turns it off).
-    ``backend``: ``onnx`` (ONNX Runtime, default), ``ncnn`` (fastest on the Pi's ARM cores) or
-    ``ultralytics``. ``threads``: CPU threads per model (1–16; the Pi 4/5 has 4 cores shared by two models
+    ``backend``: ``onnx`` (ONNX Runtime, default), ``ncnn`` (the ``ncnn`` package alone, no torch; fastest
+    on the Pi's ARM cores) or ``ultralytics`` (``.pt``, needs the ``train`` extra); the backend's package must
+    be installed. ``threads``: CPU threads per model (1–16; the Pi 4/5 has 4 cores shared by two models
     and the camera).
     """
 
@@ -321,6 +331,10 @@ class ReaderSettings(_Section):
     def _paths_ok(self) -> ReaderSettings:
         if (self.detector or self.classifier) and self.model != "active":
             raise ValueError("reader.model: set either model or the detector/classifier paths, not both")
+        runtime = _RUNTIME_PACKAGES.get(self.backend)
+        if runtime is not None and importlib.util.find_spec(runtime[0]) is None:
+            raise ValueError(f"reader.backend: {self.backend!r} needs the {runtime[0]!r} package, which is not "
+                             f"installed ({runtime[1]}); or use backend = \"onnx\"")
         want_dir = self.backend == "ncnn"
         for name in ("detector", "classifier"):
             p: Path | None = getattr(self, name)
@@ -330,9 +344,10 @@ class ReaderSettings(_Section):
                 raise ValueError(f"reader.{name}: {str(p)!r} is not an NCNN export folder (backend ncnn)")
             if not want_dir and not p.is_file():
                 raise ValueError(f"reader.{name}: no such model file {str(p)!r}")
-        if self.model not in ("active",) and self.backend == "ncnn":
-            try:
-                Registry().paths(self.model).for_backend("ncnn")
+        if self.backend == "ncnn" and not (self.detector and self.classifier):
+            try:  # the active version too: kosti run would otherwise fail where the check said fine
+                reg = Registry()
+                reg.paths(reg.active_version() if self.model == "active" else self.model).for_backend("ncnn")
             except RegistryError as exc:
                 raise ValueError(f"reader.backend: {exc}; use backend = \"onnx\"") from exc
         return self
@@ -355,14 +370,14 @@ class ReaderSettings(_Section):
     def reader_kwargs(self, registry: Registry | None = None) -> dict[str, Any]:
         """Keyword arguments for ``kosti.vision.reader.DiceReader(**kwargs)`` (models resolved now).
 
-        ``backend = "ncnn"`` runs the NCNN export folders through the reader's ``ultralytics`` backend
-        (Ultralytics' AutoBackend loads ``*_ncnn_model`` folders); ``onnx`` and ``ultralytics`` map 1:1.
+        ``backend`` maps 1:1 onto the reader's (``ncnn`` = :mod:`kosti.vision.ncnn_backend`, the ``ncnn``
+        package alone, no torch).
         """
         det, cls, _version = self.model_paths(registry)
         return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
-                "backend": "ultralytics" if self.backend == "ncnn" else self.backend,
+                "backend": self.backend,
                 "threads": self.threads}
 
 

@@ -8,6 +8,8 @@ Files here are loaded by default by :mod:`kosti.vision`:
   classes ``1 2 3 4 5 6 x`` (``x`` = unreadable: cocked, blurred, hidden or not a die).
 * Both ONNX files store their weights as float16 with a ``Cast`` to float32 that ONNX Runtime folds at
   load time (:func:`kosti.datasets.train.compact_onnx`): float32 inference, half the bytes.
+* ``dice_det_ncnn_model/`` / ``dice_cls_ncnn_model/`` — the same models as NCNN exports (float16 weights) for
+  the ``ncnn`` backend on the Raspberry Pi.
 * ``dice_det.pt`` / ``dice_cls.pt`` — the same models for Ultralytics (fine-tuning, NCNN export).
 * ``reader.json`` — ``{"temperature": T}`` for the classifier's softmax (read by ``DiceReader``).
 """
@@ -20,6 +22,10 @@ from pathlib import Path
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTOR_ONNX = MODELS_DIR / "dice_det.onnx"
 CLASSIFIER_ONNX = MODELS_DIR / "dice_cls.onnx"
+#: The same models as NCNN export folders (``kosti export --format ncnn models/dice_*.pt`` writes them), read
+#: by :mod:`kosti.vision.ncnn_backend` on the ``ncnn`` package alone (the Raspberry Pi's runtime).
+DETECTOR_NCNN = MODELS_DIR / "dice_det_ncnn_model"
+CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 
 #: The shipped reader's operating point, chosen on the selection split (rune55-dedup val, never on the
 #: byler-d6 test or skovy-webcam sets that the model card reports) by

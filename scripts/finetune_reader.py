@@ -32,8 +32,9 @@ Stages, in order (run from the repository root with the project's venv):
 * ``cls_p5c`` (measured, not shipped): one more 10-epoch cosine cycle of the v0.3 classifier on the same
   crops (lr0 0.0003, seed 12; 14 min). Val top-1 0.952 → 0.956, but end to end on rune55 val it ties v0.3
   (image_exact 0.762 at its operating point; die_accuracy 0.980 vs 0.981), so v0.3 stays.
-* ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`) and stripped
-  ``.pt`` of ``det_v3`` (640 px) and ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
+* ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`), NCNN export
+  folders (:func:`kosti.datasets.train.export_ncnn`) and stripped ``.pt`` of ``det_v3`` (640 px) and
+  ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
   ``python benchmarks/select_operating_point.py --det … --cls …`` has chosen the operating point and
   ``kosti eval`` agrees.
 
@@ -50,7 +51,9 @@ import random
 import shutil
 from pathlib import Path
 
-os.environ.setdefault("YOLO_OFFLINE", "1")
+from kosti.ultralytics_env import import_ultralytics, offline_env
+
+offline_env()  # before anything imports Ultralytics
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
 RUNS = REPO / "runs" / "v02"
@@ -228,7 +231,7 @@ def _train(name: str, start: Path | str, stop_after: int | None = None, transfer
            **settings) -> Path:
     """Train (or resume) stage ``name`` from ``start`` (a ``.pt``, or a model YAML whose layers of matching
     name and shape are first copied from ``transfer``); returns the stage's ``best.pt``."""
-    from ultralytics import YOLO
+    YOLO = import_ultralytics().YOLO
 
     last = RUNS / name / "weights" / "last.pt"
     best = RUNS / name / "weights" / "best.pt"
@@ -316,8 +319,9 @@ def main() -> int:
         # on rune55 val, epoch 20 is better, so the continuation starts there) at a lower rate.
         _train("cls_p5b", a.with_name("last.pt"), data=mixed, epochs=10, seed=10, lr0=0.0003, **CLS_AUG)
     else:
-        from kosti.datasets.train import export_onnx
+        from kosti.datasets.train import export_ncnn, export_onnx
 
+        import_ultralytics()
         from ultralytics.utils.torch_utils import strip_optimizer
 
         out = RUNS / "export"
@@ -327,6 +331,7 @@ def main() -> int:
             shutil.copy2(RUNS / stage / "weights" / "last.pt", pt)
             strip_optimizer(str(pt))
             export_onnx(pt, size, out / f"{name}.onnx")  # also copies the .pt beside it
+            export_ncnn(out / f"{name}.pt", size, out / f"{name}_ncnn_model")  # the Pi's lean runtime
             pt.unlink()
         print(f"exported to {out}")
     return 0

@@ -6,7 +6,8 @@
 * ``kosti export WEIGHTS.pt [--format onnx|ncnn]`` — turn trained Ultralytics weights into runtime models.
 
 ``--model`` is the detector; ``--cls-model`` the face classifier (default: the shipped one, or none when
-the detector has six classes). ``.pt`` files and ``*_ncnn_model`` folders run through Ultralytics.
+the detector has six classes). ``--backend ncnn`` reads NCNN export folders with the ``ncnn`` package alone
+(no torch); ``.pt`` files run through Ultralytics.
 Errors with an ``exit_code`` (unreadable image, missing model, bad dataset) become exit 2 in the
 dispatcher (``kosti/cli.py``).
 """
@@ -44,7 +45,7 @@ def _positive_int(text: str) -> int:
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector (.onnx, .pt or *_ncnn_model; default: models/dice_det.onnx)")
+                   help="detector (.onnx, an NCNN export folder or .pt; default: models/dice_det.onnx)")
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
                    help="face classifier (default: models/dice_cls.onnx; none for a six-class detector)")
     p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
@@ -60,24 +61,52 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
-    p.add_argument("--backend", choices=["auto", "onnx", "ultralytics"], default="auto",
-                   help="inference runtime (default: ONNX Runtime for .onnx files, else Ultralytics)")
+    p.add_argument("--backend", choices=["auto", "onnx", "ncnn", "ultralytics"], default=None,
+                   help="inference runtime: onnx (ONNX Runtime), ncnn (the ncnn package, for the Raspberry Pi) or "
+                        "ultralytics (.pt); auto: by the model path (.onnx → onnx, an NCNN export folder → ncnn, "
+                        "else ultralytics). Default: reader.backend of the config file when there is one, else onnx "
+                        "(auto when --model is given)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
+
+
+def _models(args: argparse.Namespace) -> tuple[str, Path | None, Path | None]:
+    """``(backend, detector, classifier)`` for ``read``/``eval`` (``../shared/docs/cli.md``).
+
+    No ``--backend``: the config file's ``reader.backend`` when a config file exists
+    (:func:`kosti.config.default_config_path`), else ``onnx`` — ``auto`` when ``--model`` names a file.
+    No ``--model``/``--cls-model``: the active model version's files for that backend (``kosti models
+    use``; the shipped models while none was chosen). Raises ``ConfigError``/``RegistryError`` (exit 2).
+    """
+    backend = args.backend
+    if backend is None:
+        if args.model is not None:
+            backend = "auto"
+        else:
+            from kosti.config import default_config_path, load_config
+
+            backend = load_config().reader.backend if default_config_path().is_file() else "onnx"
+    det, cls = args.model, args.cls_model
+    if det is None and cls is None and backend != "auto":
+        from kosti.registry import Registry
+
+        det, cls = Registry().active_paths().for_backend(backend)
+    return backend, det, cls
 
 
 def _reader(args: argparse.Namespace):
     from kosti.vision.reader import DiceReader
 
+    backend, det, cls = _models(args)
     return DiceReader(
-        det_path=args.model,
-        cls_path=args.cls_model,
+        det_path=det,
+        cls_path=cls,
         conf=args.conf,
         value_conf=args.value_conf,
         iou=args.iou,
         tta=args.tta,
         verify_conf=args.verify_conf,
         verify_prob=args.verify_prob,
-        backend=args.backend,
+        backend=backend,
         threads=args.threads,
     )
 

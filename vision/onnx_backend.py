@@ -197,6 +197,52 @@ def decode_detections(
     return xyxy[idx], scores[idx], classes[idx]
 
 
+def detector_input(image: np.ndarray, info: ModelInfo) -> tuple[np.ndarray, LetterboxParams]:
+    """The detector's input for one frame, as Ultralytics' predict makes it (shared by every lean backend).
+
+    Args:
+        image: ``(H, W, 3)`` uint8 BGR frame.
+        info: the model's :class:`ModelInfo`; with ``dynamic_hw`` the frame is letterboxed to the smallest
+            stride-multiple rectangle around ``imgsz`` (:func:`kosti.vision.letterbox.rect_shape`), else to
+            ``imgsz`` exactly.
+
+    Returns:
+        ``(1, 3, H_in, W_in)`` float32 RGB in 0–1, and the letterbox geometry (to map boxes back).
+    """
+    shape = rect_shape(image.shape[:2], info.imgsz, info.stride) if info.dynamic_hw else info.imgsz
+    lb, params = letterbox(image, shape)
+    return cv2.dnn.blobFromImage(lb, scalefactor=1 / 255.0, swapRB=True), params  # NCHW float32 RGB
+
+
+def classifier_input(crops: np.ndarray, imgsz: tuple[int, int]) -> np.ndarray:
+    """``(N, h, w, 3)`` (or one ``(h, w, 3)``) uint8 BGR crops → ``(N, 3, H_in, W_in)`` float32 RGB 0–1.
+
+    Crops of another size than ``imgsz`` ``(H_in, W_in)`` are resized (shortest side, bilinear) and
+    centre-cropped, as Ultralytics' ``classify_transforms``.
+    """
+    h_in, w_in = imgsz
+    crops = np.asarray(crops)
+    if crops.ndim == 3:
+        crops = crops[None]
+    if crops.shape[1:3] != (h_in, w_in):
+        crops = np.stack([_resize_center_crop(c, (h_in, w_in)) for c in crops])
+    return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
+def frame_detections(
+    raw: np.ndarray, params: LetterboxParams, conf: float, iou: float, max_det: int, agnostic: bool, end2end: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`decode_detections` of one frame's raw output, boxes mapped back to the frame (every lean
+    backend's last step).
+
+    Returns:
+        ``xyxy (K, 4)`` float32 in frame pixels (clipped to the frame), ``scores (K,)`` float32,
+        ``classes (K,)`` int64 — best score first.
+    """
+    xyxy, scores, classes = decode_detections(raw, conf, iou, max_det, agnostic, end2end)
+    return boxes_to_image(xyxy, params), scores, classes
+
+
 class OnnxDetector:
     """YOLO detector through ONNX Runtime on the CPU.
 
@@ -224,9 +270,7 @@ class OnnxDetector:
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
         """Letterbox a ``(H, W, 3)`` uint8 BGR frame into a ``(1, 3, H_in, W_in)`` float RGB 0–1 tensor."""
-        shape = rect_shape(image.shape[:2], self.info.imgsz, self.info.stride) if self.info.dynamic_hw else self.info.imgsz
-        lb, params = letterbox(image, shape)
-        x = cv2.dnn.blobFromImage(lb, scalefactor=1 / 255.0, swapRB=True)  # NCHW float32 RGB
+        x, params = detector_input(image, self.info)
         return (x.astype(np.float16) if self.fp16 else x), params
 
     def raw(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
@@ -246,10 +290,7 @@ class OnnxDetector:
             ``classes (K,)`` int64 — best score first.
         """
         out, params = self.raw(image)
-        xyxy, scores, classes = decode_detections(
-            out, conf, self.iou, self.max_det, self.agnostic, self.info.end2end
-        )
-        return boxes_to_image(xyxy, params), scores, classes
+        return frame_detections(out, params, conf, self.iou, self.max_det, self.agnostic, self.info.end2end)
 
 
 class OnnxClassifier:
@@ -280,13 +321,7 @@ class OnnxClassifier:
         as Ultralytics' ``classify_transforms``; OpenCV's bilinear is not PIL's bit for bit, so feed crops
         of the model's size — :func:`kosti.vision.crops.square_crop` with ``size=imgsz`` — for exactness).
         """
-        h_in, w_in = self.info.imgsz
-        crops = np.asarray(crops)
-        if crops.ndim == 3:
-            crops = crops[None]
-        if crops.shape[1:3] != (h_in, w_in):
-            crops = np.stack([_resize_center_crop(c, (h_in, w_in)) for c in crops])
-        x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        x = classifier_input(crops, self.info.imgsz)
         return x.astype(np.float16) if self.fp16 else x
 
     def classify(self, crops: np.ndarray) -> np.ndarray:

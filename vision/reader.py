@@ -24,8 +24,10 @@ A die whose best class is ``x`` or whose face probability is below ``value_conf`
 classifier and a detector of six classes, each box's class is its face.
 
 The ONNX backend (default, :mod:`kosti.vision.onnx_backend`) needs only NumPy, OpenCV and ONNX Runtime —
-it never imports torch. ``backend="ultralytics"`` runs ``.pt`` or NCNN models through Ultralytics
-(:mod:`kosti.vision.ultralytics_backend`), imported only then.
+it never imports torch. ``backend="ncnn"`` (:mod:`kosti.vision.ncnn_backend`, the Raspberry Pi's runtime)
+reads NCNN export folders with the ``ncnn`` package alone, again without torch. ``backend="ultralytics"``
+runs ``.pt`` (or NCNN) models through Ultralytics (:mod:`kosti.vision.ultralytics_backend`), imported only
+then.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import cv2
 import numpy as np
 
 from kosti.models import (
+    CLASSIFIER_NCNN,
     CLASSIFIER_ONNX,
     DEFAULT_CONF,
     DEFAULT_NESTED_FRAC,
@@ -46,12 +49,15 @@ from kosti.models import (
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_PROB,
+    DETECTOR_NCNN,
     DETECTOR_ONNX,
 )
 from kosti.vision.crops import CROP_SIZE, square_crop
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger
 from kosti.vision.onnx_backend import ModelLoadError
 
+#: Inference runtimes a :class:`DiceReader` can use (``auto`` picks one per model path: :func:`backend_for`).
+BACKENDS = ("auto", "onnx", "ncnn", "ultralytics")
 #: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
 READER_JSON = "reader.json"
 # DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF: the shipped operating point (kosti.models).
@@ -135,14 +141,17 @@ class DiceReader:
     """Reads dice in frames: detector + face classifier (or one six-class detector).
 
     Args:
-        det_path: detector weights (``.onnx``; ``.pt`` or an ``*_ncnn_model`` folder with the Ultralytics
-            backend). Default: the shipped ``models/dice_det.onnx``.
-        cls_path: face classifier weights. Default: the shipped ``models/dice_cls.onnx``, unless the
-            detector has six classes (then faces come from the detector and no classifier is used).
+        det_path: detector weights (``.onnx``; an NCNN export folder; ``.pt`` with the Ultralytics backend).
+            Default: the shipped ``models/dice_det.onnx`` (``models/dice_det_ncnn_model`` with ``ncnn``).
+        cls_path: face classifier weights. Default: the shipped ``models/dice_cls.onnx``
+            (``models/dice_cls_ncnn_model`` with ``ncnn``), unless the detector has six classes (then faces
+            come from the detector and no classifier is used).
         conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice; weaker ones only
             through the second look, see ``verify_conf``).
         value_conf: minimum (calibrated) face probability, 0–1; below it the die is uncertain.
-        backend: ``"onnx"`` (torch-free), ``"ultralytics"``, or ``"auto"`` (ONNX for ``.onnx`` files).
+        backend: ``"onnx"`` (ONNX Runtime), ``"ncnn"`` (the ``ncnn`` package; both torch-free),
+            ``"ultralytics"``, or ``"auto"`` (by each path: ``.onnx`` → onnx, an NCNN export folder → ncnn,
+            anything else → ultralytics).
         iou: NMS IoU threshold (default :data:`kosti.models.DEFAULT_IOU`); max_det: most dice per frame.
         threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
         temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
@@ -186,9 +195,9 @@ class DiceReader:
         if not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or max_verify < 0:
             raise ValueError(f"verification settings out of range: verify_conf={verify_conf}, "
                              f"verify_prob={verify_prob}, max_verify={max_verify}")
-        if backend not in {"auto", "onnx", "ultralytics"}:
-            raise ValueError(f"unknown backend {backend!r} (onnx, ultralytics or auto)")
-        det = Path(det_path) if det_path is not None else DETECTOR_ONNX
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
+        det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
         self.conf, self.value_conf = float(conf), float(value_conf)
         self.tta = bool(tta)
         self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
@@ -203,7 +212,8 @@ class DiceReader:
             self.cls_path, self.classifier = None, None
             self._det_values = det_values
         else:
-            self.cls_path = Path(cls_path) if cls_path is not None else CLASSIFIER_ONNX
+            default_cls = CLASSIFIER_NCNN if backend == "ncnn" else CLASSIFIER_ONNX
+            self.cls_path = Path(cls_path) if cls_path is not None else default_cls
             self.classifier = _make_classifier(self.cls_path, backend, threads)
             self._cls_values = face_values(self.classifier.names)
         self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
@@ -398,31 +408,51 @@ def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.where(values[None, :] > 0, probs, 0.0).max(1)
 
 
-def _use_ultralytics(path: Path, backend: str) -> bool:
-    if backend == "ultralytics":
-        return True
-    if backend == "onnx":
-        if not _is_onnx(path):
-            raise ModelLoadError(f"{path}: the onnx backend needs an .onnx file (use backend ultralytics)")
-        return False
-    return not _is_onnx(path)
+def backend_for(path: Path, backend: str) -> str:
+    """The runtime that reads ``path``: ``"onnx"``, ``"ncnn"`` or ``"ultralytics"``.
+
+    ``auto`` goes by the path: an ``.onnx`` file → onnx, an NCNN export folder (``*.param`` + ``*.bin``)
+    → ncnn, anything else (``.pt``) → ultralytics.
+
+    Raises:
+        ModelLoadError: ``onnx`` asked for a non-``.onnx`` path (``ncnn`` checks its folder when loading).
+    """
+    if backend == "onnx" and not _is_onnx(path):
+        raise ModelLoadError(f"{path}: the onnx backend needs an .onnx file (use backend ncnn or ultralytics)")
+    if backend != "auto":
+        return backend
+    if _is_onnx(path):
+        return "onnx"
+    if path.is_dir() and any(path.glob("*.param")) and any(path.glob("*.bin")):
+        return "ncnn"
+    return "ultralytics"
 
 
 def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: int):
-    if _use_ultralytics(path, backend):
+    runtime = backend_for(path, backend)
+    if runtime == "ultralytics":
         from kosti.vision.ultralytics_backend import UltralyticsDetector
 
         return UltralyticsDetector(path, threads=threads, iou=iou, max_det=max_det)
+    if runtime == "ncnn":
+        from kosti.vision.ncnn_backend import NcnnDetector
+
+        return NcnnDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
     from kosti.vision.onnx_backend import OnnxDetector
 
     return OnnxDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
 
 
 def _make_classifier(path: Path, backend: str, threads: int):
-    if _use_ultralytics(path, backend):
+    runtime = backend_for(path, backend)
+    if runtime == "ultralytics":
         from kosti.vision.ultralytics_backend import UltralyticsClassifier
 
         return UltralyticsClassifier(path, threads=threads)
+    if runtime == "ncnn":
+        from kosti.vision.ncnn_backend import NcnnClassifier
+
+        return NcnnClassifier(path, threads=threads)
     from kosti.vision.onnx_backend import OnnxClassifier
 
     return OnnxClassifier(path, threads=threads)

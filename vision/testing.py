@@ -6,7 +6,6 @@ Nothing here is used at run time. :func:`synthetic_frame` needs only NumPy/OpenC
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import cv2
@@ -98,9 +97,10 @@ def build_untrained_models(
     Returns:
         ``{"det_pt", "det_onnx", "cls_pt", "cls_onnx"}`` → paths.
     """
-    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from kosti.ultralytics_env import import_ultralytics
+
+    YOLO = import_ultralytics().YOLO
     import torch
-    from ultralytics import YOLO
     from ultralytics.nn.tasks import ClassificationModel, DetectionModel
 
     out = Path(out_dir)

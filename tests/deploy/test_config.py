@@ -301,16 +301,31 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
     assert C.SourceSettings(spec="virtual").source_kwargs() == {}
 
 
-def test_ncnn_backend_maps_onto_the_ultralytics_reader(tmp_path: Path) -> None:
+def test_ncnn_backend_maps_onto_the_lean_ncnn_reader(tmp_path: Path) -> None:
+    pytest.importorskip("ncnn")
     det, cls = tmp_path / "det_ncnn_model", tmp_path / "cls_ncnn_model"
     det.mkdir()
     cls.mkdir()
     p = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{det}"\nclassifier = "{cls}"\n')
     kw = load_config(p).reader.reader_kwargs()
-    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ultralytics")
+    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ncnn")
     bad = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{tmp_path / "k.toml"}"\n', "bad.toml")
     with pytest.raises(ConfigError, match="reader.detector: .* is not an NCNN export folder"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("backend,package", [("ncnn", "ncnn"), ("ultralytics", "ultralytics")])
+def test_a_backend_whose_runtime_is_missing_fails_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           backend: str, package: str) -> None:
+    """``kosti config check`` refuses what ``kosti run`` could not start (issue 16: the check said fine, run
+    exited 2 with only the pi extra installed)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == package else real(name, *a))
+    p = write(tmp_path, f'[reader]\nbackend = "{backend}"\n')
+    with pytest.raises(ConfigError, match=f"reader.backend: '{backend}' needs the '{package}' package"):
+        load_config(p)
 
 
 def test_writing_a_file_ignores_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -320,3 +335,20 @@ def test_writing_a_file_ignores_the_environment(tmp_path: Path, monkeypatch: pyt
     assert tomllib.loads(target.read_text())["server"]["port"] == 8123
     with pytest.raises(ConfigError, match=r"^\$KOSTI_SERVER__PORT: server\.port"):
         load_config(target)  # but it does apply when the configuration is loaded
+
+
+def test_ncnn_backend_needs_an_ncnn_export_of_the_active_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model = "active"`` with ``backend = "ncnn"``: fine while the active version has an NCNN export
+    (the shipped one has), refused by the check when it has none."""
+    pytest.importorskip("ncnn")
+    from kosti.registry import Registry
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    p = write(tmp_path, '[reader]\nbackend = "ncnn"\n')
+    assert load_config(p).reader.reader_kwargs()["det_path"].name == "dice_det_ncnn_model"
+    shipped = Registry().paths("shipped")
+    reg = Registry()
+    version = reg.add_version({"det": shipped.detector, "cls": shipped.classifier}, {}, activate=False)
+    reg.use(version, force=True)
+    with pytest.raises(ConfigError, match="has no NCNN export"):
+        load_config(p)

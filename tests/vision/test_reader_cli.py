@@ -162,3 +162,28 @@ def test_cli_export_rejects_non_pt(models, tmp_path):
     assert r.returncode == 2 and ".pt" in r.stderr
     r = _kosti("export", str(tmp_path / "missing.pt"))
     assert r.returncode == 2 and "missing.pt" in r.stderr
+
+
+def test_read_defaults_follow_the_config_backend_and_the_active_version(tmp_path, monkeypatch):
+    """cli.md: ``kosti read`` uses the active model version (else the shipped one) and, without
+    ``--backend``, the config's ``reader.backend`` (else onnx)."""
+    import argparse
+
+    from kosti.models import CLASSIFIER_NCNN, CLASSIFIER_ONNX, DETECTOR_NCNN, DETECTOR_ONNX
+    from kosti.registry import Registry
+    from kosti.vision.cli import _models
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("KOSTI_READER__BACKEND", raising=False)
+    ns = lambda **kw: argparse.Namespace(**{"backend": None, "model": None, "cls_model": None, **kw})  # noqa: E731
+    assert _models(ns()) == ("onnx", DETECTOR_ONNX, CLASSIFIER_ONNX)
+    assert _models(ns(backend="ncnn")) == ("ncnn", DETECTOR_NCNN, CLASSIFIER_NCNN)
+    assert _models(ns(model=tmp_path / "x.onnx")) == ("auto", tmp_path / "x.onnx", None)
+    (tmp_path / "config" / "kosti").mkdir(parents=True)
+    (tmp_path / "config" / "kosti" / "kosti.toml").write_text('[reader]\nbackend = "ncnn"\n')
+    assert _models(ns()) == ("ncnn", DETECTOR_NCNN, CLASSIFIER_NCNN)
+    reg = Registry()
+    version = reg.add_version({"det": DETECTOR_ONNX, "cls": CLASSIFIER_ONNX}, {}, activate=False)
+    reg.use(version, force=True)
+    assert _models(ns(backend="onnx")) == ("onnx", reg.root / version / "det.onnx", reg.root / version / "cls.onnx")

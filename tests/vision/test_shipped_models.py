@@ -8,15 +8,37 @@ import pytest
 
 import kosti.models as shipped
 
-#: The project's budget for all shipped weights together (the brief: ≤ 20 MB).
-MAX_WEIGHTS_BYTES = 20_000_000
+#: The project's budget for all shipped weights together: 20 MB (the brief) for the ONNX and ``.pt`` files,
+#: raised to 26 MB by issue 16 for the NCNN exports the Raspberry Pi runs (8.4 MB, float16): each of the
+#: three forms serves one runtime that needs it (ONNX Runtime everywhere, NCNN on the Pi, Ultralytics
+#: ``.pt`` for ``kosti train``'s fine-tuning and for re-exporting), none can be derived from another
+#: without torch, and ~26 MB is nothing on the Pi's SD card. See models/README.md.
+MAX_WEIGHTS_BYTES = 26_000_000
 
 
-def test_shipped_weights_fit_the_20_mb_budget():
+def _weight_files():
     files = [p for p in shipped.MODELS_DIR.iterdir() if p.suffix in (".onnx", ".pt")]
-    assert {p.name for p in files} >= {"dice_det.onnx", "dice_cls.onnx"}
+    return files + [p for d in shipped.MODELS_DIR.glob("*_ncnn_model") for p in d.iterdir() if p.suffix == ".bin"]
+
+
+def test_shipped_weights_fit_the_budget():
+    files = _weight_files()
+    names = {p.relative_to(shipped.MODELS_DIR).as_posix() for p in files}
+    assert names >= {"dice_det.onnx", "dice_cls.onnx", "dice_det.pt", "dice_cls.pt",
+                     "dice_det_ncnn_model/model.ncnn.bin", "dice_cls_ncnn_model/model.ncnn.bin"}
     total = sum(p.stat().st_size for p in files)
-    assert total <= MAX_WEIGHTS_BYTES, f"{total / 1e6:.1f} MB of weights: {sorted(p.name for p in files)}"
+    assert total <= MAX_WEIGHTS_BYTES, f"{total / 1e6:.1f} MB of weights: {sorted(names)}"
+
+
+def test_shipped_ncnn_exports_are_complete_and_lean():
+    """Each NCNN folder holds what the ncnn backend reads (param, float16 bin, metadata) and nothing that
+    imports torch (Ultralytics' example script ``model_ncnn.py``)."""
+    for folder, task in ((shipped.DETECTOR_NCNN, "detect"), (shipped.CLASSIFIER_NCNN, "classify")):
+        assert sorted(p.name for p in folder.iterdir()) == ["metadata.yaml", "model.ncnn.bin", "model.ncnn.param"]
+        assert f"task: {task}" in (folder / "metadata.yaml").read_text()
+        onnx = (shipped.DETECTOR_ONNX if task == "detect" else shipped.CLASSIFIER_ONNX).stat().st_size
+        # float16 weights: about the ONNX file's size (also float16-stored), not twice it
+        assert 0.8 * onnx < (folder / "model.ncnn.bin").stat().st_size < 1.2 * onnx
 
 
 def test_operating_point_is_valid_and_used_by_default():

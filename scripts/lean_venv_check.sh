@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The Pi's lean runtime in a fresh venv: base dependencies + ncnn, no torch, no Ultralytics (issue 16).
+# Usage: bash scripts/lean_venv_check.sh [VENV_DIR]   (default /tmp/kosti-leanvenv; needs PyPI or a mirror)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${1:-/tmp/kosti-leanvenv}
+python3 -m venv "$VENV"
+deps=$(python3 - <<'PY'
+import tomllib
+print(" ".join(repr(d) for d in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))
+PY
+)
+eval "\"$VENV/bin/pip\" install -q $deps 'ncnn>=1.0.20240410'"
+"$VENV/bin/pip" install -q --no-deps --force-reinstall .
+"$VENV/bin/python" benchmarks/lean_read_check.py "$VENV/bin/kosti"
