@@ -102,7 +102,10 @@ def _serve(config: object, args: argparse.Namespace) -> int:
     print(f"kosti dashboard: http://{shown}:{cfg.port}/  (database {cfg.db_path})", flush=True)
     if cfg.pin_required:
         print(f"control PIN: {cfg.pin}  (anyone on the network can watch; controls need the PIN)", flush=True)
-    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False)
+    # proxy_headers=False: the dashboard is never behind a proxy, so a client's X-Forwarded-For is not believed;
+    # ws_max_size: a WebSocket command is a few hundred bytes (kosti.dashboard.app.MAX_WS_MESSAGE).
+    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False,
+                proxy_headers=False, ws_max_size=64 * 1024)
     return 0
 
 
