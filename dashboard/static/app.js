@@ -138,8 +138,17 @@ function renderSource(src) {
   $("source-info").textContent = `${src.kind}${src.spec ? " (" + src.spec + ")" : ""} · ${src.fps || 0} fps${src.motion ? " · " + src.motion : ""}${bad}${msg}`;
 }
 
+// The database cannot be written (disk full, read-only): nothing is being stored; say so on every screen.
+function renderStorage(storage) {
+  const el = $("storage-banner");
+  const bad = storage && storage.ok === false;
+  el.hidden = !bad;
+  el.textContent = bad ? (lang === "ru" ? storage.error_ru || storage.error : storage.error) : "";
+}
+
 function render(s) {
   snap = s;
+  renderStorage(s.storage);
   const st = s.state;
   const pinReq = !!s.pin_required || (snap && snap.pin_required);
   if (pinReq) $("pin").hidden = false;
