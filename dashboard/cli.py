@@ -213,7 +213,7 @@ def _run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from kosti.config import SourceSettings
-    from kosti.vision.sources import SourceError, open_source
+    from kosti.vision.sources import SourceError, open_source, redact_text
 
     cfg = _load(args)
     players, preset, overrides = _game_settings(args, cfg)
@@ -228,8 +228,10 @@ def _run(args: argparse.Namespace) -> int:
         kwargs["initial_throw"] = False  # a game's first throw comes when asked for
     try:
         src = open_source(src_cfg.spec, **kwargs)  # validate now: a clear error before serving
+        if getattr(src, "kind", "") in ("video", "folder"):
+            src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(redact_text(str(exc))) from None
     virtual = getattr(src, "kind", "") == "virtual"
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,

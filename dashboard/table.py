@@ -226,7 +226,7 @@ class VirtualTruthReader:
         from kosti.vision.detections import Detections
 
         last = getattr(self.source, "last_throw", None)
-        if last is None:
+        if last is None or last.boxes is None:  # no throw yet, or its dice have not come to rest yet
             return Detections.empty()
         boxes = np.asarray(last.boxes, np.float32).reshape(-1, 4)
         n = len(last.dice)

@@ -532,6 +532,11 @@ class StorageSettings(_Section):
 
     @model_validator(mode="after")
     def _paths_ok(self) -> StorageSettings:
+        for d in (self.data_dir, *self.data_dir.parents):  # `kosti run` must be able to create the folders
+            if d.exists():
+                if not d.is_dir():
+                    raise ValueError(f"storage.dir: {str(d)!r} is a file, not a folder")
+                break
         if self.db_path.is_dir():
             raise ValueError(f"storage.db: {str(self.db_path)!r} is a folder, not a database file")
         if self.frames_path.exists() and not self.frames_path.is_dir():
@@ -589,6 +594,10 @@ def default_config_path() -> Path:
 _FILE_RELATIVE = (("reader", "detector"), ("reader", "classifier"), ("storage", "dir"))
 
 
+#: Largest configuration file read (bytes); the commented template is ~6 KiB.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     """Read, merge and validate the configuration.
 
@@ -603,9 +612,13 @@ def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     label = str(p)
     if p.is_file():
         try:
+            if p.stat().st_size > MAX_CONFIG_BYTES:
+                raise ConfigError(f"{label}: larger than {MAX_CONFIG_BYTES // 1024} KiB; not a kosti configuration")
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{label}: invalid TOML: {exc}") from exc
+        except RecursionError:
+            raise ConfigError(f"{label}: invalid TOML: nested too deeply") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{label}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
         for section, key in _FILE_RELATIVE:

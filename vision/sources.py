@@ -650,6 +650,7 @@ class VideoFileSource(FrameSource):
         self.nominal_fps = default_fps
         self.frame_count = 0
         self._cap: Any = None
+        self._first: np.ndarray | None = None
         self._n = 0
         self._pacer = _Pacer()
 
@@ -662,6 +663,11 @@ class VideoFileSource(FrameSource):
         fps = cap.get(cv2.CAP_PROP_FPS)
         self.nominal_fps = float(fps) if fps and math.isfinite(fps) and 1.0 <= fps <= 1000.0 else self.default_fps
         self.frame_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        ok, first = cap.read()  # a truncated or empty file is refused here, at start, with its name
+        if not ok or first is None:
+            cap.release()
+            raise SourceError(f"video file {self.path} has no readable frame (truncated, empty or not a video)")
+        self._first = first  # delivered by the first read
         self._cap, self._n = cap, 0
         self._pacer.reset()
 
@@ -671,7 +677,10 @@ class VideoFileSource(FrameSource):
         self._cap = None
 
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        ok, image = self._cap.read()
+        if self._first is not None:
+            ok, image, self._first = True, self._first, None
+        else:
+            ok, image = self._cap.read()
         if not ok or image is None:
             if not self.loop or self._n == 0:
                 raise EndOfStream(str(self.path))
@@ -844,9 +853,12 @@ class FolderSource(FrameSource):
 
     def _load(self, i: int) -> np.ndarray:
         if i not in self._cache:
-            image = cv2.imread(str(self.files[i]), cv2.IMREAD_COLOR)
-            if image is None:
-                raise SourceError(f"cannot read image {self.files[i]}")
+            from kosti.vision.image_files import ImageFileError, read_image_file
+
+            try:  # bounded: regular files, 128 MB, 50 MP checked from the header before decoding
+                image = read_image_file(self.files[i])
+            except ImageFileError as exc:
+                raise SourceError(f"cannot read image {exc}") from None
             if self._canvas is not None:
                 image = _fit_to_canvas(image, *self._canvas)
             for k in [k for k in self._cache if k < i - 1]:  # keep the current and previous photo only
