@@ -160,7 +160,8 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
     return DashboardConfig(
         db_path=args.db or storage.db_path, host=args.host or server.host, port=args.port or server.port,
         pin=args.pin or server.pin, review_dir=args.review_dir or storage.frames_path,
-        corrections_dir=storage.frames_path, settings=settings or None, **kw)  # type: ignore[arg-type]
+        corrections_dir=storage.frames_path, settings=settings or None,
+        allowed_hosts=list(server.allowed_hosts), **kw)  # type: ignore[arg-type]
 
 
 def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:

@@ -457,11 +457,20 @@ class ServerSettings(_Section):
     needs root or CAP_NET_BIND_SERVICE). ``pin``: 4–6 digits asked before anyone can change the game
     when ``host`` is not a loopback address; unset = the dashboard picks a random PIN at every start and
     prints it (``journalctl -u kosti``). The installer writes a fixed random 6-digit PIN.
+    ``allowed_hosts``: host names (besides IP addresses, ``localhost`` and this machine's own name and
+    ``NAME.local``) under which the dashboard may be changed, e.g. ``["kosti.lan"]``; a state-changing request
+    naming any other host is refused (a foreign web page re-pointing its name at the table: DNS rebinding).
     """
 
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 8000
     pin: str | None = None
+    allowed_hosts: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _names_ok(cls, v: list[str]) -> list[str]:
+        return [cls._host_ok(n) for n in v]
 
     @field_validator("host")
     @classmethod
@@ -860,6 +869,9 @@ port = @server.port@
 # PIN (4–6 digits) asked before anyone can change the game when host is not 127.0.0.1.
 # Unset: a random PIN is chosen at every start and printed in the log (journalctl -u kosti).
 pin = @server.pin|"123456"@
+# Host names the dashboard may be changed under, besides IP addresses, localhost and this machine's name
+# (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host cannot change the game.
+allowed_hosts = @server.allowed_hosts@
 
 [storage]
 # Data folder. Default: $XDG_DATA_HOME/kosti (~/.local/share/kosti); the service uses /var/lib/kosti.
