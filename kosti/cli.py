@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _redact_logs() -> None:
+    """Camera passwords never reach a log: every record is passed through the one redaction rule
+    (:func:`kosti.redact.install_log_redaction`)."""
+    from kosti.redact import install_log_redaction
+
+    install_log_redaction()
+
+
 def _version() -> str:
     from kosti import __version__
 
@@ -58,6 +66,7 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code (see module docstring)."""
+    _redact_logs()
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

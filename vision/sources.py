@@ -41,64 +41,9 @@ IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg", ".h264", ".ts")
 
 
-_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
-
-
-def redact_url(spec: str | None) -> str | None:
-    """A source spec with its secrets replaced by ``***``: safe to show to viewers and to log.
-
-    The one redaction rule for every place a source URL appears (settings, snapshots, the WebSocket, logs,
-    error messages):
-
-    * user information — everything between ``scheme://`` and the **last** ``@`` before the query, so a
-      password holding ``/``, ``:`` or ``@`` is hidden whole: ``rtsp://admin:p/a@ss@cam/x`` → ``rtsp://***@cam/x``;
-    * every query value (IP cameras take ``?user=admin&pwd=…`` and tokens there): ``?user=***&pwd=***``;
-    * a fragment is dropped.
-
-    Strings without ``scheme://`` (device indexes, file paths, ``virtual``) come back unchanged; ``None`` → ``None``.
-    """
-    if spec is None or "://" not in spec:
-        return spec
-    scheme, rest = spec.split("://", 1)
-    rest = rest.split("#", 1)[0]
-    head, sep, query = rest.partition("?")
-    if "@" in query and "=" not in query.split("@", 1)[0]:  # a password holding "?": user information
-        head, sep, query = f"{head}?{query}".rpartition("@")[2].partition("?")
-        head = "***@" + head
-    elif "@" in head:
-        head = "***@" + head.rpartition("@")[2]
-    head = re.sub(r";([^=;/]+)=[^;/]*", r";\1=***", head)  # path parameters (/live;pwd=...)
-    if sep:
-        parts = []
-        for item in re.split(r"([&;])", query):
-            if item in ("&", ";"):
-                parts.append(item)
-            else:
-                key, eq, _ = item.partition("=")
-                parts.append(f"{key}{eq}***" if eq else item)
-        query = "".join(parts)
-    return f"{scheme}://{head}{sep}{query}"
-
-
-def redact_text(text: str) -> str:
-    """``text`` (an error message, a log line) with every URL in it passed through :func:`redact_url`."""
-    return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)) or "", text)
-
-
-class RedactingFilter(logging.Filter):
-    """A logging filter that runs :func:`redact_text` over every record's message (camera URLs with passwords
-    reach the log through library messages too). Installed on the root handlers by ``kosti run``/``demo``."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            msg = record.getMessage()
-        except Exception:  # noqa: BLE001 - a bad format string is logging's own business
-            return True
-        if "://" in msg:
-            record.msg, record.args = redact_text(msg), None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
-        return True
+# The one secret-redaction rule for source URLs lives in kosti.redact (light: the CLI installs it for every
+# command without importing OpenCV); it is re-exported here, where source specs are parsed.
+from kosti.redact import RedactingFilter, install_log_redaction, redact_text, redact_url  # noqa: E402,F401
 
 
 class SourceError(RuntimeError):

@@ -420,3 +420,20 @@ def test_uvicorn_does_not_believe_x_forwarded_for(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
     assert main(["demo", "--db", str(tmp_path / "k.db"), "--reader", "truth", "--port", "8765"]) == 0
     assert seen["proxy_headers"] is False and seen["ws_max_size"] <= 64 * 1024
+
+
+def test_every_log_record_is_redacted_once_installed(caplog) -> None:
+    """``kosti`` installs the redaction for every record of the process (uvicorn's and the libraries' loggers
+    included), message and traceback."""
+    from kosti.redact import install_log_redaction
+
+    install_log_redaction()
+    log = logging.getLogger("uvicorn.error")
+    with caplog.at_level(logging.WARNING):
+        log.warning("cannot open %s", "rtsp://admin:hunter2@cam/x")
+        try:
+            raise RuntimeError("failed http://cam/v?user=a&pwd=secret9")
+        except RuntimeError:
+            log.exception("boom")
+    text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
+    assert "hunter2" not in text and "secret9" not in text and "***" in text
