@@ -583,7 +583,13 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                     actor = f"{'pin' if config.pin_required else 'local'}:{who}"
                     await run_in_threadpool(commands[env.cmd], actor, env.game_id, body)
                 except (TableError, AccessError, StoreError) as exc:
+                    if isinstance(exc, StoreError):
+                        await run_in_threadpool(table.storage_changed)
                     return {"type": "error", "cmd": cmd, **exc.to_json()}
+                except Exception as exc:  # noqa: BLE001 - a bug: answered like REST's 500, the socket stays open
+                    log.error("internal error on websocket command %s: %s: %s", cmd, type(exc).__name__, str(exc)[:200])
+                    return {"type": "error", "cmd": cmd, "error": "internal error (a bug in kosti; see the log)",
+                            "error_ru": "внутренняя ошибка (ошибка kosti; см. журнал)", "status": 500}
                 return {"type": "ack", "cmd": cmd}
 
             tasks = [asyncio.create_task(sender()), asyncio.create_task(receiver())]
