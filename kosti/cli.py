@@ -86,7 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - mapped to exit codes below
         code = getattr(exc, "exit_code", None)
         if isinstance(code, int):
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            from kosti.redact import redact_text
+
+            msg = redact_text(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
             print(f"kosti {args.command}: {msg}", file=sys.stderr)
             return code
         raise
