@@ -437,3 +437,22 @@ def test_every_log_record_is_redacted_once_installed(caplog) -> None:
             log.exception("boom")
     text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
     assert "hunter2" not in text and "secret9" not in text and "***" in text
+
+
+def test_truth_reader_before_the_dice_come_to_rest() -> None:
+    """``kosti demo --reader truth`` sometimes logged a reshape traceback at start: the first throw had no boxes
+    until its dice came to rest."""
+    from kosti.dashboard.table import VirtualTruthReader
+    from kosti.vision.virtual import VirtualTableSource
+
+    src = VirtualTableSource(realtime=False, initial_throw=False)
+    src.throw(n_dice=5)
+    with src:
+        frame = src.read()
+        assert src.last_throw is not None and src.last_throw.boxes is None  # still tumbling
+        assert len(VirtualTruthReader(src).read(frame.image)) == 0
+        for _ in range(200):
+            frame = src.read()
+            if src.last_throw.boxes is not None:
+                break
+        assert len(VirtualTruthReader(src).read(frame.image)) == 5
