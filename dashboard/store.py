@@ -97,6 +97,20 @@ def _loads(text: Any, where: str) -> Any:
                          "отложите файл базы и запустите снова (см. docs/setup.md)") from None
 
 
+def _statements(script: str) -> list[str]:
+    """A migration script split into complete SQL statements (run one by one inside one transaction:
+    ``executescript`` would commit on its own)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return [st for st in out if st.rstrip(";").strip()]
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
@@ -315,10 +329,17 @@ class Store:
         while version < SCHEMA_VERSION:
             if version not in MIGRATIONS:
                 raise self._open_error(sqlite3.DatabaseError(f"no migration from schema {version}"))
-            with self._tx() as tx:
-                tx.executescript(MIGRATIONS[version])
-                version += 1
-                tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+            try:
+                with self._tx() as tx:
+                    for statement in _statements(MIGRATIONS[version]):
+                        tx.execute(statement)
+                    tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version + 1),))
+            except (StoreError, sqlite3.Error) as exc:
+                raise StoreError(f"updating the database {self.path} from schema {version} failed ({_first_line(exc)}); "
+                                 "the file is unchanged: keep it, and move it aside to start with a new one",
+                                 f"не удалось обновить базу {self.path} со схемы {version} ({_first_line(exc)}); "
+                                 "файл не изменён: сохраните его и отложите, чтобы начать с новой базой") from None
+            version += 1
         for r in c.execute("SELECT id, rules_json, players_json, state_json FROM games WHERE status = 'active'"):
             for col in ("rules_json", "players_json", "state_json"):
                 _loads(r[col], f"games row {r['id']} column {col}")

@@ -456,3 +456,28 @@ def test_truth_reader_before_the_dice_come_to_rest() -> None:
             if src.last_throw.boxes is not None:
                 break
         assert len(VirtualTruthReader(src).read(frame.image)) == 5
+
+
+def test_migrations_run_in_order_and_a_failed_one_changes_nothing(tmp_path: Path, monkeypatch) -> None:
+    import kosti.dashboard.store as store_mod
+
+    db = tmp_path / "kosti.db"
+    s0 = Store(db)
+    s0.create_game({"preset": "classic"}, ["A", "B"], "{}")
+    s0.close()
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(store_mod, "MIGRATIONS", {1: "ALTER TABLE games ADD COLUMN note TEXT;",
+                                                  2: "ALTER TABLE games ADD COLUMN nonsense;\nSELECT * FROM nowhere;"})
+    with pytest.raises(StoreError, match="from schema 2 failed") as e:
+        Store(db)
+    assert e.value.exit_code == 2
+    with sqlite3.connect(db) as c:  # schema 1 → 2 was committed on its own; 2 → 3 left nothing behind
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+        cols = [r[1] for r in c.execute("PRAGMA table_info(games)")]
+        assert "note" in cols and "nonsense" not in cols
+    monkeypatch.setattr(store_mod, "MIGRATIONS", {1: "", 2: "ALTER TABLE games ADD COLUMN extra TEXT;"})
+    s = Store(db)
+    assert s.get_game(1).players == ["A", "B"]
+    s.close()
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "3"
