@@ -611,13 +611,11 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 def _install_error_handlers(app: FastAPI, table: TableService) -> None:
     """Every error the app answers, in the one documented shape ``{"error", "error_ru", "status"}``."""
 
-    @app.exception_handler(TableError)
-    async def _table_error(request: Request, exc: TableError) -> JSONResponse:
-        return _error(exc.status, exc.en, exc.ru)
+    async def _refused(request: Request, exc: Exception) -> JSONResponse:
+        return _error(exc.status, exc.en, exc.ru)  # type: ignore[attr-defined]
 
-    @app.exception_handler(AccessError)
-    async def _access_error(request: Request, exc: AccessError) -> JSONResponse:
-        return _error(exc.status, exc.en, exc.ru)
+    for refusal in (TableError, AccessError):  # a control the table or the door refuses: its status and reasons
+        app.add_exception_handler(refusal, _refused)
 
     @app.exception_handler(StoreError)
     async def _store_error(request: Request, exc: StoreError) -> JSONResponse:

@@ -193,6 +193,14 @@ class TableThrow:
         return [int(d.value) for d in self.dice]
 
 
+def _unstored_view(thr: TableThrow, resolution: str) -> dict[str, Any]:
+    """The snapshot's view of a settled throw that has no database row (``ignored``: no game; ``not stored``:
+    the write failed) — the same keys as a stored throw's view, ``id`` None."""
+    return {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
+            "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
+            "resolution": resolution, "player": None, "image_url": None, "settled_at": thr.settled_at}
+
+
 def throw_from_pipeline(t: Any, settled_at: float | None = None) -> TableThrow:
     """Convert a :class:`kosti.vision.pipeline.Throw` (or anything with that shape) to :class:`TableThrow`."""
     dice = []
@@ -867,10 +875,7 @@ class TableService:
     def _show_unstored(self, thr: TableThrow) -> None:
         """Show a settled throw that could not be stored (nothing was scored), with the storage error."""
         with self._lock:
-            self.last_throw = {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
-                               "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
-                               "resolution": "not stored", "player": None, "image_url": None,
-                               "settled_at": thr.settled_at}
+            self.last_throw = _unstored_view(thr, "not stored")
             self._changed()
 
     def _changed(self) -> None:
@@ -977,10 +982,7 @@ class TableService:
                 thumb = encode_jpeg(thr.image, 70, 240)
             st = self.state
             if st is None or st.over or self.game_id is None:
-                self.last_throw = {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
-                                   "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
-                                   "resolution": "ignored", "player": None, "image_url": None,
-                                   "settled_at": thr.settled_at}
+                self.last_throw = _unstored_view(thr, "ignored")
                 self._changed()
                 return {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
