@@ -636,7 +636,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
                 q = Path(sec[key]).expanduser()
                 sec[key] = str(q if q.is_absolute() else (p.parent / q).resolve())
     elif explicit:
-        what = "is a folder, not a file" if p.is_dir() else "no such file"
+        what = "is a folder, not a file" if p.is_dir() else (
+            "not a regular file (a pipe or a device)" if p.exists() else "no such file")
         raise ConfigError(f"{label}: {what}")
     else:
         label = "defaults"
