@@ -249,11 +249,9 @@ def test_disk_full_is_shown_and_bank_answers_507(make_client, start_game, throw,
     st = c.get("/api/state").json()
     assert st["storage"]["ok"] is False and st["storage"]["status"] == 507 and st["storage"]["error_ru"]
     assert st["state"]["players"] == before["state"]["players"]  # nothing half-applied
-    with pytest.raises(StoreWriteError):
+    with pytest.raises(StoreWriteError):  # the capture thread's path: test_disk_full_while_the_camera_settles_a_throw
         table.submit_throw(throw([2, 2, 3, 4, 6]))
-    table._show_unstored(throw([2, 2, 3, 4, 6]))  # what the capture thread does with it: shown, marked
-    st = c.get("/api/state").json()
-    assert st["storage"]["ok"] is False and st["last_throw"]["resolution"] == "not stored"
+    assert c.get("/api/state").json()["storage"]["ok"] is False
     full["on"] = False
     r = c.post(f"/api/games/{gid}/bank")
     assert r.status_code == 200 and r.json()["storage"] == {"ok": True}
@@ -481,3 +479,38 @@ def test_migrations_run_in_order_and_a_failed_one_changes_nothing(tmp_path: Path
     s.close()
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "3"
+
+
+def test_disk_full_while_the_camera_settles_a_throw(make_client, start_game, monkeypatch) -> None:
+    """The whole chain with the capture thread: a settled throw that cannot be stored is not dropped silently —
+    it is shown as "not stored" with the storage banner, and nothing is scored."""
+    import time
+
+    from kosti.vision.virtual import VirtualTableSource
+
+    src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=3)
+    with make_client(source_obj=src, reader_kind="truth") as c:
+        gid = start_game(c)
+        store = c.app.state.store
+        real = store._conn
+
+        class Full:
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            def execute(self, sql, *a):
+                if sql.strip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+                    raise sqlite3.OperationalError("database or disk is full")
+                return real.execute(sql, *a)
+
+        monkeypatch.setattr(store, "_conn", Full())
+        assert c.post(f"/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]}).status_code == 200
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            s = c.get("/api/state").json()
+            if s["last_throw"] and s["last_throw"]["resolution"] == "not stored":
+                break
+            time.sleep(0.1)
+        assert s["last_throw"]["resolution"] == "not stored" and sorted(s["last_throw"]["faces"]) == [1, 1, 1, 3, 5]
+        assert s["storage"]["ok"] is False and s["storage"]["status"] == 507
+        assert s["state"]["turn"]["turn_points"] == 0
