@@ -59,7 +59,14 @@ from kosti.dashboard.access import (
     make_pin,
 )
 from kosti.dashboard.store import Store, StoreError
-from kosti.dashboard.table import TableError, TableService, encode_jpeg, list_presets, placeholder_frame
+from kosti.dashboard.table import (  # MAX_RULE_NUMBER: the engine's bound on a rule parameter (10^6)
+    MAX_RULE_NUMBER,
+    TableError,
+    TableService,
+    encode_jpeg,
+    list_presets,
+    placeholder_frame,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +78,6 @@ MAX_ID = 2**63 - 1
 MAX_NAME = 40
 #: Largest JSON text (characters) and nesting of the free-form fields ``overrides`` and ``zones``.
 MAX_FIELD_JSON, MAX_FIELD_DEPTH = 4096, 6
-#: Largest magnitude of a number in rule overrides (targets, thresholds, penalties): rules.md values are ≤ 10^5.
-MAX_RULE_NUMBER = 1_000_000
 #: Largest WebSocket command (bytes of text).
 MAX_WS_MESSAGE = 8 * 1024
 

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------------------------------
 from kosti.engine.errors import BadInput, RuleViolation  # noqa: E402
 from kosti.engine.game import Bank, GameState, Keep, Roll, new_game  # noqa: E402
+from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: E402,F401 - the request models' bound
 
 
 def list_presets() -> list[dict[str, Any]]:
