@@ -77,13 +77,18 @@ def _write_error(path: str, exc: sqlite3.Error) -> StoreWriteError:
                               "(можно удалить старые снимки) — игра продолжится, как только запись снова пойдёт")
         err.status = 507
         return err
-    if "readonly" in text.lower().replace("-", "").replace(" ", "") or "read-only" in text.lower():
+    if _is_read_only(text.lower()):
         return StoreWriteError(f"the database {path} is read-only: make it writable by the user kosti runs as "
                                f"(chown kosti {path}*) — nothing is stored until then",
                                f"база {path} только для чтения: дайте пользователю kosti право записи "
                                f"(chown kosti {path}*) — до тех пор ничего не сохраняется")
     return StoreWriteError(f"cannot write the database {path}: {text}",
                            f"не удаётся записать базу {path}: {text}")
+
+
+def _is_read_only(message: str) -> bool:
+    """SQLite's read-only answers: "attempt to write a readonly database", "read-only file system"."""
+    return "readonly" in message.replace("-", "").replace(" ", "")
 
 
 def _loads(text: Any, where: str) -> Any:
@@ -295,7 +300,7 @@ class Store:
         """The :class:`StoreError` for a database that fails while opening: corrupt, not SQLite, read-only."""
         text = _first_line(exc)
         low = text.lower()
-        if "readonly" in low or "read-only" in low or "unable to open" in low or "readonly" in low.replace(" ", ""):
+        if _is_read_only(low) or "unable to open" in low:
             return StoreError(f"the database {self.path} cannot be written ({text}): make the file and its folder "
                               f"writable by the user kosti runs as (chown -R kosti {Path(self.path).parent})",
                               f"в базу {self.path} нельзя писать ({text}): дайте пользователю kosti право записи "
