@@ -35,6 +35,7 @@ import html
 import json
 import logging
 import os
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -627,6 +628,14 @@ def _install_error_handlers(app: FastAPI, table: TableService) -> None:
         log.error("storage: %s", exc.en)
         await run_in_threadpool(table.storage_changed)
         return _error(exc.status, exc.en, exc.ru)
+
+    @app.exception_handler(sqlite3.Error)
+    async def _database_error(request: Request, exc: sqlite3.Error) -> JSONResponse:
+        """A read that fails while serving (the file damaged or removed under the running table)."""
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        log.error("database error on %s %s: %s", request.method, request.url.path, reason)
+        return _error(503, f"the database cannot be read ({reason}); see docs/setup.md §8",
+                      f"базу не удаётся прочитать ({reason}); см. docs/setup.md §8")
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -514,3 +514,20 @@ def test_disk_full_while_the_camera_settles_a_throw(make_client, start_game, mon
         assert s["last_throw"]["resolution"] == "not stored" and sorted(s["last_throw"]["faces"]) == [1, 1, 1, 3, 5]
         assert s["storage"]["ok"] is False and s["storage"]["status"] == 507
         assert s["state"]["turn"]["turn_points"] == 0
+
+
+def test_database_failing_under_the_running_table_answers_503(make_client, monkeypatch) -> None:
+    c = make_client(start_capture=False)
+    store = c.app.state.store
+    real = store._conn
+
+    class Broken:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def execute(self, sql, *a):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(store, "_conn", Broken())
+    r = c.get("/api/games")
+    assert _is_error(r, 503) and "malformed" in r.json()["error"]
