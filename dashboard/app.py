@@ -14,12 +14,17 @@ Routes (OpenAPI at ``/docs``):
 * ``WS /ws`` — the snapshot pushed on every change; accepts commands ``{"cmd": "bank", ...}``;
 * ``GET/PUT /api/settings`` — source, zones (normalised polygons), thresholds.
 
-Errors are JSON ``{"error": English, "error_ru": Russian, "status": code}``: unknown game → 404, an
-action the rules forbid → 409 with the engine's reason, malformed input → 422.
+Errors are JSON ``{"error": English, "error_ru": Russian, "status": code}`` — every error, from one set of
+handlers (:func:`_install_error_handlers`): unknown game or route → 404, an action the rules forbid → 409 with
+the engine's reason, malformed input (bad JSON, a field out of range, an id ≥ 2^63) → 422, a body over
+64 KiB → 413, a foreign site or host → 403, too many wrong PINs → 429, the database cannot be written →
+507 (disk full) / 503, a bug → 500 (logged once, no traceback to the client).
 
 Access: bound to a loopback address, every client may control the game. Bound elsewhere
 (``--host 0.0.0.0``) anyone may watch, but control actions (POST/PUT, WebSocket commands) need the PIN
-(header ``X-Kosti-Pin`` or query ``?pin=``), printed at start-up.
+(header ``X-Kosti-Pin`` or query ``?pin=``; 6 random digits printed at start-up unless configured), with a
+global exponential lockout after wrong PINs. In every mode a state-changing request or WebSocket from another
+site's page, or naming a foreign host, is refused (:mod:`kosti.dashboard.access`).
 """
 
 from __future__ import annotations
@@ -27,29 +32,60 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import json
 import logging
 import os
-import secrets
-import time
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kosti.dashboard.store import Store
-from kosti.dashboard.table import TableError, TableService, encode_jpeg, list_presets, placeholder_frame
+from kosti.dashboard.access import (
+    MAX_BODY_BYTES,
+    AccessError,
+    BodyLimit,
+    CrossSiteGuard,
+    PinGuard,
+    allowed_host_names,
+    make_pin,
+)
+from kosti.dashboard.store import Store, StoreError
+from kosti.dashboard.table import (  # MAX_RULE_NUMBER: the engine's bound on a rule parameter (10^6)
+    MAX_RULE_NUMBER,
+    TableError,
+    TableService,
+    encode_jpeg,
+    list_presets,
+    placeholder_frame,
+)
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "127.0.1.1"}
+#: Largest id a route accepts (SQLite's INTEGER is 64-bit signed); a larger one is refused with 422.
+MAX_ID = 2**63 - 1
+#: Longest player name (characters): a name is shown on a scoreboard row, not stored as a document.
+MAX_NAME = 40
+#: Largest JSON text (characters) and nesting of the free-form fields ``overrides`` and ``zones``.
+MAX_FIELD_JSON, MAX_FIELD_DEPTH = 4096, 6
+#: Largest WebSocket command (bytes of text).
+MAX_WS_MESSAGE = 8 * 1024
+
+GameId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="game id (1 … 2^63−1)")]
+ThrowId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="throw id (1 … 2^63−1)")]
+Face = Annotated[int, Field(ge=1, le=6)]
+PlayerName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
 
 
 def default_db_path() -> Path:
@@ -66,7 +102,7 @@ class DashboardConfig:
         db_path: SQLite file (created; the game in progress in it is resumed).
         host: bind address; a non-loopback address turns on the PIN for control actions.
         port: TCP port (used only for messages; uvicorn binds it).
-        pin: control PIN (4–6 digits); ``None`` = a random 4-digit PIN when one is needed.
+        pin: control PIN (4–6 digits); ``None`` = a random 6-digit PIN when one is needed.
         source: frame source spec for :func:`kosti.vision.sources.open_source` (``virtual``, ``0``, a URL,
             a file, a folder) or ``None`` for no camera (throws only via the API/tests).
         source_obj: an already built source (overrides ``source``; tests, benchmarks).
@@ -83,6 +119,8 @@ class DashboardConfig:
             (:func:`kosti.datasets.capture.save_correction`); ``None`` = not saved.
         reader_reload: ``(factory, token)``: reload the reader with ``factory()`` when ``token()`` changes
             (the model registry's active version, ``kosti models use``).
+        allowed_hosts: host names (besides IP addresses, loopback names and this machine's name) a
+            state-changing request may be addressed to (``[server] allowed_hosts``; DNS rebinding guard).
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -103,6 +141,7 @@ class DashboardConfig:
     settings: dict[str, Any] | None = None
     corrections_dir: str | Path | None = None
     reader_reload: tuple[Any, Any] | None = None
+    allowed_hosts: list[str] = field(default_factory=list)
 
     @property
     def pin_required(self) -> bool:
@@ -117,8 +156,8 @@ class NewGame(BaseModel):
     """New game: player names in seat order (the first throws first), preset name, parameter overrides."""
 
     model_config = ConfigDict(extra="forbid")
-    players: list[str] = Field(min_length=1, max_length=12, examples=[["Ann", "Boris"]])
-    preset: str = Field("classic", examples=["classic"])
+    players: list[PlayerName] = Field(min_length=1, max_length=12, examples=[["Ann", "Boris"]])
+    preset: str = Field("classic", min_length=1, max_length=40, examples=["classic"])
     overrides: dict[str, Any] | None = Field(None, examples=[{"opening": {"threshold": 75}}])
 
     @field_validator("players")
@@ -131,12 +170,42 @@ class NewGame(BaseModel):
             raise ValueError("player names must be unique")
         return names
 
+    @field_validator("overrides")
+    @classmethod
+    def _overrides(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if v is None else _small_json(v, "overrides", max_number=MAX_RULE_NUMBER)
+
+
+def _small_json(v: Any, name: str, max_number: float | None = None) -> Any:
+    """``v`` when its JSON text is at most :data:`MAX_FIELD_JSON` characters, nested at most
+    :data:`MAX_FIELD_DEPTH` deep, and (with ``max_number``) every number is finite with ``|x| ≤ max_number``;
+    else ``ValueError`` (→ 422 with the reason)."""
+
+    def walk(x: Any, depth: int) -> None:
+        if depth > MAX_FIELD_DEPTH:
+            raise ValueError(f"{name} is nested more than {MAX_FIELD_DEPTH} levels deep")
+        if isinstance(x, dict):
+            for k, y in x.items():
+                walk(k, depth + 1)
+                walk(y, depth + 1)
+        elif isinstance(x, list):
+            for y in x:
+                walk(y, depth + 1)
+        elif isinstance(x, int | float) and not isinstance(x, bool) and max_number is not None:
+            if not (abs(x) <= max_number):  # also NaN and ±inf
+                raise ValueError(f"{name}: the number {x!r:.30} is out of range (|x| ≤ {max_number:g})")
+
+    walk(v, 0)
+    if len(json.dumps(v, ensure_ascii=False)) > MAX_FIELD_JSON:
+        raise ValueError(f"{name} is longer than {MAX_FIELD_JSON} characters of JSON")
+    return v
+
 
 class KeepBody(BaseModel):
     """Dice (faces 1–6) to set aside from the last throw."""
 
     model_config = ConfigDict(extra="forbid")
-    faces: list[int] = Field(min_length=1, max_length=6)
+    faces: list[Face] = Field(min_length=1, max_length=6)
 
 
 class ChooseBody(BaseModel):
@@ -159,14 +228,14 @@ class ConfirmBody(BaseModel):
     """Confirm the pending throw, optionally giving all its faces (1–6)."""
 
     model_config = ConfigDict(extra="forbid")
-    faces: list[int] | None = Field(None, min_length=1, max_length=6)
+    faces: list[Face] | None = Field(None, min_length=1, max_length=6)
 
 
 class ThrowBody(BaseModel):
     """Virtual table: throw the dice the state asks for, or force these faces."""
 
     model_config = ConfigDict(extra="forbid")
-    faces: list[int] | None = Field(None, min_length=1, max_length=6)
+    faces: list[Face] | None = Field(None, min_length=1, max_length=6)
 
 
 class Thresholds(BaseModel):
@@ -188,7 +257,7 @@ class SettingsBody(BaseModel):
     normalised 0–1), ``thresholds``, live view width (px) and JPEG quality."""
 
     model_config = ConfigDict(extra="forbid")
-    source: str | None = None
+    source: str | None = Field(None, min_length=1, max_length=2048)
     zones: dict[str, Any] | None = None
     thresholds: Thresholds | None = None
     live_width: int | None = Field(None, ge=160, le=3840)
@@ -201,39 +270,47 @@ class SettingsBody(BaseModel):
             return v
         from kosti.vision.zones import Zones
 
+        _small_json(v, "zones")
         return Zones.from_dict(v).to_dict()  # ValueError → 422 with the reason
 
 
 # ---------------------------------------------------------------------------------------------------
 # App
 # ---------------------------------------------------------------------------------------------------
-class PinGuard:
-    """Checks the control PIN; after ``max_failures`` wrong PINs from one address within ``window_s``
-    seconds that address is refused (429) for ``window_s`` seconds, so a 4-digit PIN cannot be guessed
-    by trying them all."""
+class WsCommand(BaseModel):
+    """A WebSocket command's envelope: ``cmd``, the game it is for (like the REST path), the PIN; the rest of the
+    message is the command's body, validated with the same model as the REST route (``keep`` → :class:`KeepBody`,
+    ``fix`` → :class:`FixBody`, ``confirm`` → :class:`ConfirmBody`, ``throw`` → :class:`ThrowBody`)."""
 
-    def __init__(self, pin: str | None, max_failures: int = 5, window_s: float = 60.0) -> None:
-        self.pin = pin
-        self.max_failures, self.window_s = max_failures, window_s
-        self._fails: dict[str, list[float]] = {}
+    model_config = ConfigDict(extra="allow")
+    cmd: str = Field(max_length=20)
+    game_id: int | None = Field(None, ge=1, le=MAX_ID)
+    pin: str | None = Field(None, max_length=12)
 
-    def check(self, who: str, given: Any) -> None:
-        """Raise :class:`TableError` 403 (wrong or missing PIN) or 429 (too many wrong PINs)."""
-        now = time.monotonic()
-        recent = [t for t in self._fails.get(who, []) if now - t < self.window_s]
-        self._fails[who] = recent
-        if len(recent) >= self.max_failures:
-            raise TableError(429, f"too many wrong PINs: wait {self.window_s:.0f} s",
-                             f"слишком много неверных PIN: подождите {self.window_s:.0f} с")
-        if given is None or self.pin is None or not secrets.compare_digest(str(given), str(self.pin)):
-            if given:  # an attempt, not just a viewer pressing a button without a PIN
-                recent.append(now)
-            raise TableError(403, "control needs the PIN shown when the dashboard started",
-                             "для управления нужен PIN, показанный при запуске")
+
+#: WebSocket commands and the REST body model each one's fields are validated with (``None`` = no fields).
+WS_BODIES: dict[str, type[BaseModel] | None] = {
+    "bank": None, "keep": KeepBody, "choose": ChooseBody, "fix": FixBody, "confirm": ConfirmBody, "discard": None, "undo": None,
+    "throw": ThrowBody,
+}
+
+
+def _validation_text(errors: Any) -> str:
+    """Pydantic errors → ``"field: reason; field: reason"`` (the ``body`` prefix dropped)."""
+    parts = []
+    for e in errors:
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{loc or 'body'}: {str(e.get('msg', 'invalid'))[:200]}")
+    return "; ".join(parts[:10])
+
+
+def _error(status: int, en: str, ru: str, **extra: Any) -> JSONResponse:
+    """The one error answer: ``{"error": English, "error_ru": Russian, "status": status}``."""
+    return JSONResponse({"error": en, "error_ru": ru, "status": status, **extra}, status_code=status)
 
 
 def _make_pin() -> str:
-    return f"{secrets.randbelow(9000) + 1000}"
+    return make_pin(6)
 
 
 def create_app(config: DashboardConfig | None = None) -> FastAPI:
@@ -294,25 +371,18 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     app.state.config = config
 
     # -- errors ------------------------------------------------------------------------------------
-    @app.exception_handler(TableError)
-    async def _table_error(request: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse(exc.to_json(), status_code=exc.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for e in exc.errors():
-            loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-            parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
-        msg = "invalid request: " + "; ".join(parts)
-        return JSONResponse({"error": msg, "error_ru": "неверный запрос: " + "; ".join(parts), "status": 422,
-                             "detail": _plain_errors(exc.errors())}, status_code=422)
+    _install_error_handlers(app, table)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
 
     # -- access ------------------------------------------------------------------------------------
     guard = PinGuard(config.pin)
+    app.state.pin_guard = guard
+    host_names = allowed_host_names([config.host, *config.allowed_hosts])
+
+    app.add_middleware(CrossSiteGuard, names=host_names)
 
     def check_pin(request: Request) -> str:
-        """Dependency for control routes: returns the actor name; 403 without the right PIN."""
+        """Dependency for control routes: returns the actor name; 403 without the right PIN, 429 while locked."""
         who = request.client.host if request.client else "?"
         if not config.pin_required:
             return f"local:{who}"
@@ -369,12 +439,12 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                 "current": table.game_id}
 
     @app.get("/api/games/{game_id}/history", summary="Turns, throws, actions and corrections of a game")
-    def get_history(game_id: int) -> dict[str, Any]:
+    def get_history(game_id: GameId) -> dict[str, Any]:
         return table.history(game_id)
 
     @app.get("/api/throws/{throw_id}/image.jpg", summary="Settled frame of a throw (JPEG)",
              response_class=Response, responses={200: {"content": {"image/jpeg": {}}}})
-    def throw_image(throw_id: int, thumb: bool = False) -> Response:
+    def throw_image(throw_id: ThrowId, thumb: bool = False) -> Response:
         data = store.throw_image(throw_id, thumbnail=thumb)
         if data is None:
             raise TableError(404, f"no image for throw {throw_id}", f"нет снимка броска {throw_id}")
@@ -386,11 +456,11 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return table.new_game(body.players, body.preset, body.overrides, actor=actor)
 
     @app.post("/api/games/{game_id}/bank", summary="Stop (хватит) and record the turn points")
-    def post_bank(game_id: int, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_bank(game_id: GameId, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.bank(game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/keep", summary="Set aside these scoring dice (presets with a choice)")
-    def post_keep(game_id: int, body: KeepBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_keep(game_id: GameId, body: KeepBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.keep(body.faces, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/choose", summary="A game's own choice (claim, bet, operation …)")
@@ -398,23 +468,23 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return table.choose(body.key, body.value, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/fix", summary="Correct one die of the pending or latest throw")
-    def post_fix(game_id: int, body: FixBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_fix(game_id: GameId, body: FixBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.fix(body.die_index, body.value, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/confirm", summary="Confirm the pending (uncertain) throw")
-    def post_confirm(game_id: int, body: ConfirmBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_confirm(game_id: GameId, body: ConfirmBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.confirm(body.faces if body else None, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/discard", summary="Drop the pending throw (throw again)")
-    def post_discard(game_id: int, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_discard(game_id: GameId, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.discard(game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/undo", summary="Undo the latest action")
-    def post_undo(game_id: int, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_undo(game_id: GameId, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.undo(game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/throw", summary="Virtual table: throw the dice")
-    def post_throw(game_id: int, body: ThrowBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_throw(game_id: GameId, body: ThrowBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.request_throw(body.faces if body else None, game_id)
 
     @app.get("/api/settings", summary="Source, zones, thresholds")
@@ -466,15 +536,41 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
     # -- WebSocket ---------------------------------------------------------------------------------
     commands = {
-        "bank": lambda a, d: table.bank(d.get("game_id"), actor=a),
-        "keep": lambda a, d: table.keep(list(d.get("faces") or []), d.get("game_id"), actor=a),
-        "choose": lambda a, d: table.choose(str(d["key"]), d.get("value"), d.get("game_id"), actor=a),
-        "fix": lambda a, d: table.fix(int(d["die_index"]), int(d["value"]), d.get("game_id"), actor=a),
-        "confirm": lambda a, d: table.confirm(d.get("faces"), d.get("game_id"), actor=a),
-        "discard": lambda a, d: table.discard(d.get("game_id"), actor=a),
-        "undo": lambda a, d: table.undo(d.get("game_id"), actor=a),
-        "throw": lambda a, d: table.request_throw(d.get("faces"), d.get("game_id")),
+        "bank": lambda a, gid, b: table.bank(gid, actor=a),
+        "keep": lambda a, gid, b: table.keep(list(b.faces), gid, actor=a),
+        "choose": lambda a, gid, b: table.choose(b.key, b.value, gid, actor=a),
+        "fix": lambda a, gid, b: table.fix(b.die_index, b.value, gid, actor=a),
+        "confirm": lambda a, gid, b: table.confirm(b.faces, gid, actor=a),
+        "discard": lambda a, gid, b: table.discard(gid, actor=a),
+        "undo": lambda a, gid, b: table.undo(gid, actor=a),
+        "throw": lambda a, gid, b: table.request_throw(b.faces, gid),
     }
+
+    def parse_command(text: str) -> tuple[WsCommand, BaseModel | None]:
+        """A WebSocket message → (envelope, body) validated like the REST request; :class:`TableError` 422/413."""
+        if len(text) > MAX_WS_MESSAGE:
+            raise TableError(413, f"command too large (limit {MAX_WS_MESSAGE} bytes)",
+                             f"слишком большая команда (предел {MAX_WS_MESSAGE} байт)")
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            raise TableError(422, "malformed JSON", "неверный JSON") from None
+        if not isinstance(data, dict) or data.get("cmd") not in WS_BODIES:
+            raise TableError(422, f"unknown command; use one of {sorted(WS_BODIES)}",
+                             f"неизвестная команда; допустимы: {', '.join(sorted(WS_BODIES))}")
+        try:
+            env = WsCommand.model_validate(data)
+            fields = {k: v for k, v in data.items() if k not in ("cmd", "game_id", "pin")}
+            model = WS_BODIES[env.cmd]
+            if model is None:
+                if fields:
+                    raise TableError(422, f"invalid request: {next(iter(fields))}: extra inputs are not permitted",
+                                     f"неверный запрос: {next(iter(fields))}: лишнее поле")
+                return env, None
+            return env, model.model_validate(fields)
+        except ValidationError as exc:
+            text_ = _validation_text(exc.errors())
+            raise TableError(422, f"invalid request: {text_}", f"неверный запрос: {text_}") from None
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
@@ -492,31 +588,32 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
             async def receiver() -> None:
                 while True:
-                    try:
-                        data = await websocket.receive_json()
-                    except (ValueError, KeyError):
-                        await websocket.send_json({"type": "error", "error": "malformed JSON", "error_ru": "неверный JSON"})
-                        continue
-                    await websocket.send_json(await _ws_command(data))
+                    msg = await websocket.receive()
+                    if msg["type"] == "websocket.disconnect":
+                        raise WebSocketDisconnect(msg.get("code", 1000))
+                    text = msg.get("text")
+                    if text is None:
+                        text = (msg.get("bytes") or b"")[: MAX_WS_MESSAGE + 1].decode("utf-8", "replace")
+                    await websocket.send_json(await _ws_command(text))
 
-            async def _ws_command(data: Any) -> dict[str, Any]:
-                if not isinstance(data, dict) or data.get("cmd") not in commands:
-                    return {"type": "error", "status": 422, "error": f"unknown command; use one of {sorted(commands)}",
-                            "error_ru": "неизвестная команда"}
-                if config.pin_required:
-                    try:
-                        guard.check(who, data.get("pin") or conn_pin)
-                    except TableError as exc:
-                        return {"type": "error", "cmd": data["cmd"], **exc.to_json()}
-                actor = f"{'pin' if config.pin_required else 'local'}:{who}"
+            async def _ws_command(text: str) -> dict[str, Any]:
+                cmd = None
                 try:
-                    await run_in_threadpool(commands[data["cmd"]], actor, data)
-                except TableError as exc:
-                    return {"type": "error", "cmd": data["cmd"], **exc.to_json()}
-                except (KeyError, TypeError, ValueError) as exc:
-                    return {"type": "error", "cmd": data["cmd"], "status": 422, "error": f"bad command: {exc}",
-                            "error_ru": f"неверная команда: {exc}"}
-                return {"type": "ack", "cmd": data["cmd"]}
+                    env, body = parse_command(text)
+                    cmd = env.cmd
+                    if config.pin_required:
+                        guard.check(who, env.pin or conn_pin)
+                    actor = f"{'pin' if config.pin_required else 'local'}:{who}"
+                    await run_in_threadpool(commands[env.cmd], actor, env.game_id, body)
+                except (TableError, AccessError, StoreError) as exc:
+                    if isinstance(exc, StoreError):
+                        await run_in_threadpool(table.storage_changed)
+                    return {"type": "error", "cmd": cmd, **exc.to_json()}
+                except Exception as exc:  # noqa: BLE001 - a bug: answered like REST's 500, the socket stays open
+                    log.error("internal error on websocket command %s: %s: %s", cmd, type(exc).__name__, str(exc)[:200])
+                    return {"type": "error", "cmd": cmd, "error": "internal error (a bug in kosti; see the log)",
+                            "error_ru": "внутренняя ошибка (ошибка kosti; см. журнал)", "status": 500}
+                return {"type": "ack", "cmd": cmd}
 
             tasks = [asyncio.create_task(sender()), asyncio.create_task(receiver())]
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -524,7 +621,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                 t.cancel()
             for t in done:
                 exc = t.exception()
-                if exc is not None and not isinstance(exc, (WebSocketDisconnect, RuntimeError)):
+                if exc is not None and not isinstance(exc, (WebSocketDisconnect, RuntimeError, KeyError)):
                     log.warning("websocket ended: %r", exc)
         except WebSocketDisconnect:
             pass
@@ -532,6 +629,47 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             table.broadcaster.unsubscribe(q)
 
     return app
+
+
+def _install_error_handlers(app: FastAPI, table: TableService) -> None:
+    """Every error the app answers, in the one documented shape ``{"error", "error_ru", "status"}``."""
+
+    async def _refused(request: Request, exc: Exception) -> JSONResponse:
+        return _error(exc.status, exc.en, exc.ru)  # type: ignore[attr-defined]
+
+    for refusal in (TableError, AccessError):  # a control the table or the door refuses: its status and reasons
+        app.add_exception_handler(refusal, _refused)
+
+    @app.exception_handler(StoreError)
+    async def _store_error(request: Request, exc: StoreError) -> JSONResponse:
+        log.error("storage: %s", exc.en)
+        await run_in_threadpool(table.storage_changed)
+        return _error(exc.status, exc.en, exc.ru)
+
+    @app.exception_handler(sqlite3.Error)
+    async def _database_error(request: Request, exc: sqlite3.Error) -> JSONResponse:
+        """A read that fails while serving (the file damaged or removed under the running table)."""
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        log.error("database error on %s %s: %s", request.method, request.url.path, reason)
+        return _error(503, f"the database cannot be read ({reason}); see docs/setup.md §8",
+                      f"базу не удаётся прочитать ({reason}); см. docs/setup.md §8")
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        text = _validation_text(exc.errors())
+        return _error(422, f"invalid request: {text}", f"неверный запрос: {text}", detail=_plain_errors(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        ru = {404: "не найдено", 405: "метод не разрешён", 400: "неверный запрос"}.get(exc.status_code, "ошибка запроса")
+        en = str(exc.detail) if isinstance(exc.detail, str) else "request error"
+        return _error(exc.status_code, en[:300], ru)
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error on %s %s: %s: %s", request.method, request.url.path, type(exc).__name__,
+                  str(exc)[:200])
+        return _error(500, "internal error (a bug in kosti; see the log)", "внутренняя ошибка (ошибка kosti; см. журнал)")
 
 
 def _plain_errors(errors: Any) -> list[dict[str, Any]]:

@@ -103,7 +103,10 @@ def _serve(config: object, args: argparse.Namespace) -> int:
     print(f"kosti dashboard: http://{shown}:{cfg.port}/  (database {cfg.db_path})", flush=True)
     if cfg.pin_required:
         print(f"control PIN: {cfg.pin}  (anyone on the network can watch; controls need the PIN)", flush=True)
-    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False)
+    # proxy_headers=False: the dashboard is never behind a proxy, so a client's X-Forwarded-For is not believed;
+    # ws_max_size: a WebSocket command is a few hundred bytes (kosti.dashboard.app.MAX_WS_MESSAGE).
+    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False,
+                proxy_headers=False, ws_max_size=64 * 1024)
     return 0
 
 
@@ -158,7 +161,8 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
     return DashboardConfig(
         db_path=args.db or storage.db_path, host=args.host or server.host, port=args.port or server.port,
         pin=args.pin or server.pin, review_dir=args.review_dir or storage.frames_path,
-        corrections_dir=storage.frames_path, settings=settings or None, **kw)  # type: ignore[arg-type]
+        corrections_dir=storage.frames_path, settings=settings or None,
+        allowed_hosts=list(server.allowed_hosts), **kw)  # type: ignore[arg-type]
 
 
 def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
@@ -211,7 +215,7 @@ def _run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from kosti.config import SourceSettings
-    from kosti.vision.sources import SourceError, open_source
+    from kosti.vision.sources import SourceError, open_source, redact_text
 
     cfg = _load(args)
     players, preset, overrides = _game_settings(args, cfg)
@@ -226,8 +230,10 @@ def _run(args: argparse.Namespace) -> int:
         kwargs["initial_throw"] = False  # a game's first throw comes when asked for
     try:
         src = open_source(src_cfg.spec, **kwargs)  # validate now: a clear error before serving
+        if getattr(src, "kind", "") in ("video", "folder"):
+            src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(redact_text(str(exc))) from None
     virtual = getattr(src, "kind", "") == "virtual"
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,

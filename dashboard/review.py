@@ -169,12 +169,12 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
     # -- read ------------------------------------------------------------------------------------------
     @router.get("/api/review/stats", summary="Counts of the capture folder")
     def get_stats() -> dict[str, Any]:
-        return {**_call(cap.stats, root), "folder": str(root)}
+        return {**_call(cap.stats, root), "folder": root.name}
 
     @router.get("/api/review/images", summary="Captured images with their reviewed status")
     def get_images(status: str = Query("all", pattern="^(all|reviewed|unreviewed)$")) -> dict[str, Any]:
         items = _call(cap.list_images, root)
-        counts = {**_call(cap.stats, root, items), "folder": str(root)}
+        counts = {**_call(cap.stats, root, items), "folder": root.name}
         if status != "all":
             items = [it for it in items if it["reviewed"] == (status == "reviewed")]
         return {"images": items, "stats": counts}

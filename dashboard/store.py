@@ -21,10 +21,18 @@ Tables (all timestamps are UNIX seconds, float):
 * ``settings`` — key → JSON value (source, zones, thresholds).
 
 Thread safety: one connection guarded by a re-entrant lock; every method may be called from any thread.
+
+Faults: opening checks the file (SQLite header, ``PRAGMA quick_check``, the schema version, every game's
+JSON) and raises :class:`StoreError` (exit code 2: the CLI prints one line and systemd does not restart)
+naming the file and what to do. A write that fails at run time (disk full, read-only file, I/O error)
+raises :class:`StoreWriteError` (HTTP 507 / 503) and is kept in :attr:`Store.write_error` until a write
+succeeds again, so the dashboard can say so; a JSON column that does not decode raises :class:`StoreError`
+naming the table, row and column.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -36,6 +44,80 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+#: ``{from_version: SQL}`` bringing a database at ``from_version`` to ``from_version + 1`` (one transaction each).
+MIGRATIONS: dict[int, str] = {}
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used: ``exit_code`` 2 (one line on stderr; the systemd unit does not restart on
+    it), ``status`` the HTTP status when it happens while serving (503). The message names the file and what to do."""
+
+    exit_code = 2
+    status = 503
+
+    def __init__(self, en: str, ru: str | None = None) -> None:
+        super().__init__(en)
+        self.en, self.ru = en, ru or en
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"error": English, "error_ru": Russian, "status": HTTP status}``."""
+        return {"error": self.en, "error_ru": self.ru, "status": self.status}
+
+
+class StoreWriteError(StoreError):
+    """A write failed (disk full → HTTP 507, read-only file or I/O error → 503); nothing of it was stored."""
+
+
+def _write_error(path: str, exc: sqlite3.Error) -> StoreWriteError:
+    text = str(exc)
+    if "full" in text.lower():
+        err = StoreWriteError(f"the disk is full: nothing more can be stored in {path}; free space on the disk "
+                              "(old frames in the frames folder can go) — the game continues once it is stored again",
+                              f"диск заполнен: в {path} больше ничего не записывается; освободите место на диске "
+                              "(можно удалить старые снимки) — игра продолжится, как только запись снова пойдёт")
+        err.status = 507
+        return err
+    if _is_read_only(text.lower()):
+        return StoreWriteError(f"the database {path} is read-only: make it writable by the user kosti runs as "
+                               f"(chown kosti {path}*) — nothing is stored until then",
+                               f"база {path} только для чтения: дайте пользователю kosti право записи "
+                               f"(chown kosti {path}*) — до тех пор ничего не сохраняется")
+    return StoreWriteError(f"cannot write the database {path}: {text}",
+                           f"не удаётся записать базу {path}: {text}")
+
+
+def _is_read_only(message: str) -> bool:
+    """SQLite's read-only answers: "attempt to write a readonly database", "read-only file system"."""
+    return "readonly" in message.replace("-", "").replace(" ", "")
+
+
+def _loads(text: Any, where: str) -> Any:
+    """``json.loads`` that names the database row when the stored text is not JSON (:class:`StoreError`)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise StoreError(f"the database holds broken data in {where} ({_first_line(exc)}); "
+                         "move the database file aside and start again (see docs/setup.md)",
+                         f"в базе повреждены данные: {where} ({_first_line(exc)}); "
+                         "отложите файл базы и запустите снова (см. docs/setup.md)") from None
+
+
+def _statements(script: str) -> list[str]:
+    """A migration script split into complete SQL statements (run one by one inside one transaction:
+    ``executescript`` would commit on its own)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return [st for st in out if st.rstrip(";").strip()]
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -184,34 +266,113 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self.path = str(Path(self.path).expanduser())
+        #: The latest failed write (disk full, read-only), ``None`` once a write succeeds again.
+        self.write_error: StoreWriteError | None = None
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+        try:
+            if self.path != ":memory:":
+                p = Path(self.path).expanduser()
+                self.path = str(p)
+                if p.is_dir():
+                    raise StoreError(f"database {p} is a folder, not a file: point [storage] db at a file")
+                p.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+        except OSError as exc:
+            raise StoreError(f"cannot create the database {self.path}: {exc.strerror or exc}; "
+                             "check [storage] dir and the folder's owner",
+                             f"не удаётся создать базу {self.path}: {exc.strerror or exc}") from None
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {self.path}: {_first_line(exc)}; check that the file and "
+                             "its folder are writable by the user kosti runs as",
+                             f"не удаётся открыть базу {self.path}: {_first_line(exc)}") from None
         self._conn.row_factory = sqlite3.Row
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # FULL: a committed transaction survives power loss too, not only a killed process.
-            self._conn.execute("PRAGMA synchronous=FULL")
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+        try:
+            with self._lock:
+                self._open_checked()
+        except StoreError:
+            self._conn.close()
+            raise
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise self._open_error(exc) from None
+
+    def _open_error(self, exc: sqlite3.Error) -> StoreError:
+        """The :class:`StoreError` for a database that fails while opening: corrupt, not SQLite, read-only."""
+        text = _first_line(exc)
+        low = text.lower()
+        if _is_read_only(low) or "unable to open" in low:
+            return StoreError(f"the database {self.path} cannot be written ({text}): make the file and its folder "
+                              f"writable by the user kosti runs as (chown -R kosti {Path(self.path).parent})",
+                              f"в базу {self.path} нельзя писать ({text}): дайте пользователю kosti право записи "
+                              f"(chown -R kosti {Path(self.path).parent})")
+        return StoreError(f"the database {self.path} is damaged ({text}): move it aside "
+                          f"(mv {self.path} {self.path}.broken) and start again with a new one",
+                          f"база {self.path} повреждена ({text}): переименуйте её "
+                          f"(mv {self.path} {self.path}.broken) и запустите снова с новой базой")
+
+    def _open_checked(self) -> None:
+        """Pragmas, schema, integrity check, migrations, and every game's JSON (raises on any fault)."""
+        c = self._conn
+        c.execute("PRAGMA journal_mode=WAL")
+        # FULL: a committed transaction survives power loss too, not only a killed process.
+        c.execute("PRAGMA synchronous=FULL")
+        c.execute("PRAGMA foreign_keys=ON")
+        problems = [r[0] for r in c.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise self._open_error(sqlite3.DatabaseError("; ".join(map(str, problems))))
+        c.executescript(_SCHEMA)
+        c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        raw = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        try:
+            version = int(raw)
+        except (TypeError, ValueError):
+            raise self._open_error(sqlite3.DatabaseError(f"schema version {raw!r} is not a number")) from None
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the database {self.path} was written by a newer kosti (schema {version}, this one "
+                             f"knows {SCHEMA_VERSION}): update kosti, or move the file aside",
+                             f"база {self.path} записана более новой версией kosti (схема {version}): обновите kosti")
+        while version < SCHEMA_VERSION:
+            if version not in MIGRATIONS:
+                raise self._open_error(sqlite3.DatabaseError(f"no migration from schema {version}"))
+            try:
+                with self._tx() as tx:
+                    for statement in _statements(MIGRATIONS[version]):
+                        tx.execute(statement)
+                    tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version + 1),))
+            except (StoreError, sqlite3.Error) as exc:
+                raise StoreError(f"updating the database {self.path} from schema {version} failed ({_first_line(exc)}); "
+                                 "the file is unchanged: keep it, and move it aside to start with a new one",
+                                 f"не удалось обновить базу {self.path} со схемы {version} ({_first_line(exc)}); "
+                                 "файл не изменён: сохраните его и отложите, чтобы начать с новой базой") from None
+            version += 1
+        for r in c.execute("SELECT id, rules_json, players_json, state_json FROM games WHERE status = 'active'"):
+            for col in ("rules_json", "players_json", "state_json"):
+                _loads(r[col], f"games row {r['id']} column {col}")
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on any exception)."""
+        """One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on any exception). A failed write
+        (disk full, read-only, I/O) raises :class:`StoreWriteError` and is kept in :attr:`write_error`."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            except (sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                self.write_error = _write_error(self.path, exc)
+                raise self.write_error from exc
+            self.write_error = None
 
     def close(self) -> None:
         """Close the connection (idempotent). Committed data is already on disk."""
@@ -526,7 +687,15 @@ class Store:
         """Every stored setting, decoded."""
         with self._lock:
             rows = self._conn.execute("SELECT key, value_json FROM settings").fetchall()
-        return {r["key"]: json.loads(r["value_json"]) for r in rows}
+        out = {}
+        for r in rows:  # a broken row is skipped (settings have defaults), never a crash at start
+            try:
+                out[r["key"]] = json.loads(r["value_json"])
+            except (TypeError, ValueError, RecursionError):
+                import logging
+
+                logging.getLogger(__name__).warning("stored setting %r is not JSON; ignored", r["key"])
+        return out
 
     def put_settings(self, values: dict[str, Any]) -> None:
         """Store (insert or replace) the given settings in one transaction."""
@@ -541,25 +710,25 @@ class Store:
 
 def _game(r: sqlite3.Row) -> GameRow:
     return GameRow(
-        id=r["id"], created_at=r["created_at"], updated_at=r["updated_at"], rules=json.loads(r["rules_json"]),
-        players=json.loads(r["players_json"]), state_json=r["state_json"], status=r["status"], winner=r["winner"],
+        id=r["id"], created_at=r["created_at"], updated_at=r["updated_at"], rules=_loads(r["rules_json"], f"games row {r['id']} column rules_json"),
+        players=_loads(r["players_json"], f"games row {r['id']} column players_json"), state_json=r["state_json"], status=r["status"], winner=r["winner"],
     )
 
 
 def _action(r: sqlite3.Row) -> ActionRow:
     return ActionRow(
         id=r["id"], game_id=r["game_id"], created_at=r["created_at"], kind=r["kind"],
-        payload=json.loads(r["payload_json"]), player=r["player"], turn_no=r["turn_no"], actor=r["actor"],
+        payload=_loads(r["payload_json"], f"actions row {r['id']} column payload_json"), player=r["player"], turn_no=r["turn_no"], actor=r["actor"],
         state_before_json=r["state_before_json"], state_after_json=r["state_after_json"],
-        events=json.loads(r["events_json"]), throw_id=r["throw_id"], undone=bool(r["undone"]),
+        events=_loads(r["events_json"], f"actions row {r['id']} column events_json"), throw_id=r["throw_id"], undone=bool(r["undone"]),
     )
 
 
 def _throw(r: sqlite3.Row) -> ThrowRow:
     return ThrowRow(
         id=r["id"], game_id=r["game_id"], created_at=r["created_at"], turn_no=r["turn_no"], player=r["player"],
-        frame_index=r["frame_index"], time_s=r["time_s"], faces=json.loads(r["faces_json"]),
-        confidences=json.loads(r["confidences_json"]), boxes=json.loads(r["boxes_json"]), status=r["status"],
-        reasons=json.loads(r["reasons_json"]), resolution=r["resolution"], source=r["source"],
+        frame_index=r["frame_index"], time_s=r["time_s"], faces=_loads(r["faces_json"], f"throws row {r['id']} column faces_json"),
+        confidences=_loads(r["confidences_json"], f"throws row {r['id']} column confidences_json"), boxes=_loads(r["boxes_json"], f"throws row {r['id']} column boxes_json"), status=r["status"],
+        reasons=_loads(r["reasons_json"], f"throws row {r['id']} column reasons_json"), resolution=r["resolution"], source=r["source"],
         has_image=bool(r["has_image"]),
     )

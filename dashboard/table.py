@@ -37,7 +37,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from kosti.dashboard.store import Store, ThrowRow
+from kosti.dashboard.store import Store, StoreError, ThrowRow
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 
@@ -53,6 +53,7 @@ from kosti.engine.games import (GAME_PRESETS, Choose, Game, TableGame, game_from
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game
+from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: E402,F401 - the request models' bound
 
 
 def list_presets() -> list[dict[str, Any]]:
@@ -257,6 +258,14 @@ class TableThrow:
         return [int(d.value) for d in self.dice]
 
 
+def _unstored_view(thr: TableThrow, resolution: str) -> dict[str, Any]:
+    """The snapshot's view of a settled throw that has no database row (``ignored``: no game; ``not stored``:
+    the write failed) — the same keys as a stored throw's view, ``id`` None."""
+    return {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
+            "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
+            "resolution": resolution, "player": None, "image_url": None, "settled_at": thr.settled_at}
+
+
 def throw_from_pipeline(t: Any, settled_at: float | None = None) -> TableThrow:
     """Convert a :class:`kosti.vision.pipeline.Throw` (or anything with that shape) to :class:`TableThrow`."""
     dice = []
@@ -290,7 +299,7 @@ class VirtualTruthReader:
         from kosti.vision.detections import Detections
 
         last = getattr(self.source, "last_throw", None)
-        if last is None:
+        if last is None or last.boxes is None:  # no throw yet, or its dice have not come to rest yet
             return Detections.empty()
         boxes = np.asarray(last.boxes, np.float32).reshape(-1, 4)
         n = len(last.dice)
@@ -339,10 +348,10 @@ class _NoReader:
 
 
 def _hide_credentials(spec: str | None) -> str | None:
-    """``rtsp://user:pass@cam/…`` → ``rtsp://***@cam/…`` (settings and snapshots are public to viewers)."""
-    import re
+    """The source spec as viewers may see it (:func:`kosti.vision.sources.redact_url`: no passwords)."""
+    from kosti.vision.sources import redact_url
 
-    return None if spec is None else re.sub(r"//[^/@]*@", "//***@", spec)
+    return redact_url(spec)
 
 
 class _DetectorAdapter:
@@ -597,6 +606,45 @@ def _merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _valid_stored_settings(stored: dict[str, Any]) -> dict[str, Any]:
+    """The stored settings whose values have the right kind and range; any other row is left out with a
+    warning in the log (a hand-edited or damaged ``settings`` row must not stop the table: defaults apply).
+
+    Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds 0–1 (``still_s`` 0–5 s),
+    ``live_width`` 160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict`
+    accepts, ``source`` a string.
+    """
+    from kosti.vision.zones import Zones
+
+    def number(v: Any, lo: float, hi: float) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and lo <= float(v) <= hi
+
+    out: dict[str, Any] = {}
+    for key, value in stored.items():
+        ok = False
+        try:
+            if key == "thresholds":
+                limits = {"conf": 1.0, "value_conf": 1.0, "still_s": 5.0, "motion_fraction": 1.0, "still_fraction": 1.0}
+                ok = isinstance(value, dict) and all(k in limits and number(v, 0.0, limits[k]) for k, v in value.items())
+            elif key == "zones":
+                ok = value is None or (isinstance(value, dict) and Zones.from_dict(value) is not None)
+            elif key == "live_width":
+                ok = number(value, 160, 3840)
+            elif key == "jpeg_quality":
+                ok = number(value, 20, 95)
+            elif key == "source":
+                ok = isinstance(value, str) and len(value) <= 2048
+            else:
+                ok = True  # settings of other versions pass through untouched
+        except (TypeError, ValueError, KeyError):
+            ok = False
+        if ok:
+            out[key] = value
+        else:
+            log.warning("stored setting %r has a bad value (%.80r); the default is used", key, value)
+    return out
+
+
 def _without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
     """``stored`` settings without the pre-operating-point default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
     th = stored.get("thresholds")
@@ -640,7 +688,7 @@ class TableService:
         self.last_throw: dict[str, Any] | None = None
         self.last_error: dict[str, Any] | None = None
         self.settings = json.loads(json.dumps(DEFAULT_SETTINGS))
-        stored = store.get_settings()
+        stored = _valid_stored_settings(store.get_settings())
         cleaned = _without_old_defaults(stored)
         if cleaned != stored:
             store.put_settings({"thresholds": cleaned["thresholds"]})
@@ -672,7 +720,7 @@ class TableService:
             return
         try:
             state = state_from_json(g.state_json)
-        except BadInput as exc:
+        except (BadInput, TypeError, ValueError, KeyError, AttributeError) as exc:
             log.error("game %s cannot be restored (%s); not resumed", g.id, exc)
             return
         self._set_game(g.id, g.rules, state)
@@ -773,7 +821,7 @@ class TableService:
             self.source.n_dice = n
 
     def _run(self) -> None:
-        from kosti.vision.sources import EndOfStream, SourceError
+        from kosti.vision.sources import EndOfStream, SourceError, redact_text
 
         src = self.source
         fps_t = deque(maxlen=30)
@@ -791,13 +839,13 @@ class TableService:
                 self._stop.wait(0.5)
                 continue
             except (SourceError, OSError) as exc:
-                self._source_error = str(exc)
+                self._source_error = redact_text(str(exc))
                 self.frames.publish(encode_jpeg(placeholder_frame("camera unavailable / нет камеры")))
                 self._stop.wait(0.5)
                 continue
             except Exception as exc:  # noqa: BLE001 - keep the table alive
                 log.exception("source failed")
-                self._source_error = f"{type(exc).__name__}: {exc}"
+                self._source_error = redact_text(f"{type(exc).__name__}: {exc}")
                 self._stop.wait(0.5)
                 continue
             self._source_error = ""
@@ -816,6 +864,9 @@ class TableService:
                 self._live_dice = list(thr.dice)
                 try:
                     self.submit_throw(thr)
+                except StoreError as exc:  # disk full / read-only: the banner says so on every screen
+                    log.error("throw not stored: %s", exc)
+                    self._show_unstored(thr)
                 except Exception:  # noqa: BLE001
                     log.exception("could not apply throw")
             elif self._motion == "moving":
@@ -859,8 +910,15 @@ class TableService:
                 "reader": self.reader_desc,
                 "pin_required": self.pin_required,
                 "review_url": self.review_url,
+                "storage": self.storage_info(),
                 "server_time": time.time(),
             }
+
+    def storage_info(self) -> dict[str, Any]:
+        """``{"ok": true}``, or ``{"ok": false, "error", "error_ru", "status"}`` while the database cannot be
+        written (disk full, read-only): what the table sees on every screen until a write succeeds again."""
+        err = self.store.write_error
+        return {"ok": True} if err is None else {"ok": False, **err.to_json()}
 
     def source_info(self) -> dict[str, Any]:
         """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
@@ -874,6 +932,16 @@ class TableService:
         info["status"] = status.to_dict() if hasattr(status, "to_dict") else ("error" if self._source_error else "ok")
         info["message"] = self._source_error
         return info
+
+    def storage_changed(self) -> None:
+        """A write failed (or worked again): push the snapshot so every screen shows the storage state."""
+        self._changed()
+
+    def _show_unstored(self, thr: TableThrow) -> None:
+        """Show a settled throw that could not be stored (nothing was scored), with the storage error."""
+        with self._lock:
+            self.last_throw = _unstored_view(thr, "not stored")
+            self._changed()
 
     def _changed(self) -> None:
         self.version += 1
@@ -980,10 +1048,7 @@ class TableService:
                 thumb = encode_jpeg(thr.image, 70, 240)
             st = self.state
             if st is None or st.over or self.game_id is None:
-                self.last_throw = {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
-                                   "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
-                                   "resolution": "ignored", "player": None, "image_url": None,
-                                   "settled_at": thr.settled_at}
+                self.last_throw = _unstored_view(thr, "ignored")
                 self._changed()
                 return {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
@@ -1289,7 +1354,9 @@ class TableService:
         try:
             src = open_source(spec, **kwargs)
         except SourceError as exc:
-            raise TableError(422, str(exc)) from None
+            from kosti.vision.sources import redact_text
+
+            raise TableError(422, redact_text(str(exc))) from None
         self.stop()
         self.source, self.source_spec = src, spec
         if isinstance(self._reader, VirtualTruthReader):  # ground truth only exists on a virtual table

@@ -119,17 +119,61 @@ def run_rules(args: argparse.Namespace) -> int:
 # kosti replay
 
 
+#: Largest game file ``kosti replay`` / ``advise`` read (bytes): a 1000-turn game is ~100 KB.
+MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
+#: Longest integer literal in a game file (digits): scores and faces have a few; 10^30 is far past any.
+MAX_INT_DIGITS = 30
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"a number with {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    import math
+
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(f"the number {text[:30]} is out of range")
+    return v
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def _read_json(path: str) -> Any:
+    """A game file's JSON, bounded: a regular file (not a pipe or a device such as /dev/zero) of at most
+    :data:`MAX_GAME_FILE_BYTES` bytes, integers of at most :data:`MAX_INT_DIGITS` digits, no NaN/Infinity,
+    nesting up to Python's recursion limit. Raises :class:`BadInput` (exit 2) with one line naming the file."""
+    import os
+    import stat
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise BadInput(f"{path}: is a directory, not a game file")
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(f"{path}: not a regular file (a pipe or a device); give a JSON game file")
+        if st.st_size > MAX_GAME_FILE_BYTES:
+            raise BadInput(f"{path}: {st.st_size / 2**20:.0f} MB is larger than the "
+                           f"{MAX_GAME_FILE_BYTES // 2**20} MB limit for a game file")
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_GAME_FILE_BYTES + 1).decode("utf-8")
     except OSError as exc:
         raise BadInput(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise BadInput(f"{path}: not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: malformed JSON ({exc})") from None
+    except ValueError as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    except RecursionError:
+        raise BadInput(f"{path}: JSON nested too deeply") from None
 
 
 def game_from_record(doc: Any) -> tuple[Any, list[Any]]:

@@ -50,6 +50,10 @@ FINAL_ROUNDS = ("none", "others_one_more_turn", "equalize_turns")  # §3.8
 NEGATIVE_SCORES = ("allowed", "clamp_zero")  # §3.9
 FIRST_PLAYER = ("highest_throw", "highest_single_die_throw", "seat_order")  # §1.1
 
+#: Largest magnitude of an integer rule parameter: every value in rules.md §3–4 and games.md is below 10^5
+#: (targets 1000–20000, penalties, thresholds); 10^6 leaves room for house rules and refuses nonsense.
+MAX_PARAMETER = 1_000_000
+
 
 @dataclass(frozen=True, slots=True)
 class Selection:
@@ -631,9 +635,11 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
         return value
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise BadInput(f"{path}: expected an integer, got {value!r}")
+            if not (isinstance(value, float) and value.is_integer()):
+                raise BadInput(f"{path}: expected an integer, got {value!r}")
+            value = int(value)
+        if abs(value) > MAX_PARAMETER:  # a target of 1e308 was accepted and made every total meaningless
+            raise BadInput(f"{path}: {value:.3g} is out of range (at most {MAX_PARAMETER:,} either way)")
         return value
     if tp is str:
         if not isinstance(value, str):

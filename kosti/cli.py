@@ -51,6 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _redact_logs() -> None:
+    """Camera passwords never reach a log: every record is passed through the one redaction rule
+    (:func:`kosti.redact.install_log_redaction`)."""
+    from kosti.redact import install_log_redaction
+
+    install_log_redaction()
+
+
 def _version() -> str:
     from kosti import __version__
 
@@ -62,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kosti.ultralytics_env import offline_env
 
     offline_env()  # before any subcommand can import Ultralytics: it never reaches the network
+    _redact_logs()
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
@@ -81,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - mapped to exit codes below
         code = getattr(exc, "exit_code", None)
         if isinstance(code, int):
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            from kosti.redact import redact_text
+
+            msg = redact_text(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
             print(f"kosti {args.command}: {msg}", file=sys.stderr)
             return code
         raise

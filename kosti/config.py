@@ -478,11 +478,20 @@ class ServerSettings(_Section):
     needs root or CAP_NET_BIND_SERVICE). ``pin``: 4–6 digits asked before anyone can change the game
     when ``host`` is not a loopback address; unset = the dashboard picks a random PIN at every start and
     prints it (``journalctl -u kosti``). The installer writes a fixed random 6-digit PIN.
+    ``allowed_hosts``: host names (besides IP addresses, ``localhost`` and this machine's own name and
+    ``NAME.local``) under which the dashboard may be changed, e.g. ``["kosti.lan"]``; a state-changing request
+    naming any other host is refused (a foreign web page re-pointing its name at the table: DNS rebinding).
     """
 
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 8000
     pin: str | None = None
+    allowed_hosts: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _names_ok(cls, v: list[str]) -> list[str]:
+        return [cls._host_ok(n) for n in v]
 
     @field_validator("host")
     @classmethod
@@ -553,6 +562,11 @@ class StorageSettings(_Section):
 
     @model_validator(mode="after")
     def _paths_ok(self) -> StorageSettings:
+        for d in (self.data_dir, *self.data_dir.parents):  # `kosti run` must be able to create the folders
+            if d.exists():
+                if not d.is_dir():
+                    raise ValueError(f"storage.dir: {str(d)!r} is a file, not a folder")
+                break
         if self.db_path.is_dir():
             raise ValueError(f"storage.db: {str(self.db_path)!r} is a folder, not a database file")
         if self.frames_path.exists() and not self.frames_path.is_dir():
@@ -610,6 +624,10 @@ def default_config_path() -> Path:
 _FILE_RELATIVE = (("reader", "detector"), ("reader", "classifier"), ("storage", "dir"))
 
 
+#: Largest configuration file read (bytes); the commented template is ~6 KiB.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     """Read, merge and validate the configuration.
 
@@ -624,9 +642,13 @@ def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     label = str(p)
     if p.is_file():
         try:
+            if p.stat().st_size > MAX_CONFIG_BYTES:
+                raise ConfigError(f"{label}: larger than {MAX_CONFIG_BYTES // 1024} KiB; not a kosti configuration")
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{label}: invalid TOML: {exc}") from exc
+        except RecursionError:
+            raise ConfigError(f"{label}: invalid TOML: nested too deeply") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{label}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
         for section, key in _FILE_RELATIVE:
@@ -635,7 +657,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
                 q = Path(sec[key]).expanduser()
                 sec[key] = str(q if q.is_absolute() else (p.parent / q).resolve())
     elif explicit:
-        what = "is a folder, not a file" if p.is_dir() else "no such file"
+        what = "is a folder, not a file" if p.is_dir() else (
+            "not a regular file (a pipe or a device)" if p.exists() else "no such file")
         raise ConfigError(f"{label}: {what}")
     else:
         label = "defaults"
@@ -868,6 +891,9 @@ port = @server.port@
 # PIN (4–6 digits) asked before anyone can change the game when host is not 127.0.0.1.
 # Unset: a random PIN is chosen at every start and printed in the log (journalctl -u kosti).
 pin = @server.pin|"123456"@
+# Host names the dashboard may be changed under, besides IP addresses, localhost and this machine's name
+# (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host cannot change the game.
+allowed_hosts = @server.allowed_hosts@
 
 [storage]
 # Data folder. Default: $XDG_DATA_HOME/kosti (~/.local/share/kosti); the service uses /var/lib/kosti.

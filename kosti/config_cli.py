@@ -29,6 +29,7 @@ from kosti.config import (
     parse_assignment,
     write_default_config,
 )
+from kosti.redact import redact_url
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -78,7 +79,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     where = args.config or default_config_path()
     src = where if Path(where).is_file() else "defaults (no file)"
     s = cfg.server
-    print(f"{src}: ok — source {cfg.source.spec} ({cfg.source.kind}) {cfg.source.width}x{cfg.source.height}"
+    print(f"{src}: ok — source {redact_url(cfg.source.spec)} ({cfg.source.kind}) {cfg.source.width}x{cfg.source.height}"
           f"@{cfg.source.fps:g}, rules {cfg.game.preset}, model {cfg.reader.model} via {cfg.reader.backend}, "
           f"http://{s.host}:{s.port}/ {'with PIN' if s.pin else 'without PIN'}, data {cfg.storage.data_dir}")
     return 0

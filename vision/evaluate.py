@@ -102,10 +102,19 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
     p = Path(path)
     names: dict[int, str] | None = None
     if p.is_file():
+        if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"):
+            raise DatasetError(f"{p}: a photo, not a dataset; give a data.yaml or a folder with images/ and labels/ "
+                               "(kosti read reads one photo)")
+        if p.stat().st_size > 1024 * 1024:
+            raise DatasetError(f"{p}: larger than 1 MB; not a data.yaml")
         try:
-            cfg = yaml.safe_load(p.read_text()) or {}
+            cfg = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except yaml.YAMLError as exc:
-            raise DatasetError(f"{p}: malformed YAML ({exc})") from exc
+            raise DatasetError(f"{p}: malformed YAML ({str(exc).splitlines()[0]})") from None
+        except (UnicodeDecodeError, RecursionError):
+            raise DatasetError(f"{p}: not a data.yaml (not YAML text)") from None
+        except OSError as exc:
+            raise DatasetError(f"{p}: cannot read ({exc.strerror or exc})") from None
         if not isinstance(cfg, dict):
             raise DatasetError(f"{p}: not a dataset YAML")
         root = p.parent / (cfg.get("path") or ".")

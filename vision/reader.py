@@ -88,31 +88,19 @@ def load_image(path: str | Path) -> np.ndarray:
 
     Decoding is ``cv2.imdecode`` over the file's bytes (as Ultralytics' ``imread``), so non-ASCII paths
     work and EXIF orientation is applied the same way as in training. Grey or 16-bit images are
-    converted to 8-bit BGR.
+    converted to 8-bit BGR. Bounded by :func:`kosti.vision.image_files.read_image_file`: regular files only,
+    at most 128 MB and 50 MP, checked from the header before decoding.
 
     Raises:
-        ImageReadError: the file does not exist, is a folder, is empty, or cannot be decoded.
+        ImageReadError: the file does not exist, is a folder, a pipe or a device, is empty, too large, or
+            cannot be decoded.
     """
-    p = Path(path)
-    if not p.exists():
-        raise ImageReadError(f"{path}: no such file")
-    if p.is_dir():
-        raise ImageReadError(f"{path}: is a directory, not an image")
+    from kosti.vision.image_files import ImageFileError, read_image_file
+
     try:
-        data = np.fromfile(p, dtype=np.uint8)
-    except OSError as exc:
-        raise ImageReadError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
-    if data.size == 0:
-        raise ImageReadError(f"{path}: empty file")
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # our one-line error says it all
-    try:
-        img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    finally:
-        cv2.utils.logging.setLogLevel(level)
-    if img is None or img.size == 0:
-        raise ImageReadError(f"{path}: not a readable image (corrupt or unsupported format)")
-    return img
+        return read_image_file(path)
+    except ImageFileError as exc:
+        raise ImageReadError(str(exc)) from None
 
 
 def face_values(names: dict[int, str]) -> np.ndarray:

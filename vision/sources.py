@@ -41,6 +41,11 @@ IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg", ".h264", ".ts")
 
 
+# The one secret-redaction rule for source URLs lives in kosti.redact (light: the CLI installs it for every
+# command without importing OpenCV); it is re-exported here, where source specs are parsed.
+from kosti.redact import RedactingFilter, install_log_redaction, redact_text, redact_url  # noqa: E402,F401
+
+
 class SourceError(RuntimeError):
     """A recoverable failure of a frame source (camera missing or gone, stream dropped, bad file).
 
@@ -48,6 +53,10 @@ class SourceError(RuntimeError):
     """
 
     exit_code = 2
+
+
+class SourceTimeout(SourceError):
+    """No new frame arrived within the read's timeout, but the source has not failed (a stall so far)."""
 
 
 class EndOfStream(Exception):
@@ -235,10 +244,18 @@ class _LatestFrameGrabber:
 
     ``max_failures`` consecutive ``None`` results (or one exception) mark the grabber failed; the error
     is raised to the reader as :class:`SourceError`.
+
+    **Ownership rule** (every live source): the grabber thread owns the device once started. ``release()`` (the
+    capture's close) runs in that thread, after its last ``grab()`` has returned — never while a read is in
+    flight in another thread. :meth:`stop` only asks the thread to end; a read blocked in a stalled network
+    stream finishes (the backend's read timeout bounds it) and then the thread releases the device itself.
+    Closing a capture while FFmpeg was still reading it crashed the process (SIGSEGV) after a ≥ 3.2 s stall.
     """
 
-    def __init__(self, grab: Callable[[], np.ndarray | None], name: str, max_failures: int = 25) -> None:
+    def __init__(self, grab: Callable[[], np.ndarray | None], name: str, max_failures: int = 25,
+                 release: Callable[[], None] | None = None) -> None:
         self._grab = grab
+        self._release = release
         self._name = name
         self._max_failures = max_failures
         self._cond = threading.Condition()
@@ -247,18 +264,40 @@ class _LatestFrameGrabber:
         self._error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"grab-{name}", daemon=True)
+        #: ``time.monotonic()`` of the newest frame (of the start before the first one).
+        self.last_frame_at = time.monotonic()
 
     def start(self) -> None:
+        self.last_frame_at = time.monotonic()
         self._thread.start()
 
     def stop(self, join_timeout: float = 2.0) -> None:
+        """Ask the thread to end and wait up to ``join_timeout`` s; the device is released by the thread."""
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(join_timeout)
+            if self._thread.is_alive():
+                log.warning("%s: a capture read is still in flight; the device is released when it returns",
+                            self._name)
+
+    @property
+    def running(self) -> bool:
+        """True while the grabber thread lives (it may be finishing a read after :meth:`stop`)."""
+        return self._thread.is_alive()
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        finally:
+            if self._release is not None:
+                try:
+                    self._release()
+                except Exception:  # noqa: BLE001 - releasing must not kill anything
+                    log.exception("%s: error while releasing the device", self._name)
+
+    def _loop(self) -> None:
         failures = 0
         while not self._stop.is_set():
             try:
@@ -278,6 +317,7 @@ class _LatestFrameGrabber:
             failures = 0
             with self._cond:
                 self._latest = (image, time.monotonic())
+                self.last_frame_at = self._latest[1]
                 self._seq += 1
                 self._cond.notify_all()
 
@@ -287,13 +327,17 @@ class _LatestFrameGrabber:
             self._cond.notify_all()
 
     def get(self, after_seq: int, timeout: float) -> tuple[np.ndarray, float, int]:
-        """Wait up to ``timeout`` s for a frame newer than ``after_seq``; returns ``(image, t, seq)``."""
+        """Wait up to ``timeout`` s for a frame newer than ``after_seq``; returns ``(image, t, seq)``.
+
+        Raises :class:`SourceTimeout` when none came in time (the stream may only be stalled),
+        :class:`SourceError` when the grabber failed or was stopped."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while self._seq <= after_seq and self._error is None and not self._stop.is_set():
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise SourceError(f"{self._name}: no frame for {timeout:.1f} s")
+                    quiet = time.monotonic() - self.last_frame_at
+                    raise SourceTimeout(f"{self._name}: no frame for {quiet:.1f} s")
                 self._cond.wait(left)
             if self._seq > after_seq and self._latest is not None:
                 image, t = self._latest
@@ -317,9 +361,11 @@ class _GrabbedSource(FrameSource):
         self._grabber: _LatestFrameGrabber | None = None
         self._last_seq = 0
 
-    def _start_grabber(self, grab: Callable[[], np.ndarray | None], name: str) -> None:
+    def _start_grabber(self, grab: Callable[[], np.ndarray | None], name: str,
+                       release: Callable[[], None] | None = None) -> None:
+        """Start the grabber thread; from now on it owns the device and calls ``release`` when it ends."""
         self._last_seq = 0
-        self._grabber = _LatestFrameGrabber(grab, name)
+        self._grabber = _LatestFrameGrabber(grab, name, release=release)
         self._grabber.start()
 
     def _stop_grabber(self) -> None:
@@ -332,11 +378,40 @@ class _GrabbedSource(FrameSource):
         if grabber is not None:
             grabber.stop()
 
+    @property
+    def seconds_since_frame(self) -> float:
+        """Seconds since the newest frame arrived (since the start before the first); 0.0 when not running."""
+        g = self._grabber
+        return 0.0 if g is None else time.monotonic() - g.last_frame_at
+
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        assert self._grabber is not None
+        if self._grabber is None:
+            raise SourceError(f"{self.kind} source is closed")
         image, t, seq = self._grabber.get(self._last_seq, self.read_timeout if timeout is None else timeout)
         self._last_seq = seq
         return image, t
+
+
+#: Seconds FFmpeg waits to connect to a network stream, and for data once connected, before giving up. Its own
+#: defaults (30 s, or none) left a camera that accepts but never answers "reconnecting" for 31 s with no reason.
+STREAM_OPEN_TIMEOUT_S = 8.0
+STREAM_READ_TIMEOUT_S = 5.0
+
+
+def _is_device(target: int | str) -> bool:
+    return isinstance(target, int) or str(target).startswith("/dev/")
+
+
+def open_capture(target: int | str, open_timeout_s: float = STREAM_OPEN_TIMEOUT_S,
+                 read_timeout_s: float = STREAM_READ_TIMEOUT_S) -> Any:
+    """``cv2.VideoCapture`` for a device or a stream URL; streams go through FFmpeg with open and read timeouts
+    (``CAP_PROP_OPEN_TIMEOUT_MSEC`` / ``CAP_PROP_READ_TIMEOUT_MSEC``, OpenCV ≥ 4.6), so a stalled or silent
+    stream makes ``read()`` return ``False`` instead of blocking for ever."""
+    if _is_device(target):
+        return cv2.VideoCapture(target)
+    params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
+              cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000)]
+    return cv2.VideoCapture(str(target), cv2.CAP_FFMPEG, params)
 
 
 class OpenCVSource(_GrabbedSource):
@@ -351,7 +426,8 @@ class OpenCVSource(_GrabbedSource):
             frames report the real size). Ignored for streams.
         fps: requested device frame rate (``None`` = driver default).
         read_timeout: seconds :meth:`read` waits for a new frame before raising :class:`SourceError`.
-        capture_factory: ``callable(target) -> cv2.VideoCapture``-like object (tests inject fakes).
+        capture_factory: ``callable(target) -> cv2.VideoCapture``-like object (tests inject fakes); default
+            :func:`open_capture` (FFmpeg open and read timeouts for network streams).
     """
 
     kind = "opencv"
@@ -369,13 +445,13 @@ class OpenCVSource(_GrabbedSource):
         self.target = target
         self.width, self.height, self.requested_fps = width, height, fps
         self.read_timeout = read_timeout
-        self._factory = capture_factory or cv2.VideoCapture
+        self._factory = capture_factory or open_capture
         self._cap: Any = None
 
     def _describe(self) -> str:
         if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
             return f"camera {self.target}"
-        return re.sub(r"//[^/@]*@", "//***@", str(self.target))  # hide credentials in URLs
+        return str(redact_url(str(self.target)))
 
     def _open(self) -> None:
         cap = self._factory(self.target)
@@ -398,12 +474,10 @@ class OpenCVSource(_GrabbedSource):
             return image if ok and image is not None else None
 
         self._cap = cap
-        self._start_grabber(grab, self._describe())
+        self._start_grabber(grab, self._describe(), release=cap.release)  # the grabber thread owns cap now
 
     def _close(self) -> None:
-        self._stop_grabber()
-        if self._cap is not None:
-            self._cap.release()
+        self._stop_grabber()  # the grabber thread releases the capture after its last read
         self._cap = None
 
     def info(self) -> dict[str, Any]:
@@ -502,7 +576,14 @@ class PicameraSource(_GrabbedSource):
         self._cam = cam
         with self._durations_lock:
             self._durations.clear()
-        self._start_grabber(lambda: self._capture(cam), f"picamera {self.camera_num}")
+
+        def release() -> None:
+            try:
+                cam.stop()
+            finally:
+                cam.close()
+
+        self._start_grabber(lambda: self._capture(cam), f"picamera {self.camera_num}", release=release)
 
     def _capture(self, cam: Any) -> np.ndarray:
         """One frame from the camera: the request's main-stream array, its ``FrameDuration`` noted."""
@@ -526,12 +607,7 @@ class PicameraSource(_GrabbedSource):
             return 1e6 / float(np.median(self._durations))
 
     def _close(self) -> None:
-        self._stop_grabber()
-        if self._cam is not None:
-            try:
-                self._cam.stop()
-            finally:
-                self._cam.close()
+        self._stop_grabber()  # the grabber thread stops and closes the camera after its last capture
         self._cam = None
 
     def info(self) -> dict[str, Any]:
@@ -587,6 +663,7 @@ class VideoFileSource(FrameSource):
         self.nominal_fps = default_fps
         self.frame_count = 0
         self._cap: Any = None
+        self._first: np.ndarray | None = None
         self._n = 0
         self._pacer = _Pacer()
 
@@ -599,6 +676,11 @@ class VideoFileSource(FrameSource):
         fps = cap.get(cv2.CAP_PROP_FPS)
         self.nominal_fps = float(fps) if fps and math.isfinite(fps) and 1.0 <= fps <= 1000.0 else self.default_fps
         self.frame_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        ok, first = cap.read()  # a truncated or empty file is refused here, at start, with its name
+        if not ok or first is None:
+            cap.release()
+            raise SourceError(f"video file {self.path} has no readable frame (truncated, empty or not a video)")
+        self._first = first  # delivered by the first read
         self._cap, self._n = cap, 0
         self._pacer.reset()
 
@@ -608,7 +690,10 @@ class VideoFileSource(FrameSource):
         self._cap = None
 
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        ok, image = self._cap.read()
+        if self._first is not None:
+            ok, image, self._first = True, self._first, None
+        else:
+            ok, image = self._cap.read()
         if not ok or image is None:
             if not self.loop or self._n == 0:
                 raise EndOfStream(str(self.path))
@@ -781,9 +866,12 @@ class FolderSource(FrameSource):
 
     def _load(self, i: int) -> np.ndarray:
         if i not in self._cache:
-            image = cv2.imread(str(self.files[i]), cv2.IMREAD_COLOR)
-            if image is None:
-                raise SourceError(f"cannot read image {self.files[i]}")
+            from kosti.vision.image_files import ImageFileError, read_image_file
+
+            try:  # bounded: regular files, 128 MB, 50 MP checked from the header before decoding
+                image = read_image_file(self.files[i])
+            except ImageFileError as exc:
+                raise SourceError(f"cannot read image {exc}") from None
             if self._canvas is not None:
                 image = _fit_to_canvas(image, *self._canvas)
             for k in [k for k in self._cache if k < i - 1]:  # keep the current and previous photo only
@@ -845,7 +933,8 @@ class SourceStatus:
     """Health of a (reconnecting) source for the dashboard.
 
     Attributes:
-        state: ``"ok"`` (frames arrive), ``"reconnecting"`` (waiting to retry), ``"failed"`` (gave up).
+        state: ``"ok"`` (frames arrive), ``"connecting"`` (opening the camera or stream), ``"stalled"``
+            (connected, but no frame for a while), ``"reconnecting"`` (waiting to retry), ``"failed"`` (gave up).
         message: human-readable detail (the last error), English.
         attempts: failed attempts since the last good frame.
         retry_in_s: seconds until the next attempt (0 when not waiting).
@@ -860,21 +949,59 @@ class SourceStatus:
         return {"state": self.state, "message": self.message, "attempts": self.attempts, "retry_in_s": round(self.retry_in_s, 2)}
 
 
+class _Connect:
+    """One attempt to create and open an inner source, in its own thread (opening a network stream can block
+    for the backend's whole open timeout; the reader keeps answering meanwhile). The thread owns the source it
+    opens until :meth:`ReconnectingSource._read` takes it; an attempt abandoned by ``close()`` closes its own."""
+
+    def __init__(self, factory: Callable[[], FrameSource], on_start: Callable[[str], None]) -> None:
+        self.done = threading.Event()
+        self.abandoned = threading.Event()
+        self.source: FrameSource | None = None
+        self.error: BaseException | None = None
+        self.started = time.monotonic()
+        self._factory, self._on_start = factory, on_start
+        threading.Thread(target=self._run, name="source-connect", daemon=True).start()
+
+    def _run(self) -> None:
+        src = None
+        try:
+            src = self._factory()
+            describe = getattr(src, "_describe", None)
+            self._on_start(f"connecting to {describe() if callable(describe) else src.kind}")
+            src.open()
+            self.source = src
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader
+            self.error = exc
+        finally:
+            self.done.set()
+        if self.abandoned.is_set() and src is not None:
+            src.close()
+
+
 class ReconnectingSource(FrameSource):
-    """Wraps a live source and reopens it with exponential backoff when it fails.
+    """Wraps a live source and reopens it with exponential backoff when it fails or stalls.
 
     ``read()`` keeps trying until a frame arrives, :meth:`close`/:meth:`cancel` is called, or
     ``max_attempts`` failures in a row have happened (then the status is ``failed`` and
     :class:`SourceError` is raised). ``read(timeout)`` instead raises :class:`SourceError`
-    ("reconnecting …") when the timeout runs out during a backoff wait, so a caller can show the status;
-    the next read continues the same backoff schedule. Delays are
+    ("reconnecting …", "connecting …", "no frame for …") when the timeout runs out, so a caller can show the
+    status; the next read continues where this one stopped. Delays are
     ``initial_delay * factor**k`` capped at ``max_delay`` seconds. :class:`EndOfStream` is passed through
     (a finished file is not a dropped camera).
+
+    A connected source that sends nothing is **stalled**: shorter than ``stall_s`` seconds the status says
+    ``stalled`` and the same connection is kept (a 2 s hiccup recovers by itself); after ``stall_s`` seconds
+    it is closed — by the inner source's own capture thread, after any read in flight returns (see
+    :class:`_LatestFrameGrabber`) — and a new connection is made. Opening runs in a helper thread (:class:`_Connect`),
+    so a camera that accepts a connection and never answers shows ``connecting`` with its address, not a
+    silent wait.
 
     Args:
         factory: ``callable() -> FrameSource`` creating a fresh inner source for each attempt.
         initial_delay, factor, max_delay: backoff schedule in seconds.
         max_attempts: give up after this many consecutive failures (``None`` = never).
+        stall_s: seconds without a frame after which a connected source is reconnected.
         sleep, clock: injectable ``time.sleep`` / ``time.monotonic`` (tests).
     """
 
@@ -887,18 +1014,21 @@ class ReconnectingSource(FrameSource):
         factor: float = 2.0,
         max_delay: float = 10.0,
         max_attempts: int | None = None,
+        stall_s: float = 5.0,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
         self._factory = factory
         self.initial_delay, self.factor, self.max_delay, self.max_attempts = initial_delay, factor, max_delay, max_attempts
+        self.stall_s = stall_s
         self._sleep = sleep
         self._clock = clock or time.monotonic
         self._inner: FrameSource | None = None
+        self._connecting: _Connect | None = None
         self._stopping = threading.Event()
         self._status_lock = threading.Lock()
-        self._status = SourceStatus("reconnecting", "not started")
+        self._status = SourceStatus("connecting", "not started")
         self._attempts = 0
         self._next_try = 0.0
         self.delays: list[float] = []  # every backoff delay waited, in order (diagnostics and tests)
@@ -914,7 +1044,7 @@ class ReconnectingSource(FrameSource):
 
     def _set_status(self, state: str, message: str = "") -> None:
         with self._status_lock:
-            self._status = SourceStatus(state, message, self._attempts)
+            self._status = SourceStatus(state, redact_text(message), self._attempts)
 
     def backoff(self, attempt: int) -> float:
         """Delay in seconds before retry number ``attempt`` (1-based)."""
@@ -933,6 +1063,11 @@ class ReconnectingSource(FrameSource):
 
     def _close(self) -> None:
         self._stopping.set()
+        if self._connecting is not None:
+            self._connecting.abandoned.set()
+            if self._connecting.done.is_set() and self._connecting.source is not None:
+                self._connecting.source.close()
+            self._connecting = None
         if self._inner is not None:
             self._inner.close()
         self._inner = None
@@ -943,10 +1078,27 @@ class ReconnectingSource(FrameSource):
         else:
             self._stopping.wait(delay)
 
+    def _connect(self, deadline: float | None) -> FrameSource:
+        """The opened inner source; raises the open's error, or :class:`SourceTimeout` at ``deadline`` while
+        the connection is still being made (the attempt goes on in its thread)."""
+        c = self._connecting
+        if c is None:
+            prev = self._status.message if self._status.state in ("reconnecting", "stalled") else ""
+            c = self._connecting = _Connect(self._factory, lambda msg: self._set_status(
+                "connecting", f"{msg} (attempt {self._attempts + 1}{'; last error: ' + prev if prev else ''})"))
+        left = None if deadline is None else max(0.0, deadline - self._clock())
+        if not c.done.wait(left):
+            raise SourceTimeout(f"{self._status.message or 'connecting'} ({time.monotonic() - c.started:.0f} s)")
+        self._connecting = None
+        if c.error is not None:
+            raise c.error
+        assert c.source is not None
+        return c.source
+
     def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        # With a timeout, a read that falls into a backoff wait gives up at the deadline with a
-        # SourceError ("reconnecting …") so the caller can show the status; the next read resumes the
-        # same backoff schedule. Without one, read() waits until a frame arrives (or close/cancel).
+        # With a timeout, a read that falls into a backoff wait, a connection being made or a short stall gives
+        # up at the deadline with a SourceError so the caller can show the status; the next read resumes the
+        # same schedule. Without one, read() waits until a frame arrives (or close/cancel).
         deadline = None if timeout is None else self._clock() + timeout
         while not self._stopping.is_set():
             wait = self._next_try - self._clock() if self._next_try else 0.0
@@ -961,32 +1113,47 @@ class ReconnectingSource(FrameSource):
             self._next_try = 0.0
             try:
                 if self._inner is None:
-                    inner = self._factory()
-                    inner.open()
-                    self._inner = inner
-                frame = self._inner.read(timeout)
+                    self._inner = self._connect(deadline)
+                left = None if deadline is None else max(0.05, deadline - self._clock())
+                frame = self._inner.read(left if timeout is not None else None)
             except EndOfStream:
                 raise
+            except SourceTimeout as exc:
+                if self._inner is None:  # still connecting: not a failure yet
+                    raise SourceError(str(exc)) from None
+                quiet = float(getattr(self._inner, "seconds_since_frame", 0.0) or 0.0)
+                if quiet < self.stall_s:
+                    self._set_status("stalled", f"no frame for {quiet:.1f} s")
+                    raise SourceError(f"stalled: no frame for {quiet:.1f} s") from None
+                if not self._failed(SourceError(f"stalled: no frame for {quiet:.1f} s")):
+                    continue
+                raise AssertionError("unreachable")  # pragma: no cover
             except Exception as exc:  # noqa: BLE001 - any failure of the inner source is retried
-                if self._inner is not None:
-                    self._inner.close()
-                    self._inner = None
-                self._attempts += 1
-                msg = str(exc) if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"
-                if self.max_attempts is not None and self._attempts >= self.max_attempts:
-                    self._set_status("failed", msg)
-                    raise SourceError(f"gave up after {self._attempts} attempts: {msg}") from exc
-                delay = self.backoff(self._attempts)
-                self._next_try = self._clock() + delay
-                self._set_status("reconnecting", msg)
-                log.warning("source failed (%s); retry %d in %.1f s", msg, self._attempts, delay)
-                self.delays.append(delay)
+                self._failed(exc)
                 continue
             if self._attempts or self._status.state != "ok":
                 self._attempts = 0
                 self._set_status("ok", "")
             return frame.image, frame.t
         raise SourceError("source closed")
+
+    def _failed(self, exc: BaseException) -> bool:
+        """Close the inner source (its capture thread releases the device after any read in flight), count
+        the attempt, schedule the retry; raises :class:`SourceError` when ``max_attempts`` is reached."""
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None
+        self._attempts += 1
+        msg = redact_text(str(exc) if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}")
+        if self.max_attempts is not None and self._attempts >= self.max_attempts:
+            self._set_status("failed", msg)
+            raise SourceError(f"gave up after {self._attempts} attempts: {msg}") from exc
+        delay = self.backoff(self._attempts)
+        self._next_try = self._clock() + delay
+        self._set_status("reconnecting", msg)
+        log.warning("source failed (%s); retry %d in %.1f s", msg, self._attempts, delay)
+        self.delays.append(delay)
+        return False
 
     @property
     def inner(self) -> FrameSource | None:

@@ -16,7 +16,7 @@ const T = {
     opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "barrel / бочка", bolts: "bolts / болты",
     dots: "dots / точки", falls: "falls", skips: "skips next turn", wins: "wins!", ok: "ok", uncertain: "uncertain",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
-    ignored: "no game", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
+    ignored: "no game", "not stored": "not stored: nothing scored", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
     rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
@@ -35,7 +35,7 @@ const T = {
     opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "бочка / barrel", bolts: "болты / bolts",
     dots: "точки / dots", falls: "падения", skips: "пропускает ход", wins: "победил!", ok: "ок", uncertain: "неуверенно",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
-    ignored: "нет игры", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
+    ignored: "нет игры", "not stored": "не сохранён: очки не засчитаны", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
     rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
@@ -181,8 +181,17 @@ function renderSource(src) {
   $("source-info").textContent = `${src.kind}${src.spec ? " (" + src.spec + ")" : ""} · ${src.fps || 0} fps${src.motion ? " · " + src.motion : ""}${bad}${msg}`;
 }
 
+// The database cannot be written (disk full, read-only): nothing is being stored; say so on every screen.
+function renderStorage(storage) {
+  const el = $("storage-banner");
+  const bad = storage && storage.ok === false;
+  el.hidden = !bad;
+  el.textContent = bad ? (lang === "ru" ? storage.error_ru || storage.error : storage.error) : "";
+}
+
 function render(s) {
   snap = s;
+  renderStorage(s.storage);
   const st = s.state;
   const pinReq = !!s.pin_required || (snap && snap.pin_required);
   if (pinReq) $("pin").hidden = false;

@@ -24,6 +24,21 @@ def make_throw(faces: list[int], status: str = "ok", image: bool = False, reason
     return TableThrow(dice, status, reasons or ([] if status == "ok" else ["test: uncertain"]), 7, 0.25, img)
 
 
+class LocalClient(TestClient):
+    """A TestClient that talks to the loopback address, as a browser on the table's machine does: the dashboard
+    refuses state-changing requests and WebSockets naming a foreign Host (DNS rebinding guard,
+    :mod:`kosti.dashboard.access`), and TestClient's default host ``testserver`` is one."""
+
+    def __init__(self, app, **kw) -> None:
+        kw.setdefault("base_url", "http://127.0.0.1:8000")
+        super().__init__(app, **kw)
+
+    def websocket_connect(self, url: str, *args, **kw):
+        if url.startswith("/"):
+            url = "ws://127.0.0.1:8000" + url
+        return super().websocket_connect(url, *args, **kw)
+
+
 @pytest.fixture
 def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
     """Factory: ``make_client(**DashboardConfig fields)`` → TestClient on ``tmp_path/kosti.db`` (no camera)."""
@@ -31,7 +46,7 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 
     def factory(**kw) -> TestClient:
         kw.setdefault("db_path", tmp_path / "kosti.db")
-        client = TestClient(create_app(DashboardConfig(**kw)))
+        client = LocalClient(create_app(DashboardConfig(**kw)))
         clients.append(client)
         return client
 

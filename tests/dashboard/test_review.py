@@ -275,7 +275,7 @@ def test_router_inside_the_dashboard_app(folder, tmp_path: Path) -> None:
     root, ids = folder
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", pin="2468", start_capture=False,
                                      review_dir=root))
-    c = TestClient(app)
+    c = TestClient(app, base_url="http://127.0.0.1:8000")  # the dashboard refuses writes to a foreign Host
     try:
         assert c.get("/").status_code == 200 and c.get("/review").status_code == 200
         assert c.get("/api/state").json().get("review_url") == "/review"

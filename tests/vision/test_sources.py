@@ -283,11 +283,11 @@ def test_reconnecting_read_with_timeout_reports_and_keeps_the_backoff_schedule()
                 break
             except SourceError as exc:
                 errors.append(str(exc))
-                assert src.status.state == "reconnecting"
+                assert src.status.state in ("reconnecting", "connecting")  # waiting, or the next attempt runs
     elapsed = time.monotonic() - t0
     assert src.delays == [0.2, 0.4, 0.8]  # the schedule went on across the timed-out reads
     assert elapsed >= 1.4 - 0.05
-    assert len(errors) >= 10 and all("reconnecting (camera unplugged)" in e for e in errors)
+    assert len(errors) >= 10 and all("camera unplugged" in e for e in errors)
     assert src.status.state == "ok"
 
 
