@@ -607,7 +607,19 @@ class PicameraSource(_GrabbedSource):
             return 1e6 / float(np.median(self._durations))
 
     def _close(self) -> None:
-        self._stop_grabber()  # the grabber thread stops and closes the camera after its last capture
+        # The grabber thread stops and closes the camera after its last capture. A capture blocked by a
+        # stalled camera is woken by ``stop()`` from this thread: picamera2 cancels the pending request
+        # (unlike FFmpeg, where closing under a read crashes), then the thread releases the camera.
+        grabber, cam = self._grabber, self._cam
+        if grabber is not None:
+            grabber.stop(join_timeout=0.5)
+            if grabber.running and cam is not None:
+                try:
+                    cam.stop()
+                except Exception:  # noqa: BLE001 - the thread's release reports a real failure
+                    log.debug("waking the stalled Pi camera failed", exc_info=True)
+                grabber.stop(join_timeout=2.0)
+        self._grabber = None
         self._cam = None
 
     def info(self) -> dict[str, Any]:

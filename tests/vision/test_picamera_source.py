@@ -62,7 +62,7 @@ def test_a_stalled_camera_raises_and_closes_promptly(fake):
     cam = fake_picamera2.Picamera2.instances[-1]
     cam.stall()
     time.sleep(0.1)
-    with pytest.raises(SourceError, match="no frame for 0.3 s"):
+    with pytest.raises(SourceError, match=r"no frame for 0\.[3-9] s"):
         src.read()
     t0 = time.monotonic()
     src.close()  # the grabber thread is blocked in capture_request: stop() must wake it
