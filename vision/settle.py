@@ -127,21 +127,31 @@ def estimate_camera_motion(
     Returns:
         ``(2, 3)`` float64 matrix mapping ``src`` pixel coordinates to ``dst``'s, or None.
     """
+    found = _camera_motion(src, dst, pts, max_shift, max_angle_deg, min_inliers, min_spread)
+    return None if found is None else found[0]
+
+
+def _camera_motion(src: np.ndarray, dst: np.ndarray, pts: np.ndarray | None, max_shift: float = 2.0,
+                   max_angle_deg: float = 2.0, min_inliers: float = 0.4,
+                   min_spread: float = 0.3) -> tuple[np.ndarray, bool] | None:
+    """:func:`estimate_camera_motion` and whether it came from tracked corners (True: accurate to a
+    fraction of a pixel) or from phase correlation (False: shift only, rotation left out)."""
     if src.shape != dst.shape:
         return None
     if pts is None:
         pts = corners(src)
     m = _track_similarity(src, dst, pts, min_inliers, min_spread) if pts is not None else None
+    exact = m is not None
     if m is None:  # too few corners that agree (a plain table top): the shift of the whole image
         (dx, dy), response = cv2.phaseCorrelate(src.astype(np.float32), dst.astype(np.float32))
-        if response < 0.2:
+        if response < 0.2 or np.hypot(dx, dy) < 0.1:  # (no shift: a fixed camera, nothing to take out)
             return None
         m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]])
     scale = float(np.hypot(m[0, 0], m[1, 0]))
     angle = float(np.degrees(np.arctan2(m[1, 0], m[0, 0])))
     if abs(scale - 1.0) > 0.02 or abs(angle) > max_angle_deg or float(np.hypot(m[0, 2], m[1, 2])) > max_shift:
         return None
-    return m.astype(np.float64)
+    return m.astype(np.float64), exact
 
 
 def _track_similarity(src: np.ndarray, dst: np.ndarray, pts: np.ndarray, min_inliers: float,
@@ -250,6 +260,8 @@ class SettleDetector:
         self._rest_id = 0
         self._last: SettleUpdate | None = None
         self._small: np.ndarray | None = None
+        self._moved: np.ndarray | None = None
+        self._peak = 0.0
 
     @property
     def state(self) -> SettleState:
@@ -281,30 +293,44 @@ class SettleDetector:
         diff = cv2.absdiff(a, b)
         return float(np.count_nonzero(diff > self.diff_threshold)) / diff.size
 
-    def _changed_warped(self, cur: np.ndarray, other: np.ndarray, m: np.ndarray) -> float:
+    def _changed_warped(self, cur: np.ndarray, other: np.ndarray, m: np.ndarray,
+                        tolerant: bool = False) -> tuple[float, np.ndarray | None]:
         """Changed fraction of ``cur`` against ``other`` warped by ``m`` (other → cur), gain-compensated,
-        over the part of ``cur`` that ``other`` covers (a border band of the shift + 2 px is left out)."""
+        over the part of ``cur`` that ``other`` covers (a border band of the shift + 2 px is left out),
+        and the ``(h, w)`` bool mask of the changed pixels (None when nothing overlaps). A pixel changed
+        when it differs by more than ``diff_threshold``; with ``tolerant`` (a shift from phase correlation,
+        rotation left out), when it lies that far outside the range of the warped 3×3 neighbourhood."""
         h, w = cur.shape[:2]
         warped = cv2.warpAffine(other, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         pad = int(np.ceil(abs(m[0, 2]) + abs(m[1, 2]) + abs(m[1, 0]) * max(w, h))) + 2
         if 2 * pad >= min(h, w):
-            return 1.0
+            return 1.0, None
         c, o = cur[pad:-pad, pad:-pad], warped[pad:-pad, pad:-pad]
         mc, mo = float(c.mean()), float(o.mean())
         if mo > 1.0 and abs(mc / mo - 1.0) > 0.005:  # exposure flicker: a global gain
             o = cv2.convertScaleAbs(o, alpha=mc / mo)
-        return self._changed(c, o)
+        thr = self.diff_threshold
+        if tolerant:
+            k = np.ones((3, 3), np.uint8)
+            inner = (cv2.subtract(c, cv2.dilate(o, k)) > thr) | (cv2.subtract(cv2.erode(o, k), c) > thr)
+        else:
+            inner = cv2.absdiff(c, o) > thr
+        mask = np.zeros((h, w), bool)
+        mask[pad:-pad, pad:-pad] = inner
+        return float(np.count_nonzero(inner)) / inner.size, mask
 
-    def restart(self, t: float) -> None:
-        """Start the still period again at time ``t`` with the last frame as the rest reference (the
-        pipeline saw a die still turning: not at rest yet). No-op while moving."""
-        if self._state is SettleState.MOVING or self._small is None:
-            return
-        self._state = SettleState.SETTLING
-        self._still_since = t
-        self._rest_ref = self._small
-        self._ref_pts = corners(self._small) if self.compensate else None
-        self._ref_cam = IDENTITY
+    @property
+    def motion_mask(self) -> np.ndarray | None:
+        """``(h, width)`` bool: every small-image pixel that changed (after the camera's motion was taken
+        out) during the motion that led to the current rest — where a hand or the dice moved. None before
+        any motion. Kept until the table moves again after a completed rest."""
+        return self._moved
+
+    @property
+    def motion_peak(self) -> float:
+        """Largest :attr:`SettleUpdate.motion` of the motion that led to the current rest (0–1): a die
+        tipping over changes one or two dice areas, a hand or a throw far more."""
+        return self._peak
 
     def update(self, image: np.ndarray, t: float) -> SettleUpdate:
         """Feed one frame.
@@ -321,14 +347,19 @@ class SettleDetector:
         self._prev = small
         self._small = small
         shift = 0.0
+        mask: np.ndarray | None = None
         if prev is None or prev.shape != small.shape:
             motion = 1.0
         else:
-            motion = self._changed(small, prev)
+            mask = cv2.absdiff(small, prev) > self.diff_threshold
+            motion = float(np.count_nonzero(mask)) / mask.size
             if self.compensate and motion >= self.still_fraction:
-                m = estimate_camera_motion(prev, small, max_shift=self.max_shift)
-                if m is not None:
-                    motion = min(motion, self._changed_warped(small, prev, m))
+                found = _camera_motion(prev, small, None, max_shift=self.max_shift)
+                if found is not None:
+                    m = found[0]
+                    moved, moved_mask = self._changed_warped(small, prev, m, tolerant=not found[1])
+                    if moved < motion:
+                        motion, mask = moved, moved_mask
                     shift = float(np.hypot(m[0, 2], m[1, 2]))
         drift = 0.0
         settled_now = False
@@ -342,13 +373,13 @@ class SettleDetector:
                 drift = self._changed(small, ref)
                 cam = IDENTITY
                 if self.compensate and drift > 0.5 * self.drift_fraction:
-                    m = estimate_camera_motion(ref, small, self._ref_pts, max_shift=4 * self.max_shift)
-                    if m is not None:
-                        moved = self._changed_warped(small, ref, m)
+                    found = _camera_motion(ref, small, self._ref_pts, max_shift=4 * self.max_shift)
+                    if found is not None:
+                        moved = self._changed_warped(small, ref, found[0], tolerant=not found[1])[0]
                         if moved < drift:
-                            drift, cam = moved, m
+                            drift, cam = moved, found[0]
                     elif self._ref_cam is not IDENTITY:
-                        drift = min(drift, self._changed_warped(small, ref, self._ref_cam))
+                        drift = min(drift, self._changed_warped(small, ref, self._ref_cam, tolerant=True)[0])
                         cam = self._ref_cam
                 self._ref_cam = cam
         if state is SettleState.SETTLED:
@@ -382,6 +413,12 @@ class SettleDetector:
                 state = SettleState.SETTLED
             else:
                 state = SettleState.SETTLING
+        if state is SettleState.MOVING:
+            if self._state is SettleState.SETTLED:  # a new motion after a completed rest
+                self._moved, self._peak = None, 0.0
+            if mask is not None and motion <= 0.5:  # (a cut or a new size is no place of motion)
+                self._moved = mask if self._moved is None or self._moved.shape != mask.shape else self._moved | mask
+            self._peak = max(self._peak, motion)
         self._state = state
         still_for = 0.0 if self._still_since is None else max(0.0, t - self._still_since)
         self._last = SettleUpdate(state, motion, drift, still_for, settled_now, self._rest_id, cam, shift)
