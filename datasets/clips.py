@@ -110,8 +110,10 @@ class Clip:
 # ---------------------------------------------------------------------------------------------------
 # Drawing
 # ---------------------------------------------------------------------------------------------------
-def draw_hand(img: np.ndarray, hand: Hand, seed: int = 0) -> None:
-    """Draw a skin-toned hand with its forearm reaching the frame edge onto ``img`` (in place)."""
+def draw_hand(img: np.ndarray, hand: Hand, seed: int = 0, shade: np.ndarray | None = None) -> None:
+    """Draw a skin-toned hand with its forearm reaching the frame edge onto ``img`` (in place).
+
+    ``shade``: ``(H, W)`` float32 unit-variance field for the skin's shading (default: made from ``seed``)."""
     h, w = img.shape[:2]
     s = hand.size
     a = math.radians(hand.angle)
@@ -136,7 +138,9 @@ def draw_hand(img: np.ndarray, hand: Hand, seed: int = 0) -> None:
     cv2.line(mask, (int(tb[0]), int(tb[1])), (int(tb[0] + math.cos(ta) * 0.5 * s), int(tb[1] + math.sin(ta) * 0.5 * s)),
              255, max(2, int(0.2 * s)), cv2.LINE_AA)
     m = (mask.astype(np.float32) / 255.0)[..., None]
-    shade = render.smooth_noise(np.random.default_rng(seed), h, w, max(8.0, s / 3))[..., None] * 8.0
+    if shade is None:
+        shade = render.smooth_noise(np.random.default_rng(seed), h, w, max(8.0, s / 3))
+    shade = shade[..., None] * 8.0
     # A soft shadow first, then the skin.
     sh = cv2.GaussianBlur(np.roll(np.roll(mask, 6, 0), 6, 1), (0, 0), 5).astype(np.float32)[..., None] / 255.0
     out = img.astype(np.float32) * (1.0 - 0.35 * sh)
@@ -154,6 +158,7 @@ class Renderer:
         self.bg = render.make_background(clip.background, w, h, seed)
         self.seed = seed
         self.die_px = 0.07 * h
+        self.shade = render.smooth_noise(np.random.default_rng(seed), h, w, 25.0)
         self._cache: tuple[Any, np.ndarray] | None = None
 
     def __call__(self, sc: Scene) -> np.ndarray:
@@ -168,7 +173,7 @@ class Renderer:
             img, _ = render.render_table([d.spec() for d in sc.dice], self.bg, self.clip.style, sc.blur, size=(w, h),
                                          die_px=self.die_px, seed=self.seed, blur_angle_deg=30.0)
         if sc.hand is not None:
-            draw_hand(img, sc.hand, self.seed)
+            draw_hand(img, sc.hand, self.seed, self.shade)
             if sc.on_palm:
                 img, _ = render.render_table([d.spec() for d in sc.on_palm], img, self.clip.style, 0.0, size=(w, h),
                                              die_px=self.die_px * 1.08, seed=self.seed + 1)
@@ -214,14 +219,17 @@ def frames(clip: Clip, seed: int) -> Iterator[np.ndarray]:
     ren = Renderer(clip, seed)
     cam = Camera(clip, np.random.default_rng([seed, 202]))
     w, h = clip.size
+    # Sensor noise (σ = 2 gray levels): a bank of 7 frames, cycled (cheap, and no two neighbours alike).
+    bank = [np.round(rng.normal(0, 2.0, (h, w, 3))).astype(np.int16) for _ in range(7)]
     for k in range(int(round(clip.duration_s * FPS))):
         t = k / FPS
         img = ren(clip.scene(t))
         m, gain = cam.step(t)
         if clip.shake > 0 or clip.drift:
             img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
-        noisy = img.astype(np.float32) * gain + rng.normal(0, 2.0, img.shape).astype(np.float32)
-        yield np.clip(noisy, 0, 255).astype(np.uint8)
+        if gain != 1.0:
+            img = cv2.convertScaleAbs(img, alpha=gain)
+        yield np.clip(img.astype(np.int16) + bank[k % len(bank)], 0, 255).astype(np.uint8)
 
 
 # ---------------------------------------------------------------------------------------------------

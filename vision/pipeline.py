@@ -486,7 +486,7 @@ class ThrowDetector:
             the table confirms its face).
         hands: look for hands before reading (step 1).
         turn_threshold: changed share of a die's box (:func:`~kosti.vision.hands.appearance_change`) above
-            which it still turns. 0.05: on the test clips a die at rest gives ≤ 0.006 (camera shaking
+            which it still turns. 0.03: on the test clips a die at rest gives ≤ 0.006 (camera shaking
             3 px/frame, flicker, MJPG), one spinning at 60°/s gives 0.13 over 0.2 s.
         turn_lag_s: how far back (seconds) a die's look is compared (0.2 s: 12° at 60°/s).
         continue_s: seconds after a throw within which a small, hand-less motion continues it (step 4).
@@ -508,7 +508,7 @@ class ThrowDetector:
         recover: bool = True,
         recover_confidence: float = 0.9,
         hands: bool = True,
-        turn_threshold: float = 0.05,
+        turn_threshold: float = 0.03,
         turn_lag_s: float = 0.2,
         continue_s: float = 6.0,
         quiet_dice: float = 4.0,
@@ -900,7 +900,8 @@ class LivePipeline:
     Callbacks run in the pipeline thread; a callback that raises is logged and does not stop the
     pipeline. :meth:`throws` iterates over throws from any thread. Source failures never end the
     thread: a :class:`SourceError` is reported in :meth:`status` and retried after ``retry_s`` seconds
-    (wrap cameras in :class:`ReconnectingSource` for backoff). A finite source ends the thread at its end.
+    (wrap cameras in :class:`ReconnectingSource` for backoff). A finite source ends the thread at its end,
+    after reading a rest it ended in (:meth:`ThrowDetector.finish`).
 
     Args:
         source: any :class:`FrameSource` (opened by the pipeline).
@@ -1026,6 +1027,9 @@ class LivePipeline:
                 try:
                     frame = self.source.read()
                 except EndOfStream:
+                    end = self.detector.finish()  # a rest the video ended in (flagged short_rest)
+                    if end is not None and end.throw is not None:
+                        self._publish(end.throw)
                     break
                 except SourceError as exc:
                     self._error = str(exc)
