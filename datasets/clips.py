@@ -162,8 +162,8 @@ class Renderer:
         self._cache: tuple[Any, np.ndarray] | None = None
 
     def __call__(self, sc: Scene) -> np.ndarray:
-        key = (tuple(d.spec() for d in sc.dice), sc.blur, None if sc.hand is None else vars(sc.hand).values().__repr__(),
-               tuple(d.spec() for d in sc.on_palm), id(sc.photo))
+        hand = None if sc.hand is None else tuple(vars(sc.hand).values())
+        key = (tuple(d.spec() for d in sc.dice), sc.blur, hand, tuple(d.spec() for d in sc.on_palm), id(sc.photo))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         w, h = self.clip.size
@@ -524,7 +524,8 @@ def _shake_real(seed: int, root: Path) -> Clip:
         return Scene([], photo=photos[k])
 
     h, w = photos[0].shape[:2]
-    expected = [{"faces": f, "rest_s": round(k * (hold + trans) + trans, 3), "status": "ok"} for k, f in enumerate(truth)]
+    expected = [{"faces": f, "rest_s": round(k * (hold + trans) + trans, 3), "status": "ok"}
+                for k, f in enumerate(truth)]
     return Clip("shake_real", len(photos) * (hold + trans), scene, expected, dice=None, shake=3.0, size=(w, h),
                 description="real photos of throws (byler-d6 test) under the shaking camera")
 

@@ -748,10 +748,9 @@ class ThrowDetector:
         if not last.dice or len(roll) != len(last.dice) or t - last.time_s > self.continue_s:
             return False
         side = _die_side(last.dice)
-        h, w = (last.image.shape[:2] if last.image is not None else (None, None))
-        area = self.settle.last_small.size if self.settle.last_small is not None else None
-        if area is None:
+        if self.settle.last_small is None:
             return False
+        area = self.settle.last_small.size
         scale = self.settle.width / float(self._rest[-1][0].image.shape[1])
         die_fraction = (side * scale) ** 2 / area
         if self.settle.motion_peak > max(0.004, self.quiet_dice * die_fraction):

@@ -112,9 +112,10 @@ def estimate_camera_motion(
 
     Corners of ``src`` (``pts``, or found with :func:`corners`) are tracked into ``dst`` with pyramidal
     Lucas–Kanade (``cv2.calcOpticalFlowPyrLK``, 9×9 window, 2 levels) and a similarity (rotation, uniform
-    scale, shift) is fitted with RANSAC (``cv2.estimateAffinePartial2D``, 0.5 px threshold). It is the
-    camera's motion only when enough tracked corners follow it (≥ ``min_inliers`` of those tracked, ≥ 8), those corners spread over
-    at least ``min_spread`` of the image's width and of its height (moving dice are small: their corners
+    scale, shift) is fitted with RANSAC (``cv2.estimateAffinePartial2D``, 0.8 px threshold). It is the
+    camera's motion only when enough tracked corners follow it (≥ ``min_inliers`` of those tracked, ≥ 8),
+    those corners spread over at least ``min_spread`` of the image's width and of its height (moving
+    dice are small: their corners
     cannot pose as the whole table), the shift is at most ``max_shift`` px, the rotation at most
     ``max_angle_deg`` and the scale within 2 % of 1 — a shaking camera, not dice flying. When the
     corners do not give a transform (a plain table top has few), the shift of the whole image by phase
