@@ -491,6 +491,10 @@ class ThrowDetector:
         turn_lag_s: how far back (seconds) a die's look is compared (0.2 s: 12° at 60°/s).
         continue_s: seconds after a throw within which a small, hand-less motion continues it (step 4).
         quiet_dice: peak motion, in dice areas, up to which the motion between two rests was "quiet".
+        preread: read the voted frames that come before the settle frame as they arrive (the last
+            ``2·(vote_frames − 1)`` frames of the still time, every other one), so the settle event has
+            only its own frame to read: the settle-to-throw latency is one read, not ``vote_frames``. A
+            rest that breaks off in those last frames costs reads that are not used.
     """
 
     def __init__(
@@ -512,6 +516,7 @@ class ThrowDetector:
         turn_lag_s: float = 0.2,
         continue_s: float = 6.0,
         quiet_dice: float = 4.0,
+        preread: bool = True,
     ) -> None:
         if vote_frames < 1:
             raise ValueError("vote_frames must be >= 1")
@@ -538,6 +543,8 @@ class ThrowDetector:
         self._rest: deque[tuple[Frame, np.ndarray]] = deque(maxlen=64)
         self._turning: np.ndarray | None = None  # boxes of dice still turning (re-checked every frame)
         self._done = False  # this rest period has been decided (read, or a hand in it)
+        self._reads: dict[tuple[int, bool], Any] = {}  # reader results of this rest's frames
+        self.preread = bool(preread)
         self.last_throw: Throw | None = None
         self._last_small: np.ndarray | None = None  # settle image of the last throw (table coordinates)
         self._last_peak = 0.0
@@ -550,6 +557,7 @@ class ThrowDetector:
         """Forget motion history and the last throw (a new game, a moved camera)."""
         self.settle.reset()
         self._rest.clear()
+        self._reads.clear()
         self._turning = None
         self._done = False
         self.last_throw = None
@@ -567,6 +575,7 @@ class ThrowDetector:
         update = self.settle.update(frame.image, frame.t)
         if update.state is SettleState.MOVING:
             self._rest.clear()
+            self._reads.clear()
             self._turning = None
             self._done = False
             self.last_detections = None
@@ -581,6 +590,8 @@ class ThrowDetector:
             self._turning = None
             return self._decide(frame, update, t_arrive)
         if not update.settled_now:
+            if self.preread and update.state is SettleState.SETTLING:
+                self._preread(frame, update)
             return FrameResult(update)
         return self._decide(frame, update, t_arrive)
 
@@ -636,14 +647,13 @@ class ThrowDetector:
         rest = list(self._rest)
         picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
         frames = [rest[k][0] for k in picks]
-        read_candidates = getattr(self.reader, "read_candidates", None)
-        if self.recover and expected is not None and read_candidates is not None:
-            pairs = [read_candidates(f.image) for f in frames]
+        if self._use_candidates(expected):
+            pairs = [self._read(f, True) for f in frames]
             pairs = [(self._to_newest(d, k), self._to_newest(c, k)) for (d, c), k in zip(pairs, picks)]
             reads = [dice for dice, _ in pairs]
         else:
             pairs = None
-            reads = [self._to_newest(self.reader.read(f.image), k) for f, k in zip(frames, picks)]
+            reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
         dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
         # A die whose own look still changes is not at rest (spinning on a corner, rocking).
         if dice_all and len(rest) >= 2:
@@ -720,6 +730,32 @@ class ThrowDetector:
         self._last_peak = self.settle.motion_peak
         self.throws_reported += 1
         return FrameResult(update, throw=throw)
+
+    def _use_candidates(self, expected: int | None) -> bool:
+        return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
+
+    def _read(self, frame: Frame, candidates: bool) -> Any:
+        """The reader's result for ``frame`` (``read_candidates`` pair or ``read``), read once per rest."""
+        key = (frame.index, candidates)
+        hit = self._reads.get(key)
+        if hit is None:
+            read = self.reader.read_candidates if candidates else self.reader.read  # type: ignore[attr-defined]
+            hit = read(frame.image)
+            self._reads[key] = hit
+        return hit
+
+    def _preread(self, frame: Frame, update: SettleUpdate) -> None:
+        """Read now a frame that will be one of the voted frames of this rest's settle event (every other
+        frame of the last ``2·(vote_frames − 1)`` before it), so the settle event reads only its own."""
+        if len(self._rest) < 2 or self.vote_frames < 2:
+            return
+        dt = frame.t - self._rest[-2][0].t
+        ahead = (frame.t - update.still_for_s + self.settle.still_s) - frame.t
+        if dt <= 0 or ahead <= 1e-6:
+            return
+        k = int(np.ceil((ahead - 1e-6) / dt))  # frames until the settle frame, at this frame rate
+        if k % 2 == 0 and 2 <= k <= 2 * (self.vote_frames - 1):
+            self._read(frame, self._use_candidates(self.expected_dice))
 
     def _to_newest(self, det: Detections, k: int) -> Detections:
         """Boxes read in rest frame ``k`` moved into the newest frame's pixels (the camera's motion)."""
