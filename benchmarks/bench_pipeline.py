@@ -1,9 +1,14 @@
-"""Live pipeline speed: CPU share of watching a still table, and settle-to-throw latency.
+"""Live pipeline speed: CPU share of watching a still table, the cost of motion compensation, and
+settle-to-throw latency.
 
 1. *Still table*: a 1280×720, 30 fps video of a table with dice at rest (sensor-like noise on every frame)
    is written to a temporary MJPG file and replayed in real time through ``VideoFileSource → ThrowDetector``.
    Reported: CPU share = process CPU time / wall time (all threads, decode included) — the target is
-   ≤ 30 % of one core — and the per-frame cost of decode and of the settle detector alone.
+   ≤ 30 % of one core — and the per-frame cost of decode and of the settle detector alone. With
+   ``--shake PX`` the camera moves 0.5–PX px every frame (a hand-held phone, issue 13), so the settle
+   detector compensates the camera's motion on every frame.
+1b. *Motion compensation*: median settle-detector time per 1280×720 frame, side by side — fixed camera
+   with compensation off / on, shaking camera (0.5–3 px a frame) with compensation on — and the ratio.
 2. *Latency*: throws on the virtual table (simulated time, as fast as possible). Reported: median media
    latency from the dice coming to rest to the throw (settle time + frame quantisation) and median wall
    time from the settle frame to the finished throw (reading ``--vote`` frames).
@@ -11,7 +16,7 @@
 The shipped reader is used when ``models/dice_det.onnx`` exists; otherwise a reader that finds nothing
 (only the settle/voting path is timed; this is printed).
 
-Usage: ``python benchmarks/bench_pipeline.py [--seconds 10] [--throws 10] [--vote 3] [--model DET --cls-model CLS]``
+Usage: ``python benchmarks/bench_pipeline.py [--seconds 10] [--throws 10] [--vote 3] [--shake 3] [--model DET --cls-model CLS]``
 """
 
 from __future__ import annotations
@@ -49,23 +54,64 @@ def make_reader(det: Path | None = None, cls: Path | None = None):
     return NullReader(), "NullReader (models/dice_det.onnx missing: reader cost NOT included)"
 
 
-def write_still_video(path: Path, seconds: float, fps: float = 30.0) -> None:
+def still_frames(n: int, shake: float = 0.0, seed: int = 0) -> list[np.ndarray]:
+    """``n`` 1280×720 frames of dice at rest with sensor noise; ``shake`` > 0: the camera moves 0.5–shake
+    px every frame (a bounded random walk) and turns up to ±0.5°."""
     src = VirtualTableSource(n_dice=5, size=(1280, 720), realtime=False, tumble_s=0.1, seed=4)
     with src:
         frames = [src.read().image for _ in range(10)]
     rest = frames[-1]
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     noise = [rng.normal(0, 2.0, rest.shape).astype(np.float32) for _ in range(8)]
+    out, pos, ang = [], np.zeros(2), 0.0
+    for i in range(n):
+        img = rest
+        if shake > 0:
+            step = rng.uniform(0.5, shake) * np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
+            pos = pos + step if np.linalg.norm(pos + step) < 8 else pos - step
+            ang = float(np.clip(ang + rng.normal(0, 0.05), -0.5, 0.5))
+            m = cv2.getRotationMatrix2D((640, 360), ang, 1.0)
+            m[:, 2] += pos
+            img = cv2.warpAffine(rest, m, (1280, 720), borderMode=cv2.BORDER_REFLECT101)
+        out.append(np.clip(img + noise[i % len(noise)], 0, 255).astype(np.uint8))
+    return out
+
+
+def write_still_video(path: Path, seconds: float, fps: float = 30.0, shake: float = 0.0) -> None:
     vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (1280, 720))
-    for i in range(int(seconds * fps)):
-        vw.write(np.clip(rest + noise[i % len(noise)], 0, 255).astype(np.uint8))
+    for img in still_frames(int(seconds * fps), shake):
+        vw.write(img)
     vw.release()
 
 
-def bench_still(seconds: float, reader, vote: int) -> None:
+def bench_compensation(n: int = 150) -> None:
+    """Median settle-detector milliseconds per frame: fixed camera (compensation off / on) and a shaking one."""
+    def per_frame(frames: list[np.ndarray], compensate: bool) -> tuple[float, int]:
+        sd = SettleDetector(compensate=compensate)
+        times, events = [], 0
+        for i, f in enumerate(frames):
+            t0 = time.perf_counter()
+            events += sd.update(f, i / 30).settled_now
+            times.append(time.perf_counter() - t0)
+        return 1000 * statistics.median(times[5:]), events
+
+    fixed, shaking = still_frames(n), still_frames(n, shake=3.0, seed=1)
+    off, ev_off = per_frame(fixed, False)
+    on, ev_on = per_frame(fixed, True)
+    shk, ev_shk = per_frame(shaking, True)
+    shk_off, ev_shk_off = per_frame(shaking, False)
+    print(f"settle detector per 1280x720 frame (median of {n}):")
+    print(f"  fixed camera, compensation off: {off:.3f} ms ({ev_off} settle events)")
+    print(f"  fixed camera, compensation on:  {on:.3f} ms ({ev_on} settle events)  ratio {on / off:.2f}")
+    print(f"  shaking camera 0.5-3 px/frame, compensation on:  {shk:.3f} ms ({ev_shk} settle events)  "
+          f"ratio {shk / off:.2f}, compensation cost {shk - off:.3f} ms/frame")
+    print(f"  shaking camera, compensation off: {shk_off:.3f} ms ({ev_shk_off} settle events: it never settles)")
+
+
+def bench_still(seconds: float, reader, vote: int, shake: float = 0.0) -> None:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "still.avi"
-        write_still_video(path, seconds)
+        write_still_video(path, seconds, shake=shake)
         # Decode alone, as fast as possible.
         with VideoFileSource(path, realtime=False) as src:
             t0 = time.process_time()
@@ -89,7 +135,8 @@ def bench_still(seconds: float, reader, vote: int) -> None:
                 frames += 1
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
             fps = src.fps
-    print(f"still table 1280x720 @30 fps, {frames} frames over {wall:.1f} s (measured {fps:.1f} fps)")
+    cam = f"camera shaking 0.5-{shake:g} px/frame" if shake else "fixed camera"
+    print(f"still table 1280x720 @30 fps, {cam}, {frames} frames over {wall:.1f} s (measured {fps:.1f} fps)")
     print(f"  CPU share (process time / wall): {100 * cpu / wall:.1f} % of one core  (target <= 30 %)")
     print(f"  CPU per frame: MJPG decode {decode_ms:.2f} ms, settle detector {settle_ms:.3f} ms")
     print(f"  settle events: {det.settle.last.rest_id if det.settle.last else 0} (one expected)")
@@ -123,6 +170,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the still-table replay")
     ap.add_argument("--throws", type=int, default=10, help="virtual throws for the latency median")
     ap.add_argument("--vote", type=int, default=3, help="frames read per throw")
+    ap.add_argument("--shake", type=float, default=3.0,
+                    help="also replay the still table with the camera moving 0.5-SHAKE px a frame (0 = skip)")
     ap.add_argument("--model", type=Path, default=None, help="detector weights (default: the shipped model)")
     ap.add_argument("--cls-model", type=Path, default=None, help="classifier weights (default: the shipped model)")
     args = ap.parse_args()
@@ -130,6 +179,9 @@ def main() -> None:
     reader, name = make_reader(args.model, args.cls_model)
     print(f"reader: {name}")
     bench_still(args.seconds, reader, args.vote)
+    if args.shake > 0:
+        bench_still(args.seconds, reader, args.vote, shake=args.shake)
+    bench_compensation()
     bench_latency(args.throws, reader, args.vote)
 
 

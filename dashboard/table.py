@@ -242,6 +242,8 @@ class TableThrow:
         frame_index, time_s: the settled frame's number and time (seconds, the source's clock).
         image: the settled frame, ``(H, W, 3)`` uint8 BGR, or ``None``.
         settled_at: ``time.time()`` when the settled frame was read (for latency measurements).
+        corrects: ``frame_index`` of the earlier camera throw this one replaces (a die tipped over after
+            the throw was read: the same physical throw, :attr:`kosti.vision.pipeline.Throw.corrects`).
     """
 
     dice: list[TableDie]
@@ -251,6 +253,7 @@ class TableThrow:
     time_s: float | None = None
     image: np.ndarray | None = None
     settled_at: float | None = None
+    corrects: int | None = None
 
     @property
     def faces(self) -> list[int]:
@@ -277,7 +280,7 @@ def throw_from_pipeline(t: Any, settled_at: float | None = None) -> TableThrow:
     return TableThrow(
         dice=dice, status=str(getattr(t, "status", "ok")), reasons=[str(r) for r in getattr(t, "reasons", [])],
         frame_index=getattr(t, "frame_index", None), time_s=getattr(t, "time_s", None),
-        image=getattr(t, "image", None), settled_at=settled_at,
+        image=getattr(t, "image", None), settled_at=settled_at, corrects=getattr(t, "corrects", None),
     )
 
 
@@ -1051,6 +1054,16 @@ class TableService:
                 self.last_throw = _unstored_view(thr, "ignored")
                 self._changed()
                 return {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
+            if thr.corrects is not None:
+                # The same physical throw, corrected by the camera (a die tipped over): the roll it replaces,
+                # when it is still the latest action, is taken back first — one throw, one score.
+                last = self.store.last_live_action(self.game_id)
+                row = self.store.get_throw(last.throw_id) if last is not None and last.throw_id is not None else None
+                if last is not None and last.kind == "roll" and row is not None and row.frame_index == thr.corrects:
+                    self.store.undo_last(self.game_id)
+                    self.state = state_from_json(last.state_before_json)
+                    self.turn_no = last.turn_no
+                    st = self.state
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
             blocking = []
             sizes = roll_sizes(st)

@@ -129,3 +129,44 @@ def _run_synth(args: argparse.Namespace) -> int:
 
 
 DATASET_ACTIONS.append(_add_synth)
+
+
+def _add_clips(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser(
+        "clips",
+        help="seeded test clips of throws (shaking camera, spinning/tipping dice, hands) with their truth",
+        description=(
+            "Write short videos of scripted throws on the virtual table and over real photos "
+            "(../shared/datasets/byler-d6) — a camera shaking 0.5-3 px a frame, a die spinning or tipping "
+            "over, dice on a palm, a hand resting, pick-up, slow push, a die leaving, fast re-throws, a "
+            "video ending mid-rest — and OUT/clips.json with the throws each must give. Same seed -> same "
+            "clips. Replay one with: kosti watch --json --dice N OUT/NAME.avi"
+        ),
+    )
+    p.add_argument("--out", type=Path, required=True, help="output folder (must be empty or absent)")
+    p.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    p.add_argument("--clip", action="append", default=[], metavar="NAME",
+                   help="write only this clip (repeatable); default all")
+    p.add_argument("--real-root", type=Path, default=None,
+                   help="folder holding byler-d6 (default: ../shared/datasets of the checkout); "
+                        "without it the real-photo clip is left out")
+    p.add_argument("--overwrite", action="store_true", help="write into a folder that is not empty")
+    p.set_defaults(func=_run_clips)
+
+
+def _run_clips(args: argparse.Namespace) -> int:
+    from kosti.datasets.clips import DEFAULT_REAL_ROOT, write
+
+    try:
+        manifest = write(args.out, seed=args.seed, real_root=args.real_root or DEFAULT_REAL_ROOT,
+                         names=args.clip or None, overwrite=args.overwrite)
+    except (ValueError, FileExistsError, FileNotFoundError) as exc:
+        print(f"kosti datasets clips: {exc}", file=sys.stderr)
+        return 2
+    clips = manifest["clips"]
+    print(f"wrote {len(clips)} clips ({sum(c['frames'] for c in clips)} frames, "
+          f"{sum(len(c['throws']) for c in clips)} expected throws) to {args.out}; truth: {Path(args.out) / 'clips.json'}")
+    return 0
+
+
+DATASET_ACTIONS.append(_add_clips)

@@ -10,6 +10,12 @@ possible in simulated time (each photo held still, synthetic hand motion between
 read as fast as possible with its own timestamps. With ``--rules`` the throws are played through a
 game of that preset: each throw must hold the game's number of dice to throw (else it is
 ``uncertain``), and the human-readable output shows the game's log.
+
+A throw that corrects an earlier one (a die tipped over after the throw was read: the same physical
+throw) replaces it in ``throws`` and carries ``"corrects": <frame of the replaced throw>``; with
+``--rules`` the game goes back to before the replaced throw and plays the corrected one. When the
+video ends during a rest that has lasted at least half the still time, that rest is read too, with the
+warning reason ``short_rest``.
 """
 
 from __future__ import annotations
@@ -22,6 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from kosti.vision.sources import FolderSource, SourceError, VideoFileSource, IMAGE_EXTENSIONS
+
+
+#: Why a settle event gave no throw, for the human-readable output.
+_SKIPPED = {
+    "empty": "no dice in the roll area",
+    "same": "same dice as the last throw",
+    "hand": "a hand is in the roll area",
+    "turning": "a die is still turning",
+}
 
 
 class WatchInputError(ValueError):
@@ -95,36 +110,56 @@ def run_watch(args: argparse.Namespace) -> int:
     detector = ThrowDetector(reader, expected_dice=expected, keep_image=False)
     throws: list[dict[str, Any]] = []
     log: list[str] = []
+    before: dict[int, Any] = {}  # game state before each applied throw (frame → game), for corrections
     frames = 0
     t0 = time.perf_counter()
+
+    def take(result: Any, frame_index: int, t: float) -> None:
+        nonlocal game
+        throw = result.throw
+        if throw is None:
+            if result.skipped and not args.json:
+                print(f"frame {frame_index:5d}  t={t:7.2f} s  settled, not a throw: {_SKIPPED[result.skipped]}",
+                      flush=True)
+            return
+        entry = throw.to_dict()
+        line = (f"frame {throw.frame_index:5d}  t={throw.time_s:7.2f} s  {throw.status:9s}  "
+                f"{' '.join(str(d.value) if not d.uncertain else '?' for d in throw.dice)}")
+        if throw.reasons:
+            line += "  (" + "; ".join(throw.reasons) + ")"
+        if throw.corrects is not None:
+            # The same physical throw, corrected: it replaces the earlier one (one throw, one score).
+            line += f"\n    corrects the throw at frame {throw.corrects}"
+            throws[:] = [x for x in throws if x["frame"] != throw.corrects]
+            if game is not None and throw.corrects in before:
+                game = before.pop(throw.corrects)
+        throws.append(entry)
+        if game is not None and throw.ok and not game.over:
+            from kosti.engine import KostiEngineError, Roll
+
+            try:
+                state = game
+                game, events = game.apply(Roll(throw.faces))
+                before[throw.frame_index] = state
+                line += "\n    " + "\n    ".join(e.text_en for e in events)
+            except KostiEngineError as exc:
+                line += f"\n    game: {exc}"
+            detector.expected_dice = game.dice_to_throw if not game.over else None
+        log.append(line)
+        if not args.json:
+            print(line, flush=True)
+
     try:
         with source:
+            last_index, last_t = 0, 0.0
             for frame in source:
                 frames += 1
-                result = detector.process(frame)
-                throw = result.throw
-                if throw is None:
-                    if result.skipped and not args.json:
-                        why = "no dice in the roll area" if result.skipped == "empty" else "same dice as the last throw"
-                        print(f"frame {frame.index:5d}  t={frame.t:7.2f} s  settled, not a throw: {why}", flush=True)
-                    continue
-                throws.append(throw.to_dict())
-                line = (f"frame {throw.frame_index:5d}  t={throw.time_s:7.2f} s  {throw.status:9s}  "
-                        f"{' '.join(str(d.value) if not d.uncertain else '?' for d in throw.dice)}")
-                if throw.reasons:
-                    line += "  (" + "; ".join(throw.reasons) + ")"
-                if game is not None and throw.ok and not game.over:
-                    from kosti.engine import KostiEngineError, Roll
-
-                    try:
-                        game, events = game.apply(Roll(throw.faces))
-                        line += "\n    " + "\n    ".join(e.text_en for e in events)
-                    except KostiEngineError as exc:
-                        line += f"\n    game: {exc}"
-                    detector.expected_dice = game.dice_to_throw if not game.over else None
-                log.append(line)
-                if not args.json:
-                    print(line, flush=True)
+                last_index, last_t = frame.index, frame.t
+                take(detector.process(frame), frame.index, frame.t)
+            # The video ended: a rest of at least half the still time is read (flagged short_rest).
+            end = detector.finish()
+            if end is not None:
+                take(end, last_index, last_t)
     except SourceError as exc:
         raise WatchInputError(str(exc)) from exc
     elapsed = time.perf_counter() - t0

@@ -14,8 +14,23 @@ slowly — a fraction of a pixel of the small image per frame, too little betwee
 slow push still counts as motion (drift > ``drift_fraction``). The detector starts in ``moving`` (the table's
 state is unknown), so dice already at rest when watching starts are reported once.
 
+**A camera that moves.** A hand-held phone, a camera arm the dice hit or a wobbling stand moves the whole
+image by 0.5–3 px a frame; uncompensated, every such shake is "motion" and the table never settles. So
+when a frame changed, the detector estimates the camera's own motion — a similarity transform (shift,
+rotation, scale) from corners tracked on the small image (:func:`estimate_camera_motion`: Shi–Tomasi
+corners, pyramidal Lucas–Kanade, RANSAC) — warps the previous frame (and the rest reference) onto this
+one, compensates a global exposure change (gain), and counts only what still differs: the dice's own
+motion. The rest reference is tracked directly (reference corners → this frame), so the camera pose of
+a rest never accumulates frame-to-frame error, and :attr:`SettleUpdate.camera` gives it to the pipeline
+(per-die checks and the "same dice as the last throw" check work in table coordinates). A transform is
+only believed when it is small (a shake, not a die flying: ≤ ``max_shift`` small-image px and ≤ 2° per
+frame), explains most tracked corners, and those corners spread over the image (one die's corners cannot
+pose as the camera); otherwise no compensation. A fixed camera costs nothing extra: frames that did not
+change skip the estimation.
+
 Cost: one ``cv2.resize`` (INTER_AREA), one colour conversion and blur on a 160×90 image and two
-``absdiff`` per frame — well under a millisecond at 1280×720 (see ``benchmarks/bench_pipeline.py``).
+``absdiff`` per frame — well under a millisecond at 1280×720; the motion compensation, when the image
+changed, adds corner tracking on the 160×90 image (``benchmarks/bench_settle.py`` measures both).
 Defaults: 0.4 s still time (a die rolling on felt stops within a few tenths of a second; shorter times
 fire on the pause of a bounce), thresholds tuned on the virtual table and the folder replays of
 ``../shared/datasets`` photos with added sensor noise (σ ≈ 3 gray levels stays below ``diff_threshold``
@@ -57,6 +72,12 @@ class SettleUpdate:
         still_for_s: seconds the table has been still (0 while moving).
         settled_now: True on exactly the one frame that completes a rest period (the settle event).
         rest_id: number of settle events so far (the current rest period's id once settled).
+        camera: ``(2, 3)`` float64 similarity transform mapping small-image coordinates of the rest
+            reference (the frame at which the table went still) to this frame's, or None while moving;
+            identity for a fixed camera. Scale its translation by ``frame width / width`` for frame pixels
+            (:func:`scale_transform`).
+        shift_px: the camera's own motion since the previous frame that was compensated, in small-image
+            pixels (0 when none was needed or believed).
     """
 
     state: SettleState
@@ -65,10 +86,124 @@ class SettleUpdate:
     still_for_s: float
     settled_now: bool
     rest_id: int
+    camera: np.ndarray | None = None
+    shift_px: float = 0.0
+
+
+IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def corners(gray: np.ndarray, max_corners: int = 100) -> np.ndarray | None:
+    """Shi–Tomasi corners of a small ``(h, w)`` uint8 gray image as ``(N, 1, 2)`` float32, or None if < 8."""
+    pts = cv2.goodFeaturesToTrack(gray, maxCorners=max_corners, qualityLevel=0.005, minDistance=3, blockSize=5)
+    return pts if pts is not None and len(pts) >= 8 else None
+
+
+def estimate_camera_motion(
+    src: np.ndarray,
+    dst: np.ndarray,
+    pts: np.ndarray | None = None,
+    max_shift: float = 2.0,
+    max_angle_deg: float = 2.0,
+    min_inliers: float = 0.4,
+    min_spread: float = 0.3,
+) -> np.ndarray | None:
+    """The camera's own motion from ``src`` to ``dst``: a similarity transform, or None when not believable.
+
+    Corners of ``src`` (``pts``, or found with :func:`corners`) are tracked into ``dst`` with pyramidal
+    Lucas–Kanade (``cv2.calcOpticalFlowPyrLK``, 9×9 window, 2 levels) and a similarity (rotation, uniform
+    scale, shift) is fitted with RANSAC (``cv2.estimateAffinePartial2D``, 0.8 px threshold). It is the
+    camera's motion only when enough tracked corners follow it (≥ ``min_inliers`` of those tracked, ≥ 8),
+    those corners spread over at least ``min_spread`` of the image's width and of its height (moving
+    dice are small: their corners
+    cannot pose as the whole table), the shift is at most ``max_shift`` px, the rotation at most
+    ``max_angle_deg`` and the scale within 2 % of 1 — a shaking camera, not dice flying. When the
+    corners do not give a transform (a plain table top has few), the shift of the whole image by phase
+    correlation (``cv2.phaseCorrelate``, peak response ≥ 0.2) stands in, rotation ignored.
+
+    Args:
+        src, dst: ``(h, w)`` uint8 gray images of one size (the settle detector's small frames).
+        pts: ``(N, 1, 2)`` float32 corners of ``src`` (reused across frames for a fixed reference).
+
+    Returns:
+        ``(2, 3)`` float64 matrix mapping ``src`` pixel coordinates to ``dst``'s, or None.
+    """
+    found = _camera_motion(src, dst, pts, max_shift, max_angle_deg, min_inliers, min_spread)
+    return None if found is None else found[0]
+
+
+def _camera_motion(src: np.ndarray, dst: np.ndarray, pts: np.ndarray | None, max_shift: float = 2.0,
+                   max_angle_deg: float = 2.0, min_inliers: float = 0.4,
+                   min_spread: float = 0.3) -> tuple[np.ndarray, bool] | None:
+    """:func:`estimate_camera_motion` and whether it came from tracked corners (True: accurate to a
+    fraction of a pixel) or from phase correlation (False: shift only, rotation left out)."""
+    if src.shape != dst.shape:
+        return None
+    if pts is None:
+        pts = corners(src)
+    m = _track_similarity(src, dst, pts, min_inliers, min_spread) if pts is not None else None
+    exact = m is not None
+    if m is None:  # too few corners that agree (a plain table top): the shift of the whole image
+        (dx, dy), response = cv2.phaseCorrelate(src.astype(np.float32), dst.astype(np.float32))
+        if response < 0.2 or np.hypot(dx, dy) < 0.1:  # (no shift: a fixed camera, nothing to take out)
+            return None
+        m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]])
+    scale = float(np.hypot(m[0, 0], m[1, 0]))
+    angle = float(np.degrees(np.arctan2(m[1, 0], m[0, 0])))
+    if abs(scale - 1.0) > 0.02 or abs(angle) > max_angle_deg or float(np.hypot(m[0, 2], m[1, 2])) > max_shift:
+        return None
+    return m.astype(np.float64), exact
+
+
+def _track_similarity(src: np.ndarray, dst: np.ndarray, pts: np.ndarray, min_inliers: float,
+                      min_spread: float) -> np.ndarray | None:
+    nxt, status, _ = cv2.calcOpticalFlowPyrLK(src, dst, pts, None, winSize=(9, 9), maxLevel=2,
+                                              criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
+    if nxt is None:
+        return None
+    ok = status.reshape(-1) == 1
+    if ok.sum() < 8:
+        return None
+    a, b = pts.reshape(-1, 2)[ok], nxt.reshape(-1, 2)[ok]
+    m, inl = cv2.estimateAffinePartial2D(a, b, method=cv2.RANSAC, ransacReprojThreshold=0.8, maxIters=200,
+                                         confidence=0.98, refineIters=5)
+    if m is None or inl is None:
+        return None
+    inl = inl.reshape(-1).astype(bool)
+    if inl.sum() < max(8, min_inliers * len(a)):
+        return None
+    h, w = src.shape[:2]
+    spread = a[inl].max(0) - a[inl].min(0)
+    if spread[0] < min_spread * w or spread[1] < min_spread * h:
+        return None
+    return m
+
+
+def scale_transform(m: np.ndarray, factor: float) -> np.ndarray:
+    """A similarity ``m`` on small-image pixels as the same motion on pixels ``factor`` times larger.
+
+    The rotation/scale part is unchanged; the shift is multiplied (``x_big = factor · x_small``).
+    Returns a new ``(2, 3)`` float64 matrix.
+    """
+    out = np.array(m, dtype=np.float64, copy=True)
+    out[:, 2] *= factor
+    return out
+
+
+def compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(2, 3)`` transforms: first ``a`` then ``b`` (``x → b(a(x))``), as a ``(2, 3)`` float64 matrix."""
+    a3 = np.vstack([a, [0.0, 0.0, 1.0]])
+    b3 = np.vstack([b, [0.0, 0.0, 1.0]])
+    return (b3 @ a3)[:2]
+
+
+def invert(m: np.ndarray) -> np.ndarray:
+    """Inverse of a ``(2, 3)`` affine transform (``cv2.invertAffineTransform``), float64."""
+    return cv2.invertAffineTransform(np.asarray(m, dtype=np.float64))
 
 
 class SettleDetector:
-    """Hysteresis motion detector on downscaled grayscale frames.
+    """Hysteresis motion detector on downscaled grayscale frames, compensating a moving camera.
 
     Args:
         still_s: seconds of stillness before the table counts as settled (default 0.4).
@@ -79,6 +214,10 @@ class SettleDetector:
         still_fraction: fraction below which a frame counts as still (``< motion_fraction``: hysteresis).
         drift_fraction: changed fraction against the frame at which the table went still above which it
             is moving again (0.003 ≈ half a die's area at 720p: a 50 px die is ~6 px wide at 160 px).
+        compensate: estimate and remove the camera's own motion and exposure changes (module docstring);
+            False = the fixed-camera detector.
+        max_shift: largest camera shift per frame believed, in small-image px (2 px at 160 px wide = 16 px
+            at 1280: three times the 2.6 px/frame of a hand-held phone filmed at 720p).
 
     Raises:
         ValueError: inconsistent thresholds (``still_fraction > motion_fraction``) or non-positive sizes.
@@ -93,6 +232,8 @@ class SettleDetector:
         motion_fraction: float = MOTION_FRACTION,
         still_fraction: float = STILL_FRACTION,
         drift_fraction: float = 0.003,
+        compensate: bool = True,
+        max_shift: float = 2.0,
     ) -> None:
         if still_s < 0 or width < 8 or diff_threshold < 1:
             raise ValueError("still_s must be >= 0, width >= 8, diff_threshold >= 1")
@@ -105,16 +246,23 @@ class SettleDetector:
         self.motion_fraction = motion_fraction
         self.still_fraction = still_fraction
         self.drift_fraction = drift_fraction
+        self.compensate = compensate
+        self.max_shift = max_shift
         self.reset()
 
     def reset(self) -> None:
         """Forget the history: the next frames start in ``moving``."""
         self._prev: np.ndarray | None = None
         self._rest_ref: np.ndarray | None = None
+        self._ref_pts: np.ndarray | None = None
+        self._ref_cam: np.ndarray = IDENTITY
         self._state = SettleState.MOVING
         self._still_since: float | None = None
         self._rest_id = 0
         self._last: SettleUpdate | None = None
+        self._small: np.ndarray | None = None
+        self._moved: np.ndarray | None = None
+        self._peak = 0.0
 
     @property
     def state(self) -> SettleState:
@@ -125,6 +273,11 @@ class SettleDetector:
     def last(self) -> SettleUpdate | None:
         """The last update (None before the first frame)."""
         return self._last
+
+    @property
+    def last_small(self) -> np.ndarray | None:
+        """The small gray image of the last frame fed (``(h, width)`` uint8), or None."""
+        return self._small
 
     def small(self, image: np.ndarray) -> np.ndarray:
         """Downscale ``(H, W, 3)`` uint8 BGR (or ``(H, W)`` gray) to blurred ``(h, width)`` uint8 gray."""
@@ -141,6 +294,45 @@ class SettleDetector:
         diff = cv2.absdiff(a, b)
         return float(np.count_nonzero(diff > self.diff_threshold)) / diff.size
 
+    def _changed_warped(self, cur: np.ndarray, other: np.ndarray, m: np.ndarray,
+                        tolerant: bool = False) -> tuple[float, np.ndarray | None]:
+        """Changed fraction of ``cur`` against ``other`` warped by ``m`` (other → cur), gain-compensated,
+        over the part of ``cur`` that ``other`` covers (a border band of the shift + 2 px is left out),
+        and the ``(h, w)`` bool mask of the changed pixels (None when nothing overlaps). A pixel changed
+        when it differs by more than ``diff_threshold``; with ``tolerant`` (a shift from phase correlation,
+        rotation left out), when it lies that far outside the range of the warped 3×3 neighbourhood."""
+        h, w = cur.shape[:2]
+        warped = cv2.warpAffine(other, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        pad = int(np.ceil(abs(m[0, 2]) + abs(m[1, 2]) + abs(m[1, 0]) * max(w, h))) + 2
+        if 2 * pad >= min(h, w):
+            return 1.0, None
+        c, o = cur[pad:-pad, pad:-pad], warped[pad:-pad, pad:-pad]
+        mc, mo = float(c.mean()), float(o.mean())
+        if mo > 1.0 and abs(mc / mo - 1.0) > 0.005:  # exposure flicker: a global gain
+            o = cv2.convertScaleAbs(o, alpha=mc / mo)
+        thr = self.diff_threshold
+        if tolerant:
+            k = np.ones((3, 3), np.uint8)
+            inner = (cv2.subtract(c, cv2.dilate(o, k)) > thr) | (cv2.subtract(cv2.erode(o, k), c) > thr)
+        else:
+            inner = cv2.absdiff(c, o) > thr
+        mask = np.zeros((h, w), bool)
+        mask[pad:-pad, pad:-pad] = inner
+        return float(np.count_nonzero(inner)) / inner.size, mask
+
+    @property
+    def motion_mask(self) -> np.ndarray | None:
+        """``(h, width)`` bool: every small-image pixel that changed (after the camera's motion was taken
+        out) during the motion that led to the current rest — where a hand or the dice moved. None before
+        any motion. Kept until the table moves again after a completed rest."""
+        return self._moved
+
+    @property
+    def motion_peak(self) -> float:
+        """Largest :attr:`SettleUpdate.motion` of the motion that led to the current rest (0–1): a die
+        tipping over changes one or two dice areas, a hand or a throw far more."""
+        return self._peak
+
     def update(self, image: np.ndarray, t: float) -> SettleUpdate:
         """Feed one frame.
 
@@ -154,21 +346,49 @@ class SettleDetector:
         small = self.small(image)
         prev = self._prev
         self._prev = small
+        self._small = small
+        shift = 0.0
+        mask: np.ndarray | None = None
         if prev is None or prev.shape != small.shape:
             motion = 1.0
         else:
-            motion = self._changed(small, prev)
+            mask = cv2.absdiff(small, prev) > self.diff_threshold
+            motion = float(np.count_nonzero(mask)) / mask.size
+            if self.compensate and motion >= self.still_fraction:
+                found = _camera_motion(prev, small, None, max_shift=self.max_shift)
+                if found is not None:
+                    m = found[0]
+                    moved, moved_mask = self._changed_warped(small, prev, m, tolerant=not found[1])
+                    if moved < motion:
+                        motion, mask = moved, moved_mask
+                    shift = float(np.hypot(m[0, 2], m[1, 2]))
         drift = 0.0
         settled_now = False
         state = self._state
         ref = self._rest_ref
+        cam: np.ndarray | None = None
         if state is not SettleState.MOVING and ref is not None:
-            drift = self._changed(small, ref) if ref.shape == small.shape else 1.0
+            if ref.shape != small.shape:
+                drift = 1.0
+            else:
+                drift = self._changed(small, ref)
+                cam = IDENTITY
+                if self.compensate and drift > 0.5 * self.drift_fraction:
+                    found = _camera_motion(ref, small, self._ref_pts, max_shift=4 * self.max_shift)
+                    if found is not None:
+                        moved = self._changed_warped(small, ref, found[0], tolerant=not found[1])[0]
+                        if moved < drift:
+                            drift, cam = moved, found[0]
+                    elif self._ref_cam is not IDENTITY:
+                        drift = min(drift, self._changed_warped(small, ref, self._ref_cam, tolerant=True)[0])
+                        cam = self._ref_cam
+                self._ref_cam = cam
         if state is SettleState.SETTLED:
             if motion > self.motion_fraction or drift > self.drift_fraction:
                 state = SettleState.MOVING
                 self._still_since = None
                 self._rest_ref = None
+                cam = None
         elif (
             motion > self.motion_fraction
             or (state is SettleState.MOVING and motion >= self.still_fraction)
@@ -177,19 +397,30 @@ class SettleDetector:
             state = SettleState.MOVING
             self._still_since = None
             self._rest_ref = None
+            cam = None
         else:
             # Still frame (moving: below still_fraction; settling: not above motion_fraction, no drift).
             if self._still_since is None:
                 self._still_since = t
                 self._rest_ref = small
+                self._ref_pts = corners(small) if self.compensate else None
+                self._ref_cam = IDENTITY
+                cam = IDENTITY
                 state = SettleState.SETTLING
             if t - self._still_since >= self.still_s - 1e-6:  # tolerate float rounding of frame times
+                if state is not SettleState.SETTLED:
+                    settled_now = True
+                    self._rest_id += 1
                 state = SettleState.SETTLED
-                settled_now = True
-                self._rest_id += 1
             else:
                 state = SettleState.SETTLING
+        if state is SettleState.MOVING:
+            if self._state is SettleState.SETTLED:  # a new motion after a completed rest
+                self._moved, self._peak = None, 0.0
+            if mask is not None and motion <= 0.5:  # (a cut or a new size is no place of motion)
+                self._moved = mask if self._moved is None or self._moved.shape != mask.shape else self._moved | mask
+            self._peak = max(self._peak, motion)
         self._state = state
         still_for = 0.0 if self._still_since is None else max(0.0, t - self._still_since)
-        self._last = SettleUpdate(state, motion, drift, still_for, settled_now, self._rest_id)
+        self._last = SettleUpdate(state, motion, drift, still_for, settled_now, self._rest_id, cam, shift)
         return self._last

@@ -262,9 +262,14 @@ def test_live_pipeline_thread_callbacks_iterator_status_and_overlay():
     from_iter = list(it)
     assert pipe.wait(30)
     pipe.stop()
+    # Throws that rested 13+ frames before the end must be reported; one that rested in the last 13 frames
+    # may be (the still time counts from when the dice stopped moving visibly, a frame or two before the
+    # renderer's exact rest), but only after it rested.
     truths = [t for t in src.throws if t.first_rest_index is not None and t.first_rest_index + 13 < 30 * 6]
-    assert len(got) == len(truths) >= 3
-    assert [t.faces for t in got] == [t.faces for t in truths]
+    rested = [t for t in src.throws if t.first_rest_index is not None]
+    assert len(truths) >= 3 and len(truths) <= len(got) <= len(rested)
+    assert [t.faces for t in got] == [t.faces for t in rested[: len(got)]]
+    assert all(t.frame_index > r.first_rest_index for t, r in zip(got, rested))
     assert [t.frame_index for t in from_iter] == [t.frame_index for t in got]
     st = pipe.status()
     assert st["frames"] == 30 * 6 and st["throws"] == len(got) and st["expected_dice"] == 4

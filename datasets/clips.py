@@ -1,0 +1,597 @@
+"""Seeded test clips of throws on a real table: a shaking camera, spinning and tipping dice, hands.
+
+``kosti datasets clips --out DIR`` writes one short video per scenario (MJPG ``.avi``, 30 fps) and
+``DIR/clips.json``, the truth: for every clip the dice count to expect (``--dice`` of ``kosti watch``)
+and the throws it must give — faces, status, and ``rest_s``, the media time at which the last die
+stopped (the watcher must read the throw at or after it, within 0.5 s). Every clip is a pure function
+of ``(seed, clip name)``: same seed, same frames (MJPG encoding is deterministic for one OpenCV build).
+
+Scenarios (issue 13), drawn with the virtual table renderer (:func:`kosti.vision.render.render_table`)
+at 640×360 — 25 px dice, as a webcam 60–80 cm above a table at 720p shows them at half scale:
+
+* ``shake`` — a camera that never stops moving: 0.5–3 px a frame, rotating up to ±0.6°, exposure
+  flicker of ±3 %, and a 10 px drift of the camera while a hand passes over the settled dice;
+* ``shake_real`` — the same camera over photos of real throws (``byler-d6`` test photos, their labels
+  as truth) with a synthetic hand between them (needs ``../shared/datasets``);
+* ``spin`` — a die keeps turning on one corner at 60°/s for 1.6 s after the others stopped;
+* ``tip`` — a die tips onto another face 1.2 s after the throw settled and was read (one throw,
+  corrected);
+* ``palm`` — dice held still on an open palm over the tray for 1.5 s, then thrown;
+* ``hand_rest`` — a hand rests over the tray beside the settled dice, then leaves;
+* ``pickup`` — a hand picks up two dice and puts them back;
+* ``push`` — a die slowly pushed across the felt after the throw was read;
+* ``leave`` — one of five dice rolls out of the frame (4 dice read, the throw uncertain);
+* ``rethrow`` — three throws in quick succession, 0.7 s of rest between them;
+* ``end`` — the clip ends 0.3 s after the dice stopped (a rest shorter than the still time: read at
+  the end, flagged);
+* ``fixed`` — a fixed camera: two throws and a hand passing over settled dice (what already worked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from kosti.vision import render
+
+#: Frame rate and size of the virtual-table clips.
+FPS = 30.0
+SIZE = (640, 360)
+#: Default shared data folder (``../shared/datasets`` of the checkout).
+DEFAULT_REAL_ROOT = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+#: Real photos replayed in ``shake_real``: byler-d6 test photos of 2–5 dice whose labels were checked
+#: by eye (none of the label errors listed in tests/vision/test_pipeline.py).
+REAL_PHOTOS = ("IMG_20191208_112014", "IMG_20191208_112431", "IMG_20191209_095625")
+
+#: Skin tone of the rendered hands (BGR), inside the YCrCb skin range of :mod:`kosti.vision.hands`.
+SKIN = (118, 148, 205)
+
+
+@dataclass
+class Die:
+    """A die on the table: face up (1–6), centre in table pixels, in-plane angle in degrees."""
+
+    face: int
+    x: float
+    y: float
+    angle: float
+
+    def spec(self) -> tuple[int, float, float, float]:
+        return (self.face, self.x, self.y, self.angle)
+
+
+@dataclass
+class Hand:
+    """A hand seen from above: palm centre (table px), direction the fingers point (degrees, 0 = +x),
+    size (palm width in px); ``open`` spreads the fingers (a palm holding dice)."""
+
+    x: float
+    y: float
+    angle: float
+    size: float
+    open: bool = False
+
+
+@dataclass
+class Scene:
+    """What the camera sees at one instant (before the camera's own motion)."""
+
+    dice: list[Die]
+    blur: float = 0.0
+    hand: Hand | None = None
+    on_palm: list[Die] = field(default_factory=list)
+    photo: np.ndarray | None = None  # a real photo as the whole table
+
+
+@dataclass
+class Clip:
+    """A scripted clip: ``scene(t)`` for each frame, the camera model, the expected throws."""
+
+    name: str
+    duration_s: float
+    scene: Callable[[float], Scene]
+    expected: list[dict[str, Any]]
+    dice: int | None = 5
+    shake: float = 0.0  # px per frame, upper end (0 = fixed camera)
+    drift: list[tuple[float, float, float]] = field(default_factory=list)  # (t0, t1, px) camera drifts
+    size: tuple[int, int] = SIZE
+    background: str = "felt"
+    style: str = "white_black"
+    description: str = ""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Drawing
+# ---------------------------------------------------------------------------------------------------
+def draw_hand(img: np.ndarray, hand: Hand, seed: int = 0, shade: np.ndarray | None = None) -> None:
+    """Draw a skin-toned hand with its forearm reaching the frame edge onto ``img`` (in place).
+
+    ``shade``: ``(H, W)`` float32 unit-variance field for the skin's shading (default: made from ``seed``)."""
+    h, w = img.shape[:2]
+    s = hand.size
+    a = math.radians(hand.angle)
+    ux, uy = math.cos(a), math.sin(a)  # towards the fingers
+    vx, vy = -uy, ux
+    mask = np.zeros((h, w), np.uint8)
+    c = (int(hand.x), int(hand.y))
+    cv2.ellipse(mask, c, (int(0.55 * s), int(0.5 * s)), hand.angle, 0, 360, 255, -1, cv2.LINE_AA)
+    # Forearm: from the wrist backwards far past the frame edge.
+    wx, wy = hand.x - ux * 0.45 * s, hand.y - uy * 0.45 * s
+    ex, ey = hand.x - ux * 3 * max(w, h), hand.y - uy * 3 * max(w, h)
+    cv2.line(mask, (int(wx), int(wy)), (int(ex), int(ey)), 255, int(0.8 * s), cv2.LINE_AA)
+    spread = 0.16 if hand.open else 0.05
+    for k, off in enumerate((-0.33, -0.11, 0.11, 0.33)):
+        fa = a + spread * (k - 1.5)
+        bx, by = hand.x + ux * 0.4 * s + vx * off * s, hand.y + uy * 0.4 * s + vy * off * s
+        ln = (0.55, 0.65, 0.62, 0.5)[k] * s
+        cv2.line(mask, (int(bx), int(by)), (int(bx + math.cos(fa) * ln), int(by + math.sin(fa) * ln)), 255,
+                 max(2, int(0.17 * s)), cv2.LINE_AA)
+    tb = (hand.x + vx * 0.45 * s, hand.y + vy * 0.45 * s)
+    ta = a + (1.0 if hand.open else 0.6)
+    cv2.line(mask, (int(tb[0]), int(tb[1])), (int(tb[0] + math.cos(ta) * 0.5 * s), int(tb[1] + math.sin(ta) * 0.5 * s)),
+             255, max(2, int(0.2 * s)), cv2.LINE_AA)
+    m = (mask.astype(np.float32) / 255.0)[..., None]
+    if shade is None:
+        shade = render.smooth_noise(np.random.default_rng(seed), h, w, max(8.0, s / 3))
+    shade = shade[..., None] * 8.0
+    # A soft shadow first, then the skin.
+    sh = cv2.GaussianBlur(np.roll(np.roll(mask, 6, 0), 6, 1), (0, 0), 5).astype(np.float32)[..., None] / 255.0
+    out = img.astype(np.float32) * (1.0 - 0.35 * sh)
+    skin = np.array(SKIN, np.float32) + shade
+    out = out * (1.0 - m) + skin * m
+    img[:] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+class Renderer:
+    """Renders :class:`Scene` s of one clip on a fixed table top, caching still scenes."""
+
+    def __init__(self, clip: Clip, seed: int) -> None:
+        self.clip = clip
+        w, h = clip.size
+        self.bg = render.make_background(clip.background, w, h, seed)
+        self.seed = seed
+        self.die_px = 0.07 * h
+        self.shade = render.smooth_noise(np.random.default_rng(seed), h, w, 25.0)
+        self._cache: tuple[Any, np.ndarray] | None = None
+
+    def __call__(self, sc: Scene) -> np.ndarray:
+        hand = None if sc.hand is None else tuple(vars(sc.hand).values())
+        key = (tuple(d.spec() for d in sc.dice), sc.blur, hand, tuple(d.spec() for d in sc.on_palm), id(sc.photo))
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        w, h = self.clip.size
+        if sc.photo is not None:
+            img = sc.photo.copy()
+        else:
+            img, _ = render.render_table([d.spec() for d in sc.dice], self.bg, self.clip.style, sc.blur, size=(w, h),
+                                         die_px=self.die_px, seed=self.seed, blur_angle_deg=30.0)
+        if sc.hand is not None:
+            draw_hand(img, sc.hand, self.seed, self.shade)
+            if sc.on_palm:
+                img, _ = render.render_table([d.spec() for d in sc.on_palm], img, self.clip.style, 0.0, size=(w, h),
+                                             die_px=self.die_px * 1.08, seed=self.seed + 1)
+        self._cache = (key, img)
+        return img
+
+
+class Camera:
+    """The camera's own motion and exposure: a bounded random walk of shift and rotation, flicker."""
+
+    def __init__(self, clip: Clip, rng: np.random.Generator) -> None:
+        self.clip, self.rng = clip, rng
+        self.pos = np.zeros(2)
+        self.angle = 0.0
+        self.heading = rng.uniform(0, 2 * math.pi)
+
+    def step(self, t: float) -> tuple[np.ndarray, float]:
+        """Advance one frame; returns the ``(2, 3)`` warp for this frame and the exposure gain."""
+        c = self.clip
+        gain = 1.0
+        if c.shake > 0:
+            mag = self.rng.uniform(0.5, c.shake)
+            self.heading += self.rng.normal(0, 1.2)
+            step = mag * np.array([math.cos(self.heading), math.sin(self.heading)])
+            if np.linalg.norm(self.pos + step) > 6.0:  # stay within ±6 px of the mount: turn back
+                step = -step
+                self.heading += math.pi
+            self.pos = self.pos + step
+            self.angle = float(np.clip(self.angle + self.rng.normal(0, 0.08), -0.6, 0.6))
+            gain = 1.0 + 0.03 * math.sin(2 * math.pi * 7.3 * t + self.rng.uniform(-0.3, 0.3))
+        off = np.zeros(2)
+        for t0, t1, px in c.drift:
+            off[0] += px * min(1.0, max(0.0, (t - t0) / max(1e-6, t1 - t0)))
+        w, h = c.size
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), self.angle, 1.0)
+        m[:, 2] += self.pos + off
+        return m, gain
+
+
+def frames(clip: Clip, seed: int) -> Iterator[np.ndarray]:
+    """The clip's frames, ``(H, W, 3)`` uint8 BGR, in order (pure function of ``clip`` and ``seed``)."""
+    rng = np.random.default_rng([seed, 101])
+    ren = Renderer(clip, seed)
+    cam = Camera(clip, np.random.default_rng([seed, 202]))
+    w, h = clip.size
+    # Sensor noise (σ = 2 gray levels): a bank of 7 frames, cycled (cheap, and no two neighbours alike).
+    bank = [np.round(rng.normal(0, 2.0, (h, w, 3))).astype(np.int16) for _ in range(7)]
+    for k in range(int(round(clip.duration_s * FPS))):
+        t = k / FPS
+        img = ren(clip.scene(t))
+        m, gain = cam.step(t)
+        if clip.shake > 0 or clip.drift:
+            img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
+        if gain != 1.0:
+            img = cv2.convertScaleAbs(img, alpha=gain)
+        yield np.clip(img.astype(np.int16) + bank[k % len(bank)], 0, 255).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Motion helpers
+# ---------------------------------------------------------------------------------------------------
+def place(rng: np.random.Generator, n: int, size: tuple[int, int] = SIZE, faces: list[int] | None = None,
+          avoid: list[Die] | None = None) -> list[Die]:
+    """``n`` non-overlapping resting dice inside the tray (8 % margin), random faces unless given."""
+    w, h = size
+    side = 0.07 * h
+    out: list[Die] = []
+    others = list(avoid or [])
+    for i in range(n):
+        for _ in range(500):
+            x, y = rng.uniform(0.12 * w, 0.88 * w), rng.uniform(0.18 * h, 0.82 * h)
+            if all(math.hypot(x - d.x, y - d.y) > 2.2 * side for d in out + others):
+                break
+        face = int(faces[i]) if faces is not None else int(rng.integers(1, 7))
+        out.append(Die(face, float(x), float(y), float(rng.uniform(0, 90))))
+    return out
+
+
+def tumble(final: list[Die], t0: float, dur: float, rng: np.random.Generator, size: tuple[int, int] = SIZE,
+           stop: list[float] | None = None) -> Callable[[float], tuple[list[Die], float]]:
+    """Dice flying in from the right edge and tumbling to ``final``: ``f(t) -> (dice, motion blur px)``.
+
+    Each die stops at ``t0 + stop[i]`` (default ``dur`` for all); after that it lies still."""
+    w, h = size
+    starts = [(w * rng.uniform(1.02, 1.12), h * rng.uniform(0.25, 0.75), rng.uniform(0, 90)) for _ in final]
+    stops = stop or [dur] * len(final)
+    faces_seed = int(rng.integers(0, 2**31))
+
+    def at(t: float) -> tuple[list[Die], float]:
+        out, blur = [], 0.0
+        for i, (d, (sx, sy, sa)) in enumerate(zip(final, starts)):
+            p = (t - t0) / stops[i]
+            if p >= 1.0:
+                out.append(d)
+                continue
+            p = max(0.0, p)
+            e = 1.0 - (1.0 - p) ** 3
+            bounce = abs(math.sin(3 * math.pi * p)) * (1 - p) * 0.08 * h
+            r = np.random.default_rng([faces_seed, i, int(t * FPS)])
+            face = int(r.integers(1, 7)) if p < 0.85 else d.face
+            spin = (1 - e) * 540.0 * (1 if i % 2 else -1)
+            out.append(Die(face, sx + (d.x - sx) * e, sy + (d.y - sy) * e - bounce, d.angle + spin))
+            blur = max(blur, 3.0 * (1 - p) ** 2 * abs(sx - d.x) / max(1.0, FPS * stops[i]))
+        return out, min(40.0, blur)
+
+    return at
+
+
+def expect(dice: list[Die], rest_s: float, status: str = "ok", **extra: Any) -> dict[str, Any]:
+    """One expected throw: faces ascending, true rest time, status."""
+    return {"faces": sorted(d.face for d in dice), "rest_s": round(rest_s, 3), "status": status, **extra}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scenarios
+# ---------------------------------------------------------------------------------------------------
+def _shake(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 1])
+    a = place(rng, 5)
+    b = place(rng, 5)
+    ta = tumble(a, 0.2, 0.8, rng)
+    tb = tumble(b, 3.2, 0.8, rng)
+
+    def scene(t: float) -> Scene:
+        if t < 3.2:
+            dice, blur = ta(t)
+            hand = None
+            if 2.0 <= t < 2.8:  # a hand passes over the settled dice while the camera drifts 10 px
+                p = (t - 2.0) / 0.8
+                hand = Hand(SIZE[0] * (1.1 - 1.2 * p), SIZE[1] * 0.55, 180.0, 70.0)
+            return Scene(dice, blur, hand)
+        dice, blur = tb(t)
+        return Scene(dice, blur)
+
+    return Clip("shake", 4.6, scene, [expect(a, 1.0), expect(b, 4.0)], shake=3.0, drift=[(2.0, 2.8, 10.0)],
+                description="camera shaking 0.5-3 px/frame, rotating, exposure flicker; a hand passes while "
+                            "the camera drifts 10 px")
+
+
+def _spin(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 2])
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    spin_end = 2.6
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if 1.0 <= t:  # die 0 keeps turning on the spot at 60 deg/s until spin_end
+            d0 = a[0]
+            ang = d0.angle + 60.0 * (min(t, spin_end) - 1.0)
+            dice = [Die(d0.face, d0.x, d0.y, ang)] + dice[1:]
+        return Scene(dice, blur)
+
+    final = [Die(a[0].face, a[0].x, a[0].y, a[0].angle + 60.0 * (spin_end - 1.0))] + a[1:]
+    return Clip("spin", 3.6, scene, [expect(final, spin_end)], shake=1.0,
+                description="one die spins in place at 60 deg/s for 1.6 s after the others stopped")
+
+
+def _tip(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 3])
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    d0 = a[0]
+    new_face = {1: 2, 2: 3, 3: 5, 4: 5, 5: 4, 6: 2}[d0.face]  # a neighbour face, never the opposite one
+    side = 0.07 * SIZE[1]
+    tipped = Die(new_face, d0.x + 0.7 * side, d0.y + 0.2 * side, d0.angle + 12.0)
+    t_tip, dur = 2.2, 0.2
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if t >= t_tip:
+            p = min(1.0, (t - t_tip) / dur)
+            d = tipped if p >= 1.0 else Die(d0.face if p < 0.5 else new_face, d0.x + (tipped.x - d0.x) * p,
+                                             d0.y + (tipped.y - d0.y) * p, d0.angle + 40.0 * p)
+            dice = [d] + dice[1:]
+        return Scene(dice, blur)
+
+    return Clip("tip", 3.6, scene, [expect([tipped] + a[1:], t_tip + dur, corrects=True)], shake=1.0,
+                description="a die tips onto another face 1.2 s after the throw settled: one throw, corrected")
+
+
+def _palm(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 4])
+    w, h = SIZE
+    palm = Hand(0.45 * w, 0.5 * h, 200.0, 90.0, open=True)
+    held = [Die(int(rng.integers(1, 7)), palm.x + dx, palm.y + dy, float(rng.uniform(0, 90)))
+            for dx, dy in ((-22, -14), (6, 16), (20, -18))]
+    a = place(rng, 3)
+    t_in = tumble(a, 2.2, 0.8, rng)
+
+    def scene(t: float) -> Scene:
+        if t < 0.5:  # the hand comes in from the right with the dice on its palm
+            p = t / 0.5
+            dx = (1.0 - p) * 0.7 * w
+            hand = Hand(palm.x + dx, palm.y, palm.angle, palm.size, True)
+            return Scene([], 0.0, hand, [Die(d.face, d.x + dx, d.y, d.angle) for d in held])
+        if t < 2.2:  # held still over the tray
+            return Scene([], 0.0, palm, held)
+        dice, blur = t_in(t)
+        if t < 2.6:  # the hand withdraws while the dice tumble
+            p = (t - 2.2) / 0.4
+            return Scene(dice, blur, Hand(palm.x + p * 0.8 * w, palm.y, palm.angle, palm.size))
+        return Scene(dice, blur)
+
+    return Clip("palm", 4.0, scene, [expect(a, 3.0)], dice=3, shake=1.0,
+                description="three dice held still on an open palm over the tray for 1.7 s, then thrown")
+
+
+def _hand_rest(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 5])
+    w, h = SIZE
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    rest = Hand(0.62 * w, 0.5 * h, 180.0, 80.0)
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if 1.8 <= t < 2.2:
+            p = (t - 1.8) / 0.4
+            return Scene(dice, blur, Hand(rest.x + (1 - p) * 0.6 * w, rest.y, 180.0, rest.size))
+        if 2.2 <= t < 3.8:
+            return Scene(dice, blur, rest)
+        if 3.8 <= t < 4.2:
+            p = (t - 3.8) / 0.4
+            return Scene(dice, blur, Hand(rest.x + p * 0.6 * w, rest.y, 180.0, rest.size))
+        return Scene(dice, blur)
+
+    return Clip("hand_rest", 4.8, scene, [expect(a, 1.0)], shake=1.0,
+                description="a hand rests over the tray (partly over the dice) for 1.6 s after the throw")
+
+
+def _pickup(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 6])
+    w, h = SIZE
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    picked = sorted(range(5), key=lambda i: -a[i].x)[:2]  # the two right-most dice
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if t < 1.8:
+            return Scene(dice, blur)
+        gone = 2.2 <= t < 3.6
+        left = [d for i, d in enumerate(a) if not (gone and i in picked)]
+        target = a[picked[0]]
+        if 1.8 <= t < 2.6 or 3.2 <= t < 4.0:  # the hand reaches in, picks up / puts back, leaves
+            p = ((t - 1.8) if t < 2.6 else (t - 3.2)) / 0.8
+            x = target.x + abs(1 - 2 * p) * 0.6 * w
+            return Scene(left, 0.0, Hand(x, target.y, 180.0, 75.0))
+        return Scene(left, 0.0)
+
+    return Clip("pickup", 4.6, scene, [expect(a, 1.0)], shake=1.0,
+                description="a hand picks up two dice and puts them back where they lay")
+
+
+def _push(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 7])
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    d0 = a[0]
+    t0, t1, dist = 1.8, 2.8, 30.0
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if t >= t0:
+            p = min(1.0, (t - t0) / (t1 - t0))
+            dice = [Die(d0.face, d0.x + dist * p, d0.y, d0.angle)] + dice[1:]
+        return Scene(dice, blur)
+
+    return Clip("push", 3.6, scene, [expect(a, 1.0)], shake=1.0,
+                description="after the throw was read, a die slides 30 px over 1 s (same face): no new throw")
+
+
+def _leave(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 8])
+    w, h = SIZE
+    a = place(rng, 4)
+    gone = Die(int(rng.integers(1, 7)), -0.1 * w, 0.5 * h, 0.0)  # rolls out over the left edge
+    t_in = tumble(a + [gone], 0.2, 0.8, rng, stop=[0.8, 0.8, 0.8, 0.8, 0.7])
+    return Clip("leave", 2.2, lambda t: Scene(*t_in(t)), [expect(a, 1.0, status="uncertain")], shake=1.0,
+                description="one of five dice rolls out of the frame: four dice read, the throw uncertain")
+
+
+def _rethrow(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 9])
+    throws = [place(rng, 5) for _ in range(3)]
+    starts = [0.2, 1.7, 3.2]
+    tumbles = [tumble(d, s, 0.8, rng) for d, s in zip(throws, starts)]
+
+    def scene(t: float) -> Scene:
+        k = max(i for i, s in enumerate(starts) if t >= s or i == 0)
+        dice, blur = tumbles[k](t)
+        return Scene(dice, blur)
+
+    return Clip("rethrow", 4.6, scene, [expect(d, s + 0.8) for d, s in zip(throws, starts)], shake=1.0,
+                description="three throws in quick succession, 0.7 s of rest between them")
+
+
+def _end(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 10])
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    return Clip("end", 1.35, lambda t: Scene(*t_in(t)), [expect(a, 1.0, short_rest=True)], shake=1.0,
+                description="the clip ends 0.3 s after the dice stopped")
+
+
+def _fixed(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 11])
+    a, b = place(rng, 5), place(rng, 5)
+    ta, tb = tumble(a, 0.2, 0.8, rng), tumble(b, 2.9, 0.8, rng)
+
+    def scene(t: float) -> Scene:
+        if t < 2.9:
+            dice, blur = ta(t)
+            hand = Hand(SIZE[0] * (1.1 - 1.2 * (t - 1.8) / 0.7), SIZE[1] * 0.5, 180.0, 75.0) if 1.8 <= t < 2.5 else None
+            return Scene(dice, blur, hand)
+        return Scene(*tb(t))
+
+    return Clip("fixed", 4.2, scene, [expect(a, 1.0), expect(b, 3.7)],
+                description="a fixed camera: two throws, a hand passing over the settled dice")
+
+
+def _shake_real(seed: int, root: Path) -> Clip:
+    """byler-d6 test photos as the table, a hand sweep between them, the shaking camera."""
+    from kosti.vision.sources import transition_frame
+
+    folder = root / "byler-d6"
+    photos, truth = [], []
+    for stem in REAL_PHOTOS:
+        img = cv2.imread(str(folder / "images" / "test" / f"{stem}.jpg"))
+        if img is None:
+            raise FileNotFoundError(f"shared photo missing: {folder / 'images' / 'test' / stem}.jpg")
+        photos.append(img)
+        lines = (folder / "labels" / "test" / f"{stem}.txt").read_text().split("\n")
+        truth.append(sorted(int(ln.split()[0]) + 1 for ln in lines if ln.strip()))
+    hold, trans = 1.4, 0.5
+    blank = np.full_like(photos[0], 90)
+    cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def scene(t: float) -> Scene:
+        k, r = int(t // (hold + trans)), t % (hold + trans)
+        k = min(k, len(photos) - 1)
+        if r < trans:
+            key = (k, int(r * FPS))
+            if key not in cache:
+                cache[key] = transition_frame(photos[k - 1] if k else blank, photos[k], (r + 0.5 / FPS) / trans)
+            return Scene([], photo=cache[key])
+        return Scene([], photo=photos[k])
+
+    h, w = photos[0].shape[:2]
+    expected = [{"faces": f, "rest_s": round(k * (hold + trans) + trans, 3), "status": "ok"}
+                for k, f in enumerate(truth)]
+    return Clip("shake_real", len(photos) * (hold + trans), scene, expected, dice=None, shake=3.0, size=(w, h),
+                description="real photos of throws (byler-d6 test) under the shaking camera")
+
+
+#: Clip builders by name (virtual table); ``shake_real`` is added when the shared photos are there.
+SCENARIOS: dict[str, Callable[[int], Clip]] = {
+    "shake": _shake, "spin": _spin, "tip": _tip, "palm": _palm, "hand_rest": _hand_rest, "pickup": _pickup,
+    "push": _push, "leave": _leave, "rethrow": _rethrow, "end": _end, "fixed": _fixed,
+}
+
+
+def build(seed: int = 1, real_root: Path | None = DEFAULT_REAL_ROOT, names: list[str] | None = None) -> list[Clip]:
+    """The clips of the suite (``names`` restricts them). ``shake_real`` needs ``real_root/byler-d6``.
+
+    Raises:
+        ValueError: an unknown clip name.
+        FileNotFoundError: ``shake_real`` asked for by name and the shared photos are missing.
+    """
+    wanted = list(names) if names else [*SCENARIOS, "shake_real"]
+    unknown = [n for n in wanted if n not in SCENARIOS and n != "shake_real"]
+    if unknown:
+        raise ValueError(f"unknown clip {unknown[0]!r}; clips: {', '.join([*SCENARIOS, 'shake_real'])}")
+    out = []
+    for n in wanted:
+        if n == "shake_real":
+            if real_root is None or not (Path(real_root) / "byler-d6" / "images" / "test").is_dir():
+                if names:
+                    raise FileNotFoundError(f"shake_real needs {real_root}/byler-d6 (the shared photos)")
+                continue
+            out.append(_shake_real(seed, Path(real_root)))
+        else:
+            out.append(SCENARIOS[n](seed))
+    return out
+
+
+def write(out: Path | str, seed: int = 1, real_root: Path | None = DEFAULT_REAL_ROOT,
+          names: list[str] | None = None, overwrite: bool = False) -> dict[str, Any]:
+    """Write the clips as ``OUT/<name>.avi`` (MJPG, 30 fps) and the truth ``OUT/clips.json``.
+
+    ``clips.json``: ``{"seed", "fps", "clips": [{"name", "file", "frames", "size", "dice", "shake_px",
+    "description", "throws": [{"faces", "rest_s", "status", ...}]}]}``.
+
+    Raises:
+        FileExistsError: ``out`` holds files and ``overwrite`` is False.
+        OSError: the video cannot be written.
+    """
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out} is not empty (use --overwrite)")
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, Any] = {"seed": seed, "fps": FPS, "clips": []}
+    for clip in build(seed, real_root, names):
+        path = out / f"{clip.name}.avi"
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, clip.size)
+        if not writer.isOpened():
+            raise OSError(f"cannot write {path} (no MJPG encoder in this OpenCV build)")
+        n = 0
+        try:
+            for img in frames(clip, seed):
+                writer.write(img)
+                n += 1
+        finally:
+            writer.release()
+        manifest["clips"].append({
+            "name": clip.name, "file": path.name, "frames": n, "size": list(clip.size), "dice": clip.dice,
+            "shake_px": clip.shake, "description": clip.description, "throws": clip.expected,
+        })
+    (out / "clips.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
