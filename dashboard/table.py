@@ -1510,13 +1510,18 @@ class TableService:
             cell = rows[-1]["cells"].setdefault(t["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
             cell["score"] = t["score_after"]
             cell["outcome"] = t["outcome"]
-            if t["score_after"] is not None and t["score_before"] is not None:
-                cell["delta"] = t["score_after"] - t["score_before"]
+            if t["score_after"] is not None:
+                cell["delta"] = 0
         for a in self.store.actions(game_id):
-            victims = [c for c in _score_changes(a.state_before_json, a.state_after_json) if c["player"] != a.player]
-            if not victims or a.turn_no not in round_of:
+            changes = _score_changes(a.state_before_json, a.state_after_json)
+            if not changes or a.turn_no not in round_of:
                 continue
             row = rows[round_of[a.turn_no]]
+            own = row["cells"].get(a.player or "")
+            for c in changes:
+                if c["player"] == a.player and own is not None and own["delta"] is not None:
+                    own["delta"] += c["after"] - c["before"]
+            victims = [c for c in changes if c["player"] != a.player]
             for c in victims:
                 evs = [e for e in a.events if e.get("player") == c["player"] and e["kind"] != "turn"]
                 cell = row["cells"].setdefault(c["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
