@@ -3,11 +3,16 @@
 ``create_app(config) -> FastAPI`` builds the app around one :class:`kosti.dashboard.table.TableService`.
 Routes (OpenAPI at ``/docs``):
 
-* ``GET /`` — the single-page UI (``dashboard/static``, served locally, works offline);
+* ``GET /`` — the single-page UI (``dashboard/static``, served locally, works offline); ``GET /tv`` — the
+  same page as a spectator view (big scores only); ``/manifest.webmanifest`` and ``/sw.js`` make it an
+  installable web app;
 * ``GET /api/state`` — the table snapshot (game, scoreboard, turn, allowed actions, last/pending throw);
 * ``GET /api/presets`` — the rule presets; ``GET /api/games`` — stored games;
 * ``POST /api/games`` — new game ``{"players": [...], "preset": "classic", "overrides": {...}}``;
-* ``POST /api/games/{id}/bank|keep|fix|confirm|discard|undo|throw`` — controls;
+* ``POST /api/games`` asks before a running game is put aside (409 ``replace_needed``; send ``"replace": true``);
+  ``POST /api/games/{id}/resume`` puts a stored game back, ``/rematch`` starts the same players and rules again;
+* ``POST /api/games/{id}/bank|keep|fix|confirm|discard|undo|throw|enter|remove`` — controls (``enter``: a throw
+  typed in by hand, any source; ``remove``: take a die that was not thrown out of the pending throw);
 * ``GET /api/games/{id}/history`` — turns, throws, actions, corrections;
 * ``GET /api/throws/{id}/image.jpg`` — the settled frame (``?thumb=1`` for the thumbnail);
 * ``GET /video.mjpg`` — multipart MJPEG live view with overlays; ``GET /snapshot.jpg`` — one frame;
@@ -342,6 +347,20 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/tv", include_in_schema=False)
+    def spectator() -> FileResponse:
+        """The spectator view: the same page with big scores only (a TV, a phone leaning on the lamp)."""
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    def manifest() -> FileResponse:
+        return FileResponse(STATIC_DIR / "manifest.webmanifest", media_type="application/manifest+json")
+
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:
+        """The service worker lives at the root so that its scope is the whole dashboard (installable PWA)."""
+        return FileResponse(STATIC_DIR / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     @app.get("/api", include_in_schema=False, response_class=HTMLResponse)
     def api_reference() -> HTMLResponse:

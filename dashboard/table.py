@@ -55,7 +55,7 @@ def list_presets() -> list[dict[str, Any]]:
     from kosti.engine import list_presets as _list
 
     return [{"name": r.name, "dice": r.dice_count, "target": r.target, "description": r.description,
-             "parameters": r.to_dict()} for r in _list()]
+             "summary": rules_summary(r), "parameters": r.to_dict()} for r in _list()]
 
 
 def make_game(preset: str, overrides: dict[str, Any] | None, players: list[str]) -> GameState:
@@ -118,6 +118,10 @@ def view_state(state: GameState) -> dict[str, Any]:
         },
         "choose_keep": r.selection.set_aside == "at_least_one",
         "rules_summary": rules_summary(r),
+        # the limits the scoreboard counts against ("bolts 2 of 3", "on the barrel 1 of 3")
+        "rules_params": {"bolt_limit": r.bolts.limit if r.bolts.enabled else None,
+                         "barrel_attempts": r.barrel.attempts if r.barrel.kind != "none" else None,
+                         "fall_limit": r.barrel.max_falls if r.barrel.kind != "none" else None},
         "dice_count": r.dice_count,
         "log_tail": list(s["log"][-8:]),
     }
@@ -906,7 +910,13 @@ class TableService:
         kind = next((k for k in BANNER_KINDS if k in kinds), None)
         if kind is None:
             return None
-        return {"id": act.id, "kind": kind, "player": act.player,
+        lost = None
+        if kind in BUST_KINDS:
+            try:
+                lost = state_from_json(act.state_before_json).turn.points or None
+            except (BadInput, KeyError, ValueError, AttributeError):
+                lost = None
+        return {"id": act.id, "kind": kind, "player": act.player, "created_at": act.created_at, "lost": lost,
                 "events": [e for e in act.events if e["kind"] in BANNER_KINDS or e["kind"] in ("bank", "throw")],
                 "changes": _score_changes(act.state_before_json, act.state_after_json)}
 
