@@ -1500,7 +1500,7 @@ class TableService:
         Returns ``{"players": [names in seat order], "rows": [{"round": n, "cells": {name: cell}}]}`` where a
         cell is ``{"score": recorded score after the player's turn (None while it is being played), "delta":
         points this turn (negative for a penalty), "outcome": the turn's outcome (bank, bust, dump_truck …),
-        "notes": [{"kind", "delta", "text_en", "text_ru"}]}``; ``notes`` explain a change made during someone
+        "notes": [{"kind", "delta", "after", "by", "text_en", "text_ru"}]}``; ``notes`` explain a change made during someone
         else's turn (an overtaking fine, a fall or push off the barrel, a pit), so the victim's column says why
         the score moved. A round begins when the seat order wraps (rules.md §2: players throw in turn).
         """
@@ -1536,7 +1536,7 @@ class TableService:
                 evs = [e for e in a.events if e.get("player") == c["player"] and e["kind"] != "turn"]
                 cell = row["cells"].setdefault(c["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
                 cell["notes"].append({"kind": evs[0]["kind"] if evs else "penalty", "delta": c["after"] - c["before"],
-                                      "by": a.player,
+                                      "after": c["after"], "by": a.player,
                                       "text_en": "; ".join(e["text_en"] for e in evs) or f"{c['before']} → {c['after']}",
                                       "text_ru": "; ".join(e["text_ru"] for e in evs) or f"{c['before']} → {c['after']}"})
                 if cell["score"] is None and not any(r is row for r in rows[round_of[a.turn_no] + 1:]):

@@ -10,6 +10,7 @@ const T = {
     throw: "Throw (virtual table)", bank: "Stop / хватит", undo: "Undo", keep_choose: "Tap the scoring dice to set aside:",
     keep: "Keep selected", pending_title: "Check this throw", add_die: "+ missed die", confirm: "Confirm",
     discard: "Throw again", remove_die: "remove this die (not thrown)",
+    fix_title: "Fix a die of the last throw", die: "Die", value: "Value", fix: "Fix",
     scoreboard: "Scoreboard", player: "Player", score: "Score", events: "What happened",
     new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
@@ -27,9 +28,9 @@ const T = {
     entry_help: "Tap the faces of the dice thrown (or type them: 11535).", entry_ph: "e.g. 11535", enter: "Score this throw",
     backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", close: "Close",
     rematch: "Rematch: same players", resume: "Resume", standings: "Final standings", playing: "on the table",
-    status_active: "being played", status_finished: "finished", status_abandoned: "put aside", turns_n: "turns",
+    status_active: "being played", status_finished: "finished", status_abandoned: "put aside", turns_n: (n) => (n === 1 ? "turn" : "turns"),
     stop_now: "If you stop now", nothing_recorded: "nothing is recorded", points_short: "pts",
-    cam_ok: "camera ok", cam_down: "camera down", cam_none: "no camera", cam_virtual: "virtual table",
+    cam_ok: "camera", cam_down: "camera down", cam_none: "no camera", cam_virtual: "virtual table",
     pending_hint: "Check the throw below: set each die, remove dice that were not thrown, add missed ones, then Confirm.",
     count_wrong: (n, want) => `${n} dice here, ${want} thrown: remove or add dice.`,
     dice_word: (n) => (n === 1 ? "die" : "dice"), no_games: "No stored games yet.",
@@ -48,6 +49,7 @@ const T = {
     throw: "Бросить (виртуальный стол)", bank: "Хватит / stop", undo: "Отменить", keep_choose: "Нажмите на очковые кости, которые отложить:",
     keep: "Отложить выбранные", pending_title: "Проверьте бросок", add_die: "+ пропущенная кость", confirm: "Подтвердить",
     discard: "Перебросить", remove_die: "убрать эту кость (её не бросали)",
+    fix_title: "Исправить кость последнего броска", die: "Кость", value: "Значение", fix: "Исправить",
     scoreboard: "Счёт", player: "Игрок", score: "Очки", events: "Что было",
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
@@ -65,9 +67,9 @@ const T = {
     entry_help: "Нажмите грани брошенных костей (или наберите их: 11535).", entry_ph: "напр. 11535", enter: "Записать бросок",
     backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", close: "Закрыть",
     rematch: "Реванш: те же игроки", resume: "Продолжить", standings: "Итоги игры", playing: "на столе",
-    status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена", turns_n: "ходов",
+    status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена", turns_n: (n) => (n % 10 === 1 && n % 100 !== 11 ? "ход" : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? "хода" : "ходов"),
     stop_now: "Если сказать «хватит» сейчас", nothing_recorded: "ничего не запишется", points_short: "оч.",
-    cam_ok: "камера в порядке", cam_down: "камера не работает", cam_none: "без камеры", cam_virtual: "виртуальный стол",
+    cam_ok: "камера", cam_down: "камера не работает", cam_none: "без камеры", cam_virtual: "виртуальный стол",
     pending_hint: "Проверьте бросок ниже: укажите каждую кость, уберите лишние, добавьте пропущенные, затем «Подтвердить».",
     count_wrong: (n, want) => `Здесь ${n} ${diceRu(n)}, а бросали ${want}: уберите или добавьте кости.`,
     dice_word: (n) => diceRu(n), no_games: "Сохранённых игр пока нет.",
@@ -283,7 +285,8 @@ function render(s) {
     } else {
       $("hint").textContent = pick(st.allowed.hint);
       const whyNot = pick(st.allowed.why_not_bank) || "";
-      $("why-not-bank").textContent = st.allowed.bank || st.over || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
+      // before the first throw "nothing to record yet" is obvious: the reason shows once there is something to lose
+      $("why-not-bank").textContent = st.allowed.bank || st.over || !st.turn.throws || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
     }
     renderPreview(s);
   }
@@ -294,6 +297,7 @@ function render(s) {
   $("throw-faces").hidden = !virtual;
   $("btn-throw").disabled = !live || !!s.pending;
   $("btn-bank").disabled = !live || !st.allowed.bank || !!s.pending;
+  $("btn-bank").hidden = !live;
   $("btn-undo").disabled = !s.game;
   $("entry-panel").hidden = !live;
   $("btn-enter").disabled = !live;
@@ -380,6 +384,10 @@ function renderLastThrow(s) {
   b.textContent = label;
   b.className = "badge " + cls;
   $("throw-who").textContent = lt.player ? `(${lt.player})` : "";
+  const idx = $("fix-index").value;
+  $("fix-index").innerHTML = lt.faces.map((f, i) => `<option value="${i}">${i + 1} (${f || "?"})</option>`).join("");
+  if (idx !== "" && Number(idx) < lt.faces.length) $("fix-index").value = idx;
+  $("fix-panel").hidden = !(st && !st.over) || !["applied", "corrected"].includes(lt.resolution);
   // warnings of a throw scored in this turn (e.g. a die found only on a second look); older ones are gone
   const current = st && lt.turn_no === s.turn_no && lt.resolution !== "pending";
   $("throw-notes").textContent = current ? groupReasons(lt.reasons).join("; ") : "";
@@ -413,9 +421,12 @@ function renderPending(s) {
   if (!s.pending) { pd.hidden = true; return; }
   pd.hidden = false;
   const p = s.pending;
-  $("pending-reasons").textContent = groupReasons(p.reasons).join("; ");
   const want = s.state ? (s.state.allowed.dice_options || [s.state.turn.dice_to_throw]) : [];
-  $("pending-count").textContent = want.length && !want.includes(p.faces.length) ? t("count_wrong")(p.faces.length, want.join(" / ")) : "";
+  const wrongCount = want.length && !want.includes(p.faces.length);
+  $("pending-count").textContent = wrongCount ? t("count_wrong")(p.faces.length, want.join(" / ")) : "";
+  // the count is said once, in the line above, with what to do about it
+  const reasons = groupReasons(p.reasons).filter((r) => !/(expected|ожидалось|saw \d+ dice|видно костей)/.test(r));
+  $("pending-reasons").textContent = reasons.join("; ");
   const img = $("pending-img");
   if (p.image_url) { img.src = p.image_url + "?thumb=1"; img.dataset.full = p.image_url; img.hidden = false; } else img.hidden = true;
   const pdd = $("pending-dice");
@@ -517,7 +528,7 @@ function renderSheet(sheet) {
     const score = c.score !== null && c.score !== undefined ? c.score : (c.after_note ?? "");
     const cls = c.outcome === "bust" ? "bust" : c.delta < 0 ? "neg" : "";
     const delta = c.delta ? `<span class="delta">${c.delta > 0 ? "+" : ""}${c.delta}</span>` : (c.outcome && c.outcome !== "bank" ? `<span class="delta">${esc(OUTCOMES[lang][c.outcome] || c.outcome)}</span>` : "");
-    const notes = (c.notes || []).map((n) => `<div class="note" title="${esc(lang === "ru" ? n.text_ru : n.text_en)}">${n.delta} ${esc(((T[lang].banner || {})[n.kind] || n.kind).split(" / ")[0])}</div>`).join("");
+    const notes = (c.notes || []).map((n) => `<div class="note" title="${esc(lang === "ru" ? n.text_ru : n.text_en)}">${n.delta} ${esc(((T[lang].banner || {})[n.kind] || n.kind).split(" / ")[0])} → ${n.after}</div>`).join("");
     return `<td class="num ${cls}"><b>${score}</b>${delta}${notes}</td>`;
   }).join("")}</tr>`).join("");
   el.innerHTML = head + `<tbody>${body}</tbody>`;
@@ -541,7 +552,7 @@ function renderGames() {
       ? `<button type="button" data-act="rematch" data-id="${g.id}">${t("rematch")}</button>`
       : g.current ? "" : `<button type="button" class="primary" data-act="resume" data-id="${g.id}">${t("resume")}</button>`;
     const win = g.winner ? ` · 🏆 ${esc(g.winner)}` : "";
-    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(g.rules.preset || "")} · ${status}${win} · ${g.turns} ${t("turns_n")} · ${when}</div></div>${btn}</div>`;
+    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(g.rules.preset || "")} · ${status}${win} · ${g.turns} ${t("turns_n")(g.turns)} · ${when}</div></div>${btn}</div>`;
   }).join("");
   el.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", async () => {
     const r = await withReplace("POST", `/api/games/${b.dataset.id}/${b.dataset.act}`, {});
@@ -639,10 +650,11 @@ function connect() {
     const msg = JSON.parse(m.data);
     if (msg.type === "state") {
       const prev = snap ? `${snap.game && snap.game.id}/${snap.turn_no}/${snap.version}` : "";
+      const prevTurn = snap ? snap.turn_no : null;
       const gameChanged = !snap || !snap.game || !msg.game || snap.game.id !== msg.game.id;
       render(msg);
       if (prev !== `${msg.game && msg.game.id}/${msg.turn_no}/${msg.version}`) loadHistory();
-      if (gameChanged) loadGames();
+      if (gameChanged || !snap || prevTurn !== msg.turn_no || (msg.state && msg.state.over)) loadGames();
     } else if (msg.type === "source") renderSource(msg.source);
     else if (msg.type === "error") showMessage(errorText(msg, msg.status));
   };
@@ -697,6 +709,7 @@ function init() {
   $("pending-img").addEventListener("click", () => zoom($("pending-img").dataset.full || $("pending-img").src, ""));
   $("banner").addEventListener("click", () => { $("banner").hidden = true; });
   $("btn-history").addEventListener("click", loadHistory);
+  $("btn-fix").addEventListener("click", () => control("fix", { die_index: Number($("fix-index").value), value: Number($("fix-value").value) }));
   $("new-game-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const players = $("ng-players").value.split(",").map((x) => x.trim()).filter(Boolean);

@@ -143,7 +143,7 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         # Russian UI keeps the rule terms side by side.
         d.find_element(By.ID, "lang-toggle").click()
         assert d.find_element(By.ID, "btn-bank").text == "Хватит / stop"
-        assert "открыт" in d.find_element(By.ID, "player-0").text
+        assert "не открыт" in d.find_element(By.ID, "player-1").text  # Boris has not opened yet
         # History shows the turn with a thumbnail of the settled frame.
         d.find_element(By.ID, "btn-history").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
