@@ -2,7 +2,7 @@
 
 The shipped thresholds (:data:`kosti.models.DEFAULT_CONF`, ``DEFAULT_VALUE_CONF``, ``DEFAULT_VERIFY_CONF``,
 ``DEFAULT_VERIFY_PROB``) and the temperature in
-``models/reader.json`` come from this script, run on rune55-dedup val — never on the sets the model card
+``models/reader.json`` come from this script, run on rune55-dedup val + epanemu-dice val (pooled) — never on the sets the model card
 reports as tests (byler-d6 test, skovy-webcam), which are only *measured* at the chosen point.
 
 Procedure (all numbers are ``kosti eval`` definitions, through :func:`kosti.vision.evaluate.evaluate_predictions`):
@@ -31,13 +31,18 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
-SELECT = ("rune55-dedup", "val")
+#: The selection splits, pooled image by image (v1.0: rune55 val and epanemu val; v0.3 used rune55 val alone).
+SELECT = (("rune55-dedup", "val"), ("epanemu-dice", "val"))
 MEASURE = (("byler-d6", "test"), ("skovy-webcam", "test"))
 CONFS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 VALUE_CONFS = (0.3, 0.4, 0.5, 0.6, 0.7)
 #: Second-look settings ``(verify_conf, verify_prob)``; ``None`` = off.
 VERIFY = (None, (0.05, 0.9), (0.05, 0.95), (0.05, 0.98), (0.1, 0.9), (0.1, 0.95), (0.1, 0.98), (0.15, 0.9),
           (0.15, 0.95))
+
+
+def _names(sets) -> str:
+    return " + ".join(f"{name} {split}" for name, split in sets)
 
 
 def collect(reader, name: str, split: str) -> list[dict]:
@@ -63,7 +68,8 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     dice read as another face) and ``uncertain`` (share of matched dice reported uncertain).
 
     ``verify``: ``(verify_conf, verify_prob)`` of the reader's second look at weak boxes, or ``None`` for
-    off; boxes are kept by the reader's own rule (:meth:`kosti.vision.reader.DiceReader.dice_mask`).
+    off; boxes are kept by the reader's own rules (:meth:`kosti.vision.reader.DiceReader.dice_mask`, then
+    :meth:`~kosti.vision.reader.DiceReader.one_box_per_die`).
     """
     from kosti.vision.detections import Detections
     from kosti.vision.evaluate import evaluate_predictions
@@ -73,7 +79,7 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     truths, preds = [], []
     for r in recs:
         probs = reader.calibrate(r["probs"])
-        keep = reader.dice_mask(r["sc"], probs)
+        keep = reader.one_box_per_die(r["xyxy"], reader.dice_mask(r["sc"], probs))
         vals, vconf = reader.decide(probs[keep], reader.class_values)
         preds.append(Detections(r["xyxy"][keep], r["sc"][keep], vals, vconf))
         truths.append((r["image"], r["tx"], r["tv"]))
@@ -99,7 +105,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the choice and all scores here")
     a = ap.parse_args()
     reader = DiceReader(a.det, a.cls, temperature=1.0)  # max_verify: the reader's default
-    sel = collect(reader, *SELECT)
+    sel = [r for name, split in SELECT for r in collect(reader, name, split)]
     probs, target = [], []
     for r in sel:  # matched dice at the loosest grid conf, for the temperature fit
         keep = r["sc"] > min(CONFS)
@@ -107,7 +113,7 @@ def main() -> int:
             probs.append(r["probs"][keep][j])
             target.append(int(np.where(reader.class_values == r["tv"][k])[0][0]))
     reader.temperature = fit_temperature(np.asarray(probs), np.asarray(target))
-    print(f"temperature {reader.temperature:.3f} on {len(target)} matched dice of {'/'.join(SELECT)}")
+    print(f"temperature {reader.temperature:.3f} on {len(target)} matched dice of {_names(SELECT)}")
     grid = {}
     for c in CONFS:
         for v in VALUE_CONFS:
@@ -126,7 +132,7 @@ def main() -> int:
         a.json.write_text(json.dumps({
             "temperature": round(reader.temperature, 4), "conf": best[0], "value_conf": best[1],
             "verify_conf": best[2][0] if best[2] else best[0], "verify_prob": best[2][1] if best[2] else 1.0,
-            "iou": reader.detector.iou, "selection": "/".join(SELECT), "selection_scores": grid[best],
+            "iou": reader.detector.iou, "selection": _names(SELECT), "selection_scores": grid[best],
             "measured": measured,
             "grid": [{"conf": c, "value_conf": v, "verify": vf, **s} for (c, v, vf), s in grid.items()]},
             indent=1) + "\n")

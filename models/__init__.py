@@ -44,3 +44,7 @@ DEFAULT_VALUE_CONF = 0.4
 #: DEFAULT_CONF`` would turn it off.
 DEFAULT_VERIFY_CONF = 0.05
 DEFAULT_VERIFY_PROB = 0.98
+#: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
+#: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.
+#: Measured with v0.3 on the validation splits, see ``models/README.md``.
+DEFAULT_NESTED_FRAC = 0.7

@@ -108,6 +108,48 @@ def det_data_v4() -> Path:
     return _det_yaml("det_v4_data", kept + extra)
 
 
+def det_data_v5() -> Path:
+    """Write ``runs/v02/det_v5_data/data.yaml``: real photos of three sets and fresh synthetic scenes.
+
+    epanemu-dice train (872 images: coloured and translucent dice, a Catan board with number tokens, felt,
+    oblique views), byler-d6 train twice, a seeded half of rune55-dedup train (752 of 1,503: the set is
+    large and already well learnt by v0.3), and 600 new synthetic scenes, half seen from the side
+    (``--oblique 0.5 --seed 5``). Validation: epanemu val (the set v0.3 read worst; selection only).
+    epanemu's three augmented copies of a source photo all stay in train, and its val shares no source
+    photo with train (its SOURCE.md), so no grouping is needed here.
+    """
+    rune = _images(SHARED / "rune55-dedup/images/train")
+    random.Random(5).shuffle(rune)
+    real = (_images(SHARED / "epanemu-dice/images/train") + _images(SHARED / "byler-d6/images/train") * 2
+            + sorted(rune[: len(rune) // 2]))
+    extra = _synth_images(REPO / "work" / "synth" / "det_v5", "--n", "600", "--classes", "die", "--oblique", "0.5",
+                          "--seed", "5")
+    return _det_yaml("det_v5_data", real + extra, val=SHARED / "epanemu-dice/images/val")
+
+
+def cls_data_v5() -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v5_data/{train,val}/{1..6,x}``; returns its root.
+
+    Real crops only (``prepare_classification``): epanemu-dice train 3 per die (coloured, translucent and
+    oblique dice v0.3 misread), byler-d6 train 2 per die, rune55-dedup train 2 per die; val 1 per die of
+    epanemu val and rune55 val.
+    """
+    from kosti.datasets.prepare import prepare_classification
+
+    root = RUNS / "cls_v5_data"
+    if (root / "train").is_dir():
+        return root
+    tmp = RUNS / "cls_v5_data.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=3, seed=20)
+    prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                           per_die=2, seed=21)
+    prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
+                           per_die=1, seed=22)
+    tmp.rename(root)
+    return root
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -115,14 +157,14 @@ def _synth_images(out: Path, *args: str) -> list[str]:
     return _images(out / "images" / "train") + _images(out / "images" / "val")
 
 
-def _det_yaml(name: str, images: list[str]) -> Path:
+def _det_yaml(name: str, images: list[str], val: Path = SHARED / "rune55-dedup/images/val") -> Path:
     """Write ``runs/v02/<name>/train.txt`` (``images``, one per line) and its ``data.yaml`` (one class
-    ``die``, validation on rune55 val); returns the YAML path."""
+    ``die``, validation on ``val``, rune55 val by default); returns the YAML path."""
     root = RUNS / name
     root.mkdir(parents=True, exist_ok=True)
     (root / "train.txt").write_text("\n".join(images) + "\n")
     yaml = root / "data.yaml"
-    yaml.write_text(f"train: {root / 'train.txt'}\nval: {SHARED / 'rune55-dedup/images/val'}\nnames:\n  0: die\n")
+    yaml.write_text(f"train: {root / 'train.txt'}\nval: {val}\nnames:\n  0: die\n")
     return yaml
 
 
@@ -217,7 +259,8 @@ def _finished(ckpt: Path) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "export"])
+    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "cls_v5",
+                                     "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     args = ap.parse_args()
@@ -248,6 +291,15 @@ def main() -> int:
         aug = dict(data=str(det_data_v4()), **DET_AUG)
         _train("det_v4", RUNS / "det_v3_e3.pt", imgsz=640, epochs=3, close_mosaic=1, seed=11, lr0=0.0003,
                save_period=1, **aug)
+    elif args.stage == "det_v5":
+        # candidate v1.0 detector: the shipped v0.3 detector, 4 epochs of a cosine schedule at 640 px on
+        # det_data_v5 (epanemu train in the mix; mosaic off in the last), every epoch saved for selection.
+        aug = dict(data=str(det_data_v5()), **DET_AUG)
+        _train("det_v5", args.base_det, imgsz=640, epochs=4, close_mosaic=1, seed=13, lr0=0.0005,
+               save_period=1, **aug)
+    elif args.stage == "cls_v5":
+        # candidate v1.0 classifier: the shipped v0.3 classifier, 8 epochs on real crops incl. epanemu train
+        _train("cls_v5", args.base_cls, data=str(cls_data_v5()), epochs=8, seed=14, lr0=0.0004, **CLS_AUG)
     elif args.stage == "cls_p5c":
         # candidate: one more 10-epoch cosine cycle of the v0.3 classifier on the same crops (seed 12)
         _train("cls_p5c", RUNS / "cls_p5b" / "weights" / "last.pt", data=str(cls_data(pxl_extra=9)), epochs=10,

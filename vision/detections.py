@@ -181,3 +181,36 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_b = np.clip(b[:, 2:] - b[:, :2], 0, None).prod(-1)
     union = area_a[:, None] + area_b[None, :] - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
+def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float) -> np.ndarray:
+    """``(K,)`` bool: kept boxes that lie mostly inside an earlier (stronger) kept box.
+
+    A die is found once. In oblique views the detector also boxes a die's top or side face inside the box
+    of the whole die, and NMS keeps both because their IoU is small (a face is a third to a half of the
+    die's box). Two real dice cannot lie inside one another, so a box whose area is covered ``≥ frac`` by
+    a stronger kept box is the same die again.
+
+    Args:
+        xyxy: ``(K, 4)`` boxes ``[x1, y1, x2, y2]`` in frame pixels, strongest first (detector order).
+        keep: ``(K,)`` bool, the boxes that are dice so far; only these suppress and are suppressed.
+        frac: share of a box's own area, 0–1, that a stronger box must cover (1 turns the rule off).
+
+    Returns:
+        ``(K,)`` bool mask of the boxes to drop (a subset of ``keep``).
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    keep = np.asarray(keep, bool)
+    drop = np.zeros(len(xyxy), bool)
+    if frac >= 1.0 or keep.sum() < 2:
+        return drop
+    lt = np.maximum(xyxy[:, None, :2], xyxy[None, :, :2])
+    rb = np.minimum(xyxy[:, None, 2:], xyxy[None, :, 2:])
+    inter = np.clip(rb - lt, 0, None).prod(-1)
+    area = np.clip(xyxy[:, 2:] - xyxy[:, :2], 0, None).prod(-1)
+    cover = np.divide(inter, area[:, None], out=np.zeros_like(inter), where=area[:, None] > 0)  # [i, j]: of i
+    for i in np.flatnonzero(keep):
+        stronger = np.flatnonzero(keep[:i] & ~drop[:i])
+        if len(stronger) and cover[i, stronger].max() >= frac:
+            drop[i] = True
+    return drop

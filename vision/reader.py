@@ -41,6 +41,7 @@ import numpy as np
 from kosti.models import (
     CLASSIFIER_ONNX,
     DEFAULT_CONF,
+    DEFAULT_NESTED_FRAC,
     DEFAULT_IOU,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
@@ -48,7 +49,7 @@ from kosti.models import (
     DETECTOR_ONNX,
 )
 from kosti.vision.crops import CROP_SIZE, square_crop
-from kosti.vision.detections import UNKNOWN_VALUE, Detections
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger
 from kosti.vision.onnx_backend import ModelLoadError
 
 #: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
@@ -154,6 +155,9 @@ class DiceReader:
         verify_prob: calibrated face probability that confirms a weak box (0–1).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
+        nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
+            same die again — a face or side face boxed inside the whole die — and is dropped
+            (:func:`kosti.vision.detections.nested_in_stronger`; 1 turns it off).
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -175,6 +179,7 @@ class DiceReader:
         verify_conf: float = DEFAULT_VERIFY_CONF,
         verify_prob: float = DEFAULT_VERIFY_PROB,
         max_verify: int = 32,
+        nested_frac: float = DEFAULT_NESTED_FRAC,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
@@ -187,6 +192,9 @@ class DiceReader:
         self.conf, self.value_conf = float(conf), float(value_conf)
         self.tta = bool(tta)
         self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
+        if not 0.0 < nested_frac <= 1.0:
+            raise ValueError(f"nested_frac must be in (0, 1], got {nested_frac}")
+        self.nested_frac = float(nested_frac)
         self.det_path = det
         self.detector = _make_detector(det, backend, threads, iou, max_det)
         det_values = face_values(self.detector.names)
@@ -303,6 +311,10 @@ class DiceReader:
             keep |= self.second_look(scores) & (best_face_prob(probs, self._cls_values) >= self.verify_prob)
         return keep
 
+    def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box (``nested_frac``)."""
+        return keep & ~nested_in_stronger(xyxy, keep, self.nested_frac)
+
     def read(self, image: np.ndarray) -> Detections:
         """Find and read every die in one frame.
 
@@ -350,10 +362,10 @@ class DiceReader:
         t1 = time.perf_counter()
         if self.classifier is not None:
             probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
-            keep = self.dice_mask(scores, probs)
+            keep = self.one_box_per_die(xyxy, self.dice_mask(scores, probs))
             values, vconf = self.decide(probs, self._cls_values)
         else:
-            keep = np.ones(len(scores), bool)
+            keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool))
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
             low = (values == 0) | (vconf < self.value_conf)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from reader_models import untrained_models
 
-from kosti.vision.detections import Detections, box_iou
+from kosti.vision.detections import Detections, box_iou, nested_in_stronger
 from kosti.vision.onnx_backend import decode_detections, nms
 from kosti.vision.reader import DiceReader, face_values
 from kosti.vision.testing import synthetic_frame
@@ -151,6 +151,37 @@ def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatc
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0] and seen == {"conf": 0.25, "crops": 1}
     with pytest.raises(ValueError, match="verification"):
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_prob=1.5)
+
+
+def test_nested_in_stronger_drops_a_face_boxed_inside_its_die():
+    boxes = np.array([[0, 0, 100, 100],    # the whole die (strongest)
+                      [10, 5, 90, 60],     # its top face, all inside: the same die again
+                      [95, 0, 195, 100],   # a neighbouring die touching it: kept
+                      [150, 40, 260, 140],  # overlaps the neighbour by 40 % of its own area: kept
+                      [60, 60, 160, 160]], np.float32)  # a heap: a quarter inside the first die: kept
+    keep = np.ones(5, bool)
+    assert nested_in_stronger(boxes, keep, 0.7).tolist() == [False, True, False, False, False]
+    # Only kept boxes suppress: with the whole die not kept, its face stands.
+    assert nested_in_stronger(boxes, np.array([False, True, True, True, True]), 0.7).tolist() == [False] * 5
+    # A weaker outer box never removes a stronger inner one (order is strength).
+    assert nested_in_stronger(boxes[[1, 0]], np.ones(2, bool), 0.7).tolist() == [False, False]
+    assert not nested_in_stronger(boxes, keep, 1.0).any()
+
+
+def test_reader_reports_a_die_once_when_its_face_is_boxed_too(monkeypatch):
+    m = untrained_models()
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, value_conf=0.5, temperature=1.0, tta=False,
+                   verify_conf=0.25)
+    boxes = [[10, 10, 60, 60], [15, 12, 55, 40], [100, 10, 150, 60]]
+    probs = [[0, 0, 0, 0, 0.9, 0, 0.1], [0, 0, 0, 0, 0.9, 0, 0.1], [0.9, 0, 0, 0, 0, 0, 0.1]]
+    _scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
+    dice, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
+    assert dice.value.tolist() == [5, 1] and len(candidates) == 1
+    r.nested_frac = 1.0
+    _scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
+    assert r.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [5, 5, 1]
+    with pytest.raises(ValueError, match="nested_frac"):
+        DiceReader(m["det_onnx"], m["cls_onnx"], nested_frac=0.0)
 
 
 def test_temperature_from_reader_json(tmp_path):
