@@ -128,13 +128,13 @@ function bilingual(s) {
   return lang === "ru" ? text.slice(i + 3) : text.slice(0, i);
 }
 
-// Reasons per die ("die 2 …", "die 4 …") said once: "dice 2, 4: …"
+// Reasons per die ("die 2 is unreadable …", "die 4 is unreadable …") said once: "unreadable … — dice 2, 4".
 function groupReasons(reasons) {
   const groups = new Map();
   const order = [];
   (reasons || []).map(bilingual).forEach((r) => {
     const m = r.match(/^(die|кость) (\d+) (.*)$/);
-    const key = m ? m[3].replace(/\s*\(\d+(\.\d+)?\)/, "") : r;
+    const key = m ? m[3].replace(/^is /, "").replace(/\s*\(\d+(\.\d+)?\)/, "") : r;
     if (!groups.has(key)) { groups.set(key, []); order.push(key); }
     if (m) groups.get(key).push(m[2]);
   });
@@ -142,7 +142,7 @@ function groupReasons(reasons) {
     const dice = [...new Set(groups.get(k))];
     if (!dice.length) return k;
     const word = lang === "ru" ? (dice.length > 1 ? "кости" : "кость") : (dice.length > 1 ? "dice" : "die");
-    return `${word} ${dice.join(", ")}: ${k}`;
+    return `${k} — ${word} ${dice.join(", ")}`;
   });
 }
 

@@ -275,3 +275,23 @@ def test_score_sheet_has_a_row_per_round_and_explains_overtaking(client, throw, 
     boris = sheet["rows"][0]["cells"]["Boris"]
     assert boris["notes"] and boris["notes"][0]["kind"] == "overtaken" and boris["notes"][0]["delta"] == -50
     assert boris["notes"][0]["by"] == "Ann" and CYRILLIC.search(boris["notes"][0]["text_ru"])
+
+
+def test_start_up_says_what_it_did_with_the_stored_game(tmp_path, caplog):
+    """'resumed game 1' must not be logged when a new game then replaces it (issue 18 #13)."""
+    import logging
+
+    db = tmp_path / "k.db"
+    a = create_app(DashboardConfig(db_path=db, players=["Ann", "Boris"], start_capture=False))
+    a.state.store.close()
+    with caplog.at_level(logging.INFO, logger="kosti.dashboard.app"):
+        b = create_app(DashboardConfig(db_path=db, players=["Vera", "Gleb"], start_capture=False))
+    text = caplog.text
+    assert "resumed game 1" not in text
+    assert "started game 2; game 1 was put aside (resume it from the list of games)" in text
+    b.state.store.close()
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kosti.dashboard.app"):
+        c = create_app(DashboardConfig(db_path=db, players=["Vera", "Gleb"], start_capture=False))
+    assert "resumed game 2 (Vera, Gleb)" in caplog.text
+    c.state.store.close()
