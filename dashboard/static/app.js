@@ -466,7 +466,8 @@ function renderBanner(s) {
   const title = (t("banner") || {})[b.kind] || b.kind;
   const lines = (b.events || []).filter((e) => e.kind !== "throw" || b.kind === "bust").map((e) => esc(evText(e)));
   (b.changes || []).forEach((c) => lines.push(`<b>${esc(c.player)}: ${c.before} → ${c.after}</b>`));
-  if (b.lost) lines.push(`<b>${esc(b.player || "")}: ${t("turn_lost")(b.lost)}</b>`);
+  // a bust's lost turn points are already in the engine's sentence ("the turn's 10 are lost")
+  if (b.lost && !lines.some((l) => l.includes(String(b.lost)))) lines.push(`<b>${esc(b.player || "")}: ${t("turn_lost")(b.lost)}</b>`);
   $("banner-title").textContent = title;
   $("banner-body").innerHTML = lines.join("<br>");
   const el = $("banner");
