@@ -583,7 +583,7 @@ _FIELDS = {
     "source": ("source", "источник"), "live_width": ("live view width", "ширина видео"),
     "jpeg_quality": ("JPEG quality", "качество JPEG"), "limit": ("limit", "предел"), "pin": ("PIN", "PIN"),
     "conf": ("detector confidence", "порог детектора"), "value_conf": ("face confidence", "порог грани"),
-    "still_s": ("settle time", "время успокоения"),
+    "still_s": ("settle time", "время успокоения"), "dice": ("dice", "кости"), "box": ("box", "рамка"),
 }
 
 
@@ -594,6 +594,9 @@ def _plain_reason(errors: Any) -> tuple[str, str]:
     loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "query", "path")]
     name = next((x for x in reversed(loc) if x in _FIELDS), loc[-1] if loc else "")
     en_f, ru_f = _FIELDS.get(name, (name or "request", name or "запрос"))
+    idx = next((int(x) for x in loc if x.isdigit()), None)
+    if idx is not None:  # an item of a list (a die of a throw, a label of a photo): say which one
+        en_f, ru_f = f"{en_f} (die {idx + 1})", f"{ru_f} (кость {idx + 1})"
     typ = str(e.get("type", ""))
     ctx = e.get("ctx") or {}
     if typ == "missing":
