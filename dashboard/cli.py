@@ -297,15 +297,18 @@ def _probe_camera(spec: str, factory: object = None) -> None:
         return
     import cv2
 
+    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging_ is not None:  # the probe's failure is said in our line below, not in OpenCV's
+        logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
     try:
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-    except AttributeError:  # pragma: no cover - older OpenCV builds
-        pass
-    cap = (factory or cv2.VideoCapture)(int(s) if s.isdigit() else s)  # type: ignore[operator]
-    try:
-        ok = cap.isOpened()
+        cap = (factory or cv2.VideoCapture)(int(s) if s.isdigit() else s)  # type: ignore[operator]
+        try:
+            ok = cap.isOpened()
+        finally:
+            cap.release()
     finally:
-        cap.release()
+        if logging_ is not None:
+            logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
     if not ok:
         raise CliError(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")
 

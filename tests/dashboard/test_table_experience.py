@@ -7,6 +7,7 @@ import re
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -295,3 +296,15 @@ def test_start_up_says_what_it_did_with_the_stored_game(tmp_path, caplog):
         c = create_app(DashboardConfig(db_path=db, players=["Vera", "Gleb"], start_capture=False))
     assert "resumed game 2 (Vera, Gleb)" in caplog.text
     c.state.store.close()
+
+
+def test_a_camera_that_is_not_there_is_one_line_on_stderr(tmp_path):
+    """``kosti run --source 63``: exit 2, one line, no OpenCV warnings, no database (issue 18 #13)."""
+    if Path("/dev/video63").exists():
+        pytest.skip("this machine has a /dev/video63")
+    out = subprocess.run([sys.executable, "-m", "kosti", "run", "--source", "63", "--reader", "truth",
+                          "--db", str(tmp_path / "k.db")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "kosti run: camera 63 cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)"]
+    assert not (tmp_path / "k.db").exists()
