@@ -364,8 +364,8 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
     @app.get("/api", include_in_schema=False, response_class=HTMLResponse)
     def api_reference() -> HTMLResponse:
-        """The API as a plain page built from the OpenAPI schema (``/docs`` needs Swagger UI from a CDN;
-        this page works offline)."""
+        """The API as a plain page built from the OpenAPI schema (no script needed; ``/docs`` is the
+        interactive Swagger UI, also served offline)."""
         rows = []
         for path, ops in app.openapi()["paths"].items():
             for method, op in ops.items():
@@ -376,7 +376,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         page = ("<!doctype html><meta charset=utf-8><title>kosti API</title>"
                 "<style>body{font:14px system-ui;margin:1em}td{padding:3px 8px;border-bottom:1px solid #ccc}</style>"
                 "<h1>kosti dashboard API</h1><p>Schema: <a href=/openapi.json>/openapi.json</a> · "
-                "interactive (online): <a href=/docs>/docs</a> · WebSocket <code>/ws</code></p>"
+                "interactive: <a href=/docs>/docs</a> · WebSocket <code>/ws</code></p>"
                 "<table><tr><th>method</th><th>path</th><th>what</th><th>body</th></tr>" + "".join(rows) + "</table>")
         return HTMLResponse(page)
 

@@ -988,9 +988,9 @@ class TableService:
             running = self.running_game()
             if running is not None and not replace:
                 who = ", ".join(running["players"])
-                raise TableError(409, f"game {running['id']} ({who}) is still being played: confirm to put it "
+                raise TableError(409, f"Game {running['id']} ({who}) is still being played: confirm to put it "
                                       "aside (it can be resumed from the list of games)",
-                                 f"игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её "
+                                 f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её "
                                  "(её можно продолжить из списка игр)", code="replace_needed")
             abandon = running["id"] if running is not None else None
             rules = {"preset": preset, "overrides": overrides or {}}
@@ -1022,9 +1022,9 @@ class TableService:
                 return self.snapshot()
             running = self.running_game()
             if running is not None and not replace:
-                raise TableError(409, f"game {running['id']} ({', '.join(running['players'])}) is still being "
+                raise TableError(409, f"Game {running['id']} ({', '.join(running['players'])}) is still being "
                                       "played: confirm to put it aside",
-                                 f"игра {running['id']} ({', '.join(running['players'])}) ещё идёт: "
+                                 f"Игра {running['id']} ({', '.join(running['players'])}) ещё идёт: "
                                  "подтвердите, чтобы отложить её", code="replace_needed")
             try:
                 state_from_json(g.state_json)
