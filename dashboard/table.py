@@ -1226,8 +1226,7 @@ class TableService:
                 if die_index == len(faces):  # a die the camera missed
                     if len(faces) >= 12:
                         raise TableError(422, "a throw has at most 12 dice", "в броске не больше 12 костей")
-                    faces.append(int(value))
-                    boxes.append([0.0, 0.0, 0.0, 0.0])
+                    faces.append(int(value))  # no box: the camera never saw it (no training label is made)
                     confs.append(1.0)
                     old = None
                 elif 0 <= die_index < len(faces):
@@ -1352,7 +1351,7 @@ class TableService:
                     old = cur[i] if i < len(cur) else None
                     if old != v:
                         self.store.add_correction(p.id, self.game_id, i, old, v, actor)
-                boxes = [list(b) for b in p.boxes][:len(new)] + [[0.0] * 4] * max(0, len(new) - len(p.boxes))
+                boxes = [list(b) for b in p.boxes][:len(new)]  # dice typed beyond the camera's have no box
                 confs = list(p.confidences)[:len(new)] + [1.0] * max(0, len(new) - len(p.confidences))
                 cur = new
                 self.store.set_throw_dice(p.id, cur, boxes, confs)
