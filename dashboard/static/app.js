@@ -155,6 +155,7 @@ function applyLang() {
   renderPresetDesc();
   if (snap) render(snap);
   renderGames();
+  if (!$("banner").hidden && fillBanner.shown) fillBanner(fillBanner.shown);
 }
 
 function showMessage(text, info) {
@@ -463,6 +464,16 @@ function renderBanner(s) {
   const fresh = lastBanner !== null || (s.server_time - (b.created_at || 0)) < 20;
   lastBanner = b.id;
   if (!fresh) return;
+  fillBanner(b);
+  const el = $("banner");
+  el.hidden = false;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => { el.hidden = true; }, TV ? 12000 : 9000);
+}
+
+// The banner's words in the current language (called again when the language changes while it is shown).
+function fillBanner(b) {
+  fillBanner.shown = b;
   const title = (t("banner") || {})[b.kind] || b.kind;
   const lines = (b.events || []).filter((e) => e.kind !== "throw" || b.kind === "bust").map((e) => esc(evText(e)));
   (b.changes || []).forEach((c) => lines.push(`<b>${esc(c.player)}: ${c.before} → ${c.after}</b>`));
@@ -473,9 +484,6 @@ function renderBanner(s) {
   const el = $("banner");
   el.className = `banner k-${b.kind}`;
   el.dataset.kind = b.kind;
-  el.hidden = false;
-  clearTimeout(bannerTimer);
-  bannerTimer = setTimeout(() => { el.hidden = true; }, TV ? 12000 : 9000);
 }
 
 // ------------------------------------------------------------------ history and the score sheet

@@ -186,6 +186,12 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw):
         fits = _score_cells_fit(d)
         assert all(c["fits"] for c in fits) and all(c["w"] >= 60 for c in fits), fits
         _shot(d, "02-ru-390-bust-banner.png")
+        # The banner follows a language switch while it is shown (a fresh look found it stayed English).
+        d.find_element(By.ID, "lang-toggle").click()
+        assert d.find_element(By.ID, "banner-title").text.startswith("Bust!")
+        assert "Elena" not in d.find_element(By.ID, "banner-body").text and "bust" in d.find_element(By.ID, "banner-body").text
+        d.find_element(By.ID, "lang-toggle").click()
+        assert d.find_element(By.ID, "banner-title").text.startswith("Пусто!")
         d.find_element(By.ID, "banner").click()
 
         # Turn 3: the camera saw 7 dice, 5 were thrown: two are removed by hand, then confirmed.
