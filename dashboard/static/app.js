@@ -501,9 +501,11 @@ async function loadHistory() {
   const byTurn = new Map();
   h.turns.forEach((tu) => byTurn.set(tu.turn_no, { turn: tu, throws: [], notes: [] }));
   h.throws.forEach((th) => { const k = th.turn_no; if (!byTurn.has(k)) byTurn.set(k, { turn: { turn_no: k, player: th.player }, throws: [], notes: [] }); byTurn.get(k).throws.push(th); });
-  // what a turn did to other players (overtaking fines, falls from the barrel), said in the turn
+  // what a turn did beyond its points — to other players (overtaking fines, pushes off the barrel) and to the
+  // thrower (a bolt, a fall from the barrel, the pit, the dump truck) — said in the turn
+  const RULE_EVENTS = ["fall", "knocked_off", "overtaken", "bolt", "bolt_penalty", "pit", "barrel", "dump_truck", "capped", "dot", "skip_turn", "three_farkles"];
   h.actions.filter((a) => !a.undone).forEach((a) => {
-    (a.events || []).filter((e) => e.player && e.player !== a.player && e.kind !== "turn").forEach((e) => {
+    (a.events || []).filter((e) => e.player && e.kind !== "turn" && (e.player !== a.player || RULE_EVENTS.includes(e.kind))).forEach((e) => {
       if (byTurn.has(a.turn_no)) byTurn.get(a.turn_no).notes.push(e);
     });
   });
