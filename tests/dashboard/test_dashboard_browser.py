@@ -279,11 +279,13 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
         # One line for both dice, in one language; the hint above says to check the throw (issue 18 #9).
         assert d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4"
         assert d.find_element(By.ID, "hint").text.startswith("Check the throw below")
-        Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
-        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
+        # each choice re-renders the panel (the server's answer): select again until it holds
+        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
+                   or Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
         wait.until(lambda d: (d.find_element(By.ID, "pending-img").get_attribute("src") or "").endswith("?thumb=1"))
-        Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
-        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
+        # each choice re-renders the panel (the server's answer): select again until it holds
+        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
+                   or Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
         d.find_element(By.ID, "btn-confirm").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "25"))
         assert not d.find_element(By.ID, "pending").is_displayed()

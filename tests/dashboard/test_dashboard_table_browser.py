@@ -305,8 +305,9 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
         # Fix a die of the scored throw, then Undo: the throw is back as it was (not erased).
         d.execute_script("document.getElementById('fix-panel').open = true")
-        Select(d.find_element(By.ID, "fix-index")).select_by_value("4")
-        Select(d.find_element(By.ID, "fix-value")).select_by_value("5")
+        for sel, v in (("fix-index", "4"), ("fix-value", "5")):  # options are rebuilt on every state: retry
+            wait.until(lambda d, sel=sel, v=v: Select(d.find_element(By.ID, sel)).select_by_value(v)
+                       or Select(d.find_element(By.ID, sel)).first_selected_option.get_attribute("value") == v)
         d.find_element(By.ID, "btn-fix").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
         d.find_element(By.ID, "btn-undo").click()
