@@ -3,11 +3,16 @@
 ``create_app(config) -> FastAPI`` builds the app around one :class:`kosti.dashboard.table.TableService`.
 Routes (OpenAPI at ``/docs``):
 
-* ``GET /`` — the single-page UI (``dashboard/static``, served locally, works offline);
+* ``GET /`` — the single-page UI (``dashboard/static``, served locally, works offline); ``GET /tv`` — the
+  same page as a spectator view (big scores only); ``/manifest.webmanifest`` and ``/sw.js`` make it an
+  installable web app;
 * ``GET /api/state`` — the table snapshot (game, scoreboard, turn, allowed actions, last/pending throw);
 * ``GET /api/presets`` — the rule presets; ``GET /api/games`` — stored games;
 * ``POST /api/games`` — new game ``{"players": [...], "preset": "classic", "overrides": {...}}``;
-* ``POST /api/games/{id}/bank|keep|fix|confirm|discard|undo|throw`` — controls;
+* ``POST /api/games`` asks before a running game is put aside (409 ``replace_needed``; send ``"replace": true``);
+  ``POST /api/games/{id}/resume`` puts a stored game back, ``/rematch`` starts the same players and rules again;
+* ``POST /api/games/{id}/bank|keep|fix|confirm|discard|undo|throw|enter|remove`` — controls (``enter``: a throw
+  typed in by hand, any source; ``remove``: take a die that was not thrown out of the pending throw);
 * ``GET /api/games/{id}/history`` — turns, throws, actions, corrections;
 * ``GET /api/throws/{id}/image.jpg`` — the settled frame (``?thumb=1`` for the thumbnail);
 * ``GET /video.mjpg`` — multipart MJPEG live view with overlays; ``GET /snapshot.jpg`` — one frame;
@@ -121,6 +126,7 @@ class DashboardConfig:
             (the model registry's active version, ``kosti models use``).
         allowed_hosts: host names (besides IP addresses, loopback names and this machine's name) a
             state-changing request may be addressed to (``[server] allowed_hosts``; DNS rebinding guard).
+        require_pin: ``True``: control needs the PIN on any address (``--pin`` given); ``None``: only off loopback.
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -142,33 +148,35 @@ class DashboardConfig:
     corrections_dir: str | Path | None = None
     reader_reload: tuple[Any, Any] | None = None
     allowed_hosts: list[str] = field(default_factory=list)
+    require_pin: bool | None = None
 
     @property
     def pin_required(self) -> bool:
-        """True when bound to a non-loopback address."""
-        return self.host not in LOOPBACK
+        """True when bound to a non-loopback address, or when ``require_pin`` says so (``kosti run --pin``
+        on 127.0.0.1: a PIN that was asked for is never silently ignored)."""
+        return self.require_pin if self.require_pin is not None else self.host not in LOOPBACK
 
 
 # ---------------------------------------------------------------------------------------------------
 # Request models
 # ---------------------------------------------------------------------------------------------------
 class NewGame(BaseModel):
-    """New game: player names in seat order (the first throws first), preset name, parameter overrides."""
+    """New game: player names in seat order (the first throws first), preset name, parameter overrides.
+    ``replace``: put aside the unfinished game on the table (without it such a request is refused, 409
+    ``replace_needed``). Names are checked by :meth:`TableService.new_game` (a reason in both languages)."""
 
     model_config = ConfigDict(extra="forbid")
     players: list[PlayerName] = Field(min_length=1, max_length=12, examples=[["Ann", "Boris"]])
     preset: str = Field("classic", min_length=1, max_length=40, examples=["classic"])
     overrides: dict[str, Any] | None = Field(None, examples=[{"opening": {"threshold": 75}}])
+    replace: bool = False
 
-    @field_validator("players")
-    @classmethod
-    def _names(cls, v: list[str]) -> list[str]:
-        names = [n.strip() for n in v]
-        if any(not n for n in names):
-            raise ValueError("player names must not be empty")
-        if len(set(names)) != len(names):
-            raise ValueError("player names must be unique")
-        return names
+
+class ReplaceBody(BaseModel):
+    """``replace``: put aside the unfinished game on the table (resume, rematch)."""
+
+    model_config = ConfigDict(extra="forbid")
+    replace: bool = False
 
     @field_validator("overrides")
     @classmethod
@@ -224,11 +232,25 @@ class FixBody(BaseModel):
     value: int = Field(ge=1, le=6)
 
 
+class DieBody(BaseModel):
+    """Die ``die_index`` (0-based) of the pending throw."""
+
+    model_config = ConfigDict(extra="forbid")
+    die_index: int = Field(ge=0, le=11)
+
+
+class EnterBody(BaseModel):
+    """A throw entered by hand: the faces (1–6) of the dice thrown."""
+
+    model_config = ConfigDict(extra="forbid")
+    faces: list[Face] = Field(min_length=1, max_length=12)
+
+
 class ConfirmBody(BaseModel):
     """Confirm the pending throw, optionally giving all its faces (1–6)."""
 
     model_config = ConfigDict(extra="forbid")
-    faces: list[Face] | None = Field(None, min_length=1, max_length=6)
+    faces: list[Face] | None = Field(None, min_length=1, max_length=12)
 
 
 class ThrowBody(BaseModel):
@@ -290,8 +312,8 @@ class WsCommand(BaseModel):
 
 #: WebSocket commands and the REST body model each one's fields are validated with (``None`` = no fields).
 WS_BODIES: dict[str, type[BaseModel] | None] = {
-    "bank": None, "keep": KeepBody, "choose": ChooseBody, "fix": FixBody, "confirm": ConfirmBody, "discard": None, "undo": None,
-    "throw": ThrowBody,
+    "bank": None, "keep": KeepBody, "choose": ChooseBody, "fix": FixBody, "enter": EnterBody, "remove": DieBody,
+    "confirm": ConfirmBody, "discard": None, "undo": None, "throw": ThrowBody,
 }
 
 
@@ -321,7 +343,6 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         config.pin = _make_pin()
     if config.pin is not None and not (str(config.pin).isdigit() and 4 <= len(str(config.pin)) <= 6):
         raise ValueError("the PIN must be 4–6 digits")
-    store = Store(config.db_path)
     source = config.source_obj
     if source is None and config.source:
         from kosti.vision.sources import open_source
@@ -330,22 +351,30 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         if config.source.strip().lower().startswith("virtual"):
             kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
         source = open_source(config.source, **kwargs)
+    store = Store(config.db_path)  # after everything that can fail without touching the database
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (getattr(source, "kind", None) if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
     table.reader_reload = config.reader_reload
     if config.settings:
         table.update_settings(dict(config.settings))
+    resumed = table.game_id
     if config.players:
         cur = table.game_id and store.get_game(table.game_id)
         same = cur and cur.players == list(config.players) and cur.rules.get("preset") == (config.preset or "classic") \
             and (cur.rules.get("overrides") or {}) == (config.overrides or {})
         if not same:
-            try:
-                table.new_game(list(config.players), config.preset or "classic", config.overrides, actor="startup")
+            try:  # the command line named these players: the game on the table is put aside, not lost
+                table.new_game(list(config.players), config.preset or "classic", config.overrides, actor="startup",
+                               replace=True)
             except TableError as exc:
                 store.close()
                 raise ValueError(exc.en) from None
+    if table.game_id is not None and table.game_id == resumed:
+        log.info("resumed game %s (%s)", resumed, ", ".join(p.name for p in table.state.players))
+    elif table.game_id is not None:
+        log.info("started game %s%s", table.game_id,
+                 f"; game {resumed} was put aside (resume it from the list of games)" if resumed else "")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -405,10 +434,24 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
+    @app.get("/tv", include_in_schema=False)
+    def spectator() -> FileResponse:
+        """The spectator view: the same page with big scores only (a TV, a phone leaning on the lamp)."""
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    def manifest() -> FileResponse:
+        return FileResponse(STATIC_DIR / "manifest.webmanifest", media_type="application/manifest+json")
+
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:
+        """The service worker lives at the root so that its scope is the whole dashboard (installable PWA)."""
+        return FileResponse(STATIC_DIR / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     @app.get("/api", include_in_schema=False, response_class=HTMLResponse)
     def api_reference() -> HTMLResponse:
-        """The API as a plain page built from the OpenAPI schema (``/docs`` needs Swagger UI from a CDN;
-        this page works offline)."""
+        """The API as a plain page built from the OpenAPI schema (no script needed; ``/docs`` is the
+        interactive Swagger UI, also served offline)."""
         rows = []
         for path, ops in app.openapi()["paths"].items():
             for method, op in ops.items():
@@ -419,7 +462,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         page = ("<!doctype html><meta charset=utf-8><title>kosti API</title>"
                 "<style>body{font:14px system-ui;margin:1em}td{padding:3px 8px;border-bottom:1px solid #ccc}</style>"
                 "<h1>kosti dashboard API</h1><p>Schema: <a href=/openapi.json>/openapi.json</a> · "
-                "interactive (online): <a href=/docs>/docs</a> · WebSocket <code>/ws</code></p>"
+                "interactive: <a href=/docs>/docs</a> · WebSocket <code>/ws</code></p>"
                 "<table><tr><th>method</th><th>path</th><th>what</th><th>body</th></tr>" + "".join(rows) + "</table>")
         return HTMLResponse(page)
 
@@ -432,11 +475,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     def get_presets() -> dict[str, Any]:
         return {"presets": list_presets()}
 
-    @app.get("/api/games", summary="Stored games, newest first")
+    @app.get("/api/games", summary="Stored games, newest first (scores, turns, status)")
     def get_games(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
-        return {"games": [{"id": g.id, "players": g.players, "rules": g.rules, "status": g.status, "winner": g.winner,
-                           "created_at": g.created_at, "updated_at": g.updated_at} for g in store.list_games(limit)],
-                "current": table.game_id}
+        return {"games": table.games(limit), "current": table.game_id}
 
     @app.get("/api/games/{game_id}/history", summary="Turns, throws, actions and corrections of a game")
     def get_history(game_id: GameId) -> dict[str, Any]:
@@ -451,9 +492,26 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
     # -- controls ----------------------------------------------------------------------------------
-    @app.post("/api/games", summary="Start a new game", status_code=201)
+    @app.post("/api/games", summary="Start a new game (409 replace_needed while another is being played)",
+              status_code=201)
     def post_game(body: NewGame, actor: str = Depends(check_pin)) -> dict[str, Any]:
-        return table.new_game(body.players, body.preset, body.overrides, actor=actor)
+        return table.new_game(body.players, body.preset, body.overrides, actor=actor, replace=body.replace)
+
+    @app.post("/api/games/{game_id}/resume", summary="Put a stored unfinished game back on the table")
+    def post_resume(game_id: int, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+        return table.resume(game_id, actor=actor, replace=bool(body and body.replace))
+
+    @app.post("/api/games/{game_id}/rematch", summary="New game with the same players and rules", status_code=201)
+    def post_rematch(game_id: int, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+        return table.rematch(game_id, actor=actor, replace=bool(body and body.replace))
+
+    @app.post("/api/games/{game_id}/enter", summary="Score a throw entered by hand (any source)")
+    def post_enter(game_id: int, body: EnterBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+        return table.enter(body.faces, game_id, actor=actor)
+
+    @app.post("/api/games/{game_id}/remove", summary="Remove a die from the pending throw (not thrown)")
+    def post_remove(game_id: int, body: DieBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+        return table.remove_die(body.die_index, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/bank", summary="Stop (хватит) and record the turn points")
     def post_bank(game_id: GameId, actor: str = Depends(check_pin)) -> dict[str, Any]:
@@ -542,6 +600,8 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         "fix": lambda a, gid, b: table.fix(b.die_index, b.value, gid, actor=a),
         "confirm": lambda a, gid, b: table.confirm(b.faces, gid, actor=a),
         "discard": lambda a, gid, b: table.discard(gid, actor=a),
+        "enter": lambda a, gid, b: table.enter(list(b.faces), gid, actor=a),
+        "remove": lambda a, gid, b: table.remove_die(b.die_index, gid, actor=a),
         "undo": lambda a, gid, b: table.undo(gid, actor=a),
         "throw": lambda a, gid, b: table.request_throw(b.faces, gid),
     }
@@ -656,8 +716,8 @@ def _install_error_handlers(app: FastAPI, table: TableService) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        text = _validation_text(exc.errors())
-        return _error(422, f"invalid request: {text}", f"неверный запрос: {text}", detail=_plain_errors(exc.errors()))
+        en, ru = _plain_reason(exc.errors())  # a sentence for the players; the validator's text stays in detail
+        return _error(422, en, ru, detail=_plain_errors(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -672,6 +732,57 @@ def _install_error_handlers(app: FastAPI, table: TableService) -> None:
         return _error(500, "internal error (a bug in kosti; see the log)", "внутренняя ошибка (ошибка kosti; см. журнал)")
 
 
+#: Request fields in words, ``(English, Russian)``, for the one-line reason of a malformed request.
+_FIELDS = {
+    "players": ("player names", "имена игроков"), "preset": ("rules", "правила"),
+    "overrides": ("rule changes (JSON)", "изменения правил (JSON)"), "faces": ("faces of the dice", "грани костей"),
+    "die_index": ("die number", "номер кости"), "value": ("die value", "значение кости"),
+    "replace": ("replace", "замена игры"), "thresholds": ("thresholds", "пороги"), "zones": ("zones", "зоны"),
+    "source": ("source", "источник"), "live_width": ("live view width", "ширина видео"),
+    "jpeg_quality": ("JPEG quality", "качество JPEG"), "limit": ("limit", "предел"), "pin": ("PIN", "PIN"),
+    "conf": ("detector confidence", "порог детектора"), "value_conf": ("face confidence", "порог грани"),
+    "still_s": ("settle time", "время успокоения"), "dice": ("dice", "кости"), "box": ("box", "рамка"),
+}
+
+
+def _plain_reason(errors: Any) -> tuple[str, str]:
+    """The first validation error as a sentence for the players, ``(English, Russian)``: which field and
+    what it should be — never the validator's own wording."""
+    e = next(iter(errors), {}) or {}
+    loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "query", "path")]
+    name = next((x for x in reversed(loc) if x in _FIELDS), loc[-1] if loc else "")
+    en_f, ru_f = _FIELDS.get(name, (name or "request", name or "запрос"))
+    idx = next((int(x) for x in loc if x.isdigit()), None)
+    if idx is not None:  # an item of a list (a die of a throw, a label of a photo): say which one
+        en_f, ru_f = f"{en_f} (die {idx + 1})", f"{ru_f} (кость {idx + 1})"
+    typ = str(e.get("type", ""))
+    ctx = e.get("ctx") or {}
+    if typ == "missing":
+        return f"{en_f}: missing", f"{ru_f}: не указано"
+    if typ == "extra_forbidden":
+        return f"unknown field {name!r}", f"неизвестное поле {name!r}"
+    if typ in ("too_short", "too_long"):
+        n = ctx.get("min_length" if typ == "too_short" else "max_length")
+        return (f"{en_f}: {'at least' if typ == 'too_short' else 'at most'} {n}",
+                f"{ru_f}: {'не меньше' if typ == 'too_short' else 'не больше'} {n}")
+    for k, en_w, ru_w in (("ge", "at least", "не меньше"), ("gt", "more than", "больше"),
+                          ("le", "at most", "не больше"), ("lt", "less than", "меньше")):
+        if k in ctx:
+            return f"{en_f}: must be {en_w} {ctx[k]}", f"{ru_f}: должно быть {ru_w} {ctx[k]}"
+    if typ == "value_error":  # our own validators (zones): their reason is already a sentence
+        msg = str(e.get("msg", "")).removeprefix("Value error, ")
+        return f"{en_f}: {msg}", f"{ru_f}: неверно задано ({msg})"
+    if typ == "json_invalid":
+        return "the request is not valid JSON", "запрос — не JSON"
+    if typ.startswith(("int", "float", "bool", "list", "dict", "string", "model")):
+        kind = {"int": ("a whole number", "целое число"), "float": ("a number", "число"),
+                "bool": ("true or false", "true или false"), "list": ("a list", "список"),
+                "dict": ("an object", "объект"), "string": ("text", "текст"), "model": ("an object", "объект")}
+        en_k, ru_k = kind[next(k for k in kind if typ.startswith(k))]
+        return f"{en_f}: must be {en_k}", f"{ru_f}: должно быть {ru_k}"
+    return f"{en_f}: not valid", f"{ru_f}: неверное значение"
+
+
 def _plain_errors(errors: Any) -> list[dict[str, Any]]:
     out = []
     for e in errors:
@@ -680,15 +791,18 @@ def _plain_errors(errors: Any) -> list[dict[str, Any]]:
 
 
 def _mount_offline_docs(app: FastAPI) -> None:
-    """Serve the interactive OpenAPI docs at ``/docs`` from the ``swagger-ui-bundle`` package's files.
+    """Serve the interactive OpenAPI docs at ``/docs`` from the ``swagger-ui-py`` package's files.
 
     FastAPI's default ``/docs`` page loads Swagger UI from a CDN and is blank offline; the table's
-    Raspberry Pi usually has no internet, so the same page is built here on local copies.
+    Raspberry Pi usually has no internet, so the same page is built here on local copies. The API is
+    OpenAPI 3.1 (FastAPI), which Swagger UI reads from version 5 on: ``swagger-ui-py`` ships 5.x (the older
+    ``swagger-ui-bundle`` ships 4.15 and shows "Unable to render this definition").
     """
+    import swagger_ui
     from fastapi.openapi.docs import get_swagger_ui_html
-    from swagger_ui_bundle import swagger_ui_path
 
-    app.mount("/docs-static", StaticFiles(directory=swagger_ui_path), name="docs-static")
+    static = Path(swagger_ui.__file__).resolve().parent / "static"
+    app.mount("/docs-static", StaticFiles(directory=static), name="docs-static")
 
     @app.get("/docs", include_in_schema=False)
     async def _docs() -> HTMLResponse:

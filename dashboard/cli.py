@@ -89,25 +89,75 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _serve(config: object, args: argparse.Namespace) -> int:
+    """Claim the port and the database, then build the app and serve it.
+
+    Order matters: a process that cannot start (the port is taken, another kosti holds the database) exits
+    2 with one line on stderr *before* the app opens the database, so it changes nothing there — the game
+    another process is running stays as it was."""
     import uvicorn
 
     from kosti.dashboard.app import create_app
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    cfg = config
+    sock = _listen(cfg.host, cfg.port)  # type: ignore[attr-defined]
+    lock = _lock_database(Path(cfg.db_path))  # type: ignore[attr-defined]
     try:
-        app = create_app(config)  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    cfg = app.state.config
-    shown = _lan_address() if cfg.host in ("0.0.0.0", "::") else cfg.host
-    print(f"kosti dashboard: http://{shown}:{cfg.port}/  (database {cfg.db_path})", flush=True)
-    if cfg.pin_required:
-        print(f"control PIN: {cfg.pin}  (anyone on the network can watch; controls need the PIN)", flush=True)
-    # proxy_headers=False: the dashboard is never behind a proxy, so a client's X-Forwarded-For is not believed;
-    # ws_max_size: a WebSocket command is a few hundred bytes (kosti.dashboard.app.MAX_WS_MESSAGE).
-    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level=args.log_level, access_log=False,
-                proxy_headers=False, ws_max_size=64 * 1024)
+        try:
+            app = create_app(config)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        cfg = app.state.config
+        shown = _lan_address() if cfg.host in ("0.0.0.0", "::") else cfg.host
+        print(f"kosti dashboard: http://{shown}:{cfg.port}/  (database {cfg.db_path})", flush=True)
+        if cfg.pin_required:
+            print(f"control PIN: {cfg.pin}  (controls need the PIN; anyone who can reach the page can watch)", flush=True)
+        # proxy_headers=False: the dashboard is never behind a proxy, so a client's X-Forwarded-For is not believed;
+        # ws_max_size: a WebSocket command is a few hundred bytes (kosti.dashboard.app.MAX_WS_MESSAGE).
+        server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, access_log=False,
+                                               proxy_headers=False, ws_max_size=64 * 1024))
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        lock.close()
     return 0
+
+
+def _listen(host: str, port: int) -> object:
+    """A bound, listening TCP socket on ``host:port`` (:class:`CliError` when the port is taken or the
+    address is not this machine's)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        why = "the port is in use (another kosti or another program): choose --port" \
+            if exc.errno in (98, 48, 10048) else (exc.strerror or str(exc))
+        raise CliError(f"cannot listen on {host}:{port}: {why}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _lock_database(db: Path) -> object:
+    """Hold an exclusive lock beside the database (``<db>.lock``) while this process serves it, so a second
+    ``kosti run``/``demo`` on the same database refuses to start instead of taking over the game
+    (:class:`CliError`). The lock goes with the process (also on kill -9)."""
+    import fcntl
+
+    db = db.expanduser()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    f = open(db.with_name(db.name + ".lock"), "a+")  # noqa: SIM115 - held open for the life of the server
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise CliError(f"the database {db} is in use by another kosti dashboard: stop it, or use --db") from None
+    return f
 
 
 def _lan_address() -> str:
@@ -160,7 +210,8 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
     server = cfg.server  # type: ignore[attr-defined]
     return DashboardConfig(
         db_path=args.db or storage.db_path, host=args.host or server.host, port=args.port or server.port,
-        pin=args.pin or server.pin, review_dir=args.review_dir or storage.frames_path,
+        pin=args.pin or server.pin, require_pin=True if args.pin else None,
+        review_dir=args.review_dir or storage.frames_path,
         corrections_dir=storage.frames_path, settings=settings or None,
         allowed_hosts=list(server.allowed_hosts), **kw)  # type: ignore[arg-type]
 
@@ -234,12 +285,39 @@ def _run(args: argparse.Namespace) -> int:
             src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
         raise CliError(redact_text(str(exc))) from None
+    _probe_camera(src_cfg.spec)
     virtual = getattr(src, "kind", "") == "virtual"
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,
                           overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader,
                           reader_reload=_reload(args, cfg, reader)),
                   args)
+
+
+def _probe_camera(spec: str, factory: object = None) -> None:
+    """For a local camera (a device index such as ``0`` or ``/dev/videoN``): open it once now, so a camera
+    that is not there is one clear line (:class:`CliError`, exit 2) instead of OpenCV warnings repeated
+    forever; OpenCV's own warnings are silenced for the rest of the run (the dashboard shows the camera's
+    state). Other sources are left alone (a network stream may come up later)."""
+    s = str(spec).strip()
+    if not (s.isdigit() or s.startswith("/dev/video")):
+        return
+    import cv2
+
+    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging_ is not None:  # the probe's failure is said in our line below, not in OpenCV's
+        logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
+    try:
+        cap = (factory or cv2.VideoCapture)(int(s) if s.isdigit() else s)  # type: ignore[operator]
+        try:
+            ok = cap.isOpened()
+        finally:
+            cap.release()
+    finally:
+        if logging_ is not None:
+            logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    if not ok:
+        raise CliError(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")
 
 
 if __name__ == "__main__":  # pragma: no cover

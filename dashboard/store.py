@@ -428,6 +428,35 @@ class Store:
             rows = self._conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_game(r) for r in rows]
 
+    def activate_game(self, game_id: int) -> None:
+        """Make game ``game_id`` the one on the table: it becomes ``active`` and every other active game
+        ``abandoned`` (put aside, resumable) — one transaction."""
+        now = time.time()
+        with self._tx() as c:
+            c.execute("UPDATE games SET status = 'abandoned', updated_at = ? WHERE status = 'active' AND id != ?",
+                      (now, game_id))
+            c.execute("UPDATE games SET status = 'active', updated_at = ? WHERE id = ?", (now, game_id))
+
+    def turn_count(self, game_id: int) -> int:
+        """How many turns game ``game_id`` has begun."""
+        with self._lock:
+            row = self._conn.execute("SELECT COUNT(*) FROM turns WHERE game_id = ?", (game_id,)).fetchone()
+        return int(row[0])
+
+    def action_for_throw(self, throw_id: int) -> ActionRow | None:
+        """The live (not undone) action that applied throw ``throw_id``, or ``None``."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM actions WHERE throw_id = ? AND undone = 0 ORDER BY id DESC LIMIT 1", (throw_id,)
+            ).fetchone()
+        return _action(row) if row else None
+
+    def set_throw_dice(self, throw_id: int, faces: list[int], boxes: list[list[float]], confidences: list[float]) -> None:
+        """Replace a throw's dice (faces, boxes, confidences together: a die added or removed by hand)."""
+        with self._tx() as c:
+            c.execute("UPDATE throws SET faces_json = ?, boxes_json = ?, confidences_json = ? WHERE id = ?",
+                      (json.dumps(faces), json.dumps(boxes), json.dumps(confidences), throw_id))
+
     def set_game_status(self, game_id: int, status: str, winner: str | None = None) -> None:
         """Mark a game ``active`` / ``finished`` / ``abandoned``."""
         with self._tx() as c:

@@ -63,7 +63,7 @@ def list_presets() -> list[dict[str, Any]]:
     from kosti.engine import list_presets as _list
 
     out = [{"name": r.name, "game": "1000", "dice": r.dice_count, "target": r.target,
-            "description": r.description, "parameters": r.to_dict()} for r in _list()]
+            "description": r.description, "summary": rules_summary(r), "parameters": r.to_dict()} for r in _list()]
     for p in game_presets():
         g = GAME_PRESETS[p["name"]]
         out.append({**p, "rules_en": g.rules_en, "rules_ru": g.rules_ru})
@@ -142,6 +142,10 @@ def view_state(game: Game) -> dict[str, Any]:
         },
         "choose_keep": r.selection.set_aside == "at_least_one",
         "rules_summary": rules_summary(r),
+        # the limits the scoreboard counts against ("bolts 2 of 3", "on the barrel 1 of 3")
+        "rules_params": {"bolt_limit": r.bolts.limit if r.bolts.enabled else None,
+                         "barrel_attempts": r.barrel.attempts if r.barrel.kind != "none" else None,
+                         "fall_limit": r.barrel.max_falls if r.barrel.kind != "none" else None},
         "dice_count": r.dice_count,
         "log_tail": list(s["log"][-8:]),
     }
@@ -212,6 +216,24 @@ def rules_summary(r: Any) -> list[dict[str, str]]:
 def event_json(e: Any) -> dict[str, Any]:
     """One engine event as JSON (``kind``, ``player``, ``points``, ``faces``, ``text_en``, ``text_ru``)."""
     return e.to_json()
+
+
+#: Engine event kinds that mean the throw scored nothing and the turn's points are lost.
+BUST_KINDS = {"bust", "three_farkles", "toxic_twos"}
+#: Engine event kinds the whole table must see as a banner, most important first.
+BANNER_KINDS = ("win", "instant_win", "dump_truck", "overtaken", "knocked_off", "fall", "bolt_penalty", "bolt",
+                "pit", "barrel", "capped", "overshoot", "dot", "three_farkles", "toxic_twos", "bust", "skip_turn")
+
+
+def _score_changes(before_json: str, after_json: str) -> list[dict[str, Any]]:
+    """Players whose recorded score differs between two stored engine states: ``[{"player", "before", "after"}]``."""
+    try:
+        a, b = state_from_json(before_json), state_from_json(after_json)
+    except (BadInput, KeyError, ValueError):
+        return []
+    names = list(a.player_names)
+    return [{"player": n, "before": score_of(a, n), "after": score_of(b, n)}
+            for n in names if score_of(a, n) != score_of(b, n)]
 
 
 #: Event kinds that end a turn, in order of preference for the turn's recorded outcome.
@@ -561,21 +583,52 @@ def _put_latest(q: asyncio.Queue, message: dict[str, Any]) -> None:
     q.put_nowait(message)
 
 
+def _faces_text(faces: list[int]) -> str:
+    """``[1, 1, 5]`` → ``"1 1 5"`` (0 = an unread die → ``?``)."""
+    return " ".join(str(f) if f else "?" for f in faces)
+
+
+def _dice_ru(n: int) -> str:
+    """The Russian word for "dice" after the number ``n`` (кость / кости / костей)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return "кость"
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return "кости"
+    return "костей"
+
+
+def _action_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
+    """A stored action in words, ``(English, Russian)``: "throw 1 1 5" / "бросок 1 1 5"."""
+    faces = _faces_text(list(payload.get("faces") or []))
+    if kind == "roll":
+        return f"throw {faces}", f"бросок {faces}"
+    if kind == "keep":
+        return f"set aside {faces}", f"отложено {faces}"
+    if kind == "bank":
+        return "stop (record the turn)", "«хватит» (запись хода)"
+    return kind, kind
+
+
 # ---------------------------------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------------------------------
 class TableError(Exception):
     """A control the table cannot carry out. ``status`` is the HTTP status (404, 409, 422 …)."""
 
-    def __init__(self, status: int, en: str, ru: str | None = None) -> None:
+    def __init__(self, status: int, en: str, ru: str | None = None, code: str | None = None) -> None:
         super().__init__(en)
         self.status = status
         self.en = en
         self.ru = ru if ru is not None else en
+        self.code = code
 
     def to_json(self) -> dict[str, Any]:
-        """``{"error": English, "error_ru": Russian, "status": HTTP status}``."""
-        return {"error": self.en, "error_ru": self.ru, "status": self.status}
+        """``{"error": English, "error_ru": Russian, "status": HTTP status}`` (plus ``"code"``, a machine
+        name such as ``replace_needed``, when the page must react to this error)."""
+        out: dict[str, Any] = {"error": self.en, "error_ru": self.ru, "status": self.status}
+        if self.code:
+            out["code"] = self.code
+        return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -714,28 +767,36 @@ class TableService:
         #: the capture thread loads ``factory()`` and reads with it from then on. ``None`` = fixed reader.
         self.reader_reload: tuple[Callable[[], Any], Callable[[], Any]] | None = None
         self._reader_token: Any = None
+        #: Dice of the pending throw before each edit (fix / add / remove), newest last, so that Undo
+        #: takes back one edit at a time: ``(throw_id, faces, boxes, confidences)``. Kept in memory only.
+        self._pending_edits: list[tuple[int, list[int], list[list[float]], list[float]]] = []
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
     def _resume(self) -> None:
         g = self.store.latest_active_game()
-        if g is None:
-            return
+        if g is not None:
+            self._load_game(g)
+
+    def _load_game(self, g: Any) -> bool:
+        """Put stored game ``g`` (a :class:`GameRow`) on the table: state, turn number, recent events, last
+        throw. False (and nothing changed) when its stored state cannot be read."""
         try:
             state = state_from_json(g.state_json)
         except (BadInput, TypeError, ValueError, KeyError, AttributeError) as exc:
             log.error("game %s cannot be restored (%s); not resumed", g.id, exc)
-            return
+            return False
         self._set_game(g.id, g.rules, state)
         turns = self.store.turns(g.id)
         self.turn_no = max((t["turn_no"] for t in turns), default=1)
+        self.events.clear()
         for a in self.store.actions(g.id)[-10:]:
             self.events.extend(a.events)
-        p = self.store.pending_throw(g.id)
         last = self.store.throws(g.id)
-        if last:
-            self.last_throw = self._throw_view(last[-1])
-        log.info("resumed game %s (%s) with %s pending", g.id, ", ".join(g.players), "a throw" if p else "nothing")
+        self.last_throw = self._throw_view(last[-1]) if last else None
+        self.last_error = None
+        self._pending_edits.clear()
+        return True
 
     def _set_game(self, game_id: int, rules_spec: dict[str, Any], state: GameState) -> None:
         self.game_id, self.rules_spec, self.state = game_id, rules_spec, state
@@ -914,6 +975,8 @@ class TableService:
                 "pin_required": self.pin_required,
                 "review_url": self.review_url,
                 "storage": self.storage_info(),
+                "banner": self.banner(),
+                "bank_preview": self.bank_preview(),
                 "server_time": time.time(),
             }
 
@@ -951,12 +1014,65 @@ class TableService:
         self.broadcaster.publish(self.snapshot())
 
     def _throw_view(self, t: ThrowRow) -> dict[str, Any]:
+        """A stored throw as JSON. ``outcome`` says what the throw did once scored: ``scored`` (``points``
+        added to the turn), ``bust`` (nothing scored, the turn is lost), or ``None`` while it is not scored."""
+        outcome, points, events = None, None, []
+        if t.resolution in ("applied", "corrected"):
+            act = self.store.action_for_throw(t.id)
+            if act is not None:
+                events = act.events
+                kinds = {e["kind"] for e in events}
+                outcome = "bust" if kinds & BUST_KINDS else "scored"
+                points = sum(int(e.get("points") or 0) for e in events if e["kind"] == "throw")
         return {
             "id": t.id, "faces": t.faces, "confidences": t.confidences, "boxes": t.boxes, "status": t.status,
             "reasons": t.reasons, "resolution": t.resolution, "player": t.player, "turn_no": t.turn_no,
             "image_url": f"/api/throws/{t.id}/image.jpg" if t.has_image else None,
-            "created_at": t.created_at,
+            "created_at": t.created_at, "source": t.source, "outcome": outcome, "points": points,
+            "events": [e for e in events if e["kind"] != "turn"],
         }
+
+    def banner(self) -> dict[str, Any] | None:
+        """What the latest action did that the whole table must see (bust, bolt, dump truck, pit, barrel,
+        overtaking, fall, win …): ``{"id": action id, "kind", "events": [...], "changes": [{"player",
+        "before", "after"}]}`` or ``None``. ``kind`` is the most important event kind (:data:`BANNER_KINDS`
+        order); ``changes`` lists every player whose recorded score the action changed."""
+        if self.game_id is None:
+            return None
+        act = self.store.last_live_action(self.game_id)
+        if act is None:
+            return None
+        kinds = [e["kind"] for e in act.events]
+        kind = next((k for k in BANNER_KINDS if k in kinds), None)
+        if kind is None:
+            return None
+        lost = None
+        if kind in BUST_KINDS:
+            try:
+                lost = state_from_json(act.state_before_json).turn.points or None
+            except (BadInput, KeyError, ValueError, AttributeError):
+                lost = None
+        return {"id": act.id, "kind": kind, "player": act.player, "created_at": act.created_at, "lost": lost,
+                "events": [e for e in act.events if e["kind"] in BANNER_KINDS or e["kind"] in ("bank", "throw")],
+                "changes": _score_changes(act.state_before_json, act.state_after_json)}
+
+    def bank_preview(self) -> dict[str, Any] | None:
+        """What Stop ("хватит") would do now, computed by the engine on a copy of the state (nothing is
+        stored): ``{"events": [...], "changes": [{"player", "before", "after"}], "warn": bool}``; ``warn``
+        when stopping costs someone points or hits a rule (pit, dump truck, overtaking, barrel, bolt).
+        ``None`` when Stop is not allowed."""
+        st = self.state
+        if st is None or st.over or not st.moves().bank:
+            return None
+        try:
+            after, events = st.apply(Bank())
+        except (RuleViolation, BadInput):
+            return None
+        evs = [event_json(e) for e in events if e.kind != "turn"]
+        changes = _score_changes(state_to_json(st), state_to_json(after))
+        warn = any(e["kind"] in BANNER_KINDS for e in evs) or any(c["after"] < c["before"] for c in changes) \
+            or (bool(changes) and not any(c["after"] > c["before"] for c in changes))
+        return {"events": evs, "changes": changes, "warn": warn}
 
     # ------------------------------------------------------------------ game control
     def _require(self, game_id: int | None) -> GameState:
@@ -971,31 +1087,120 @@ class TableService:
             raise TableError(409, "the game is over", "игра окончена")
         return self.state
 
+    def running_game(self) -> dict[str, Any] | None:
+        """The unfinished game on the table as ``{"id", "players", "turns"}``, or ``None`` (no game, or over)."""
+        if self.game_id is None or self.state is None or self.state.over:
+            return None
+        g = self.store.get_game(self.game_id)
+        return {"id": self.game_id, "players": g.players if g else [], "turns": self.turn_no}
+
     def new_game(self, players: list[str], preset: str = "classic", overrides: dict[str, Any] | None = None,
-                 actor: str | None = None) -> dict[str, Any]:
-        """Start a game (the previous unfinished one is marked abandoned). Raises :class:`TableError` 422."""
+                 actor: str | None = None, replace: bool = False) -> dict[str, Any]:
+        """Start a game.
+
+        An unfinished game on the table is replaced only when ``replace`` is true (it is then kept as
+        ``abandoned`` and can be put back with :meth:`resume`); otherwise :class:`TableError` 409 with code
+        ``replace_needed`` — one tap on one phone must not end the game the table is playing.
+        Raises :class:`TableError` 422 for bad players, an unknown preset or parameter.
+        """
+        names = [str(n).strip() for n in players]
+        if not names or any(not n for n in names):
+            raise TableError(422, "give at least one player name", "укажите хотя бы одно имя игрока", code="players")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise TableError(422, f"two players have the same name: {dup[0]}; names must differ",
+                             f"у двух игроков одно имя: {dup[0]}; имена должны различаться", code="players")
+        if len(names) > 12:
+            raise TableError(422, "at most 12 players", "не больше 12 игроков", code="players")
         try:
-            state = make_game(preset, overrides, players)
+            state = make_game(preset, overrides, names)
         except BadInput as exc:
-            raise TableError(422, str(exc), str(exc)) from None
+            raise TableError(422, f"these rules cannot be used: {exc}", f"такие правила нельзя применить: {exc}",
+                             code="rules") from None
         except KeyError as exc:
-            raise TableError(422, f"unknown preset or parameter: {exc}") from None
+            raise TableError(422, f"unknown preset or parameter: {exc}", f"неизвестные правила или параметр: {exc}",
+                             code="rules") from None
         with self._lock:
-            abandon = self.game_id if self.state is not None and not self.state.over else None
+            running = self.running_game()
+            if running is not None and not replace:
+                who = ", ".join(running["players"])
+                raise TableError(409, f"Game {running['id']} ({who}) is still being played: confirm to put it "
+                                      "aside (it can be resumed from the list of games)",
+                                 f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её "
+                                 "(её можно продолжить из списка игр)", code="replace_needed")
+            abandon = running["id"] if running is not None else None
             rules = {"preset": preset, "overrides": overrides or {}}
-            gid = self.store.create_game(rules, players, state_to_json(state), abandon=abandon,
-                                         first_turn=(state.to_move or players[0],
-                                                     score_of(state, state.to_move or players[0])))
+            gid = self.store.create_game(rules, names, state_to_json(state), abandon=abandon,
+                                         first_turn=(state.to_move or names[0],
+                                                     score_of(state, state.to_move or names[0])))
             self._set_game(gid, rules, state)
             self.turn_no = 1
             self.events.clear()
             self.last_throw = None
             self.last_error = None
+            self._pending_edits.clear()
             self.events.append({"kind": "new_game", "player": "", "points": 0, "faces": [],
-                                "text_en": f"New game: {', '.join(players)} ({preset})",
-                                "text_ru": f"Новая игра: {', '.join(players)} ({preset})"})
+                                "text_en": f"New game: {', '.join(names)} ({preset})",
+                                "text_ru": f"Новая игра: {', '.join(names)} ({preset})"})
             self._changed()
             return self.snapshot()
+
+    def resume(self, game_id: int, actor: str | None = None, replace: bool = False) -> dict[str, Any]:
+        """Put stored game ``game_id`` back on the table (404 unknown; 409 when it is finished, or when
+        another unfinished game is on the table and ``replace`` is false — code ``replace_needed``)."""
+        with self._lock:
+            g = self.store.get_game(game_id)
+            if g is None:
+                raise TableError(404, f"no game {game_id}", f"игры {game_id} нет")
+            if g.status == "finished":
+                raise TableError(409, f"game {game_id} is over: start a rematch instead",
+                                 f"игра {game_id} окончена: начните реванш", code="finished")
+            if game_id == self.game_id:
+                return self.snapshot()
+            running = self.running_game()
+            if running is not None and not replace:
+                raise TableError(409, f"Game {running['id']} ({', '.join(running['players'])}) is still being "
+                                      "played: confirm to put it aside",
+                                 f"Игра {running['id']} ({', '.join(running['players'])}) ещё идёт: "
+                                 "подтвердите, чтобы отложить её", code="replace_needed")
+            try:
+                state_from_json(g.state_json)
+            except BadInput:
+                raise TableError(409, f"game {game_id} cannot be restored", f"игру {game_id} нельзя восстановить") from None
+            self.store.activate_game(game_id)
+            g = self.store.get_game(game_id)
+            assert g is not None
+            self._load_game(g)
+            self.events.append({"kind": "resumed", "player": "", "points": 0, "faces": [],
+                                "text_en": f"Game {game_id} resumed: {', '.join(g.players)}",
+                                "text_ru": f"Игра {game_id} продолжена: {', '.join(g.players)}"})
+            self._changed()
+            return self.snapshot()
+
+    def rematch(self, game_id: int, actor: str | None = None, replace: bool = False) -> dict[str, Any]:
+        """A new game with the players and rules of game ``game_id`` (same seat order); see :meth:`new_game`."""
+        g = self.store.get_game(game_id)
+        if g is None:
+            raise TableError(404, f"no game {game_id}", f"игры {game_id} нет")
+        rules = g.rules or {}
+        return self.new_game(list(g.players), rules.get("preset", "classic"), rules.get("overrides") or None,
+                             actor=actor, replace=replace)
+
+    def games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Stored games, newest first, each with its players' scores, turn count and status (for the list
+        of games: resume / rematch / final standings)."""
+        out = []
+        for g in self.store.list_games(limit):
+            scores: dict[str, int] = {}
+            try:
+                st = state_from_json(g.state_json)
+                scores = {p.name: p.score for p in st.players}
+            except (BadInput, KeyError, ValueError):
+                pass
+            out.append({"id": g.id, "players": g.players, "rules": g.rules, "status": g.status, "winner": g.winner,
+                        "created_at": g.created_at, "updated_at": g.updated_at, "scores": scores,
+                        "turns": self.store.turn_count(g.id), "current": g.id == self.game_id})
+        return out
 
     def _apply(self, kind: str, action: Any, payload: dict[str, Any], actor: str | None,
                throw_id: int | None = None, supersedes: int | None = None, base: GameState | None = None) -> list[dict]:
@@ -1080,6 +1285,7 @@ class TableService:
             reasons += [r for r in blocking if thr.status != "uncertain" or not reasons]
             # A new throw replaces one still waiting: the dice on the table are what counts.
             self.store.resolve_pending(self.game_id, "superseded")
+            self._pending_edits.clear()
             tid = self.store.add_throw(
                 game_id=self.game_id, turn_no=self.turn_no, player=st.to_move, faces=thr.faces,
                 confidences=[float(d.confidence) for d in thr.dice], boxes=[list(map(float, d.box)) for d in thr.dice],
@@ -1092,7 +1298,7 @@ class TableService:
                     self._apply("roll", Roll(tuple(thr.faces)), {"faces": thr.faces}, actor, throw_id=tid)
                     applied = True
                 except TableError as exc:
-                    reasons.append(exc.en)
+                    reasons.append(f"{exc.en} / {exc.ru}")
                     self.last_error = exc.to_json()
             row = self.store.get_throw(tid)
             self.last_throw = self._throw_view(row) if row else None
@@ -1140,11 +1346,31 @@ class TableService:
             raise TableError(409, "a throw is waiting for confirmation: confirm or fix it first",
                              "бросок ждёт подтверждения: подтвердите или исправьте его")
 
+    def _pending_or_409(self) -> ThrowRow:
+        assert self.game_id is not None
+        p = self.store.pending_throw(self.game_id)
+        if p is None:
+            raise TableError(409, "no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
+        return p
+
+    def _remember_pending(self, p: ThrowRow) -> None:
+        """Keep the pending throw's dice before an edit, so that Undo can take the edit back."""
+        self._pending_edits = [e for e in self._pending_edits if e[0] == p.id]
+        self._pending_edits.append((p.id, list(p.faces), [list(b) for b in p.boxes], list(p.confidences)))
+
+    def _pending_changed(self, throw_id: int) -> dict[str, Any]:
+        row = self.store.get_throw(throw_id)
+        self.last_throw = self._throw_view(row) if row else self.last_throw
+        self._changed()
+        return self.snapshot()
+
     def fix(self, die_index: int, value: int, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
         """Correct one die (index into the throw's dice, value 1–6).
 
-        On a pending throw the value is changed and the throw stays pending until confirmed. On the latest
-        applied throw (when it is still the latest action) the roll is re-applied with the corrected faces.
+        On a pending throw the value is changed (``die_index`` = the number of dice adds a die the camera
+        missed) and the throw stays pending until confirmed. On the latest applied throw (when it is still
+        the latest action) the roll is re-applied with the corrected faces; Undo then restores the throw as
+        it was before the fix (:meth:`undo`).
         """
         if not 1 <= int(value) <= 6:
             raise TableError(422, f"a die shows 1–6, not {value}", f"на кости 1–6, а не {value}")
@@ -1153,21 +1379,23 @@ class TableService:
             assert self.game_id is not None
             p = self.store.pending_throw(self.game_id)
             if p is not None:
-                faces = list(p.faces)
+                faces, boxes, confs = list(p.faces), [list(b) for b in p.boxes], list(p.confidences)
                 if die_index == len(faces):  # a die the camera missed
-                    faces.append(int(value))
+                    if len(faces) >= 12:
+                        raise TableError(422, "a throw has at most 12 dice", "в броске не больше 12 костей")
+                    faces.append(int(value))  # no box: the camera never saw it (no training label is made)
+                    confs.append(1.0)
                     old = None
                 elif 0 <= die_index < len(faces):
                     old = faces[die_index]
                     faces[die_index] = int(value)
                 else:
-                    raise TableError(422, f"die index {die_index} out of range 0–{len(faces)}")
+                    raise TableError(422, f"there is no die {die_index + 1} in this throw",
+                                     f"в этом броске нет кости {die_index + 1}")
+                self._remember_pending(p)
                 self.store.add_correction(p.id, self.game_id, die_index, old, int(value), actor)
-                self.store.update_throw_faces(p.id, faces)
-                row = self.store.get_throw(p.id)
-                self.last_throw = self._throw_view(row) if row else self.last_throw
-                self._changed()
-                return self.snapshot()
+                self.store.set_throw_dice(p.id, faces, boxes[:len(faces)], confs[:len(faces)])
+                return self._pending_changed(p.id)
             last = self.store.last_live_action(self.game_id)
             if last is None or last.kind != "roll" or last.throw_id is None:
                 raise TableError(409, "only the latest throw can be fixed; undo back to it first",
@@ -1176,61 +1404,125 @@ class TableService:
             assert row is not None
             faces = list(last.payload["faces"])
             if not 0 <= die_index < len(faces):
-                raise TableError(422, f"die index {die_index} out of range 0–{len(faces) - 1}")
+                raise TableError(422, f"there is no die {die_index + 1} in this throw",
+                                 f"в этом броске нет кости {die_index + 1}")
             old = faces[die_index]
             faces[die_index] = int(value)
-            base = state_from_json(last.state_before_json)
-            saved_turn = self.turn_no
-            self.turn_no = last.turn_no
-            try:
-                self._apply("roll", Roll(tuple(faces)), {"faces": faces, "corrected": True}, actor,
-                            throw_id=row.id, supersedes=last.id, base=base)
-            except TableError:
-                self.turn_no = saved_turn
-                raise
-            # Later turns opened by the superseded roll: turn rows are rebuilt by record_action(next_turn).
+            self._reapply_roll(last, faces, {"faces": faces, "corrected": True, "original_faces": list(last.payload["faces"])},
+                               actor)
             self.store.add_correction(row.id, self.game_id, die_index, old, int(value), actor)
-            self.store.update_throw_faces(row.id, faces)
             self.store.set_throw_resolution(row.id, "corrected")
             self._save_correction(row.id)
-            nrow = self.store.get_throw(row.id)
-            self.last_throw = self._throw_view(nrow) if nrow else self.last_throw
-            self._changed()
-            return self.snapshot()
+            return self._pending_changed(row.id)
 
-    def confirm(self, faces: list[int] | None = None, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
-        """Accept the pending throw (optionally with all its faces given) and apply it as ``Roll``."""
+    def _reapply_roll(self, last: Any, faces: list[int], payload: dict[str, Any], actor: str | None) -> None:
+        """Replace roll action ``last`` by ``Roll(faces)`` applied to the state before it (turn bookkeeping
+        rebuilt by :meth:`Store.record_action`); the throw's faces follow. Caller holds the lock."""
+        base = state_from_json(last.state_before_json)
+        saved_turn = self.turn_no
+        self.turn_no = last.turn_no
+        try:
+            self._apply("roll", Roll(tuple(faces)), payload, actor, throw_id=last.throw_id, supersedes=last.id, base=base)
+        except TableError:
+            self.turn_no = saved_turn
+            raise
+        self.store.update_throw_faces(last.throw_id, faces)
+
+    def remove_die(self, die_index: int, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Take die ``die_index`` (0-based) out of the pending throw: the camera saw a die that was not
+        thrown (a set-aside die, a die off the tray). 409 without a pending throw, 422 for a bad index."""
+        with self._lock:
+            self._require(game_id)
+            p = self._pending_or_409()
+            assert self.game_id is not None
+            if not 0 <= die_index < len(p.faces):
+                raise TableError(422, f"there is no die {die_index + 1} in this throw",
+                                 f"в этом броске нет кости {die_index + 1}")
+            faces, boxes, confs = list(p.faces), [list(b) for b in p.boxes], list(p.confidences)
+            old = faces.pop(die_index)
+            if die_index < len(boxes):
+                boxes.pop(die_index)
+            if die_index < len(confs):
+                confs.pop(die_index)
+            self._remember_pending(p)
+            # new_value 0 = the die was removed (corrections.new_value is NOT NULL).
+            self.store.add_correction(p.id, self.game_id, die_index, old, 0, actor)
+            self.store.set_throw_dice(p.id, faces, boxes, confs)
+            return self._pending_changed(p.id)
+
+    def enter(self, faces: list[int], game_id: int | None = None, actor: str | None = "manual") -> dict[str, Any]:
+        """Score a throw typed in by hand (any source: the camera is down, missed the throw, or misread it).
+
+        ``faces``: the faces 1–6 of the dice thrown, as many as the state asks for (one of
+        :func:`roll_sizes`). A throw waiting for confirmation is replaced (``superseded``). Stored as a
+        throw with ``source = "manual"`` and applied as ``Roll(faces)``. 422 (in both languages) for a face
+        outside 1–6 or a wrong number of dice; 409 when the rules forbid a throw now.
+        """
         with self._lock:
             st = self._require(game_id)
             assert self.game_id is not None
-            p = self.store.pending_throw(self.game_id)
-            if p is None:
-                raise TableError(409, "no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
+            try:
+                faces = [int(f) for f in faces]
+            except (TypeError, ValueError):
+                raise TableError(422, "faces are numbers 1–6", "грани — числа от 1 до 6") from None
+            if any(f not in range(1, 7) for f in faces):
+                raise TableError(422, "each die shows 1–6", "на каждой кости от 1 до 6")
+            self._check_count(st, len(faces))
+            self.store.resolve_pending(self.game_id, "superseded")
+            self._pending_edits.clear()
+            tid = self.store.add_throw(game_id=self.game_id, turn_no=self.turn_no, player=st.to_move, faces=faces,
+                                       confidences=[1.0] * len(faces), boxes=[], status="ok", reasons=[],
+                                       resolution="pending", source="manual")
+            try:
+                self._apply("roll", Roll(tuple(faces)), {"faces": faces, "manual": True}, actor, throw_id=tid)
+            except TableError:
+                self.store.set_throw_resolution(tid, "rejected")
+                raise
+            return self._pending_changed(tid)
+
+    @staticmethod
+    def _check_count(st: GameState, n: int) -> None:
+        sizes = roll_sizes(st)
+        if n not in sizes:
+            en = " or ".join(map(str, sizes))
+            ru = " или ".join(map(str, sizes))
+            raise TableError(422, f"{en} dice are to be thrown now, not {n}",
+                             f"сейчас бросают {ru} {_dice_ru(sizes[-1])}, а не {n}", code="dice_count")
+
+    def confirm(self, faces: list[int] | None = None, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
+        """Accept the pending throw (optionally with all its faces given, any number of them: a die the
+        camera saw but nobody threw is left out) and apply it as ``Roll``."""
+        with self._lock:
+            st = self._require(game_id)
+            assert self.game_id is not None
+            p = self._pending_or_409()
             cur = list(p.faces)
             if faces is not None:
                 new = [int(f) for f in faces]
+                if any(f not in range(1, 7) for f in new):
+                    raise TableError(422, "each die shows 1–6: set every die or remove it",
+                                     "на каждой кости от 1 до 6: укажите каждую кость или уберите её")
+                self._check_count(st, len(new))
+                self._remember_pending(p)
                 for i, v in enumerate(new):
                     old = cur[i] if i < len(cur) else None
                     if old != v:
                         self.store.add_correction(p.id, self.game_id, i, old, v, actor)
+                boxes = [list(b) for b in p.boxes][:len(new)]  # dice typed beyond the camera's have no box
+                confs = list(p.confidences)[:len(new)] + [1.0] * max(0, len(new) - len(p.confidences))
                 cur = new
-                self.store.update_throw_faces(p.id, cur)
-            if any(f not in range(1, 7) for f in cur):
-                bad = [i for i, f in enumerate(cur) if f not in range(1, 7)]
-                raise TableError(409, f"die {bad[0]} is unread: fix it first", f"кость {bad[0]} не распознана: исправьте её")
-            sizes = roll_sizes(st)
-            if len(cur) not in sizes:
-                n = " or ".join(map(str, sizes))
-                raise TableError(409, f"the throw has {len(cur)} dice but {n} were thrown: fix it",
-                                 f"в броске {len(cur)} костей, а бросали {' или '.join(map(str, sizes))}: исправьте")
+                self.store.set_throw_dice(p.id, cur, boxes, confs)
+            bad = [i for i, f in enumerate(cur) if f not in range(1, 7)]
+            if bad:
+                raise TableError(409, f"die {bad[0] + 1} is unread: set its value or remove it",
+                                 f"кость {bad[0] + 1} не распознана: укажите её значение или уберите её")
+            self._check_count(st, len(cur))
             self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
+            self._pending_edits.clear()
             if any(c["throw_id"] == p.id for c in self.store.corrections(self.game_id)):
                 self.store.set_throw_resolution(p.id, "corrected")
             self._save_correction(p.id)
-            row = self.store.get_throw(p.id)
-            self.last_throw = self._throw_view(row) if row else self.last_throw
-            self._changed()
-            return self.snapshot()
+            return self._pending_changed(p.id)
 
     def _save_correction(self, throw_id: int) -> None:
         """Save a throw the table confirmed or corrected into :attr:`corrections_dir` for retraining
@@ -1259,48 +1551,80 @@ class TableService:
             assert self.game_id is not None
             if self.store.resolve_pending(self.game_id, "discarded") == 0:
                 raise TableError(409, "no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
+            self._pending_edits.clear()
             self._changed()
             return self.snapshot()
 
     def undo(self, game_id: int | None = None, actor: str | None = None) -> dict[str, Any]:
-        """Undo the latest action: restore the stored state before it (a pending throw is discarded first)."""
+        """Undo the latest step, one at a time:
+
+        * an edit of the pending throw (fix / add / remove a die) → the throw's dice before that edit;
+        * a pending throw without edits → dropped (``discarded``);
+        * a fix of an applied throw → the throw as it was before the fix (re-applied; the dice are still on
+          the table, so the fix is what was wrong, not the throw);
+        * any other action → the stored state before it.
+        """
         with self._lock:
             if game_id is not None and game_id != self.game_id:
                 self._require(game_id)
             if self.game_id is None:
                 raise TableError(409, "no game in progress", "игра не начата")
-            if self.store.resolve_pending(self.game_id, "discarded"):
+            p = self.store.pending_throw(self.game_id)
+            if p is not None:
+                edits = [e for e in self._pending_edits if e[0] == p.id]
+                if edits:
+                    _, faces, boxes, confs = edits[-1]
+                    self._pending_edits.remove(edits[-1])
+                    self.store.set_throw_dice(p.id, faces, boxes, confs)
+                    self._event("undo", p.player or "", f"Edit undone: the throw reads {_faces_text(faces)} again",
+                                f"Исправление отменено: в броске снова {_faces_text(faces)}")
+                    return self._pending_changed(p.id)
+                self.store.resolve_pending(self.game_id, "discarded")
+                self._event("undo", p.player or "", f"Throw {_faces_text(p.faces)} dropped",
+                            f"Бросок {_faces_text(p.faces)} сброшен")
                 self._changed()
                 return self.snapshot()
+            last = self.store.last_live_action(self.game_id)
+            if last is not None and last.kind == "roll" and last.payload.get("original_faces") and last.throw_id is not None:
+                orig = [int(f) for f in last.payload["original_faces"]]
+                self._reapply_roll(last, orig, {"faces": orig, "restored": True}, actor)
+                self.store.set_throw_resolution(last.throw_id, "applied")
+                self._event("undo", last.player or "", f"Fix undone: the throw is {_faces_text(orig)} again",
+                            f"Исправление отменено: бросок снова {_faces_text(orig)}")
+                self.last_error = None
+                return self._pending_changed(last.throw_id)
             act = self.store.undo_last(self.game_id)
             if act is None:
                 raise TableError(409, "nothing to undo", "отменять нечего")
             self.state = state_from_json(act.state_before_json)
             self.turn_no = act.turn_no
-            self.events.append({"kind": "undo", "player": act.player or "", "points": 0, "faces": [],
-                                "text_en": f"Undone: {act.kind} {act.payload.get('faces', '')}".strip(),
-                                "text_ru": f"Отменено: {act.kind} {act.payload.get('faces', '')}".strip()})
+            en, ru = _action_text(act.kind, act.payload)
+            self._event("undo", act.player or "", f"Undone: {en}", f"Отменено: {ru}")
+            if act.throw_id is not None and self.last_throw and self.last_throw.get("id") == act.throw_id:
+                row = self.store.get_throw(act.throw_id)
+                self.last_throw = self._throw_view(row) if row else None
             self.last_error = None
             self._sync_source()
             self._changed()
             return self.snapshot()
+
+    def _event(self, kind: str, player: str, en: str, ru: str) -> None:
+        self.events.append({"kind": kind, "player": player, "points": 0, "faces": [], "text_en": en, "text_ru": ru})
 
     def request_throw(self, faces: list[int] | None = None, game_id: int | None = None) -> dict[str, Any]:
         """Ask the virtual table to throw ``state.dice_to_throw`` dice (or exactly ``faces``)."""
         with self._lock:
             st = self._require(game_id)
             if self.source is None or not hasattr(self.source, "throw"):
-                raise TableError(409, "this table has a real camera: throw the real dice",
-                                 "на этом столе настоящая камера: бросайте настоящие кости")
+                raise TableError(409, "this table has a real camera: throw the real dice (or enter the faces by hand)",
+                                 "на этом столе настоящая камера: бросайте настоящие кости (или введите грани вручную)")
             if not roll_sizes(st):  # the game waits for a choice (a bet, a claim, the 2–7 die)
                 why = st.moves().why_not_roll or st.moves().hint
                 raise TableError(409, f"no throw is due now: {why.text_en}", f"сейчас не бросают: {why.text_ru}")
             if faces is not None:
-                if len(faces) not in roll_sizes(st):
-                    n = " or ".join(map(str, roll_sizes(st)))
-                    raise TableError(422, f"{n} dice are to be thrown, got {len(faces)} faces")
+                self._check_count(st, len(faces))
                 if any(int(f) not in range(1, 7) for f in faces):
-                    raise TableError(422, "faces must be 1–6")
+                    raise TableError(422, "each die shows 1–6", "на каждой кости от 1 до 6")
             rolling = getattr(self.source, "resting", True) is False
             if rolling or (self._throw_requested_at and time.monotonic() - self._throw_requested_at < 4.0):
                 raise TableError(409, "the dice are still rolling: wait for them to settle",
@@ -1311,7 +1635,7 @@ class TableService:
             try:
                 self.source.throw(n_dice=st.dice_to_throw, faces=faces)
             except ValueError as exc:
-                raise TableError(422, str(exc)) from None
+                raise TableError(422, str(exc), f"виртуальный стол не может так бросить: {exc}") from None
             return {"requested": st.dice_to_throw, "faces": faces}
 
     # ------------------------------------------------------------------ history / settings
@@ -1327,7 +1651,56 @@ class TableService:
         return {"game": {"id": g.id, "rules": g.rules, "players": g.players, "status": g.status, "winner": g.winner,
                          "created_at": g.created_at},
                 "turns": self.store.turns(game_id), "throws": throws, "actions": actions,
-                "corrections": self.store.corrections(game_id)}
+                "corrections": self.store.corrections(game_id), "sheet": self.score_sheet(game_id)}
+
+    def score_sheet(self, game_id: int) -> dict[str, Any]:
+        """The paper score sheet of a game: one column per player, one row per round.
+
+        Returns ``{"players": [names in seat order], "rows": [{"round": n, "cells": {name: cell}}]}`` where a
+        cell is ``{"score": recorded score after the player's turn (None while it is being played), "delta":
+        points this turn (negative for a penalty), "outcome": the turn's outcome (bank, bust, dump_truck …),
+        "notes": [{"kind", "delta", "after", "by", "text_en", "text_ru"}]}``; ``notes`` explain a change made during someone
+        else's turn (an overtaking fine, a fall or push off the barrel, a pit), so the victim's column says why
+        the score moved. A round begins when the seat order wraps (rules.md §2: players throw in turn).
+        """
+        g = self.store.get_game(game_id)
+        if g is None:
+            raise TableError(404, f"no game {game_id}", f"игры {game_id} нет")
+        seats = {n: i for i, n in enumerate(g.players)}
+        rows: list[dict[str, Any]] = []
+        round_of: dict[int, int] = {}
+        prev = None
+        for t in self.store.turns(game_id):
+            seat = seats.get(t["player"], 0)
+            if not rows or (prev is not None and seat <= prev):
+                rows.append({"round": len(rows) + 1, "cells": {}})
+            prev = seat
+            round_of[t["turn_no"]] = len(rows) - 1
+            cell = rows[-1]["cells"].setdefault(t["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
+            cell["score"] = t["score_after"]
+            cell["outcome"] = t["outcome"]
+            if t["score_after"] is not None:
+                cell["delta"] = 0
+        for a in self.store.actions(game_id):
+            changes = _score_changes(a.state_before_json, a.state_after_json)
+            if not changes or a.turn_no not in round_of:
+                continue
+            row = rows[round_of[a.turn_no]]
+            own = row["cells"].get(a.player or "")
+            for c in changes:
+                if c["player"] == a.player and own is not None and own["delta"] is not None:
+                    own["delta"] += c["after"] - c["before"]
+            victims = [c for c in changes if c["player"] != a.player]
+            for c in victims:
+                evs = [e for e in a.events if e.get("player") == c["player"] and e["kind"] != "turn"]
+                cell = row["cells"].setdefault(c["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
+                cell["notes"].append({"kind": evs[0]["kind"] if evs else "penalty", "delta": c["after"] - c["before"],
+                                      "after": c["after"], "by": a.player,
+                                      "text_en": "; ".join(e["text_en"] for e in evs) or f"{c['before']} → {c['after']}",
+                                      "text_ru": "; ".join(e["text_ru"] for e in evs) or f"{c['before']} → {c['after']}"})
+                if cell["score"] is None and not any(r is row for r in rows[round_of[a.turn_no] + 1:]):
+                    cell["after_note"] = c["after"]
+        return {"players": list(g.players), "rows": rows}
 
     def update_settings(self, values: dict[str, Any]) -> dict[str, Any]:
         """Store and apply settings (zones, thresholds, live view size; ``source`` switches the camera)."""

@@ -1138,7 +1138,7 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
             mover = replace(mover, opened=True, admission_score=new)
             if r.opening.threshold:
                 ev.append(_ev("opened", name, f"{name} has opened the game",
-                              f"{name} открыл игру"))
+                              f"{name}: игра открыта"))
     elif outcome == "dump":
         mover = replace(mover, score=0,
                         opened=was_open and not (r.dump_truck.reopen_required
@@ -1224,7 +1224,7 @@ def _end_turn(st: GameState, outcome: str, ev: list[Event], *, first_throw: bool
                     continue
                 if before < start[i] < players[m].score:
                     ev.append(_ev("overtaken", p.name, f"{name} overtakes {p.name}: {p.name} −{pen}",
-                                  f"{name} обгоняет {p.name}: {p.name} −{pen}", -pen))
+                                  f"{p.name} −{pen}: обгон, впереди теперь {name}", -pen))
                     players[i] = replace(p, score=_clamp(r, p.score - pen))
         # 5. bolts (and the three-farkles rule)
         mover = players[m]

@@ -1,76 +1,163 @@
 // kosti dashboard — vanilla JS, no external assets. State arrives over /ws (and /api/state as fallback).
+// One page, three views: the table (default), the spectator view (/tv: big scores only) and the same page
+// on a phone (scoreboard and turn first, the live view folded away).
 "use strict";
 
 const T = {
   en: {
-    subtitle: "dice 1000 / Тысяча", offline: "offline", online: "live", turn: "Turn", no_game: "No game yet: start one below.",
+    subtitle: "dice 1000 / Тысяча", offline: "offline", online: "connected", turn: "Turn", no_game: "No game yet: start one below.",
     to_move: "To throw", turn_points: "Turn points", dice_left: "Dice to throw", last_throw: "Last throw",
-    throw: "Throw (virtual table)", bank: "Stop / хватит", undo: "Undo", keep_choose: "Choose the dice to set aside:",
+    throw: "Throw (virtual table)", bank: "Stop / хватит", undo: "Undo", keep_choose: "Tap the scoring dice to set aside:",
     keep: "Keep selected", pending_title: "Check this throw", add_die: "+ missed die", confirm: "Confirm",
-    discard: "Throw again", fix_title: "Fix a die of the last throw", die: "Die", value: "Value", fix: "Fix",
-    scoreboard: "Scoreboard", player: "Player", score: "Score", status: "Status", events: "What happened",
-    new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Overrides (JSON, optional)",
+    discard: "Throw again", remove_die: "remove this die (not thrown)",
+    fix_title: "Fix a die of the last throw", die: "Die", value: "Value", fix: "Fix",
+    scoreboard: "Scoreboard", player: "Player", score: "Score", events: "What happened",
+    new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
     conf: "Detector confidence", value_conf: "Face confidence", still_s: "Settle time, s",
     calibrate: "Mark the tray: click its corners on the live view", zones_done: "Done", zones_clear: "Whole frame", save: "Save",
-    opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "barrel / бочка", bolts: "bolts / болты",
-    dots: "dots / точки", falls: "falls", skips: "skips next turn", wins: "wins!", ok: "ok", uncertain: "uncertain",
+    opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "on the barrel / на бочке", bolts: "bolts / болты",
+    dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
-    ignored: "no game", "not stored": "not stored: nothing scored", force_faces: "faces?", turn_n: "Turn", bad_json: "Overrides must be JSON", saved: "Saved",
+    rejected: "refused", ignored: "no game", scored: "scored", bust: "bust: nothing scored",
+    force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
-    zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over", reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels",
-    rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
+    zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
+    reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", tv: "TV", tv_long: "Spectator view (TV)",
+    games: "Games", sheet: "Score sheet", round: "Round", live_view: "Live view", entry_title: "Enter the throw by hand",
+    entry_help: "Tap the faces of the dice thrown (or type them: 11535).", entry_ph: "e.g. 11535", enter: "Score this throw",
+    backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", close: "Close",
+    rematch: "Rematch: same players", resume: "Resume", standings: "Final standings", playing: "on the table",
+    status_active: "being played", status_finished: "finished", status_abandoned: "put aside", turns_n: (n) => (n === 1 ? "turn" : "turns"),
+    stop_now: "If you stop now", nothing_recorded: "nothing is recorded", points_short: "pts",
+    cam_ok: "camera", cam_down: "camera down", cam_none: "no camera", cam_virtual: "virtual table",
+    pending_hint: "Check the throw below: set each die, remove dice that were not thrown, add missed ones, then Confirm.",
+    count_wrong: (n, want) => `${n} dice here, ${want} thrown: remove or add dice.`,
+    dice_word: (n) => (n === 1 ? "die" : "dice"), no_games: "No stored games yet.",
+    keep_total: (pts) => `Set aside: ${pts} points`, keep_invalid: "This choice is not a legal set-aside.",
+    of: "of", entered: "entered by hand", turn_lost: (n) => `turn points lost: ${n}`, replace_q: (t) => t,
+    motion: { moving: "moving", settled: "settled", still: "still", idle: "idle", "no reader": "no reader" },
+    banner: { bust: "Bust! / Пусто", three_farkles: "Three busts / Три пустых", toxic_twos: "Toxic twos",
+      dump_truck: "Dump truck! / Самосвал!", bolt: "Bolt / Болт", bolt_penalty: "Bolts penalty / Штраф за болты",
+      pit: "Pit / Яма", barrel: "Barrel / Бочка", fall: "Off the barrel / Падение с бочки", knocked_off: "Knocked off the barrel / Сбит с бочки",
+      overtaken: "Overtaking / Обгон", capped: "Barrel / Бочка", overshoot: "Overshoot / Перебор", dot: "Dot / Точка",
+      win: "Winner! / Победа!", instant_win: "Instant win! / Мгновенная победа!", skip_turn: "Skips a turn / Пропуск хода" },
+    "not stored": "not stored: nothing scored", rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
   },
   ru: {
-    subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "в эфире", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
+    subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "на связи", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
     to_move: "Бросает", turn_points: "Очки хода", dice_left: "Костей бросать", last_throw: "Последний бросок",
-    throw: "Бросить (виртуальный стол)", bank: "Хватит / stop", undo: "Отменить", keep_choose: "Выберите кости, которые отложить:",
+    throw: "Бросить (виртуальный стол)", bank: "Хватит / stop", undo: "Отменить", keep_choose: "Нажмите на очковые кости, которые отложить:",
     keep: "Отложить выбранные", pending_title: "Проверьте бросок", add_die: "+ пропущенная кость", confirm: "Подтвердить",
-    discard: "Перебросить", fix_title: "Исправить кость последнего броска", die: "Кость", value: "Значение", fix: "Исправить",
-    scoreboard: "Счёт", player: "Игрок", score: "Очки", status: "Статус", events: "Что было",
+    discard: "Перебросить", remove_die: "убрать эту кость (её не бросали)",
+    fix_title: "Исправить кость последнего броска", die: "Кость", value: "Значение", fix: "Исправить",
+    scoreboard: "Счёт", player: "Игрок", score: "Очки", events: "Что было",
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
     conf: "Порог детектора", value_conf: "Порог грани", still_s: "Время успокоения, с",
     calibrate: "Отметить лоток: щёлкните по углам на видео", zones_done: "Готово", zones_clear: "Весь кадр", save: "Сохранить",
-    opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "бочка / barrel", bolts: "болты / bolts",
-    dots: "точки / dots", falls: "падения", skips: "пропускает ход", wins: "победил!", ok: "ок", uncertain: "неуверенно",
+    opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "на бочке / on the barrel", bolts: "болты / bolts",
+    dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
-    ignored: "нет игры", "not stored": "не сохранён: очки не засчитаны", force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил должны быть в JSON", saved: "Сохранено",
+    rejected: "отклонён", ignored: "нет игры", scored: "засчитан", bust: "пусто: ничего не записано",
+    force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
-    zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена", reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки",
-    rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
+    zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
+    reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
+    games: "Игры", sheet: "Записка", round: "Круг", live_view: "Видео со стола", entry_title: "Ввести бросок вручную",
+    entry_help: "Нажмите грани брошенных костей (или наберите их: 11535).", entry_ph: "напр. 11535", enter: "Записать бросок",
+    backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", close: "Закрыть",
+    rematch: "Реванш: те же игроки", resume: "Продолжить", standings: "Итоги игры", playing: "на столе",
+    status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена", turns_n: (n) => (n % 10 === 1 && n % 100 !== 11 ? "ход" : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? "хода" : "ходов"),
+    stop_now: "Если сказать «хватит» сейчас", nothing_recorded: "ничего не запишется", points_short: "оч.",
+    cam_ok: "камера", cam_down: "камера не работает", cam_none: "без камеры", cam_virtual: "виртуальный стол",
+    pending_hint: "Проверьте бросок ниже: укажите каждую кость, уберите лишние, добавьте пропущенные, затем «Подтвердить».",
+    count_wrong: (n, want) => `Здесь ${n} ${diceRu(n)}, а бросали ${want}: уберите или добавьте кости.`,
+    dice_word: (n) => diceRu(n), no_games: "Сохранённых игр пока нет.",
+    keep_total: (pts) => `Отложено: ${pts} очков`, keep_invalid: "Так отложить нельзя.",
+    of: "из", entered: "введён вручную", turn_lost: (n) => `очки хода сгорели: ${n}`, replace_q: (t) => t,
+    motion: { moving: "кости катятся", settled: "кости лежат", still: "неподвижно", idle: "ожидание", "no reader": "нет распознавания" },
+    banner: { bust: "Пусто! / Bust", three_farkles: "Три пустых / Three busts", toxic_twos: "Ядовитые двойки / Toxic twos",
+      dump_truck: "Самосвал! / Dump truck", bolt: "Болт / Bolt", bolt_penalty: "Штраф за болты / Bolts penalty",
+      pit: "Яма / Pit", barrel: "Бочка / Barrel", fall: "Падение с бочки / Off the barrel", knocked_off: "Сбит с бочки / Knocked off",
+      overtaken: "Обгон / Overtaking", capped: "Бочка / Barrel", overshoot: "Перебор / Overshoot", dot: "Точка / Dot",
+      win: "Победа! / Winner", instant_win: "Мгновенная победа! / Instant win", skip_turn: "Пропуск хода / Skips a turn" },
+    "not stored": "не сохранён: очки не засчитаны", rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
   },
 };
 
 // How a turn ended (engine event kinds), with the Russian rule terms beside the English ones.
 const OUTCOMES = {
-  en: { bank: "stop / хватит", bust: "bust (nothing scored)", win: "wins", instant_win: "instant win", dump_truck: "dump truck / самосвал",
-        overshoot: "overshoot / перебор", dot: "dot / точка", toxic_twos: "toxic twos", capped: "barrel / бочка 850", end: "turn over" },
-  ru: { bank: "хватит / stop", bust: "пусто (ноль)", win: "победа", instant_win: "мгновенная победа", dump_truck: "самосвал / dump truck",
-        overshoot: "перебор / overshoot", dot: "точка / dot", toxic_twos: "токсичные двойки", capped: "бочка 850 / barrel", end: "ход окончен" },
+  en: { bank: "stop / хватит", bust: "bust / пусто", win: "wins", instant_win: "instant win", dump_truck: "dump truck / самосвал",
+        overshoot: "overshoot / перебор", dot: "dot / точка", toxic_twos: "toxic twos", capped: "barrel / бочка", end: "turn over" },
+  ru: { bank: "хватит / stop", bust: "пусто / bust", win: "победа", instant_win: "мгновенная победа", dump_truck: "самосвал / dump truck",
+        overshoot: "перебор / overshoot", dot: "точка / dot", toxic_twos: "ядовитые двойки", capped: "бочка / barrel", end: "ход окончен" },
 };
 
+function diceRu(n) {
+  const a = n % 10, b = n % 100;
+  if (a === 1 && b !== 11) return "кость";
+  if (a >= 2 && a <= 4 && (b < 12 || b > 14)) return "кости";
+  return "костей";
+}
+
+const TV = location.pathname.replace(/\/$/, "") === "/tv" || new URLSearchParams(location.search).get("view") === "tv";
 let lang = localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en");
 let snap = null;          // latest snapshot
 let presets = [];
 let keepSel = new Set();  // indices of dice selected for Keep
-let pendingFaces = null;  // editable faces of the pending throw
+let entry = [];           // faces typed in the manual entry keypad
 let zonePts = null;       // tray corners being clicked (normalised), or null
 let settings = null;
 let zoneWhich = "roll_area"; // which zone the clicks mark
 let ws = null;
+let lastBanner = null;    // id of the banner already shown
+let bannerTimer = null;
+let wakeLock = null;
+let gamesCache = [];
 
 const $ = (id) => document.getElementById(id);
-const t = (k) => (T[lang] && T[lang][k]) || T.en[k] || k;
+const t = (k) => { const v = (T[lang] && T[lang][k]) ?? T.en[k]; return v === undefined ? k : v; };
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 const pick = (r) => (r ? (lang === "ru" ? r.ru || r.en : r.en) : "");
+const evText = (e) => (lang === "ru" ? e.text_ru || e.text_en : e.text_en);
+
+// "English / Русский" (the vision layer's reasons) → the player's language.
+function bilingual(s) {
+  const text = String(s);
+  const i = text.search(/ \/ (?=[^/]*[а-яёА-ЯЁ])/);
+  if (i < 0) return text;
+  return lang === "ru" ? text.slice(i + 3) : text.slice(0, i);
+}
+
+// Reasons per die ("die 2 is unreadable …", "die 4 is unreadable …") said once: "unreadable … — dice 2, 4".
+function groupReasons(reasons) {
+  const groups = new Map();
+  const order = [];
+  (reasons || []).map(bilingual).forEach((r) => {
+    const m = r.match(/^(die|кость) (\d+) (.*)$/);
+    const key = m ? m[3].replace(/^is /, "").replace(/\s*\(\d+(\.\d+)?\)/, "") : r;
+    if (!groups.has(key)) { groups.set(key, []); order.push(key); }
+    if (m) groups.get(key).push(m[2]);
+  });
+  return order.map((k) => {
+    const dice = [...new Set(groups.get(k))];
+    if (!dice.length) return k;
+    const word = lang === "ru" ? (dice.length > 1 ? "кости" : "кость") : (dice.length > 1 ? "dice" : "die");
+    return `${k} — ${word} ${dice.join(", ")}`;
+  });
+}
 
 function applyLang() {
   document.documentElement.lang = lang;
   $("lang-toggle").textContent = lang === "ru" ? "EN" : "RU";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-ph]").forEach((el) => { el.placeholder = t(el.dataset.i18nPh); });
+  document.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  renderPresetDesc();
   if (snap) render(snap);
+  renderGames();
+  if (!$("banner").hidden && fillBanner.shown) fillBanner(fillBanner.shown);
 }
 
 function showMessage(text, info) {
@@ -84,10 +171,14 @@ function showMessage(text, info) {
 
 function errorText(body, status) {
   if (body && (body.error || body.error_ru)) return lang === "ru" ? body.error_ru || body.error : body.error;
-  return `HTTP ${status}`;
+  return lang === "ru" ? `ошибка сервера (${status})` : `server error (${status})`;
 }
 
-async function api(method, path, body) {
+class ApiError extends Error {
+  constructor(body, status) { super(errorText(body, status)); this.body = body || {}; this.status = status; }
+}
+
+async function api(method, path, body, quiet) {
   const headers = { "Content-Type": "application/json" };
   const pin = $("pin").value.trim();
   if (pin) headers["X-Kosti-Pin"] = pin;
@@ -96,19 +187,37 @@ async function api(method, path, body) {
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
     if (res.status === 403) { $("pin").hidden = false; $("pin").focus(); }
-    showMessage(errorText(data, res.status));
-    throw new Error(errorText(data, res.status));
+    const err = new ApiError(data, res.status);
+    if (!quiet) showMessage(err.message);
+    throw err;
   }
   return data;
 }
 
 function gid() { return snap && snap.game ? snap.game.id : null; }
 async function control(action, body) {
-  if (!gid()) return;
+  if (!gid()) return null;
   try {
     const r = await api("POST", `/api/games/${gid()}/${action}`, body);
     if (r && r.type === "state") render(r);
-  } catch (e) { /* shown */ }
+    return r;
+  } catch (e) { return null; /* shown */ }
+}
+
+// Ask before a running game is put aside (issue 18 #1): the server refuses with code replace_needed.
+async function withReplace(method, path, body) {
+  try {
+    return await api(method, path, body, true);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.body.code !== "replace_needed") { showMessage(e.message); return null; }
+    $("confirm-text").textContent = e.message;
+    const dlg = $("confirm-dialog");
+    dlg.returnValue = "";
+    dlg.showModal();
+    const answer = await new Promise((resolve) => dlg.addEventListener("close", () => resolve(dlg.returnValue), { once: true }));
+    if (answer !== "ok") return null;
+    try { return await api(method, path, { ...(body || {}), replace: true }); } catch (e2) { return null; }
+  }
 }
 
 // ------------------------------------------------------------------ rendering
@@ -120,18 +229,23 @@ function dieEl(value, cls) {
   return d;
 }
 
-function statusTags(p, rules) {
+function statusTags(p, st) {
   // games other than 1000 send their own marks, already in both languages
   if (p.tags) return p.tags.map((x) => `<span class="tag">${esc(pick(x))}</span>`).join(" ");
   const tags = [];
-  tags.push(`<span class="tag">${p.opened ? t("opened") : t("not_opened")}</span>`);
+  const r = (st.rules_params || {});
+  if (!p.opened) tags.push(`<span class="tag">${t("not_opened")}</span>`);
   if (p.in_pit) tags.push(`<span class="tag pit">${t("pit")}${p.pit ? ` ${p.pit.lo}–${p.pit.hi}` : ""}</span>`);
-  if (p.on_barrel) tags.push(`<span class="tag barrel">${p.barrel ? pick(p.barrel) : t("barrel")}</span>`);
-  if (p.bolts) tags.push(`<span class="tag bolt">${t("bolts")} ${p.bolts}</span>`);
+  if (p.on_barrel && p.barrel) tags.push(`<span class="tag barrel">${esc(pick(p.barrel))}</span>`);  // the sitter's need
+  else if (p.on_barrel) {
+    const of = r.barrel_attempts ? ` ${p.barrel_attempts} ${t("of")} ${r.barrel_attempts}` : "";
+    tags.push(`<span class="tag barrel">${t("barrel")}${of}</span>`);
+  }
+  if (p.bolts) tags.push(`<span class="tag bolt">${t("bolts")} ${p.bolts}${r.bolt_limit ? ` ${t("of")} ${r.bolt_limit}` : ""}</span>`);
   if (p.dots) tags.push(`<span class="tag">${t("dots")} ${p.dots}</span>`);
-  if (p.falls) tags.push(`<span class="tag">${t("falls")} ${p.falls}</span>`);
+  if (p.falls) tags.push(`<span class="tag">${t("falls")} ${p.falls}${r.fall_limit ? ` ${t("of")} ${r.fall_limit}` : ""}</span>`);
   if (p.skip_next) tags.push(`<span class="tag">${t("skips")}</span>`);
-  return tags.join(" ");
+  return tags.join("");
 }
 
 function renderChoices(st) {
@@ -174,11 +288,22 @@ function renderBoard(st) {
 }
 
 function renderSource(src) {
-  if (!src) { $("source-info").textContent = ""; return; }
-  const st = src.status && typeof src.status === "object" ? src.status.state : src.status;
-  const bad = st && st !== "ok" && st !== "none" ? ` · ${st}${src.status.message ? ": " + src.status.message : ""}` : "";
-  const msg = src.message ? ` · ${src.message}` : "";
-  $("source-info").textContent = `${src.kind}${src.spec ? " (" + src.spec + ")" : ""} · ${src.fps || 0} fps${src.motion ? " · " + src.motion : ""}${bad}${msg}`;
+  if (!src) return;
+  const motion = src.motion ? ` · ${(t("motion") || {})[src.motion] || src.motion}` : "";
+  $("source-info").textContent = `${t("source")}: ${src.spec || src.kind}${src.fps ? ` · ${src.fps} fps` : ""}${motion}${src.message ? ` · ${src.message}` : ""}`;
+  const cam = $("cam");
+  cam.hidden = false;
+  const st = typeof src.status === "object" && src.status ? (src.status.state || src.status.status || "ok") : src.status;
+  const down = st === "error" || st === "down" || st === "reconnecting" || st === "failed" || !!src.message;
+  let key = "cam_ok";
+  if (src.kind === "none") key = "cam_none";
+  else if (down) key = "cam_down";
+  else if (src.virtual) key = "cam_virtual";
+  cam.textContent = t(key);
+  cam.className = "conn " + (key === "cam_down" ? "off" : key === "cam_none" ? "mut" : "on");
+  cam.dataset.state = key;
+  // the camera cannot score this throw: open the hand entry
+  if ((key === "cam_down" || key === "cam_none") && snap && snap.state && !snap.state.over && !TV) $("entry-panel").open = true;
 }
 
 // The database cannot be written (disk full, read-only): nothing is being stored; say so on every screen.
@@ -193,32 +318,21 @@ function render(s) {
   snap = s;
   renderStorage(s.storage);
   const st = s.state;
-  const pinReq = !!s.pin_required || (snap && snap.pin_required);
-  if (pinReq) $("pin").hidden = false;
-  $("review-link").hidden = !s.review_url;
+  const live = st && !st.over;
   $("no-game").hidden = !!st;
-  $("turn-body").hidden = !st;
+  $("turn-body").hidden = !live;
   renderSource(s.source);
   $("reader-info").textContent = s.reader ? `${t("reader")}: ${s.reader}` : "";
-  // scoreboard
-  const rows = $("score-rows");
-  rows.innerHTML = "";
+  $("review-link").hidden = !s.review_url;
+  if (s.pin_required) $("pin").hidden = false;
+  renderScores(s);
+  renderStandings(s);
   if (st) {
-    $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}` + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
-    st.players.forEach((p, i) => {
-      const tr = document.createElement("tr");
-      tr.id = `player-${i}`;
-      tr.dataset.name = p.name;
-      if (p.to_move) tr.className = "to-move";
-      tr.innerHTML = `<td class="name">${p.to_move ? "▶ " : ""}${esc(p.name)}</td><td class="score">${p.score}</td><td class="status">${statusTags(p, st.rules)}</td>`;
-      rows.appendChild(tr);
-    });
     $("turn-player").textContent = st.to_move || "—";
     $("turn-points").textContent = st.turn.turn_points;
     const opts = st.allowed.dice_options || [];
     $("dice-left").textContent = st.turn.dice_to_throw;
     $("dice-options").textContent = opts.length > 1 ? ` (${opts.join(" / ")})` : "";
-    $("hint").textContent = pick(st.allowed.hint);
     $("game-status").textContent = st.status ? pick(st.status) : "";
     renderChoices(st);
     renderBoard(st);
@@ -226,121 +340,300 @@ function render(s) {
     rp.hidden = !st.rules_page;
     $("rules-page-text").innerHTML = st.rules_page
       ? pick(st.rules_page).split("\n\n").map((para) => `<p>${esc(para)}</p>`).join("") : "";
-    const whyNot = pick(st.allowed.why_not_bank) || "";
-    // The hint often already carries the reason ("throw 4 dice (needs 40 more …)"): say it once.
-    $("why-not-bank").textContent = st.allowed.bank || st.over || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
-    const w = $("winner");
-    if (st.over) {
-      const names = Array.isArray(st.winner) ? st.winner.join(", ") : st.winner;
-      w.textContent = names ? `${names} — ${t("wins")}` : t("game_over");
-      w.hidden = false;
-    } else w.hidden = true;
+    if (s.pending) {
+      $("hint").textContent = t("pending_hint");
+      $("why-not-bank").textContent = "";
+    } else {
+      $("hint").textContent = pick(st.allowed.hint);
+      const whyNot = pick(st.allowed.why_not_bank) || "";
+      // before the first throw "nothing to record yet" is obvious: the reason shows once there is something to lose
+      $("why-not-bank").textContent = st.allowed.bank || st.over || !st.turn.throws || pick(st.allowed.hint).includes(whyNot) ? "" : whyNot;
+    }
+    renderPreview(s);
   }
-  // last throw
-  const dice = $("dice");
-  dice.innerHTML = "";
-  const lt = s.last_throw;
-  const kept = st ? st.turn.last_keep.slice() : [];
-  if (lt) {
-    lt.faces.forEach((f, i) => {
-      let cls = lt.status === "uncertain" && (f < 1 || f > 6) ? "unsure" : "";
-      const k = kept.indexOf(f);
-      if (k >= 0 && lt.resolution !== "pending") { kept.splice(k, 1); cls += " kept"; }
-      dice.appendChild(dieEl(f, cls.trim()));
-    });
-    const b = $("throw-status");
-    b.textContent = `${t(lt.status)} · ${t(lt.resolution) || lt.resolution}`;
-    b.className = "badge " + lt.status;
-    $("fix-index").innerHTML = lt.faces.map((f, i) => `<option value="${i}">${i + 1} (${f || "?"})</option>`).join("");
-    // warnings of a throw that was scored (e.g. a die found only on a second look); pending ones show below
-    $("throw-notes").textContent = lt.resolution !== "pending" ? (lt.reasons || []).join("; ") : "";
-  } else {
-    $("throw-notes").textContent = "";
-    $("throw-status").textContent = "";
-    $("fix-index").innerHTML = "";
-  }
+  renderLastThrow(s);
   // controls
-  const live = st && !st.over;
   const virtual = s.source && s.source.virtual;
   $("btn-throw").hidden = !virtual;
   $("throw-faces").hidden = !virtual;
   $("btn-throw").disabled = !live || !!s.pending;
   $("btn-bank").disabled = !live || !st.allowed.bank || !!s.pending;
+  $("btn-bank").hidden = !live;
   $("btn-undo").disabled = !s.game;
-  // keep choice (presets where the player chooses)
-  const kp = $("keep-panel");
-  const pk = st && st.turn.pending_keep;
-  if (live && st.allowed.keep && pk && !s.pending) {
-    kp.hidden = false;
-    const kd = $("keep-dice");
-    kd.innerHTML = "";
-    pk.forEach((f, i) => {
-      const d = dieEl(f, keepSel.has(i) ? "selected" : "");
-      d.dataset.index = i;
-      d.addEventListener("click", () => { keepSel.has(i) ? keepSel.delete(i) : keepSel.add(i); render(snap); });
-      kd.appendChild(d);
-    });
-  } else { kp.hidden = true; keepSel.clear(); }
-  // pending (uncertain) throw
-  const pd = $("pending");
-  if (s.pending) {
-    pd.hidden = false;
-    if (!pendingFaces || pendingFaces.id !== s.pending.id) pendingFaces = { id: s.pending.id, faces: s.pending.faces.slice() };
-    pendingFaces.faces = s.pending.faces.slice();
-    $("pending-reasons").textContent = (s.pending.reasons || []).join("; ");
-    const img = $("pending-img");
-    if (s.pending.image_url) { img.src = s.pending.image_url + "?thumb=1"; img.hidden = false; } else img.hidden = true;
-    const pdd = $("pending-dice");
-    pdd.innerHTML = "";
-    pendingFaces.faces.forEach((f, i) => {
-      const d = dieEl(f, f >= 1 && f <= 6 ? "" : "unsure");
-      const sel = document.createElement("select");
-      sel.className = "fix";
-      sel.id = `pending-die-${i}`;
-      sel.innerHTML = `<option value="0">?</option>` + [1, 2, 3, 4, 5, 6].map((v) => `<option value="${v}"${v === f ? " selected" : ""}>${v}</option>`).join("");
-      sel.addEventListener("change", () => control("fix", { die_index: i, value: Number(sel.value) }));
-      d.textContent = "";
-      d.appendChild(sel);
-      pdd.appendChild(d);
-    });
-  } else { pd.hidden = true; pendingFaces = null; }
-  // events
+  $("entry-panel").hidden = !live;
+  $("btn-enter").disabled = !live;
+  renderKeep(s);
+  renderPending(s);
+  // events: newest first, no numbers (the newest is on top)
   const ev = $("events");
   ev.innerHTML = "";
-  (s.events || []).slice().reverse().forEach((e) => {
+  (s.events || []).filter((e) => e.kind !== "turn" || true).slice().reverse().forEach((e) => {
     const li = document.createElement("li");
-    li.textContent = lang === "ru" ? e.text_ru : e.text_en;
+    li.textContent = evText(e);
+    li.className = "ev-" + e.kind;
     ev.appendChild(li);
   });
+  renderBanner(s);
   const errKey = s.error ? JSON.stringify(s.error) : "";
   if (errKey && errKey !== render.lastError) showMessage(errorText(s.error, 409));
   render.lastError = errKey;
+  keepAwake(live);
+  if (TV) document.title = st ? `${st.players.map((p) => `${p.name} ${p.score}`).join(" · ")} — kosti` : "kosti";
 }
 
-// ------------------------------------------------------------------ history
+function renderScores(s) {
+  const st = s.state;
+  const rows = $("score-rows");
+  rows.innerHTML = "";
+  if (!st) { $("rules-name").textContent = ""; return; }
+  $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}`
+    + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
+  st.players.forEach((p, i) => {
+    const tr = document.createElement("tr");
+    tr.id = `player-${i}`;
+    tr.dataset.name = p.name;
+    if (p.to_move) tr.className = "to-move";
+    tr.innerHTML = `<td class="name"><div class="pname">${p.to_move ? "▶ " : ""}${esc(p.name)}</div><div class="status">${statusTags(p, st)}</div></td><td class="score num">${p.score}</td>`;
+    rows.appendChild(tr);
+  });
+}
+
+function renderStandings(s) {
+  const st = s.state;
+  const box = $("standings");
+  if (!st || !st.over) { box.hidden = true; return; }
+  box.hidden = false;
+  const names = Array.isArray(st.winner) ? st.winner.join(", ") : st.winner;
+  $("winner").textContent = names ? `${names} — ${t("wins")}` : t("game_over");
+  const order = st.players.slice().sort((a, b) => b.score - a.score);
+  $("standings-list").innerHTML = order.map((p) => `<li><span class="pname">${esc(p.name)}</span> <b class="num">${p.score}</b></li>`).join("");
+}
+
+function renderPreview(s) {
+  const pv = s.bank_preview;
+  const el = $("stop-preview");
+  if (!pv || s.pending) { el.hidden = true; return; }
+  const parts = (pv.changes || []).map((c) => `${esc(c.player)}: ${c.before} → ${c.after}`);
+  const notes = (pv.events || []).filter((e) => !["bank", "opened", "throw"].includes(e.kind)).map((e) => esc(evText(e)));
+  el.innerHTML = `<b>${t("stop_now")}:</b> ${parts.length ? parts.join("; ") : t("nothing_recorded")}${notes.length ? "<br>⚠ " + notes.join("; ") : ""}`;
+  el.className = "preview" + (pv.warn ? " warn" : "");
+  el.hidden = false;
+}
+
+function renderLastThrow(s) {
+  const st = s.state;
+  const dice = $("dice");
+  dice.innerHTML = "";
+  const lt = s.last_throw;
+  const kept = st ? st.turn.last_keep.slice() : [];
+  const keepActive = st && !st.over && st.allowed.keep && st.turn.pending_keep && !s.pending;
+  $("last-throw").hidden = !lt || !!s.pending || keepActive;
+  if (!lt) { $("throw-notes").textContent = ""; $("throw-status").textContent = ""; $("throw-who").textContent = ""; return; }
+  lt.faces.forEach((f) => {
+    let cls = f < 1 || f > 6 ? "unsure" : "";
+    const k = kept.indexOf(f);
+    if (lt.outcome === "bust") cls += " bust";
+    else if (k >= 0 && lt.resolution !== "pending") { kept.splice(k, 1); cls += " kept"; }
+    dice.appendChild(dieEl(f, cls.trim()));
+  });
+  const b = $("throw-status");
+  let label, cls;
+  if (lt.outcome === "bust") { label = t("bust"); cls = "bust"; }
+  else if (lt.outcome === "scored") { label = `${t("scored")} +${lt.points}`; cls = "ok"; }
+  else { label = t(lt.resolution) || lt.resolution; cls = lt.status; }
+  if (lt.source === "manual") label += ` · ${t("entered")}`;
+  b.textContent = label;
+  b.className = "badge " + cls;
+  $("throw-who").textContent = lt.player ? `(${lt.player})` : "";
+  const idx = $("fix-index").value;
+  $("fix-index").innerHTML = lt.faces.map((f, i) => `<option value="${i}">${i + 1} (${f || "?"})</option>`).join("");
+  if (idx !== "" && Number(idx) < lt.faces.length) $("fix-index").value = idx;
+  $("fix-panel").hidden = !(st && !st.over) || !["applied", "corrected"].includes(lt.resolution);
+  // warnings of a throw scored in this turn (e.g. a die found only on a second look); older ones are gone
+  const current = st && lt.turn_no === s.turn_no && lt.resolution !== "pending";
+  $("throw-notes").textContent = current ? groupReasons(lt.reasons).join("; ") : "";
+}
+
+function renderKeep(s) {
+  const st = s.state;
+  const kp = $("keep-panel");
+  const pk = st && st.turn.pending_keep;
+  if (!(st && !st.over && st.allowed.keep && pk && !s.pending)) { kp.hidden = true; keepSel.clear(); return; }
+  kp.hidden = false;
+  const keeps = st.allowed.keeps || [];
+  const scoring = new Set(keeps.flatMap((k) => k.faces));
+  const kd = $("keep-dice");
+  kd.innerHTML = "";
+  pk.forEach((f, i) => {
+    const can = scoring.has(f);
+    const d = dieEl(f, (keepSel.has(i) ? "selected" : "") + (can ? "" : " dead"));
+    d.dataset.index = i;
+    if (can) d.addEventListener("click", () => { keepSel.has(i) ? keepSel.delete(i) : keepSel.add(i); render(snap); });
+    kd.appendChild(d);
+  });
+  const chosen = [...keepSel].map((i) => pk[i]).sort((a, b) => a - b);
+  const match = keeps.find((k) => k.faces.length === chosen.length && k.faces.slice().sort((a, b) => a - b).every((v, j) => v === chosen[j]));
+  $("keep-total").textContent = !chosen.length ? "" : match ? t("keep_total")(st.turn.turn_points + match.points) : t("keep_invalid");
+  $("btn-keep").disabled = !match;
+}
+
+function renderPending(s) {
+  const pd = $("pending");
+  if (!s.pending) { pd.hidden = true; return; }
+  pd.hidden = false;
+  const p = s.pending;
+  const want = s.state ? (s.state.allowed.dice_options || [s.state.turn.dice_to_throw]) : [];
+  const wrongCount = want.length && !want.includes(p.faces.length);
+  $("pending-count").textContent = wrongCount ? t("count_wrong")(p.faces.length, want.join(" / ")) : "";
+  // the count is said once, in the line above, with what to do about it
+  const reasons = groupReasons(p.reasons).filter((r) => !/(expected|ожидалось|saw \d+ dice|видно костей)/.test(r));
+  $("pending-reasons").textContent = reasons.join("; ");
+  const img = $("pending-img");
+  if (p.image_url) { img.src = p.image_url + "?thumb=1"; img.dataset.full = p.image_url; img.hidden = false; } else img.hidden = true;
+  const pdd = $("pending-dice");
+  pdd.innerHTML = "";
+  p.faces.forEach((f, i) => {
+    const wrap = document.createElement("span");
+    wrap.className = "pdie";
+    const d = dieEl(f, f >= 1 && f <= 6 ? "" : "unsure");
+    const sel = document.createElement("select");
+    sel.className = "fix";
+    sel.id = `pending-die-${i}`;
+    sel.innerHTML = (f >= 1 && f <= 6 ? "" : `<option value="" selected disabled>?</option>`)
+      + [1, 2, 3, 4, 5, 6].map((v) => `<option value="${v}"${v === f ? " selected" : ""}>${v}</option>`).join("");
+    sel.addEventListener("change", () => control("fix", { die_index: i, value: Number(sel.value) }));
+    d.textContent = "";
+    d.appendChild(sel);
+    const x = document.createElement("button");
+    x.type = "button";
+    x.className = "remove";
+    x.id = `pending-remove-${i}`;
+    x.textContent = "✕";
+    x.title = t("remove_die");
+    x.setAttribute("aria-label", t("remove_die"));
+    x.addEventListener("click", () => control("remove", { die_index: i }));
+    wrap.appendChild(d);
+    wrap.appendChild(x);
+    pdd.appendChild(wrap);
+  });
+}
+
+function renderBanner(s) {
+  const b = s.banner;
+  if (!b || b.id === lastBanner) return;
+  const fresh = lastBanner !== null || (s.server_time - (b.created_at || 0)) < 20;
+  lastBanner = b.id;
+  if (!fresh) return;
+  fillBanner(b);
+  const el = $("banner");
+  el.hidden = false;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => { el.hidden = true; }, TV ? 12000 : 9000);
+}
+
+// The banner's words in the current language (called again when the language changes while it is shown).
+function fillBanner(b) {
+  fillBanner.shown = b;
+  const title = (t("banner") || {})[b.kind] || b.kind;
+  const lines = (b.events || []).filter((e) => e.kind !== "throw" || b.kind === "bust").map((e) => esc(evText(e)));
+  (b.changes || []).forEach((c) => lines.push(`<b>${esc(c.player)}: ${c.before} → ${c.after}</b>`));
+  // a bust's lost turn points are already in the engine's sentence ("the turn's 10 are lost")
+  if (b.lost && !lines.some((l) => l.includes(String(b.lost)))) lines.push(`<b>${esc(b.player || "")}: ${t("turn_lost")(b.lost)}</b>`);
+  $("banner-title").textContent = title;
+  $("banner-body").innerHTML = lines.join("<br>");
+  const el = $("banner");
+  el.className = `banner k-${b.kind}`;
+  el.dataset.kind = b.kind;
+}
+
+// ------------------------------------------------------------------ history and the score sheet
+function zoom(src, caption) {
+  $("zoom-img").src = src;
+  $("zoom-caption").textContent = caption || "";
+  $("zoom-dialog").showModal();
+}
+
 async function loadHistory() {
-  if (!gid()) { $("history-list").innerHTML = ""; return; }
+  if (!gid()) { $("history-list").innerHTML = ""; $("sheet").innerHTML = ""; return; }
   let h;
-  try { h = await api("GET", `/api/games/${gid()}/history`); } catch (e) { return; }
+  try { h = await api("GET", `/api/games/${gid()}/history`, undefined, true); } catch (e) { return; }
+  renderSheet(h.sheet);
   const byTurn = new Map();
-  h.turns.forEach((tu) => byTurn.set(tu.turn_no, { turn: tu, throws: [] }));
-  h.throws.forEach((th) => { const k = th.turn_no; if (!byTurn.has(k)) byTurn.set(k, { turn: { turn_no: k, player: th.player }, throws: [] }); byTurn.get(k).throws.push(th); });
+  h.turns.forEach((tu) => byTurn.set(tu.turn_no, { turn: tu, throws: [], notes: [] }));
+  h.throws.forEach((th) => { const k = th.turn_no; if (!byTurn.has(k)) byTurn.set(k, { turn: { turn_no: k, player: th.player }, throws: [], notes: [] }); byTurn.get(k).throws.push(th); });
+  // what a turn did beyond its points — to other players (overtaking fines, pushes off the barrel) and to the
+  // thrower (a bolt, a fall from the barrel, the pit, the dump truck) — said in the turn
+  const RULE_EVENTS = ["fall", "knocked_off", "overtaken", "bolt", "bolt_penalty", "pit", "barrel", "dump_truck", "capped", "dot", "skip_turn", "three_farkles"];
+  h.actions.filter((a) => !a.undone).forEach((a) => {
+    (a.events || []).filter((e) => e.player && e.kind !== "turn" && (e.player !== a.player || RULE_EVENTS.includes(e.kind))).forEach((e) => {
+      if (byTurn.has(a.turn_no)) byTurn.get(a.turn_no).notes.push(e);
+    });
+  });
   const out = [];
-  [...byTurn.values()].sort((a, b) => b.turn.turn_no - a.turn.turn_no).forEach(({ turn, throws }) => {
+  [...byTurn.values()].sort((a, b) => b.turn.turn_no - a.turn.turn_no).forEach(({ turn, throws, notes }) => {
     const res = turn.outcome ? ` — ${esc(OUTCOMES[lang][turn.outcome] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
     const ths = throws.map((th) => {
-      const img = th.image_url ? `<img src="${th.image_url}?thumb=1" alt="" loading="lazy">` : "";
-      const cls = th.resolution === "undone" || th.resolution === "superseded" || th.resolution === "discarded" ? "undone" : "";
-      return `<div class="${cls}">${img}${th.faces.map((f) => f || "?").join(" ")} <span class="badge ${th.status}">${t(th.status)} · ${t(th.resolution) || th.resolution}</span></div>`;
+      const img = th.image_url ? `<img src="${th.image_url}?thumb=1" data-full="${th.image_url}" class="zoomable" alt="" loading="lazy">` : "";
+      const gone = ["undone", "superseded", "discarded", "rejected"].includes(th.resolution);
+      let badge;
+      if (th.outcome === "bust") badge = `<span class="badge bust">${t("bust")}</span>`;
+      else if (th.outcome === "scored") badge = `<span class="badge ok">+${th.points}</span>`;
+      else badge = `<span class="badge ${th.status}">${t(th.resolution) || th.resolution}</span>`;
+      const manual = th.source === "manual" ? ` <span class="small">${t("entered")}</span>` : "";
+      return `<div class="throw-h${gone ? " undone" : ""}">${img}<span class="faces">${th.faces.map((f) => f || "?").join(" ")}</span> ${badge}${manual}</div>`;
     }).join("");
-    out.push(`<div class="turn-h"><b>${t("turn_n")} ${turn.turn_no}</b> ${esc(turn.player || "")}${res}${ths}</div>`);
+    const nt = notes.map((e) => `<div class="note">⚠ ${esc(evText(e))}</div>`).join("");
+    out.push(`<div class="turn-h"><b>${t("turn_n")} ${turn.turn_no}</b> ${esc(turn.player || "")}${res}${ths}${nt}</div>`);
   });
   $("history-list").innerHTML = out.join("");
+  $("history-list").querySelectorAll("img.zoomable").forEach((img) => img.addEventListener("click", () => zoom(img.dataset.full, img.nextSibling ? img.nextSibling.textContent : "")));
+}
+
+function renderSheet(sheet) {
+  const el = $("sheet");
+  if (!sheet || !sheet.rows.length) { el.innerHTML = ""; return; }
+  const head = `<thead><tr><th>${t("round")}</th>${sheet.players.map((p) => `<th class="num">${esc(p)}</th>`).join("")}</tr></thead>`;
+  const body = sheet.rows.map((r) => `<tr><td>${r.round}</td>${sheet.players.map((p) => {
+    const c = r.cells[p];
+    if (!c) return "<td></td>";
+    const score = c.score !== null && c.score !== undefined ? c.score : (c.after_note ?? "");
+    const cls = c.outcome === "bust" ? "bust" : c.delta < 0 ? "neg" : "";
+    const delta = c.delta ? `<span class="delta">${c.delta > 0 ? "+" : ""}${c.delta}</span>` : (c.outcome && c.outcome !== "bank" ? `<span class="delta">${esc(OUTCOMES[lang][c.outcome] || c.outcome)}</span>` : "");
+    const notes = (c.notes || []).map((n) => `<div class="note" title="${esc(lang === "ru" ? n.text_ru : n.text_en)}">${n.delta} ${esc(((T[lang].banner || {})[n.kind] || n.kind).split(" / ")[0])} → ${n.after}</div>`).join("");
+    return `<td class="num ${cls}"><b>${score}</b>${delta}${notes}</td>`;
+  }).join("")}</tr>`).join("");
+  el.innerHTML = head + `<tbody>${body}</tbody>`;
+}
+
+// ------------------------------------------------------------------ games: list, resume, rematch
+async function loadGames() {
+  try { gamesCache = (await api("GET", "/api/games?limit=20", undefined, true)).games; } catch (e) { return; }
+  renderGames();
+}
+
+function renderGames() {
+  const el = $("games-list");
+  if (!el) return;
+  if (!gamesCache.length) { el.innerHTML = `<p class="small">${t("no_games")}</p>`; return; }
+  el.innerHTML = gamesCache.map((g) => {
+    const scores = g.players.map((p) => `${esc(p)} <b>${g.scores[p] ?? 0}</b>`).join(" · ");
+    const when = new Date(g.updated_at * 1000).toLocaleString(lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "short", timeStyle: "short" });
+    const status = g.current ? t("playing") : t("status_" + g.status);
+    const btn = g.status === "finished"
+      ? `<button type="button" data-act="rematch" data-id="${g.id}">${t("rematch")}</button>`
+      : g.current ? "" : `<button type="button" class="primary" data-act="resume" data-id="${g.id}">${t("resume")}</button>`;
+    const win = g.winner ? ` · 🏆 ${esc(g.winner)}` : "";
+    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(g.rules.preset || "")} · ${status}${win} · ${g.turns} ${t("turns_n")(g.turns)} · ${when}</div></div>${btn}</div>`;
+  }).join("");
+  el.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", async () => {
+    const r = await withReplace("POST", `/api/games/${b.dataset.id}/${b.dataset.act}`, {});
+    if (r && r.type === "state") { render(r); loadHistory(); loadGames(); window.scrollTo(0, 0); }
+  }));
 }
 
 // ------------------------------------------------------------------ settings and zones
 async function loadSettings() {
-  try { settings = await api("GET", "/api/settings"); } catch (e) { return; }
+  try { settings = await api("GET", "/api/settings", undefined, true); } catch (e) { return; }
   $("set-source").value = settings.source || "";
   const th = settings.thresholds || {};
   $("set-conf").value = th.conf ?? "";
@@ -374,6 +667,50 @@ async function saveSettings(extra) {
   try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside); } catch (e) { /* shown */ }
 }
 
+// ------------------------------------------------------------------ the live view is folded away on phones
+function setLive(open) {
+  const img = $("live");
+  if (open && !img.getAttribute("src")) img.src = "/video.mjpg";
+  if (!open && img.getAttribute("src")) { img.removeAttribute("src"); }
+}
+
+// ------------------------------------------------------------------ the screen stays awake while a game runs (PWA)
+async function keepAwake(on) {
+  if (!("wakeLock" in navigator)) return;
+  try {
+    if (on && !wakeLock && document.visibilityState === "visible") {
+      wakeLock = await navigator.wakeLock.request("screen");
+      wakeLock.addEventListener("release", () => { wakeLock = null; });
+    } else if (!on && wakeLock) { await wakeLock.release(); wakeLock = null; }
+  } catch (e) { wakeLock = null; /* not allowed now (e.g. battery saver): the game goes on */ }
+}
+
+// ------------------------------------------------------------------ manual entry
+function parseFaces(raw) {
+  // "11535", "1 1 5 3 5", "1,1,5": every digit is one die
+  const digits = String(raw).replace(/[^0-9]/g, "").split("").map(Number);
+  return digits;
+}
+
+function renderEntry() {
+  const el = $("entry-dice");
+  el.innerHTML = "";
+  entry.forEach((f, i) => {
+    const d = dieEl(f, "");
+    d.title = t("backspace");
+    d.addEventListener("click", () => { entry.splice(i, 1); renderEntry(); });
+    el.appendChild(d);
+  });
+}
+
+async function submitEntry() {
+  const typed = $("entry-text").value.trim();
+  const faces = typed ? parseFaces(typed) : entry.slice();
+  if (!faces.length) return;
+  const r = await control("enter", { faces });
+  if (r) { entry = []; $("entry-text").value = ""; renderEntry(); }
+}
+
 // ------------------------------------------------------------------ wiring
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -383,36 +720,48 @@ function connect() {
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
     if (msg.type === "state") {
-      const prevTurn = snap && snap.turn_no;
+      const prev = snap ? `${snap.game && snap.game.id}/${snap.turn_no}/${snap.version}` : "";
+      const prevTurn = snap ? snap.turn_no : null;
+      const gameChanged = !snap || !snap.game || !msg.game || snap.game.id !== msg.game.id;
       render(msg);
-      if (prevTurn !== msg.turn_no) loadHistory();
+      if (prev !== `${msg.game && msg.game.id}/${msg.turn_no}/${msg.version}`) loadHistory();
+      if (gameChanged || !snap || prevTurn !== msg.turn_no || (msg.state && msg.state.over)) loadGames();
     } else if (msg.type === "source") renderSource(msg.source);
     else if (msg.type === "error") showMessage(errorText(msg, msg.status));
   };
 }
 
+function renderPresetDesc() {
+  const p = presets.find((x) => x.name === $("ng-preset").value);
+  if (!p) { $("ng-preset-desc").textContent = ""; return; }
+  if (p.description_ru) {  // the other dice games describe themselves in both languages
+    $("ng-preset-desc").textContent = lang === "ru" ? p.description_ru : p.description;
+    return;
+  }
+  const lines = (p.summary || []).map(pick).join(" · ");
+  // the presets' long descriptions are written in English: Russian players get the rule summary in Russian
+  $("ng-preset-desc").textContent = lang === "ru" ? lines : `${lines}. ${p.description}`;
+}
+
 async function loadPresets() {
-  try { presets = (await api("GET", "/api/presets")).presets; } catch (e) { return; }
+  try { presets = (await api("GET", "/api/presets", undefined, true)).presets; } catch (e) { return; }
   const opt = (p) => `<option value="${esc(p.name)}">${esc(p.name)} (${p.dice} × d6${p.target ? " → " + p.target : ""})</option>`;
   const fam = presets.filter((p) => !p.game || p.game === "1000");
   const other = presets.filter((p) => p.game && p.game !== "1000");
   $("ng-preset").innerHTML = `<optgroup label="${esc(t("family_1000"))}">${fam.map(opt).join("")}</optgroup>`
     + (other.length ? `<optgroup label="${esc(t("other_games"))}">${other.map(opt).join("")}</optgroup>` : "");
-  const desc = () => {
-    const p = presets.find((x) => x.name === $("ng-preset").value);
-    $("ng-preset-desc").textContent = p ? (lang === "ru" && p.description_ru ? p.description_ru : p.description) : "";
-  };
-  $("ng-preset").addEventListener("change", desc);
-  desc();
+  $("ng-preset").addEventListener("change", renderPresetDesc);
+  renderPresetDesc();
 }
 
 function init() {
+  if (TV) document.body.classList.add("tv");
   $("lang-toggle").addEventListener("click", () => { lang = lang === "ru" ? "en" : "ru"; localStorage.setItem("kosti.lang", lang); applyLang(); loadHistory(); });
   $("pin").value = localStorage.getItem("kosti.pin") || "";
   $("pin").addEventListener("change", () => localStorage.setItem("kosti.pin", $("pin").value.trim()));
   $("btn-throw").addEventListener("click", () => {
     const raw = $("throw-faces").value.trim();
-    const faces = raw ? raw.split(/[\s,]+/).map(Number) : null;
+    const faces = raw ? parseFaces(raw) : null;
     control("throw", faces ? { faces } : undefined);
   });
   $("btn-bank").addEventListener("click", () => control("bank"));
@@ -422,27 +771,38 @@ function init() {
     control("keep", { faces: [...keepSel].sort().map((i) => pk[i]) });
     keepSel.clear();
   });
-  $("btn-confirm").addEventListener("click", () => control("confirm", { faces: pendingFaces.faces }));
+  $("btn-confirm").addEventListener("click", () => control("confirm", {}));
   $("btn-discard").addEventListener("click", () => control("discard"));
-  $("btn-add-die").addEventListener("click", () => { if (pendingFaces) control("fix", { die_index: pendingFaces.faces.length, value: 1 }); });
-  $("btn-fix").addEventListener("click", () => control("fix", { die_index: Number($("fix-index").value), value: Number($("fix-value").value) }));
+  $("btn-add-die").addEventListener("click", () => { if (snap && snap.pending) control("fix", { die_index: snap.pending.faces.length, value: 1 }); });
+  $("btn-rematch").addEventListener("click", async () => {
+    const r = await withReplace("POST", `/api/games/${gid()}/rematch`, {});
+    if (r && r.type === "state") { render(r); loadHistory(); loadGames(); }
+  });
+  document.querySelectorAll(".keypad .key[data-face]").forEach((k) => k.addEventListener("click", () => {
+    if (entry.length < 12) entry.push(Number(k.dataset.face));
+    renderEntry();
+  }));
+  $("entry-back").addEventListener("click", () => { entry.pop(); renderEntry(); });
+  $("btn-enter").addEventListener("click", submitEntry);
+  $("entry-text").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); submitEntry(); } });
+  $("pending-img").addEventListener("click", () => zoom($("pending-img").dataset.full || $("pending-img").src, ""));
+  $("banner").addEventListener("click", () => { $("banner").hidden = true; });
   $("btn-history").addEventListener("click", loadHistory);
+  $("btn-fix").addEventListener("click", () => control("fix", { die_index: Number($("fix-index").value), value: Number($("fix-value").value) }));
   $("new-game-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const players = $("ng-players").value.split(",").map((x) => x.trim()).filter(Boolean);
     let overrides = null;
     const raw = $("ng-overrides").value.trim();
     if (raw) { try { overrides = JSON.parse(raw); } catch (err) { showMessage(t("bad_json")); return; } }
-    try {
-      const r = await api("POST", "/api/games", { players, preset: $("ng-preset").value, overrides });
-      render(r);
-      loadHistory();
-    } catch (err) { /* shown */ }
+    const r = await withReplace("POST", "/api/games", { players, preset: $("ng-preset").value, overrides });
+    if (r && r.type === "state") { render(r); loadHistory(); loadGames(); window.scrollTo(0, 0); }
   });
   $("btn-save-settings").addEventListener("click", () => saveSettings());
   const startZone = (which) => {
     zoneWhich = which;
     zonePts = [];
+    $("live-details").open = true;
     $("live-section").classList.add("calibrating");
     $("btn-zones-done").hidden = false;
     drawZones(settings && settings.zones && settings.zones.roll_area, settings && settings.zones && settings.zones.set_aside);
@@ -467,9 +827,17 @@ function init() {
     zonePts.push([Number(x.toFixed(4)), Number(y.toFixed(4))]);
     drawZones(settings && settings.zones && settings.zones.roll_area, settings && settings.zones && settings.zones.set_aside);
   });
+  // the live view: open on a wide screen, folded on a phone (the scoreboard comes first)
+  const ld = $("live-details");
+  ld.open = !TV && window.matchMedia("(min-width: 900px)").matches;
+  setLive(ld.open);
+  ld.addEventListener("toggle", () => setLive(ld.open));
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") keepAwake(snap && snap.state && !snap.state.over); });
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   applyLang();
   loadPresets();
   loadSettings();
+  loadGames();
   fetch("/api/state").then((r) => r.json()).then((s) => { render(s); loadHistory(); }).catch(() => {});
   connect();
 }

@@ -138,18 +138,27 @@ def test_bad_requests_have_clear_messages(client, throw, start_game):
     r = client.post(f"/api/games/{gid}/keep", json={"faces": [1]})
     assert r.status_code == 409 and "automatically" in r.json()["error"]
     # Malformed JSON, wrong types, out-of-range values, unknown presets.
-    r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
-    assert r.status_code == 422 and r.json()["error"].startswith("invalid request")
-    r = client.post("/api/games", json={"players": []})
-    assert r.status_code == 422 and "players" in r.json()["error"]
-    r = client.post("/api/games", json={"players": ["A", "A"]})
-    assert r.status_code == 422 and "unique" in r.json()["error"]
-    r = client.post("/api/games", json={"players": ["A", "B"], "preset": "no_such_rules"})
-    assert r.status_code == 422 and "no_such_rules" in r.json()["error"]
-    r = client.post("/api/games", json={"players": ["A", "B"], "overrides": {"opening": {"nope": 1}}})
-    assert r.status_code == 422
-    r = client.post(f"/api/games/{gid}/fix", json={"die_index": 0, "value": 7})
-    assert r.status_code == 422 and "value" in r.json()["error"]
+    # Every reason is a sentence for the players in both languages, never the validator's text (issue 18 #10).
+    def plain(r, status, *words):
+        body = r.json()
+        assert r.status_code == status, r.text
+        assert all(w in body["error"] for w in words), body
+        assert CYRILLIC.search(body["error_ru"]), body
+        for dev in ("List should", "Value error", "validation", "Input should", "Field required", "faces"):
+            assert dev not in body["error"] or dev == "faces" and "faces of the dice" in body["error"], body
+        return body
+
+    plain(client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"}), 422, "JSON")
+    plain(client.post("/api/games", json={"players": []}), 422, "player name")
+    plain(client.post("/api/games", json={"players": ["A", " A"]}), 422, "same name", "A")
+    plain(client.post("/api/games", json={"players": ["A", ""]}), 422, "player name")
+    assert "no_such_rules" in plain(client.post("/api/games", json={"players": ["A", "B"], "preset": "no_such_rules"}),
+                                    422)["error"]
+    plain(client.post("/api/games", json={"players": ["A", "B"], "overrides": {"opening": {"nope": 1}}}), 422, "rules")
+    plain(client.post(f"/api/games/{gid}/fix", json={"die_index": 0, "value": 7}), 422, "die value", "6")
+    plain(client.post(f"/api/games/{gid}/fix", json={"die_index": "x", "value": 2}), 422, "die number")
+    plain(client.post(f"/api/games/{gid}/enter", json={"faces": [5]}), 422, "dice are to be thrown now")
+    assert client.post(f"/api/games/{gid}/enter", json={"faces": [5]}).json()["error_ru"] == "сейчас бросают 3 кости, а не 1"
     r = client.post(f"/api/games/{gid}/throw")
     assert r.status_code == 409 and "real camera" in r.json()["error"]  # no virtual table here
     # The game went on untouched by the bad requests.

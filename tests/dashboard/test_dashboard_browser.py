@@ -143,7 +143,7 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         # Russian UI keeps the rule terms side by side.
         d.find_element(By.ID, "lang-toggle").click()
         assert d.find_element(By.ID, "btn-bank").text == "Хватит / stop"
-        assert "открыт" in d.find_element(By.ID, "player-0").text
+        assert "не открыт" in d.find_element(By.ID, "player-1").text  # Boris has not opened yet
         # History shows the turn with a thumbnail of the settled frame.
         d.find_element(By.ID, "btn-history").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
@@ -221,9 +221,16 @@ def test_keep_choice_in_the_browser(tmp_path, throw):
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         app.state.table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
         wait.until(EC.visibility_of_element_located((By.ID, "keep-panel")))
+        # The dice are shown once (in the choice), non-scoring dice cannot be chosen (issue 18 #13).
+        assert not d.find_element(By.ID, "last-throw").is_displayed()
+        dead = d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]')
+        assert "dead" in dead.get_attribute("class")
+        dead.click()
+        assert "selected" not in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]').get_attribute("class")
         assert "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').click() or True)
         wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
+        assert d.find_element(By.ID, "keep-total").text == "Set aside: 100 points"  # the running total
         d.find_element(By.ID, "btn-keep").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "100"))
         assert d.find_element(By.ID, "dice-left").text == "5"
@@ -236,9 +243,11 @@ def test_keep_choice_in_the_browser(tmp_path, throw):
 
 
 @pytest.mark.slow
-def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
+def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
     """An unread die is held pending on every screen; the table fixes it in the UI and confirms."""
     import threading
+
+    from conftest import make_throw
 
     import uvicorn
     from selenium.webdriver.common.by import By
@@ -262,15 +271,31 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, throw):
         d.get(f"http://127.0.0.1:{port}/")
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        app.state.table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain", image=True))
+        unread = [f"die {k} is unreadable (cocked, hidden or blurred) / кость {k} не читается (на ребре, закрыта или смазана)"
+                  for k in (2, 4)]
+        app.state.table.submit_throw(make_throw([1, 0, 5, 0, 3], status="uncertain", image=True, reasons=unread))
         wait.until(EC.visibility_of_element_located((By.ID, "pending")))
         assert d.find_element(By.ID, "turn-points").text == "0", "nothing may be scored before confirmation"
+        # One line for both dice, in one language; the hint above says to check the throw (issue 18 #9).
+        assert d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4"
+        assert d.find_element(By.ID, "hint").text.startswith("Check the throw below")
+        # each choice re-renders the panel (the server's answer): select again until it holds
+        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
+                   or Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
         wait.until(lambda d: (d.find_element(By.ID, "pending-img").get_attribute("src") or "").endswith("?thumb=1"))
-        Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
-        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
+        # each choice re-renders the panel (the server's answer): select again until it holds
+        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
+                   or Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
         d.find_element(By.ID, "btn-confirm").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "25"))
         assert not d.find_element(By.ID, "pending").is_displayed()
+        assert "unreadable" in d.find_element(By.ID, "throw-notes").text  # said for the throw just scored ...
+        app.state.table.submit_throw(make_throw([2, 3]))  # a bust: ... and gone once the turn has moved on
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+        assert d.find_element(By.ID, "throw-notes").text == ""
+        # The log: newest first, a list without numbers (issue 18 #11).
+        assert d.find_element(By.ID, "events").tag_name == "ul"
+        assert "Boris" in d.find_elements(By.CSS_SELECTOR, "#events li")[0].text
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors
     finally:
@@ -398,6 +423,54 @@ def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
         assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
+
+
+@pytest.mark.slow
+def test_status_tags_count_against_their_limits_and_links_are_readable(tmp_path):
+    """"bolts 2 of 3", "on the barrel 1 of 3" (issue 18 #13); settings links readable on the dark card."""
+    import json
+
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.dashboard.table import state_from_json
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    srv = _InProcessServer(app)
+    try:
+        table = app.state.table
+        j = table.state.to_json()
+        j["players"][0].update(score=880, opened=True, barrel_attempts=1, seated=True)  # rules 1.1: seated at 880
+        j["players"][1].update(score=150, opened=True, bolts=2)
+        with table._lock:
+            table.state = state_from_json(json.dumps(j))
+            table._changed()
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "bolts / болты 2 of 3"))
+        # the sitter's tag says what he needs and the attempts used (rules 1.1)
+        assert "on the barrel, needs 120" in d.find_element(By.ID, "player-0").text
+        assert "1 of 3" in d.find_element(By.ID, "player-0").text
+        d.find_element(By.ID, "lang-toggle").click()
+        assert "болты / bolts 2 из 3" in d.find_element(By.ID, "player-1").text
+        assert "на бочке, нужно 120" in d.find_element(By.ID, "player-0").text
+        d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
+        contrast = d.execute_script("""
+          const lum = (c) => { const v = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map((x) => {
+            x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+            return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+          const a = document.querySelector('#settings a[href="/docs"]');
+          const bg = getComputedStyle(document.getElementById('settings')).backgroundColor;
+          const l1 = lum(getComputedStyle(a).color), l2 = lum(bg);
+          return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);""")
+        assert contrast >= 4.5, contrast  # WCAG AA for normal text
     finally:
         d.quit()
         srv.close()

@@ -281,7 +281,8 @@ def test_router_inside_the_dashboard_app(folder, tmp_path: Path) -> None:
         assert c.get("/api/state").json().get("review_url") == "/review"
         pin = {"X-Kosti-Pin": "2468"}
         r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": [{"value": 9, "box": [1, 1, 9, 9]}]}, headers=pin)
-        assert r.status_code == 422 and "dice.0.value" in r.json()["error"]
+        assert r.status_code == 422 and r.json()["error"] == "die value (die 1): must be at most 6"
+        assert r.json()["detail"][0]["loc"][-3:] == ["dice", "0", "value"]  # the field path stays for programs
         r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []})
         assert r.status_code == 403 and "PIN" in r.json()["error"]
         r = c.put(f"/api/review/images/{ids[0]}/labels", json={"dice": []}, headers=pin)
