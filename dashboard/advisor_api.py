@@ -25,6 +25,7 @@ from fastapi.responses import Response
 
 from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise
+from kosti.engine.game import GameState
 
 from .stats import collect, faces_png
 from .table import TableError
@@ -46,6 +47,10 @@ def create_advisor_router(table: Any) -> APIRouter:
         if st.over:
             return {"available": False, "version": version, "game_id": gid,
                     "reason": "the game is over", "reason_ru": "игра окончена"}
+        st = getattr(st, "state", st)  # the table hosts any game; the advisor knows the 1000 family
+        if not isinstance(st, GameState):
+            return {"available": False, "version": version, "game_id": gid,
+                    "reason": "advice covers 1000, Farkle and 10000", "reason_ru": "советы есть для 1000, фаркла и 10000"}
         with _ADVICE_LOCK:
             a = advise(st)
         return {"available": True, "version": version, "game_id": gid, "advice": a.to_json(),

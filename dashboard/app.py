@@ -171,17 +171,17 @@ class NewGame(BaseModel):
     overrides: dict[str, Any] | None = Field(None, examples=[{"opening": {"threshold": 75}}])
     replace: bool = False
 
+    @field_validator("overrides")
+    @classmethod
+    def _overrides(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if v is None else _small_json(v, "overrides", max_number=MAX_RULE_NUMBER)
+
 
 class ReplaceBody(BaseModel):
     """``replace``: put aside the unfinished game on the table (resume, rematch)."""
 
     model_config = ConfigDict(extra="forbid")
     replace: bool = False
-
-    @field_validator("overrides")
-    @classmethod
-    def _overrides(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        return None if v is None else _small_json(v, "overrides", max_number=MAX_RULE_NUMBER)
 
 
 def _small_json(v: Any, name: str, max_number: float | None = None) -> Any:
@@ -498,19 +498,19 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return table.new_game(body.players, body.preset, body.overrides, actor=actor, replace=body.replace)
 
     @app.post("/api/games/{game_id}/resume", summary="Put a stored unfinished game back on the table")
-    def post_resume(game_id: int, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_resume(game_id: GameId, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.resume(game_id, actor=actor, replace=bool(body and body.replace))
 
     @app.post("/api/games/{game_id}/rematch", summary="New game with the same players and rules", status_code=201)
-    def post_rematch(game_id: int, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_rematch(game_id: GameId, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.rematch(game_id, actor=actor, replace=bool(body and body.replace))
 
     @app.post("/api/games/{game_id}/enter", summary="Score a throw entered by hand (any source)")
-    def post_enter(game_id: int, body: EnterBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_enter(game_id: GameId, body: EnterBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.enter(body.faces, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/remove", summary="Remove a die from the pending throw (not thrown)")
-    def post_remove(game_id: int, body: DieBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_remove(game_id: GameId, body: DieBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.remove_die(body.die_index, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/bank", summary="Stop (хватит) and record the turn points")
@@ -522,7 +522,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         return table.keep(body.faces, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/choose", summary="A game's own choice (claim, bet, operation …)")
-    def post_choose(game_id: int, body: ChooseBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
+    def post_choose(game_id: GameId, body: ChooseBody, actor: str = Depends(check_pin)) -> dict[str, Any]:
         return table.choose(body.key, body.value, game_id, actor=actor)
 
     @app.post("/api/games/{game_id}/fix", summary="Correct one die of the pending or latest throw")

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------------------------------
 from kosti.engine.errors import BadInput, RuleViolation  # noqa: E402
 from kosti.engine.game import Bank, Keep, Roll  # noqa: E402
+from kosti.engine.game import GameState as EngineGameState  # noqa: E402
 from kosti.engine.games import (GAME_PRESETS, Choose, Game, TableGame, game_from_json,  # noqa: E402
                                 game_presets, new_any_game)
 
@@ -102,12 +103,13 @@ def _reason(r: Any) -> dict[str, str] | None:
     return None if r is None else {"en": r.text_en, "ru": r.text_ru}
 
 
-def view_state(game: Game) -> dict[str, Any]:
+def view_state(game: Game | EngineGameState) -> dict[str, Any]:
     """Game state → the dashboard's JSON view (scoreboard, turn, allowed actions with reasons). The same keys
-    for every game; ``game`` names it (``"1000"``, ``"pig"``, …)."""
+    for every game; ``game`` names it (``"1000"``, ``"pig"``, …). A bare 1000-family ``GameState`` is viewed
+    as its game."""
     if isinstance(game, TableGame):
         return _table_game_view(game)
-    state = game.state  # type: ignore[attr-defined]
+    state = game if isinstance(game, EngineGameState) else game.state  # type: ignore[attr-defined]
     s = state.summary()
     r = state.rules
     for i, p in enumerate(s["players"]):
