@@ -452,6 +452,15 @@ def _render_sprite(value: int, size: float, style: DieStyle, rng: np.random.Gene
                    d.face.astype(np.float64))
 
 
+def _sprite_canvas(size: float) -> tuple[int, int, int, np.ndarray, np.ndarray, float]:
+    """An empty distractor canvas: ``(s, pad, n, col (n, n, 3) float32, alpha (n, n) float32, centre)`` for a
+    sprite about ``size`` px across (``s`` = its side rounded up, ``n = s + 2·pad``)."""
+    s = int(math.ceil(size))
+    pad = 4
+    n = s + 2 * pad
+    return s, pad, n, np.zeros((n, n, 3), np.float32), np.zeros((n, n), np.float32), n / 2.0
+
+
 def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg: float) -> _Sprite:
     """A distractor: ``hand``, ``cup``, ``coin``, ``pen``, ``card`` or ``cube`` (pipless die); with the wide
     generator also the hard negatives of :data:`_WIDE_CLUTTER_KINDS` (:func:`_wide_clutter`)."""
@@ -462,12 +471,7 @@ def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg:
         sp = _render_sprite(0, size, st, rng, light_deg, rng.uniform(0, 360), False)
         sp.kind = "clutter"
         return sp
-    s = int(math.ceil(size))
-    pad = 4
-    n = s + 2 * pad
-    col = np.zeros((n, n, 3), np.float32)
-    alpha = np.zeros((n, n), np.float32)
-    c = n / 2.0
+    s, pad, n, col, alpha, c = _sprite_canvas(size)
     if kind == "hand":
         skin = np.float32([rng.uniform(90, 170), rng.uniform(120, 190), rng.uniform(160, 235)])
         palm_r = (s * rng.uniform(0.2, 0.26), s * rng.uniform(0.16, 0.22))
@@ -543,12 +547,7 @@ def _put_text(col: np.ndarray, text: str, org: tuple[int, int], scale: float, co
 
 def _wide_clutter(kind: str, size: float, rng: np.random.Generator, light_deg: float) -> _Sprite:
     """One hard negative of :data:`_WIDE_CLUTTER_KINDS`, as a sprite about ``size`` pixels across."""
-    s = int(math.ceil(size))
-    pad = 4
-    n = s + 2 * pad
-    col = np.zeros((n, n, 3), np.float32)
-    alpha = np.zeros((n, n), np.float32)
-    c = n / 2.0
+    s, pad, n, col, alpha, c = _sprite_canvas(size)
     ink = [float(rng.uniform(0, 50))] * 3 if rng.random() < 0.7 else [40.0, 40.0, 190.0]
     if kind == "token":  # a round board-game number token: a number with probability dots under it
         r = s * 0.48
