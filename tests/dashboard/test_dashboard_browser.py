@@ -153,6 +153,8 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         d.find_element(By.ID, "settings-details").click()
         d.find_element(By.ID, "btn-zones").click()
         live = d.find_element(By.ID, "live")
+        # the live view opens with calibration: measure it once its first frame has loaded (its height grows)
+        wait.until(lambda d: d.execute_script("return arguments[0].naturalHeight", live) > 0)
         d.execute_script("arguments[0].scrollIntoView({block: 'center'});", live)
         w, h = live.size["width"], live.size["height"]
         corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]  # offsets from the centre, fractions
