@@ -749,20 +749,12 @@ def _open_reader(args: argparse.Namespace) -> tuple[Any, str]:
     """The dice reader and the model version string recorded with each image."""
     from kosti.vision.reader import DiceReader
 
-    det, cls, version = args.model, args.cls_model, None
-    if det is None and cls is None:
-        try:
-            from kosti.registry import Registry
+    from kosti.registry import reader_files
 
-            reg = Registry()
-            paths = reg.active_paths()
-            if paths.detector.exists() and paths.classifier.exists():
-                det, cls, version = paths.detector, paths.classifier, paths.version
-        except Exception:  # noqa: BLE001 - no usable registry: fall back to the reader's shipped defaults
-            pass
+    det, cls, version = reader_files(args.model, args.cls_model)
     reader = DiceReader(det_path=det, cls_path=cls)
     desc = reader.describe()
-    return reader, (f"{version} ({desc})" if version else desc)
+    return reader, (f"{version} ({desc})" if version != "custom" else desc)
 
 
 def guess_faces(reader: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:

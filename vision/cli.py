@@ -5,8 +5,9 @@
   metrics on a labelled YOLO dataset.
 * ``kosti export WEIGHTS.pt [--format onnx|ncnn]`` — turn trained Ultralytics weights into runtime models.
 
-``--model`` is the detector; ``--cls-model`` the face classifier (default: the shipped one, or none when
-the detector has six classes). ``.pt`` files and ``*_ncnn_model`` folders run through Ultralytics.
+``--model`` is the detector; ``--cls-model`` the face classifier. With neither, both come from the model
+registry's active version (``kosti models use``; :func:`kosti.registry.reader_files`); with ``--model``
+alone the classifier is the shipped one (none when the detector has six classes). ``.pt`` files and ``*_ncnn_model`` folders run through Ultralytics.
 Errors with an ``exit_code`` (unreadable image, missing model, bad dataset) become exit 2 in the
 dispatcher (``kosti/cli.py``).
 """
@@ -44,9 +45,11 @@ def _positive_int(text: str) -> int:
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector (.onnx, .pt or *_ncnn_model; default: models/dice_det.onnx)")
+                   help="detector (.onnx, .pt or *_ncnn_model; default: the active model version, "
+                        "see `kosti models list`)")
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
-                   help="face classifier (default: models/dice_cls.onnx; none for a six-class detector)")
+                   help="face classifier (default: the active version's; with --model alone: models/dice_cls.onnx, "
+                        "none for a six-class detector)")
     p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
                    help=f"detector confidence threshold (default {DEFAULT_CONF})")
     p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
@@ -66,11 +69,14 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
 
 
 def _reader(args: argparse.Namespace):
+    """The reader of ``read`` / ``eval``: the registry's active version unless ``--model`` / ``--cls-model``."""
+    from kosti.registry import reader_files
     from kosti.vision.reader import DiceReader
 
+    det, cls, _version = reader_files(args.model, args.cls_model)
     return DiceReader(
-        det_path=args.model,
-        cls_path=args.cls_model,
+        det_path=det,
+        cls_path=cls,
         conf=args.conf,
         value_conf=args.value_conf,
         iou=args.iou,
