@@ -85,6 +85,11 @@ def _add_synth(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--oblique", type=_fraction, default=0.0, metavar="FRAC",
                    help="share of scenes seen from the side: rendered dice lean 0.2-0.45 of their side the same "
                         "way, two side faces showing (default 0 = near top-down only)")
+    p.add_argument("--wide", action="store_true",
+                   help="the wide generator: dice of every colour, material (translucent, marbled, wooden) and pip "
+                        "paint, carpets, quilts and game boards, hard negatives (number tokens, buttons, dominoes, "
+                        "meeples, keyboards, cables, pencils) and whole-scene recolouring (default off: earlier "
+                        "seeds give the same scenes)")
     p.add_argument("--val-frac", type=_fraction, default=0.1, help="share of items in the val split (default 0.1)")
     p.add_argument("--workers", type=_positive_int, default=1,
                    help="processes (default 1; the output does not depend on it)")
@@ -106,6 +111,7 @@ def _run_synth(args: argparse.Namespace) -> int:
         backgrounds=tuple(dict.fromkeys(args.background)),
         degrade=not args.clean,
         oblique_frac=args.oblique,
+        wide=args.wide,
     )
     use_real = cfg.real_frac > 0 or cfg.real_bg_frac > 0
     root = (args.real_root or DEFAULT_REAL_ROOT) if use_real else None

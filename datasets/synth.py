@@ -54,6 +54,7 @@ from kosti.vision.evaluate import DatasetError
 from kosti.vision.render import (
     BACKGROUNDS,
     STYLES,
+    WIDE_BACKGROUNDS,
     DieStyle,
     blur_sprite,
     make_background,
@@ -62,6 +63,8 @@ from kosti.vision.render import (
     random_style,
     render_styled,
     soft_blur,
+    texture_body,
+    wide_style,
 )
 
 #: Default location of the shared photos: ``<repo>/../shared/datasets`` (valid in a source checkout).
@@ -133,6 +136,13 @@ class SynthConfig:
             ``|tilt|`` 0.2–0.45 of its side, so two side faces show (:func:`kosti.vision.render.render_die`).
             Other scenes keep the near-top-down view (``|tilt|`` ≈ 0.1). 0 (default) draws nothing extra
             from the scene's random stream, so earlier seeds give the same scenes.
+        wide: the wide generator (issue 11): dice styles from the whole hue circle, light pips on dark
+            bodies, coloured pips, translucent, marbled and wooden dice (:func:`kosti.vision.render.wide_style`,
+            60 % of rendered dice), the table tops of :data:`kosti.vision.render.WIDE_BACKGROUNDS`, the
+            hard negatives of :data:`_WIDE_CLUTTER_KINDS` beside the usual distractors, distractors
+            among dice in 60 % of scenes (30 % otherwise), and colour changes a die survives (channel
+            swaps and hue rotation of the whole scene, 20 %). ``False`` (default) draws nothing extra, so
+            earlier seeds give the same scenes.
     """
 
     imgsz: int = 640
@@ -149,6 +159,7 @@ class SynthConfig:
     backgrounds: tuple[str, ...] = ()
     degrade: bool = True
     oblique_frac: float = 0.0
+    wide: bool = False
 
     def check(self) -> None:
         """Raise :class:`SynthError` for out-of-range settings."""
@@ -156,9 +167,10 @@ class SynthConfig:
             raise SynthError(f"classes must be 'die' or 'faces', got {self.classes!r}")
         if not 64 <= self.imgsz <= 4096:
             raise SynthError(f"imgsz must be 64-4096, got {self.imgsz}")
-        bad_bg = [b for b in self.backgrounds if b not in BACKGROUNDS]
+        allowed = WIDE_BACKGROUNDS if self.wide else BACKGROUNDS
+        bad_bg = [b for b in self.backgrounds if b not in allowed]
         if bad_bg:
-            raise SynthError(f"unknown background(s) {', '.join(bad_bg)}; choose from {', '.join(BACKGROUNDS)}")
+            raise SynthError(f"unknown background(s) {', '.join(bad_bg)}; choose from {', '.join(allowed)}")
         bad = [s for s in self.styles if s not in STYLES]
         if bad:
             raise SynthError(f"unknown style(s) {', '.join(bad)}; choose from {', '.join(STYLES)}")
@@ -441,7 +453,10 @@ def _render_sprite(value: int, size: float, style: DieStyle, rng: np.random.Gene
 
 
 def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg: float) -> _Sprite:
-    """A distractor: ``hand``, ``cup``, ``coin``, ``pen``, ``card`` or ``cube`` (pipless die)."""
+    """A distractor: ``hand``, ``cup``, ``coin``, ``pen``, ``card`` or ``cube`` (pipless die); with the wide
+    generator also the hard negatives of :data:`_WIDE_CLUTTER_KINDS` (:func:`_wide_clutter`)."""
+    if kind in _WIDE_CLUTTER_KINDS:
+        return _wide_clutter(kind, size, rng, light_deg)
     if kind == "cube":
         st = random_style(rng)
         sp = _render_sprite(0, size, st, rng, light_deg, rng.uniform(0, 360), False)
@@ -518,6 +533,120 @@ def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg:
     return _Sprite(bgra, alpha >= 0.5, (c, c), -1, size, None, False, "clutter")
 
 
+def _put_text(col: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: list[float],
+              thickness: int) -> None:
+    """``cv2.putText`` on a float32 ``(h, w, 3)`` canvas (OpenCV draws text on 8-bit images only)."""
+    u8 = np.clip(col, 0, 255).astype(np.uint8)
+    cv2.putText(u8, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
+    col[:] = u8
+
+
+def _wide_clutter(kind: str, size: float, rng: np.random.Generator, light_deg: float) -> _Sprite:
+    """One hard negative of :data:`_WIDE_CLUTTER_KINDS`, as a sprite about ``size`` pixels across."""
+    s = int(math.ceil(size))
+    pad = 4
+    n = s + 2 * pad
+    col = np.zeros((n, n, 3), np.float32)
+    alpha = np.zeros((n, n), np.float32)
+    c = n / 2.0
+    ink = [float(rng.uniform(0, 50))] * 3 if rng.random() < 0.7 else [40.0, 40.0, 190.0]
+    if kind == "token":  # a round board-game number token: a number with probability dots under it
+        r = s * 0.48
+        cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1, cv2.LINE_AA)
+        col[:] = np.float32([rng.uniform(150, 215), rng.uniform(190, 235), rng.uniform(215, 250)])
+        text = str(int(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])))
+        scale = r / 22.0
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 2)))
+        _put_text(col, text, (int(c - tw / 2), int(c + th / 3)), scale, ink, max(1, int(scale * 2)))
+        k = int(rng.integers(1, 6))
+        for i in range(k):
+            cv2.circle(col, (int(c + (i - (k - 1) / 2) * r * 0.16), int(c + r * 0.55)), max(1, int(r * 0.05)), ink,
+                       -1, cv2.LINE_AA)
+    elif kind == "button":  # a sewing button: a disc with 2 or 4 holes, a rim
+        r = s * 0.45
+        cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1, cv2.LINE_AA)
+        body = rng.uniform(20, 240, 3).astype(np.float32)
+        col[:] = body
+        cv2.circle(col, (int(c), int(c)), int(r * 0.8), (body * 0.8).tolist(), max(1, int(r * 0.06)), cv2.LINE_AA)
+        holes = 2 if rng.random() < 0.4 else 4
+        ang = rng.uniform(0, np.pi)
+        for i in range(holes):
+            a = ang + 2 * np.pi * i / holes
+            cv2.circle(col, (int(c + math.cos(a) * r * 0.25), int(c + math.sin(a) * r * 0.25)),
+                       max(1, int(r * 0.1)), (body * 0.3).tolist(), -1, cv2.LINE_AA)
+    elif kind == "domino":  # a tile with two pip fields
+        light = rng.random() < 0.6
+        body = np.float32([rng.uniform(200, 245)] * 3) if light else np.float32([rng.uniform(10, 50)] * 3)
+        pip = [20.0] * 3 if light else [235.0] * 3
+        half = s * 0.24
+        tile = np.zeros((n, n), np.float32)
+        cv2.rectangle(tile, (int(c - half), int(c - 2 * half)), (int(c + half), int(c + 2 * half)), 1.0, -1)
+        colt = np.zeros((n, n, 3), np.float32)
+        colt[:] = body
+        cv2.line(colt, (int(c - half * 0.8), int(c)), (int(c + half * 0.8), int(c)), pip, max(1, int(s * 0.015)))
+        offs = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+                4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+                6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+        for centre_y in (c - half, c + half):
+            for ox, oy in offs[int(rng.integers(1, 7))]:
+                cv2.circle(colt, (int(c + ox * half * 0.5), int(centre_y + oy * half * 0.5)),
+                           max(1, int(half * 0.14)), pip, -1, cv2.LINE_AA)
+        m = cv2.getRotationMatrix2D((c, c), rng.uniform(0, 180), 1.0)
+        alpha = cv2.warpAffine(tile, m, (n, n))
+        col = cv2.warpAffine(colt, m, (n, n), borderMode=cv2.BORDER_REPLICATE)
+    elif kind == "meeple":  # a board-game figure seen from above or the side
+        pts = np.array([[0, -0.45], [0.12, -0.3], [0.42, -0.12], [0.4, 0.0], [0.15, 0.02], [0.35, 0.45],
+                        [0.08, 0.45], [0, 0.25], [-0.08, 0.45], [-0.35, 0.45], [-0.15, 0.02], [-0.4, 0.0],
+                        [-0.42, -0.12], [-0.12, -0.3]]) * s
+        a = rng.uniform(0, 2 * np.pi)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        poly = np.round(pts @ rot.T + c).astype(np.int32)
+        cv2.fillPoly(alpha, [poly], 1.0, cv2.LINE_AA)
+        col[:] = rng.uniform(20, 240, 3).astype(np.float32)
+    elif kind == "keys":  # a piece of keyboard: a grid of keycaps with letters
+        caps = np.float32([rng.uniform(20, 60)] * 3) if rng.random() < 0.6 else np.float32([rng.uniform(200, 240)] * 3)
+        letters = [240.0] * 3 if caps[0] < 128 else [30.0] * 3
+        k = s / rng.uniform(3, 6)
+        col[:] = caps * 0.6
+        alpha[pad:n - pad, pad:n - pad] = 1.0
+        for y in np.arange(pad, n - pad - k * 0.5, k):
+            for x in np.arange(pad + (k * 0.3 if int(y) % 2 else 0), n - pad - k * 0.5, k):
+                cv2.rectangle(col, (int(x + k * 0.08), int(y + k * 0.08)), (int(x + k * 0.92), int(y + k * 0.92)),
+                              caps.tolist(), -1)
+                ch = chr(int(rng.integers(65, 91)))
+                _put_text(col, ch, (int(x + k * 0.25), int(y + k * 0.7)), k / 40, letters, max(1, int(k / 25)))
+    elif kind == "cable":  # a curved cable ending in a plug
+        body = np.float32([rng.uniform(10, 240)] * 3)
+        p0 = rng.uniform(pad, n - pad, 2)
+        p1, p2 = rng.uniform(pad, n - pad, 2), rng.uniform(pad, n - pad, 2)
+        t = np.linspace(0, 1, 40)[:, None]
+        curve = ((1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2).astype(np.int32)
+        width = max(2, int(s * rng.uniform(0.02, 0.04)))
+        cv2.polylines(alpha, [curve], False, 1.0, width, cv2.LINE_AA)
+        cv2.polylines(col, [curve], False, body.tolist(), width, cv2.LINE_AA)
+        end = curve[-1]
+        plug = max(4, int(s * rng.uniform(0.06, 0.12)))
+        metal = [170.0, 170.0, 175.0]
+        cv2.rectangle(alpha, (int(end[0] - plug / 2), int(end[1] - plug / 3)), (int(end[0] + plug / 2), int(end[1] + plug / 3)), 1.0, -1)
+        cv2.rectangle(col, (int(end[0] - plug / 2), int(end[1] - plug / 3)), (int(end[0] + plug / 2), int(end[1] + plug / 3)), metal, -1)
+    else:  # pencil: a hexagonal body, a metal ferrule and an eraser at one end, a sharpened tip at the other
+        body = rng.uniform(20, 240, 3).astype(np.float32)
+        a = rng.uniform(0, np.pi)
+        half = s * 0.46
+        d = np.array([math.cos(a), math.sin(a)])
+        width = max(3, int(s * rng.uniform(0.035, 0.06)))
+        segs = [(-1.0, 0.75, body.tolist()), (0.75, 0.85, [175.0, 180.0, 185.0]), (0.85, 0.95, [150.0, 140.0, 220.0])]
+        for t0, t1, colr in segs:
+            q0, q1 = c + d * half * t0, c + d * half * t1
+            cv2.line(alpha, tuple(int(v) for v in q0), tuple(int(v) for v in q1), 1.0, width, cv2.LINE_AA)
+            cv2.line(col, tuple(int(v) for v in q0), tuple(int(v) for v in q1), colr, width, cv2.LINE_AA)
+    la = math.radians(light_deg)
+    ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
+    col *= (1.0 + 0.12 * ((xs - c) * math.cos(la) + (ys - c) * math.sin(la)) / max(c, 1))[..., None]
+    bgra = np.dstack([np.clip(col, 0, 255), np.clip(alpha * 255, 0, 255)]).astype(np.uint8)
+    return _Sprite(bgra, alpha >= 0.5, (c, c), -1, size, None, False, "clutter")
+
+
 # ---------------------------------------------------------------------------------------------------
 # Scenes
 # ---------------------------------------------------------------------------------------------------
@@ -575,6 +704,13 @@ class Scene:
 
 
 _CLUTTER_KINDS = ("hand", "cup", "coin", "pen", "card", "cube")
+#: Hard negatives of the wide generator (``--wide``): things a detector took for dice on real tables
+#: (issue 11) — board-game number tokens (a printed number with dots under it), sewing buttons (holes
+#: like pips), dominoes (pips on a tile), meeples, keyboard keys, cables with a plug, pencils with a
+#: metal ferrule.
+_WIDE_CLUTTER_KINDS = ("token", "button", "domino", "meeple", "keys", "cable", "pencil")
+#: Distractors drawn near a die's size (the others are drawn 25–80 % of the image).
+_DIE_SIZED = ("cube", "token", "button", "domino", "meeple")
 
 
 class SceneGenerator:
@@ -616,7 +752,7 @@ class SceneGenerator:
         big = self._tables.get(j)
         if big is None:
             side = int(self.cfg.imgsz * 1.25)
-            kinds = self.cfg.backgrounds or BACKGROUNDS
+            kinds = self.cfg.backgrounds or (WIDE_BACKGROUNDS if self.cfg.wide else BACKGROUNDS)
             big = make_background(kinds[j % len(kinds)], side, side, np.random.default_rng([self.seed, 1_000_003, j]))
             self._tables[j] = big
         return big
@@ -639,6 +775,8 @@ class SceneGenerator:
     def _style(self, rng: np.random.Generator) -> DieStyle:
         if self.cfg.styles:
             return STYLES[self.cfg.styles[int(rng.integers(len(self.cfg.styles)))]]
+        if self.cfg.wide and rng.random() < 0.6:
+            return wide_style(rng)
         return random_style(rng)
 
     # -- the scene -----------------------------------------------------------------------------
@@ -675,6 +813,8 @@ class SceneGenerator:
                 style = per_scene_style or self._style(rng)
                 sp = _render_sprite(int(rng.integers(1, 7)), size, style, rng, light_deg, tilt_dir,
                                     cocked=rng.random() < 0.04, glare=cfg.degrade, oblique=oblique)
+                if style.texture:
+                    sp.bgra = texture_body(sp.bgra, style, rng)
             pos = self._place(rng, size, centres, S)
             if pos is None:
                 continue
@@ -684,12 +824,14 @@ class SceneGenerator:
             sprites.append((sp, pos[0], pos[1], roll))
 
         # Distractors: alone in negatives, sometimes among dice; some drawn over the dice.
-        n_clutter = int(rng.integers(1, 5)) if negative else (int(rng.integers(1, 3)) if rng.random() < 0.3 else 0)
+        among = 0.6 if cfg.wide else 0.3
+        n_clutter = int(rng.integers(1, 5)) if negative else (int(rng.integers(1, 3)) if rng.random() < among else 0)
+        clutter_kinds = _CLUTTER_KINDS + _WIDE_CLUTTER_KINDS if cfg.wide else _CLUTTER_KINDS
         under: list[tuple[_Sprite, float, float]] = []
         over: list[tuple[_Sprite, float, float]] = []
         for _ in range(n_clutter):
-            kind = _CLUTTER_KINDS[int(rng.integers(len(_CLUTTER_KINDS)))]
-            if kind == "cube":
+            kind = clutter_kinds[int(rng.integers(len(clutter_kinds)))]
+            if kind in _DIE_SIZED:
                 csize = float(np.clip(base * rng.uniform(0.8, 1.2), cfg.min_die, cfg.max_die))
             elif kind == "coin":
                 csize = float(np.clip(base * rng.uniform(0.7, 1.4), 12, S * 0.3))
@@ -740,6 +882,8 @@ class SceneGenerator:
 
         if cfg.degrade:
             img = self._photometric(img, rng)
+        if cfg.wide and rng.random() < 0.2:
+            img = _recolour(img, rng)
         quality = int(rng.integers(35, 96)) if cfg.degrade else 95
 
         dice: list[SceneDie] = []
@@ -870,6 +1014,16 @@ class SceneGenerator:
         if rng.random() < 0.5:
             img = img + self._noise(rng, S) * np.float32(rng.uniform(2, 10))
         return img.astype(np.float32)
+
+
+def _recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A colour change a die survives: swap the colour channels, or rotate every hue by the same angle
+    (a red die becomes a blue one; pips and faces are unchanged). ``(S, S, 3)`` float32 BGR in and out."""
+    if rng.random() < 0.5:
+        return np.ascontiguousarray(img[..., rng.permutation(3)])
+    hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(20, 160))) % 180).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
 
 
 def _random_homography(rng: np.random.Generator, S: int) -> np.ndarray:

@@ -55,6 +55,10 @@ class DieStyle:
         pip_radius: pip radius as a fraction of the side (0.06–0.11 on real dice).
         translucency: 0 = opaque body, 1 = fully see-through body (pips stay opaque). Real
             translucent dice look right at 0.3–0.6.
+        texture: ``""`` (plain body), ``"marble"`` (swirled second colour, as marbled RPG dice) or
+            ``"wood"`` (grain across the body, as wooden dice); applied by the scene generator
+            (:func:`texture_body`).
+        second_color: BGR second colour of a marbled body (ignored otherwise).
     """
 
     name: str
@@ -64,6 +68,8 @@ class DieStyle:
     corner_radius: float = 0.18
     pip_radius: float = 0.09
     translucency: float = 0.0
+    texture: str = ""
+    second_color: Color = (0, 0, 0)
 
 
 #: Named styles: common dice seen on real tables (colours picked from the shared photos and from
@@ -122,6 +128,106 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         pip_radius=float(rng.uniform(0.065, 0.105)),
         translucency=float(rng.uniform(0.2, 0.6)) if rng.random() < 0.15 else 0.0,
     )
+
+
+#: Pip paints of real dice other than black and white (BGR): red, gold, blue, white, silver.
+PIP_PAINTS: tuple[Color, ...] = ((40, 35, 200), (40, 175, 215), (190, 90, 30), (245, 245, 245), (190, 190, 185))
+
+
+def wide_style(rng: np.random.Generator) -> DieStyle:
+    """Draw a die style from the wide palette, so that no body/pip pair, material or shape is rare.
+
+    Kinds, equally likely: a body anywhere on the hue circle (any saturation and brightness) with
+    contrasting black or white pips; a light body with coloured pips (red, gold, blue, silver); a dark
+    or black body with light or coloured pips; a translucent coloured body; a marbled body (two colours
+    swirled); a wooden die (wood colour, grain, dark engraved pips). Corners from sharp (casino) to
+    round, pips 6–11 % of the side. Body and pips keep a luminance difference of at least 45 (of 255):
+    pips are painted to be seen, but gold on ivory or red on orange is less than 70.
+
+    Source: issue 11 (what real tables show: coloured, translucent, marbled and wooden dice; light pips
+    on dark bodies; coloured pips on light ones).
+    """
+    kind = int(rng.integers(6))
+
+    def hsv(h: float, sat: float, val: float) -> Color:
+        px = np.uint8([[[int(h) % 180, int(sat * 255), int(val * 255)]]])
+        b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
+        return int(b), int(g), int(r)
+
+    texture, second = "", (0, 0, 0)
+    translucency = 0.0
+    for _ in range(50):
+        if kind == 0:  # the hue circle
+            body = hsv(rng.uniform(0, 180), rng.uniform(0.3, 1.0), rng.uniform(0.25, 0.95))
+            pip = (245, 245, 245) if _luma(body) < 128 else (25, 25, 25)
+        elif kind == 1:  # light body, coloured pips
+            v = rng.uniform(0.8, 1.0)
+            body = hsv(rng.uniform(0, 180), rng.uniform(0.0, 0.25), v)
+            pip = PIP_PAINTS[int(rng.integers(len(PIP_PAINTS)))]
+        elif kind == 2:  # dark body, light or coloured pips
+            body = hsv(rng.uniform(0, 180), rng.uniform(0.0, 0.9), rng.uniform(0.05, 0.35))
+            pip = PIP_PAINTS[int(rng.integers(len(PIP_PAINTS)))] if rng.random() < 0.5 else (240, 240, 240)
+        elif kind == 3:  # translucent
+            body = hsv(rng.uniform(0, 180), rng.uniform(0.5, 1.0), rng.uniform(0.4, 0.9))
+            pip = (245, 245, 245) if rng.random() < 0.8 else (25, 25, 25)
+            translucency = float(rng.uniform(0.3, 0.6))
+        elif kind == 4:  # marbled
+            body = hsv(rng.uniform(0, 180), rng.uniform(0.2, 1.0), rng.uniform(0.15, 0.9))
+            second = hsv(rng.uniform(0, 180), rng.uniform(0.0, 1.0), rng.uniform(0.1, 1.0))
+            pip = (240, 240, 240) if _luma(body) < 128 else (25, 25, 25)
+            if rng.random() < 0.4:
+                pip = PIP_PAINTS[int(rng.integers(3))]  # gold/red/blue pips are common on RPG dice
+            texture = "marble"
+        else:  # wooden
+            body = hsv(rng.uniform(8, 22), rng.uniform(0.35, 0.7), rng.uniform(0.45, 0.9))
+            pip = (int(rng.integers(10, 50)),) * 3  # type: ignore[assignment]
+            texture = "wood"
+        if abs(_luma(body) - _luma(pip)) >= 45:
+            break
+        kind = int(rng.integers(6))
+    return DieStyle(
+        "wide",
+        body,
+        pip,  # type: ignore[arg-type]
+        corner_radius=float(rng.uniform(0.02, 0.35)),
+        pip_radius=float(rng.uniform(0.06, 0.11)),
+        translucency=translucency,
+        texture=texture,
+        second_color=second,
+    )
+
+
+def texture_body(bgra: np.ndarray, style: DieStyle, rng: np.random.Generator) -> np.ndarray:
+    """Apply ``style.texture`` to a rendered die sprite; returns a new ``(h, w, 4)`` uint8 BGRA array.
+
+    Pixels are textured in proportion to how close their colour is to the body colour (pips, being the
+    other colour, keep theirs). ``marble``: the second colour swirled in along warped noise bands;
+    ``wood``: darker grain lines across the body. A plain style returns the input unchanged.
+    """
+    if not style.texture:
+        return bgra
+    h, w = bgra.shape[:2]
+    col = bgra[..., :3].astype(np.float32)
+    body, pip = np.float32(style.body_color), np.float32(style.pip_color)
+    span = max(float(np.linalg.norm(body - pip)), 1.0)
+    bodiness = np.clip(np.linalg.norm(col - pip, axis=2) / span, 0, 1) ** 2
+    scale = max(4.0, min(h, w) / 3)
+    if style.texture == "marble":
+        n = smooth_noise(rng, h, w, scale) * 3.0 + smooth_noise(rng, h, w, scale / 3)
+        band = (0.5 + 0.5 * np.sin(n * rng.uniform(2.0, 4.0))) ** 2
+        shade = col / np.maximum(body, 1.0)  # the renderer's lighting, kept
+        swirl = np.float32(style.second_color) * np.clip(shade, 0, 1.5)
+        mix = (band * bodiness * rng.uniform(0.5, 0.9))[..., None]
+        col = col * (1 - mix) + swirl * mix
+    else:  # wood
+        ang = rng.uniform(0, np.pi)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        across = xs * math.cos(ang) + ys * math.sin(ang) + smooth_noise(rng, h, w, scale) * 4.0
+        grain = (0.5 + 0.5 * np.sin(across * (2 * np.pi / rng.uniform(3, 8)))) ** 3
+        col = col * (1 - (0.3 * grain * bodiness)[..., None])
+    out = bgra.copy()
+    out[..., :3] = np.clip(col, 0, 255).astype(np.uint8)
+    return out
 
 
 def _luma(c: Sequence[float]) -> float:
@@ -511,6 +617,11 @@ def blur_sprite(src_bgra: np.ndarray, length: float, angle_deg: float) -> np.nda
 
 #: Procedural table tops understood by :func:`make_background` and :func:`render_table`.
 BACKGROUNDS: tuple[str, ...] = ("felt", "cloth", "wood", "paper", "tray", "dark", "light", "speckle")
+#: The wide generator's table tops (``kosti datasets synth --wide``): :data:`BACKGROUNDS` plus ``carpet``
+#: (dense fibres: grey, beige or coloured), ``quilt`` (a patchwork of printed fabrics with seams) and
+#: ``board`` (a board-game board: coloured hexagonal tiles with printed numbers, as the Catan board that
+#: v0.3 read number tokens on).
+WIDE_BACKGROUNDS: tuple[str, ...] = BACKGROUNDS + ("carpet", "quilt", "board")
 
 
 def smooth_noise(rng: np.random.Generator, h: int, w: int, scale_px: float) -> np.ndarray:
@@ -536,7 +647,8 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
         kind: one of :data:`BACKGROUNDS` — ``felt`` (coloured baize), ``cloth`` (woven fabric),
             ``wood`` (planks with grain), ``paper`` (white/cream sheet, sometimes ruled), ``tray``
             (a dice tray with a raised rim on a table), ``dark`` / ``light`` (plain dark or light
-            surface), ``speckle`` (stone-like speckled laminate).
+            surface), ``speckle`` (stone-like speckled laminate); the wide kinds ``carpet``, ``quilt``
+            and ``board`` (:data:`WIDE_BACKGROUNDS`).
         width, height: size in pixels.
         rng: generator or integer seed (same seed → same image).
 
@@ -546,8 +658,8 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
     Raises:
         ValueError: unknown ``kind`` or a non-positive size.
     """
-    if kind not in BACKGROUNDS:
-        raise ValueError(f"unknown background {kind!r}; choose from {', '.join(BACKGROUNDS)}")
+    if kind not in WIDE_BACKGROUNDS:
+        raise ValueError(f"unknown background {kind!r}; choose from {', '.join(WIDE_BACKGROUNDS)}")
     if width <= 0 or height <= 0:
         raise ValueError(f"background size must be positive, got {width}x{height}")
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
@@ -629,6 +741,46 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
         base = np.float32([v, v, v]) + rng.normal(0, 8, 3).astype(np.float32)
         lum = 1.0 + 0.08 * smooth_noise(rng, h, w, diag / 3) + fine(0.02)
         img = base * lum[..., None]
+    elif kind == "carpet":
+        base = rng.uniform(50, 210, 3).astype(np.float32) if rng.random() < 0.5 else \
+            np.float32([rng.uniform(90, 190)] * 3) + rng.normal(0, 10, 3).astype(np.float32)
+        fibres = cv2.GaussianBlur(fine(1.0), (0, 0), 0.8) * 0.18 + cv2.GaussianBlur(fine(1.0), (0, 0), 2.5) * 0.25
+        lum = 1.0 + fibres + 0.08 * smooth_noise(rng, h, w, diag / 8)
+        img = base * lum[..., None]
+    elif kind == "quilt":
+        img = np.empty((h, w, 3), np.float32)
+        step = int(rng.uniform(0.12, 0.3) * min(h, w)) + 8
+        for y0 in range(0, h, step):
+            for x0 in range(0, w, step):
+                patch = rng.uniform(40, 235, 3).astype(np.float32)
+                img[y0:y0 + step, x0:x0 + step] = patch
+                if rng.random() < 0.5:  # a printed pattern: dots or stripes
+                    ink = (patch * rng.uniform(0.4, 0.8)).tolist()
+                    r = int(rng.integers(2, 6))
+                    for yy in range(y0 + r, min(h, y0 + step), 3 * r + 2):
+                        for xx in range(x0 + r, min(w, x0 + step), 3 * r + 2):
+                            cv2.circle(img, (xx, yy), r, ink, -1, cv2.LINE_AA)
+                cv2.rectangle(img, (x0, y0), (x0 + step, y0 + step), (patch * 0.6).tolist(), 2)
+        img *= (1.0 + 0.05 * smooth_noise(rng, h, w, diag / 5) + cv2.GaussianBlur(fine(0.05), (3, 3), 0))[..., None]
+    elif kind == "board":
+        sea = np.float32([rng.uniform(150, 200), rng.uniform(110, 150), rng.uniform(40, 80)])
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = sea
+        tiles = [(40, 120, 40), (60, 170, 200), (50, 80, 150), (130, 130, 130), (80, 200, 220), (30, 90, 60)]
+        r = rng.uniform(0.07, 0.16) * min(h, w)
+        dx, dy = r * math.sqrt(3), r * 1.5
+        for j, y in enumerate(np.arange(-r, h + r, dy)):
+            for x in np.arange(-r + (dx / 2 if j % 2 else 0), w + r, dx):
+                hexagon = np.array([[x + r * math.cos(math.radians(60 * k + 30)),
+                                     y + r * math.sin(math.radians(60 * k + 30))] for k in range(6)], np.int32)
+                colr = _jitter_color(rng, tiles[int(rng.integers(len(tiles)))], 12)
+                cv2.fillConvexPoly(img, hexagon, colr.tolist(), cv2.LINE_AA)
+                cv2.polylines(img, [hexagon], True, (200, 220, 230), max(1, int(r * 0.06)), cv2.LINE_AA)
+                for _ in range(int(rng.integers(0, 4))):  # printed trees, hills, sheep
+                    px, py = x + rng.uniform(-0.5, 0.5) * r, y + rng.uniform(-0.5, 0.5) * r
+                    cv2.circle(img, (int(px), int(py)), max(1, int(r * rng.uniform(0.05, 0.12))),
+                               (colr * rng.uniform(0.5, 1.3)).tolist(), -1, cv2.LINE_AA)
+        img *= (1.0 + 0.04 * smooth_noise(rng, h, w, diag / 5))[..., None]
     else:  # speckle
         base = rng.uniform(60, 220, 3).astype(np.float32)
         img = np.empty((h, w, 3), np.float32)

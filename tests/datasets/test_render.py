@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -9,12 +11,15 @@ import pytest
 from kosti.vision.render import (
     BACKGROUNDS,
     STYLES,
+    WIDE_BACKGROUNDS,
     make_background,
     paste,
     random_style,
     render_die,
     render_styled,
     render_table,
+    texture_body,
+    wide_style,
 )
 
 
@@ -103,7 +108,41 @@ def test_render_die_rejects_bad_input() -> None:
         render_die(3, 40, tilt=(0.9, 0.2))
 
 
-@pytest.mark.parametrize("kind", BACKGROUNDS)
+def test_wide_styles_cover_every_kind_of_die_and_keep_pips_visible() -> None:
+    styles = [wide_style(np.random.default_rng(i)) for i in range(300)]
+    assert styles == [wide_style(np.random.default_rng(i)) for i in range(300)]
+    luma = lambda c: 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]  # noqa: E731
+    assert all(abs(luma(s.body_color) - luma(s.pip_color)) >= 45 for s in styles)
+    assert {s.texture for s in styles} == {"", "marble", "wood"}
+    assert sum(s.translucency > 0 for s in styles) > 20
+    dark_light = [s for s in styles if luma(s.body_color) < 90 and luma(s.pip_color) > 150]
+    assert len(dark_light) > 40  # light pips on dark bodies are common, not rare
+    coloured_pips = [s for s in styles if max(s.pip_color) - min(s.pip_color) > 80]
+    assert len(coloured_pips) > 30
+    hues = {int(cv2.cvtColor(np.uint8([[s.body_color]]), cv2.COLOR_BGR2HSV)[0, 0, 0]) // 30
+            for s in styles if max(s.body_color) - min(s.body_color) > 60}
+    assert hues == set(range(6))  # every sixth of the hue circle
+
+
+def test_texture_changes_the_body_and_keeps_the_pips() -> None:
+    st = wide_style(np.random.default_rng(0))
+    for texture in ("marble", "wood"):
+        s = replace(st, body_color=(60, 60, 180), pip_color=(240, 240, 240), texture=texture,
+                    second_color=(200, 180, 20), translucency=0.0)
+        d = render_styled(6, s, 0.0, np.random.default_rng(1), size_px=80)
+        out = texture_body(d.image, s, np.random.default_rng(2))
+        assert out.shape == d.image.shape and np.array_equal(out[..., 3], d.image[..., 3])
+        pips = np.round(d.pips).astype(int)
+        body = (d.image[..., 3] > 250) & (np.abs(d.image[..., :3].astype(int) - (60, 60, 180)).sum(2) < 60)
+        changed = np.abs(out[..., :3].astype(int) - d.image[..., :3].astype(int)).sum(2)
+        assert changed[body].mean() > 8, texture
+        assert all(changed[y, x] < 40 for x, y in pips), texture
+    plain = replace(st, texture="")
+    d = render_styled(3, plain, 0.0, np.random.default_rng(1), size_px=40)
+    assert texture_body(d.image, plain, np.random.default_rng(2)) is d.image
+
+
+@pytest.mark.parametrize("kind", WIDE_BACKGROUNDS)
 def test_backgrounds_are_seeded_images(kind: str) -> None:
     a = make_background(kind, 160, 120, 5)
     assert a.shape == (120, 160, 3) and a.dtype == np.uint8
@@ -115,6 +154,7 @@ def test_backgrounds_are_seeded_images(kind: str) -> None:
 def test_unknown_background_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown background"):
         make_background("marble", 10, 10)
+    assert set(BACKGROUNDS) < set(WIDE_BACKGROUNDS)
 
 
 def test_render_table_boxes_frame_the_dice() -> None:

@@ -206,6 +206,33 @@ def test_oblique_scenes_show_side_faces_and_leave_other_seeds_alone() -> None:
         SynthConfig(oblique_frac=1.5).check()
 
 
+def test_wide_scenes_add_hard_negatives_without_labels_and_leave_other_seeds_alone() -> None:
+    wide = replace(FAST, wide=True, neg_frac=0.5)
+    gen = SceneGenerator(wide, None, seed=4)
+    scenes = [gen.scene(i) for i in range(40)]
+    assert [s.image.tobytes() for s in scenes[:3]] == [gen.scene(i).image.tobytes() for i in range(3)]
+    negatives = [s for s in scenes if not s.dice]
+    assert negatives and all(s.distractors for s in negatives)  # tokens, dominoes… are never labelled dice
+    for s in scenes:
+        for d in s.dice:
+            assert 1 <= d.value <= 6
+    # The wide generator draws from its own stream only when on: the default scene is unchanged.
+    dice = [(d.value, tuple(round(v) for v in d.box)) for d in SceneGenerator(FAST, None, seed=9).scene(3).dice]
+    assert dice == [(1, (150, 19, 220, 82)), (5, (16, 88, 82, 147)), (5, (0, 0, 60, 65)), (4, (103, 179, 180, 244)),
+                    (2, (0, 174, 38, 224))]
+    assert SceneGenerator(FAST, None, seed=9).scene(3).image.tobytes() != SceneGenerator(
+        replace(FAST, wide=True), None, seed=9).scene(3).image.tobytes()
+    # Every hard negative renders as a visible sprite.
+    from kosti.datasets.synth import _WIDE_CLUTTER_KINDS, _clutter_sprite
+
+    for i, kind in enumerate(_WIDE_CLUTTER_KINDS):
+        sp = _clutter_sprite(kind, 80.0, np.random.default_rng(i), 30.0)
+        assert sp.value == -1 and sp.kind == "clutter" and sp.sil.sum() > 40, kind
+    with pytest.raises(SynthError, match="unknown background"):
+        SynthConfig(backgrounds=("board",)).check()
+    replace(FAST, wide=True, backgrounds=("board", "quilt", "carpet")).check()
+
+
 def test_bad_settings_are_rejected() -> None:
     with pytest.raises(SynthError):
         SynthConfig(classes="pips").check()
