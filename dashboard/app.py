@@ -318,6 +318,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
         table.review_url = "/review"
+        from kosti.dashboard.teach import create_teach_router  # the "teach my dice" flow (issue 14)
+
+        app.include_router(create_teach_router(config.review_dir, table=table, pin_check=check_pin))
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
