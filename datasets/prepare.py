@@ -146,10 +146,13 @@ def rotated_crop(image: np.ndarray, centre: tuple[float, float], angle: float,
     size = 2 * r + 2
     if x0 < -w + 1 or y0 < -h + 1 or x0 + size > 2 * w - 1 or y0 + size > 2 * h - 1:
         return square_crop(_rotated(image, centre, angle), box, pad)  # a patch reflected more than once
-    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x0 + size), min(h, y0 + size)
-    patch = image[cy0:cy1, cx0:cx1]
-    if (cx0, cy0, cx1, cy1) != (x0, y0, x0 + size, y0 + size):
-        patch = cv2.copyMakeBorder(patch, cy0 - y0, y0 + size - cy1, cx0 - x0, x0 + size - cx1, cv2.BORDER_REFLECT)
+    if x0 >= 0 and y0 >= 0 and x0 + size <= w and y0 + size <= h:
+        patch = image[y0:y0 + size, x0:x0 + size]
+    else:  # rows/columns past the edge come from the photo reflected there (BORDER_REFLECT: ...cba|abc...)
+        rows, cols = np.arange(y0, y0 + size), np.arange(x0, x0 + size)
+        rows = np.where(rows < 0, -rows - 1, np.where(rows >= h, 2 * h - rows - 1, rows))
+        cols = np.where(cols < 0, -cols - 1, np.where(cols >= w, 2 * w - cols - 1, cols))
+        patch = image[np.ix_(rows, cols)]
     m_patch = m.copy()
     m_patch[:, 2] += m[:, :2] @ np.array([x0, y0], np.float64)  # patch coordinates in, photo coordinates out
     # Output: a window of the rotated photo around the crop square; the crop is then cut from it.

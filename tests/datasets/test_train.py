@@ -55,10 +55,31 @@ def test_train_from_scratch_exports_a_working_reader(synth_faces, tmp_path, caps
     assert dets.xyxy.shape[1] == 4 and len(dets.value) == len(dets)
 
 
+@pytest.fixture
+def no_network(monkeypatch):
+    """Fail the test on any attempt to open a network connection or resolve a name (training must be
+    offline by construction): every attempt is recorded and refused with OSError."""
+    import socket
+
+    attempts: list[str] = []
+
+    def refuse(kind):
+        def _refuse(*args, **kwargs):
+            attempts.append(f"{kind}{args[1:] if kind != 'getaddrinfo' else args[:2]}")
+            raise OSError(f"network access during training: {kind}")
+        return _refuse
+
+    monkeypatch.setattr(socket.socket, "connect", refuse("connect"))
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse("connect_ex"))
+    monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
+    yield attempts
+    assert attempts == [], f"training tried to reach the network: {attempts}"
+
+
 @pytest.mark.slow
-def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_path, capsys, monkeypatch):
+def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_path, capsys, monkeypatch, no_network):
     """Fine-tune from a base folder, measure old vs new on the held-back images (and the reference photos),
-    register the version; it is activated exactly when the gate passes."""
+    register the version; it is activated exactly when the gate passes. No socket is opened (``no_network``)."""
     monkeypatch.setenv("YOLO_OFFLINE", "1")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     base = tmp_path / "base"
@@ -110,6 +131,48 @@ def _small_reference(tmp_path, monkeypatch, n: int = 6) -> Path:
         os.symlink(replay.REFERENCE[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
     monkeypatch.setattr(replay, "REFERENCE", (small, "train"))
     return small
+
+
+@pytest.mark.slow
+def test_a_plain_yolo_folder_trains(synth_faces, tmp_path, capsys, monkeypatch, no_network):
+    """``kosti train --data DIR`` with DIR a plain Ultralytics folder (images/, labels/, no review.json, no
+    data.yaml): every photo is used, a version is registered with its held-back and reference numbers."""
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    plain = tmp_path / "my-photos"
+    for sub in ("images", "labels"):
+        (plain / sub).mkdir(parents=True)
+    for img in sorted((synth_faces / "images" / "train").glob("*.jpg")):
+        os.symlink(img, plain / "images" / img.name)
+        os.symlink(synth_faces / "labels" / "train" / f"{img.stem}.txt", plain / "labels" / f"{img.stem}.txt")
+    n = len(list((plain / "images").iterdir()))
+    _small_reference(tmp_path, monkeypatch)
+    reg_root = tmp_path / "registry"
+    rc = main(["train", "--data", str(plain), "--registry", str(reg_root), "--no-replay", "--json",
+               *_tiny_args(tmp_path / "w")])
+    assert rc == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    from kosti.datasets.gate import holdout_count
+
+    assert summary["train_images"] + summary["held_back_images"] == n
+    assert summary["held_back_images"] == holdout_count(n, 0.2)
+    from kosti.registry import Registry
+
+    m = Registry(reg_root).metrics(summary["version"])
+    assert set(m["held_back"]) >= {"precision", "recall", "die_accuracy"} and m["reference"]["images"] == 6
+
+
+def test_train_rejects_a_malformed_label_before_training(tmp_path, capsys):
+    plain = tmp_path / "bad"
+    (plain / "images").mkdir(parents=True)
+    (plain / "labels").mkdir()
+    import cv2
+
+    cv2.imwrite(str(plain / "images" / "a.jpg"), np.full((64, 64, 3), 100, np.uint8))
+    (plain / "labels" / "a.txt").write_text("9 0.5 0.5 0.2 0.2\n")  # class 9: not a face
+    rc = main(["train", "--data", str(plain), "--work", str(tmp_path / "w"), "--registry", str(tmp_path / "r")])
+    assert rc == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a.txt" in err[0]
 
 
 def test_train_rejects_an_empty_dataset(tmp_path, capsys):
