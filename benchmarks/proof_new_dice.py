@@ -15,12 +15,10 @@ Steps (all seeded, offline, CPU only):
    throws, never shown to training, as the held-back test set. Labels are the renderer's exact boxes
    and faces.
 3. **Before.** The base reader on the held-back throws and on byler-d6 ``test`` (real photos).
-4. **Retrain with ``kosti train``** exactly as a user would: the capture folder as ``--data`` (20 % of
-   it held back by ``kosti train`` itself for its old-vs-new check and per-epoch validation), a replay
-   of real training photos (``--base-data``, default byler-d6 ``train``) so old dice are not forgotten,
-   first ``--classifier-only`` (cheap enough for a Raspberry Pi); only when the detector misses dice of
-   the new style on ``kosti train``'s own held-back captures (recall < ``--min-recall``) a second,
-   short detector pass follows. The registry lives in a temporary ``XDG_DATA_HOME`` (the user's
+4. **Retrain with ``kosti train``** exactly as a user would, with its defaults (issue 14): the capture
+   folder as ``--data`` (at least 10 photos held back by ``kosti train`` itself for its gate), the
+   shipped replay set, the classifier first and the detector only when it misses the new dice, the
+   gate against forgetting. The registry lives in a temporary ``XDG_DATA_HOME`` (the user's
    registry is untouched). Training wall time is measured (target ≤ 15 min on a 2-core CPU).
 5. **After.** The new reader on the same held-back throws and on byler-d6 ``test`` (and, when a
    detector pass ran, the classifier-only stage on its own). Targets: die accuracy ≥ 0.98 on the
@@ -225,8 +223,8 @@ def kosti_train(args_list: list[str], env: dict[str, str], log: Path) -> TrainRu
         raise RuntimeError(f"kosti train failed (exit {proc.returncode}); log {log}:\n{tail}")
     summary = next(json.loads(ln) for ln in reversed(proc.stdout.splitlines()) if ln.startswith("{"))
     print(f"  {seconds / 60:.1f} min; kosti train's own held-back captures: "
-          f"new {_fmt(summary.get('new'))}" + (f", old {_fmt(summary['old'])}" if "old" in summary else ""),
-          flush=True)
+          f"after {_fmt(summary.get('after'))}" + (f", before {_fmt(summary['before'])}" if "before" in summary else "")
+          + f"; activated {summary.get('activated')}", flush=True)
     return TrainRun(cmd, seconds, summary)
 
 
@@ -268,15 +266,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--select-throws", type=int, default=60, help="throws per candidate style in step 1")
     p.add_argument("--train-throws", type=int, default=100, help="captured throws of the new dice")
     p.add_argument("--test-throws", type=int, default=50, help="held-back throws (never trained on)")
-    p.add_argument("--replay", default=f"{BYLER}:train", help="--base-data for kosti train (PATH:SPLIT)")
+    p.add_argument("--replay", default="",
+                   help="extra --base-data for kosti train (PATH:SPLIT; default none: kosti train replays its "
+                        "shipped replay set by itself)")
     p.add_argument("--replay-images", type=int, default=0,
                    help="replay only this many seeded-random images of --replay (0 = all)")
     p.add_argument("--real-test", default=f"{BYLER}:test", help="real photos that must not get worse")
-    p.add_argument("--epochs-cls", type=int, default=8)
-    p.add_argument("--epochs-det", type=int, default=12, help="epochs of the detector pass (only if needed)")
+    p.add_argument("--epochs-cls", type=int, default=10, help="classifier epochs (kosti train's default)")
+    p.add_argument("--epochs-det", type=int, default=10, help="epochs of the detector pass (only if needed)")
     p.add_argument("--detector", choices=["auto", "never", "always"], default="auto",
-                   help="detector pass: auto = only if recall on kosti train's held-back captures < --min-recall")
-    p.add_argument("--min-recall", type=float, default=0.98)
+                   help="kosti train --detector: auto = only when the detector misses the new dice")
     p.add_argument("--train-extra", default="", metavar="ARGS",
                    help="more kosti train options for both passes, e.g. '--batch-cls 64'")
     p.add_argument("--seed", type=int, default=1)
@@ -343,45 +342,51 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, XDG_DATA_HOME=str(xdg), YOLO_OFFLINE="1")
     shipped = base == MODELS_DIR.resolve()  # registry mode compares against the shipped (active) version
     runs: list[TrainRun] = []
-    replay = replay_slice(a.replay, a.replay_images, work / "replay", a.seed)
-    common = ["--data", str(train_dir), "--reviewed-only", "--base-data", replay, "--holdout", "0.2",
-              "--seed", str(a.seed), *shlex.split(a.train_extra)]
-
-    def stage(role: str, args: list[str]) -> Path | None:
-        """One ``kosti train`` run (``role`` "cls" or "det"); the folder of the model it wrote, None on error."""
-        args = [*common, *args, "--work", str(work / f"train_{role}")]
-        if not shipped:
-            args += ["--out", str(work / f"models_{role}")]
-        try:
-            runs.append(kosti_train(args, env, work / f"train_{role}.log"))
-        except RuntimeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return None
-        return Path(runs[-1].summary["files"][role]).parent
-
-    print("4. Retraining")
-    models = stage("cls", ["--classifier-only", "--epochs-cls", str(a.epochs_cls), "--base", str(base)])
-    if models is None:
+    # kosti train's defaults (issue 14): the shipped replay set, classifier first, the detector only when it
+    # misses the new dice, the gate against forgetting. --replay adds more replay photos (--base-data).
+    extra = ["--base-data", replay_slice(a.replay, a.replay_images, work / "replay", a.seed)] if a.replay else []
+    args = ["--data", str(train_dir), *extra, "--detector", a.detector, "--epochs-cls", str(a.epochs_cls),
+            "--epochs-det", str(a.epochs_det), "--seed", str(a.seed), "--base", str(base),
+            "--work", str(work / "train"), *shlex.split(a.train_extra)]
+    if not shipped:
+        args += ["--out", str(work / "models_out")]
+    print("4. Retraining (kosti train with its defaults)")
+    try:
+        runs.append(kosti_train(args, env, work / "train.log"))
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
-    need_det = a.detector == "always" or (
-        a.detector == "auto" and runs[-1].summary.get("new", {}).get("recall", 1.0) < a.min_recall)
-    if need_det:
-        models = stage("det", ["--epochs-det", str(a.epochs_det), "--epochs-cls", "0", "--base", str(models)])
-        if models is None:
-            return 1
+    summary = runs[-1].summary
+    need_det = "detector" in summary.get("passes", [])
     train_min = sum(r.seconds for r in runs) / 60
     registry = None
     if shipped:
+        from kosti.registry import Registry
+
+        reg = Registry(xdg / "kosti" / "models")
+        models = reg.version_dir(summary["version"])
+        for role, name in (("det", "dice_det.onnx"), ("cls", "dice_cls.onnx")):  # measure() reads dice_*.onnx
+            link = work / "version_models" / name
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            os.symlink(reg.paths(summary["version"]).detector if role == "det" else reg.paths(summary["version"]).classifier, link)
+        reader_json = models / "reader.json"
+        if reader_json.is_file():
+            shutil.copy2(reader_json, work / "version_models" / "reader.json")
+        models = work / "version_models"
         proc = subprocess.run([sys.executable, "-m", "kosti", "models", "list", "--json"], env=env,
                               capture_output=True, text=True, cwd=REPO)
         registry = json.loads(proc.stdout) if proc.returncode == 0 else proc.stderr.strip()
+    else:
+        models = Path(summary["files"]["cls"]).parent
 
     # 5. after
     after = {"new_dice": measure(test_dir, "test", models), "real": measure(real_path, real_split, models)}
-    # The classifier-only stage on its own (what a Raspberry Pi can train), when a detector pass followed.
-    cls_models = Path(runs[0].summary["files"]["cls"]).parent
-    after_cls = after if not need_det else {"new_dice": measure(test_dir, "test", cls_models),
-                                             "real": measure(real_path, real_split, cls_models)}
+    # The classifier-only candidate on its own (what a Raspberry Pi can train), when a detector pass ran.
+    cls_models = work / "train" / "export_classifier_only"
+    after_cls = after if not need_det or not cls_models.is_dir() else {
+        "new_dice": measure(test_dir, "test", cls_models), "real": measure(real_path, real_split, cls_models)}
     drop_acc = before["real"]["die_accuracy"] - after["real"]["die_accuracy"]
     drop_rec = before["real"]["recall"] - after["real"]["recall"]
     checks = {

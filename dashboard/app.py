@@ -425,6 +425,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
         table.review_url = "/review"
+        from kosti.dashboard.teach import create_teach_router  # the "teach my dice" flow (issue 14)
+
+        app.include_router(create_teach_router(config.review_dir, table=table, pin_check=check_pin))
 
     from kosti.dashboard.advisor_api import create_advisor_router
 

@@ -765,6 +765,8 @@ class TableService:
         self._throw_requested_at = 0.0
         #: Capture folder for corrected throws (training data for the reader), or ``None``.
         self.corrections_dir: Any = None
+        #: The latest settled throw with its frame (``TableThrow``), game or not; ``None`` before the first.
+        self.last_settled: Any = None
         #: ``(factory, token)``: when ``token()`` changes (``kosti models use`` switched the active model),
         #: the capture thread loads ``factory()`` and reads with it from then on. ``None`` = fixed reader.
         self.reader_reload: tuple[Callable[[], Any], Callable[[], Any]] | None = None
@@ -927,6 +929,7 @@ class TableService:
             self._motion = getattr(self._pipeline, "state", "")
             if thr is not None:
                 thr.settled_at = now
+                self.last_settled = thr  # the teach page saves it on request (kosti.dashboard.teach)
                 self._live_dice = list(thr.dice)
                 try:
                     self.submit_throw(thr)

@@ -29,6 +29,7 @@ the image is left unreviewed; an image is only ``reviewed`` once a person saved 
 Typical use::
 
     kosti capture --source 0 --out ~/dice            # play; every settled throw is saved (Ctrl-C stops)
+    kosti capture --source ~/photos --out ~/dice     # photos you already have: ids keep their file names
     # open http://<pi>:8000/review and check the labels (Enter saves and opens the next one)
     kosti train --data ~/dice                        # fine-tune on every image (unchecked ones as proposed)
 
@@ -749,20 +750,12 @@ def _open_reader(args: argparse.Namespace) -> tuple[Any, str]:
     """The dice reader and the model version string recorded with each image."""
     from kosti.vision.reader import DiceReader
 
-    det, cls, version = args.model, args.cls_model, None
-    if det is None and cls is None:
-        try:
-            from kosti.registry import Registry
+    from kosti.registry import reader_files
 
-            reg = Registry()
-            paths = reg.active_paths()
-            if paths.detector.exists() and paths.classifier.exists():
-                det, cls, version = paths.detector, paths.classifier, paths.version
-        except Exception:  # noqa: BLE001 - no usable registry: fall back to the reader's shipped defaults
-            pass
+    det, cls, version = reader_files(args.model, args.cls_model)
     reader = DiceReader(det_path=det, cls_path=cls)
     desc = reader.describe()
-    return reader, (f"{version} ({desc})" if version else desc)
+    return reader, (f"{version} ({desc})" if version != "custom" else desc)
 
 
 def guess_faces(reader: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -823,6 +816,30 @@ def _faces_text(dice: list[tuple[int, tuple[float, ...], float, int]]) -> str:
     return " ".join(str(v) if v else (f"{g}?" if g else "?") for v, _, _, g in dice) or "-"
 
 
+def source_photo(source: Any, frame_index: int) -> Path | None:
+    """The photo file a folder source (:class:`kosti.vision.sources.FolderSource`) showed at ``frame_index``;
+    ``None`` for cameras, videos and the virtual table, or during a transition."""
+    photo_at = getattr(source, "photo_at", None)
+    if photo_at is None or not getattr(source, "files", None):
+        return None
+    i = photo_at(frame_index)
+    return None if i is None else Path(source.files[i])
+
+
+def _free_id(root: Path, photo: Path | None) -> str | None:
+    """An unused image id named after ``photo``'s file name (``IMG_0042.jpg`` → ``IMG_0042``; ``-2``, ``-3``…
+    when taken; characters outside ``A–Z a–z 0–9 . _ -`` become ``_``), or ``None`` (a time-stamped id)."""
+    if photo is None:
+        return None
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", photo.stem).lstrip("._-")[:120] or "photo"
+    taken = set(list_ids(root))
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 def run_capture(args: argparse.Namespace) -> int:
     """Handler of ``kosti capture``: returns 0 when stopped by ``--max``, the end of a file source or Ctrl-C.
 
@@ -868,10 +885,12 @@ def run_capture(args: argparse.Namespace) -> int:
                 skipped += 1
                 continue
             dice = throw_dice(throw, reader)
+            photo = source_photo(source, int(throw.frame_index))
             try:
-                image_id = writer.add(throw.image, dice, source="capture", extra={
+                image_id = writer.add(throw.image, dice, source="capture", image_id=_free_id(out, photo), extra={
                     "frame": int(throw.frame_index), "time_s": round(float(throw.time_s), 3), "status": throw.status,
-                    "reasons": list(getattr(throw, "reason_codes", []) or []), "source": str(args.source)})
+                    "reasons": list(getattr(throw, "reason_codes", []) or []), "source": str(args.source),
+                    **({"source_file": photo.name} if photo is not None else {})})
             except CaptureError as exc:
                 skipped += 1
                 print(f"kosti capture: throw at frame {throw.frame_index} not saved: {exc}", file=sys.stderr)
@@ -913,6 +932,7 @@ __all__ = [
     "list_images",
     "load",
     "parse_yolo",
+    "source_photo",
     "read_review",
     "register",
     "run_capture",

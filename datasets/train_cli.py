@@ -1,31 +1,53 @@
-"""``kosti train``: fine-tune (or build) the dice reader on labelled photos, evaluate, register, activate.
+"""``kosti train``: teach the dice reader a table's own dice, gate the result, register and activate it.
 
-Typical use on a table's own dice (issue "Retrain on your own dice")::
+Typical use (``../shared/docs/cli.md``; ``docs/retraining.md``)::
 
-    kosti train --data ~/kosti-captures            # detector + classifier, ~10 min on a 2-core CPU
-    kosti train --data ~/kosti-captures --classifier-only --epochs-cls 8   # dice changed only: fits a Pi
+    kosti train --data ~/kosti-captures        # a capture folder: its reviewed photos
+    kosti train --data ~/my-dice-photos        # a plain Ultralytics YOLO folder (images/, labels/) or data.yaml
 
-A part of the user's images (``--holdout``, default 0.2) is held back; the active model and the new
-one are both measured on it with :func:`kosti.vision.evaluate.evaluate` and the new version is
-activated only when it is not worse (``--force`` overrides); every version stays in the registry for
-``kosti models use`` / ``kosti models rollback``. ``--base-data`` replays earlier data (for example the
-shared real photos) so old dice are not forgotten.
+What it does by default (issue 14, "teach kosti your dice without forgetting every other table"):
 
-Dataset arguments take ``PATH`` or ``PATH:SPLIT`` (default split ``train``), PATH being a YOLO
-``data.yaml`` or a folder with ``images/`` and ``labels/`` (faces as classes, class k = face k+1).
+1. takes the user's labelled photos — a capture folder's *reviewed* photos (``--include-unreviewed`` for
+   all), or every photo of a YOLO folder — and holds back at least 10 of them (half when there are fewer
+   than 20; :func:`kosti.datasets.gate.holdout_count`), never trained on;
+2. measures the current (active) reader on the photos it will train on and retrains only what is needed:
+   always the face classifier, the detector too only when it *misses* dice
+   (:func:`kosti.datasets.gate.needs_detector`; ``--detector always|never`` overrides, ``--classifier-only``
+   = ``never``);
+3. replays the shipped real photos (:data:`kosti.datasets.replay.REPLAY_TRAIN`, no ``--base-data`` needed)
+   with the user's photos, which are repeated so that they weigh about half as much as the replay;
+4. fits each candidate's softmax temperature on its held-back crops (its own ``reader.json``), measures it
+   on the held-back photos and on the shipped reference photos, and activates it only when it is no worse
+   than the current model on both (:func:`kosti.datasets.gate.gate`: precision, recall and die accuracy each
+   within 0.005). A retrained detector that fails the gate is dropped and the classifier-only candidate
+   (the kept detector with the new classifier) is tried next.
+
+With ``--json`` the last and only line on stdout is one JSON document (``version``, ``activated``,
+``before``, ``after`` — held-back metrics —, ``minutes``, plus ``reference``, ``passes``, ``gate``, ...);
+training logs go to stderr. Dataset arguments take ``PATH`` or ``PATH:SPLIT`` (default split ``train``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
+import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 from kosti.datasets.prepare import label_path, split_images
 from kosti.datasets.train import DEFAULT_IMGSZ, TrainingError, TrainPlan, run_training, split_holdout
 from kosti.models import MODELS_DIR
+
+#: Calibrating a temperature on fewer matched dice than this is noise; the base model's is kept instead.
+MIN_CALIBRATION_DICE = 20
+#: The user's photos are repeated up to this many times to weigh about half as much as the replay photos.
+MAX_REPEAT = 8
 
 
 def _dataset_arg(text: str) -> tuple[Path, str]:
@@ -40,21 +62,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     """Add ``kosti train`` to the top-level parser."""
     p = subparsers.add_parser(
         "train",
-        help="fine-tune the dice reader on your own labelled photos (or build it from scratch)",
+        help="teach the dice reader your own dice (classifier first, gated against forgetting)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--data", type=_dataset_arg, action="append", required=True, metavar="PATH[:SPLIT]",
-                   help="labelled photos to learn (repeatable)")
+                   help="your labelled photos: a capture folder, a YOLO folder (images/, labels/) or a data.yaml "
+                        "(repeatable)")
     p.add_argument("--val", type=_dataset_arg, action="append", default=[], metavar="PATH[:SPLIT]",
-                   help="validation data for per-epoch checks (default: the held-back part)")
+                   help="validation data for Ultralytics' per-epoch checks (default: your training photos)")
     p.add_argument("--base-data", type=_dataset_arg, action="append", default=[], metavar="PATH[:SPLIT]",
-                   help="earlier data replayed with yours so old dice are not forgotten")
+                   help="more earlier data replayed with yours (the shipped replay set is always used "
+                        "unless --no-replay)")
+    p.add_argument("--no-replay", action="store_true", help="do not replay the shipped real photos")
     p.add_argument("--holdout", type=float, default=0.2,
-                   help="fraction of --data held back to compare old and new model (0 = none)")
-    p.add_argument("--epochs-det", type=int, default=10, help="detector epochs (0 = keep the current detector)")
+                   help="share of your photos held back (at least 10, or half when fewer than 20; 0 = none)")
+    p.add_argument("--detector", choices=["auto", "always", "never"], default="auto",
+                   help="retrain the detector: auto = only when it misses your dice (default)")
+    p.add_argument("--classifier-only", action="store_true", help="same as --detector never")
+    p.add_argument("--epochs-det", type=int, default=10, help="detector epochs when it is retrained")
     p.add_argument("--epochs-cls", type=int, default=10, help="classifier epochs (0 = keep the current one)")
-    p.add_argument("--classifier-only", action="store_true", help="retrain only the face classifier")
     p.add_argument("--imgsz", type=int, default=None,
                    help=f"detector input size in pixels (default: the base detector's own size; "
                         f"{DEFAULT_IMGSZ} with --from-scratch)")
@@ -62,6 +89,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--base", type=Path, default=MODELS_DIR, help="folder with dice_det.pt / dice_cls.pt to fine-tune")
     p.add_argument("--work", type=Path, default=None, help="work folder (checkpoints; rerun to resume)")
     p.add_argument("--out", type=Path, default=None, help="write the new models here instead of the registry")
+    p.add_argument("--registry", type=Path, default=None, metavar="DIR",
+                   help="model registry root (default $XDG_DATA_HOME/kosti/models)")
     p.add_argument("--fraction", type=float, default=1.0, help="use only this fraction of training images")
     p.add_argument("--batch-det", type=int, default=16)
     p.add_argument("--batch-cls", type=int, default=128)
@@ -70,94 +99,232 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
     p.add_argument("--no-activate", action="store_true", help="register the new version without activating it")
-    p.add_argument("--force", action="store_true", help="activate even if the new model measures worse")
-    p.add_argument("--reviewed-only", action="store_true",
-                   help="train only on images marked reviewed in a capture folder (kosti capture / review page)")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as one JSON line (the only output on stdout; logs go to stderr)")
+    p.add_argument("--force", action="store_true", help="activate even if the gate refuses it")
+    p.add_argument("--include-unreviewed", action="store_true",
+                   help="with a capture folder: also train on photos nobody reviewed (their labels are the "
+                        "model's own proposals)")
+    p.add_argument("--reviewed-only", action="store_true", help=argparse.SUPPRESS)  # the default now
+    p.add_argument("--json", action="store_true", help="print one JSON document (the last line on stdout)")
     p.set_defaults(func=_run)
 
 
 def _link_subset(images: list[Path], dest: Path) -> Path:
     """Make a YOLO folder ``dest/images``, ``dest/labels`` of links to ``images`` and their labels."""
-    (dest / "images").mkdir(parents=True, exist_ok=True)
-    (dest / "labels").mkdir(parents=True, exist_ok=True)
+    for sub in ("images", "labels"):
+        if (dest / sub).exists():
+            shutil.rmtree(dest / sub)
+        (dest / sub).mkdir(parents=True)
     for i, img in enumerate(images):
         name = f"{i:05d}_{img.name}"
-        for src, dst in ((img, dest / "images" / name), (label_path(img), dest / "labels" / Path(name).with_suffix(".txt"))):
-            if dst.is_symlink() or dst.exists():
-                dst.unlink()
-            if src.exists():
-                os.symlink(src.resolve(), dst)
+        os.symlink(img.resolve(), dest / "images" / name)
+        if label_path(img).exists():
+            os.symlink(label_path(img).resolve(), dest / "labels" / Path(name).with_suffix(".txt"))
     return dest
 
 
-def _run(args: argparse.Namespace) -> int:
-    """Train, measure, register; everything but the summary goes to stderr (Ultralytics logs to stdout)."""
-    from kosti.ultralytics_env import offline_env, stdout_to_stderr
+def _is_capture(path: Path) -> bool:
+    from kosti.datasets.capture import REVIEW_JSON
 
-    offline_env()  # before anything below imports Ultralytics
-    with stdout_to_stderr():
-        summary = _train(args)
-    print(json.dumps(summary, indent=None if args.json else 2, default=str))
-    return 0
+    return path.is_dir() and (path / REVIEW_JSON).is_file()
 
 
-def _train(args: argparse.Namespace) -> dict:
-    work = args.work or Path(tempfile.mkdtemp(prefix="kosti-train-"))
-    work.mkdir(parents=True, exist_ok=True)
-    data = list(args.data)
-    if args.reviewed_only:
-        from kosti.datasets.capture import link_reviewed
+def user_images(args: argparse.Namespace, work: Path) -> list[Path]:
+    """The user's labelled photos: a capture folder's reviewed ones (all with ``--include-unreviewed``),
+    every photo of a YOLO folder / data.yaml split. Every label file is read once here, so a malformed one
+    stops the run before any training (``DatasetError``, exit 2).
 
-        data = []
-        for i, (d, _split) in enumerate(args.data):
+    Raises:
+        TrainingError: no photos, or a capture folder with nothing reviewed.
+    """
+    from kosti.datasets.capture import link_reviewed
+    from kosti.datasets.prepare import read_labels
+    from kosti.vision.reader import load_image
+
+    images: list[Path] = []
+    for i, (d, split) in enumerate(args.data):
+        if _is_capture(d) and not args.include_unreviewed:
             linked = work / f"reviewed_{i}"
             if link_reviewed(d, linked) == 0:
-                raise TrainingError(f"{d}: no reviewed images (review them on the dashboard's /review page)")
-            data.append((linked, "train"))
-    images = [img for d, s in data for img in split_images(d, s)]
+                raise TrainingError(f"{d}: no reviewed photos (check them on the dashboard's review page, or "
+                                    "pass --include-unreviewed)")
+            d, split = linked, "train"
+        try:
+            found = split_images(d, split)
+        except FileNotFoundError as exc:
+            raise TrainingError(f"{d}: {exc}") from None
+        for img in found:
+            h, w = load_image(img).shape[:2]
+            read_labels(img, w, h)
+        images += found
     if not images:
-        raise TrainingError("no images in " + ", ".join(str(d) for d, _ in data))
-    train_imgs, held = split_holdout(images, args.holdout, args.seed)
+        raise TrainingError("no images in " + ", ".join(str(d) for d, _ in args.data))
+    return images
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None) -> dict[str, Any]:
+    """Fit the classifier's temperature on the held-back photos' matched dice and write ``reader.json``
+    beside ``cls`` (the base model's temperature when fewer than :data:`MIN_CALIBRATION_DICE` dice)."""
+    from kosti.vision.evaluate import collect_face_probs, fit_temperature, load_dataset
+    from kosti.vision.reader import DiceReader
+
+    doc: dict[str, Any] = {}
+    if holdout is not None:
+        probs, target = collect_face_probs(DiceReader(det, cls, temperature=1.0), load_dataset(holdout, "train"))
+        if len(target) >= MIN_CALIBRATION_DICE:
+            doc = {"temperature": round(fit_temperature(probs, target), 4),
+                   "fitted_on": f"{len(target)} matched dice of {holdout.name} (kosti train's held-back photos)"}
+    if not doc:
+        t = 1.0
+        if fallback is not None and fallback.is_file():
+            t = float(json.loads(fallback.read_text()).get("temperature", 1.0))
+        doc = {"temperature": t, "fitted_on": f"kept from the base model (fewer than {MIN_CALIBRATION_DICE} "
+                                              "held-back dice to fit on)"}
+    (cls.parent / "reader.json").write_text(json.dumps(doc, indent=2) + "\n")
+    return doc
+
+
+def _eval(data: Path, det: Path, cls: Path) -> dict[str, Any]:
+    from kosti.vision.evaluate import evaluate_data
+
+    doc = evaluate_data(data, split="train", detector=det, classifier=cls, compute_map=False)
+    return {k: doc[k] for k in ("images", "dice", "precision", "recall", "die_accuracy", "image_exact")}
+
+
+def _say(msg: str) -> None:
+    print(f"kosti train: {msg}", file=sys.stderr, flush=True)
+
+
+def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    from kosti.datasets.gate import found_recall, gate, holdout_count, needs_detector
+    from kosti.datasets.replay import REPLAY_TRAIN, reference_metrics
+    from kosti.registry import Registry, reader_files
+    from kosti.vision.evaluate import load_dataset
+    from kosti.vision.reader import DiceReader
+
+    images = user_images(args, work)
+    k = holdout_count(len(images), args.holdout)
+    train_imgs, held = split_holdout(images, k / len(images) if k else 0.0, args.seed)
     user_train = _link_subset(train_imgs, work / "user_train")
-    train = [(user_train, "train")] + list(args.base_data)
     holdout = _link_subset(held, work / "user_holdout") if held else None
-    val = list(args.val) or ([(holdout, "train")] if holdout else [(user_train, "train")])
+    registering = args.out is None
+    reg = Registry(args.registry) if registering else None
+    summary: dict[str, Any] = {"train_images": len(train_imgs), "held_back_images": len(held)}
+
+    # What needs retraining: measured with the model the user reads with now.
+    before_det, before_cls, before_version = reader_files(registry=reg) if registering else \
+        (args.base / "dice_det.onnx", args.base / "dice_cls.onnx", "base")
+    summary["before_version"] = before_version
+    if args.from_scratch:
+        detector = "always"
+    else:
+        found = found_recall(DiceReader(before_det, before_cls), load_dataset(user_train, "train"))
+        summary["found_before"] = found
+        detector = "never" if args.classifier_only else args.detector
+        if detector == "auto":
+            detector = "always" if needs_detector(found) else "never"
+        _say(f"the current detector finds {found['found']:.3f} of your {found['dice']} dice (boxes above "
+             f"{found['floor']}): {'retraining the detector too' if detector == 'always' else 'classifier only'}")
+    summary["passes"] = (["detector"] if detector == "always" else []) + (["classifier"] if args.epochs_cls > 0 else [])
+
+    replay = [] if args.no_replay else [REPLAY_TRAIN]
+    repeat = 1
+    if replay:
+        n_replay = len(split_images(*REPLAY_TRAIN))
+        repeat = max(1, min(MAX_REPEAT, round(0.5 * n_replay / max(1, len(train_imgs)))))
+    summary["user_repeat"] = repeat
     plan = TrainPlan(
-        train=train, val=val, work=work, epochs_det=0 if args.classifier_only else args.epochs_det,
-        epochs_cls=args.epochs_cls, imgsz=args.imgsz, base=None if args.from_scratch else args.base,
-        from_scratch=args.from_scratch, batch_det=args.batch_det, batch_cls=args.batch_cls,
-        fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
+        train=[(user_train, "train")] * repeat + replay + list(args.base_data),
+        val=list(args.val) or [(user_train, "train")], work=work,
+        epochs_det=args.epochs_det if detector == "always" else 0, epochs_cls=args.epochs_cls, imgsz=args.imgsz,
+        base=None if args.from_scratch else args.base, from_scratch=args.from_scratch, batch_det=args.batch_det,
+        batch_cls=args.batch_cls, fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
     )
     out = args.out or work / "export"
     files = run_training(plan, out, ncnn=args.ncnn)
-    summary: dict = {"work": str(work), "files": {k: str(v) for k, v in files.items()},
-                     "train_images": len(train_imgs), "held_back_images": len(held)}
-    if holdout is not None:
-        from kosti.vision.evaluate import evaluate  # imported late: training must not depend on it to start
+    summary["files"] = {k: str(v) for k, v in files.items()}
 
-        summary["new"] = evaluate(holdout, detector=files["det"], classifier=files["cls"])
-        if args.out is None:
-            from kosti.registry import Registry
+    # Candidates, best first: the retrained pair; then the kept detector with the new classifier.
+    candidates = [("detector+classifier" if detector == "always" else "classifier", files)]
+    if detector == "always" and plan.epochs_cls > 0 and args.base is not None and not args.from_scratch:
+        alt = work / "export_classifier_only"
+        alt.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(args.base / "dice_det.onnx", alt / "dice_det.onnx")
+        shutil.copy2(files["cls"], alt / "dice_cls.onnx")
+        candidates.append(("classifier", {"det": alt / "dice_det.onnx", "cls": alt / "dice_cls.onnx"}))
+    base_reader_json = args.base / "reader.json" if args.base is not None else None
+    for _name, f in candidates:
+        summary.setdefault("calibration", {})[_name] = _calibrate(Path(f["det"]), Path(f["cls"]), holdout,
+                                                                 base_reader_json)
+    if holdout is None or not registering:
+        if holdout is not None:
+            summary["after"] = _eval(holdout, Path(files["det"]), Path(files["cls"]))
+        return summary
 
-            reg = Registry()
-            old = reg.active_paths()
-            summary["old"] = evaluate(holdout, detector=old.detector, classifier=old.classifier)
-            summary["new"]["data"] = summary["old"]["data"] = f"holdout:{work}"
-            version = reg.add_version(
-                {k: v for k, v in files.items()}, summary["new"], source=f"kosti train on {len(train_imgs)} images",
-                activate=False,
-            )
-            summary["version"] = version
-            summary["activated"] = False
-            if not args.no_activate:
-                from kosti.registry import compare_metrics
-
-                sign, reason = compare_metrics(summary["new"], summary["old"])
-                if sign >= 0 or args.force:
-                    reg.use(version, force=True)  # compared here, on the same held-back images
-                    summary["activated"] = True
-                else:
-                    summary["refused"] = f"new model is worse on the held-back images: {reason}"
+    _say(f"measuring the current model and the candidates on {len(held)} held-back photos and the reference set")
+    assert reg is not None
+    before = {"held_back": _eval(holdout, before_det, before_cls),
+              "reference": reference_metrics(before_det, before_cls, cache_dir=reg.root)}
+    summary["before"], summary["reference"] = before["held_back"], {"before": before["reference"]}
+    chosen, verdicts = None, []
+    for name, f in candidates:
+        det, cls = Path(f["det"]), Path(f["cls"])
+        measured = {"held_back": _eval(holdout, det, cls), "reference": reference_metrics(det, cls)}
+        ok, reason = gate(measured, before)
+        verdicts.append({"candidate": name, "passed": ok, "reason": reason, **measured})
+        _say(f"candidate {name}: {'passes' if ok else 'refused'}: {reason}")
+        if chosen is None and (ok or args.force):
+            chosen = (name, f, measured)
+    summary["gate"] = verdicts
+    name, f, measured = chosen or (verdicts[-1]["candidate"], candidates[-1][1],
+                                   {k: verdicts[-1][k] for k in ("held_back", "reference")})
+    summary["after"], summary["reference"]["after"] = measured["held_back"], measured["reference"]
+    summary["trained"] = name
+    metrics = {**measured["reference"], "reference": measured["reference"],
+               "held_back": {**measured["held_back"], "data": f"{len(held)} held-back photos of kosti train"}}
+    version = reg.add_version({"det": f["det"], "cls": f["cls"]}, metrics,
+                              source=f"kosti train ({name}) on {len(train_imgs)} photos, {len(held)} held back")
+    summary["version"], summary["activated"] = version, False
+    if chosen is None:
+        summary["refused"] = "; ".join(f"{v['candidate']}: {v['reason']}" for v in verdicts)
+    elif not args.no_activate:
+        reg.use(version, force=True)  # gated above, on the same photos as the current model
+        summary["activated"] = True
     return summary
+
+
+def _run(args: argparse.Namespace) -> int:
+    t0, cpu0 = time.monotonic(), _cpu_seconds()
+    work = args.work or Path(tempfile.mkdtemp(prefix="kosti-train-"))
+    work.mkdir(parents=True, exist_ok=True)
+    from kosti.ultralytics_env import offline_env, stdout_to_stderr
+
+    offline_env()  # before anything below imports Ultralytics
+    # Ultralytics logs to stdout (Python and native writes); cli.md keeps stdout for the JSON
+    with stdout_to_stderr(), contextlib.redirect_stdout(sys.stderr):
+        summary = _teach(args, work)
+    summary["work"] = str(work)
+    summary["minutes"] = round((time.monotonic() - t0) / 60, 2)
+    summary["cpu_minutes"] = round((_cpu_seconds() - cpu0) / 60, 2)
+    if args.json:
+        print(json.dumps(summary, default=str))
+        return 0
+    print(f"trained {', '.join(summary['passes']) or 'nothing'} in {summary['minutes']:.1f} min "
+          f"({summary['train_images']} photos, {summary['held_back_images']} held back)")
+    for key in ("before", "after"):
+        if key in summary:
+            m = summary[key]
+            print(f"  {key:<6} held-back: precision {m['precision']:.3f}  recall {m['recall']:.3f}  "
+                  f"die accuracy {m['die_accuracy']:.3f}  exact {m['image_exact']:.3f}")
+    if "version" in summary:
+        state = "activated" if summary["activated"] else f"not activated ({summary.get('refused', '--no-activate')})"
+        print(f"version {summary['version']}: {state}")
+    else:
+        print(f"models written to {summary['files']}")
+    return 0
+
+

@@ -2,8 +2,10 @@
 
 Subcommands (exit 0 ok, 2 refused or bad input with a one-line reason on stderr):
 
-* ``kosti models list [--json]`` — every version, the active one marked; JSON
-  ``{"active": "shipped", "previous": null, "root": "...", "versions": [VersionInfo.to_json(), ...]}``.
+* ``kosti models list [--no-measure] [--json]`` — every version, the active one marked, each with the same
+  metrics on the same shipped reference photos (:mod:`kosti.datasets.replay`; measured once and cached
+  per model files) and its own held-back numbers; JSON ``{"active": "shipped", "previous": null, "root":
+  "...", "versions": [{**VersionInfo.to_json(), "reference": {...} | null, "held_back": {...} | null}, ...]}``.
 * ``kosti models use VERSION [--force] [--json]`` — activate a version; a running dashboard switches
   on its next poll. Refused when its metrics are worse than the active version's unless ``--force``.
 * ``kosti models rollback [--json]`` — re-activate the previously active version.
@@ -38,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="registry root (default $XDG_DATA_HOME/kosti/models)")
     common.add_argument("--json", action="store_true", help="print one JSON document")
 
-    ls = sub.add_parser("list", parents=[common], help="list model versions")
+    ls = sub.add_parser("list", parents=[common], help="list model versions with their reference and held-back numbers")
+    ls.add_argument("--no-measure", action="store_true",
+                    help="do not measure versions without reference numbers (first listing takes ~15 s per version)")
     ls.set_defaults(func=_cmd_list)
 
     use = sub.add_parser("use", parents=[common], help="activate a model version")
@@ -67,21 +71,55 @@ def _registry(args: argparse.Namespace) -> Registry:
     return Registry(args.registry)
 
 
+def version_numbers(reg: Registry, v, measure: bool = True) -> dict:
+    """``{"reference": metrics | None, "held_back": metrics | None, "reference_error"?: str}`` of one version.
+
+    ``reference``: the version measured on the shipped reference photos (:mod:`kosti.datasets.replay`) —
+    stored with the version by ``kosti train``, else measured now (``measure``) and cached in the registry
+    root by the model files' SHA-256, so every version, ``shipped`` included, is compared on the same photos.
+    ``held_back``: the version's own held-back numbers (``kosti train``), or ``None``.
+    """
+    from kosti.datasets.replay import reference_id, reference_metrics
+
+    out: dict = {"reference": None, "held_back": v.metrics.get("held_back")}
+    stored = v.metrics.get("reference")
+    if isinstance(stored, dict) and stored.get("data") == reference_id():
+        out["reference"] = stored
+        return out
+    if not measure:
+        return out
+    p = reg.paths(v.version)
+    try:
+        out["reference"] = reference_metrics(p.detector, p.classifier, cache_dir=reg.root)
+    except Exception as exc:  # noqa: BLE001 - one unusable version must not hide the others
+        out["reference_error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return out
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     reg = _registry(args)
     versions = reg.list_versions()
     active, previous = reg.active_version(), reg.previous_version()
+    numbers = [version_numbers(reg, v, measure=not args.no_measure) for v in versions]
     if args.json:
         print(json.dumps({"active": active, "previous": previous, "root": str(reg.root),
-                          "versions": [v.to_json() for v in versions]}, ensure_ascii=False))
+                          "versions": [{**v.to_json(), **n} for v, n in zip(versions, numbers)]},
+                         ensure_ascii=False))
         return 0
+    ref = next((n["reference"] for n in numbers if n["reference"]), None)
     print(f"registry: {reg.root}")
-    for v in versions:
+    if ref:
+        print(f"reference: the same {ref['images']} photos ({ref['dice']} dice) for every version, never trained on; "
+              "held-back: the version's own photos kept out of its training")
+    print(f"  {'version':<20} {'created':<21} {'reference: precision recall die_acc exact':<44} held-back")
+    for v, n in zip(versions, numbers):
         mark = "*" if v.active else " "
-        m = v.metrics
-        score = "  ".join(f"{k}={m[k]:.3f}" for k in ("image_exact", "die_accuracy", "mAP50_95")
-                          if isinstance(m.get(k), int | float))
-        print(f"{mark} {v.version:<20} {'+'.join(v.backends):<22} {v.created or '-':<21} {score or 'no metrics'}")
+        r, h = n["reference"], n["held_back"]
+        rtext = (f"{r['precision']:>20.3f} {r['recall']:>6.3f} {r['die_accuracy']:>8.3f} {r['image_exact']:>5.3f}"
+                 if r else f"{'not measured':>20} ({n.get('reference_error', '--no-measure')})"[:44])
+        htext = (f"{h.get('images', '?')} photos: precision {h['precision']:.3f} recall {h['recall']:.3f} "
+                 f"die_acc {h['die_accuracy']:.3f}" if isinstance(h, dict) and "precision" in h else "-")
+        print(f"{mark} {v.version:<20} {v.created or '-':<21} {rtext:<44} {htext}")
     return 0
 
 

@@ -579,6 +579,35 @@ def _fresh_name(root: Path) -> str:
     return name
 
 
+def reader_files(detector: str | os.PathLike[str] | None = None,
+                 classifier: str | os.PathLike[str] | None = None,
+                 registry: Registry | None = None,
+                 backend: str = "onnx") -> tuple[Path | None, Path | None, str]:
+    """The model files a command reads with: ``(detector, classifier, version)``.
+
+    With neither path given, the registry's **active** version (``kosti models use``; ``shipped`` when
+    nothing was activated), as ``../shared/docs/cli.md`` says for ``read``, ``eval``, ``watch`` and
+    ``capture``; its ``reader.json`` (calibrated temperature) lies beside its classifier and is read by
+    :class:`kosti.vision.reader.DiceReader`. With either path given (``--model`` / ``--cls-model``), the paths
+    are returned unchanged and ``version`` is ``"custom"`` (the reader then fills a missing classifier with
+    its own default). ``registry`` defaults to :class:`Registry` at :func:`default_root`. ``backend``
+    (``onnx``, ``ncnn`` or ``ultralytics``) picks the active version's files for that runtime
+    (:meth:`ModelPaths.for_backend`: the NCNN export folders for ``ncnn``, else the ONNX files).
+
+    Raises:
+        RegistryError: the pointer names a version that is unknown, malformed or lacks an ONNX file, or
+            ``backend`` is ``ncnn`` and the version has no NCNN export (exit code 2; the command then reads
+            nothing rather than silently another model).
+    """
+    if detector is not None or classifier is not None:
+        return (Path(detector) if detector is not None else None,
+                Path(classifier) if classifier is not None else None, "custom")
+    reg = registry or Registry()
+    paths = reg._check_usable(reg.active_version())
+    det, cls = paths.for_backend(backend)
+    return det, cls, paths.version
+
+
 # Module-level conveniences on the default registry (what the dashboard and the reader use).
 def active_version() -> str:
     """Active version of the default registry (see :meth:`Registry.active_version`)."""

@@ -5,9 +5,10 @@
   metrics on a labelled YOLO dataset.
 * ``kosti export WEIGHTS.pt [--format onnx|ncnn]`` — turn trained Ultralytics weights into runtime models.
 
-``--model`` is the detector; ``--cls-model`` the face classifier (default: the shipped one, or none when
-the detector has six classes). ``--backend ncnn`` reads NCNN export folders with the ``ncnn`` package alone
-(no torch); ``.pt`` files run through Ultralytics.
+``--model`` is the detector; ``--cls-model`` the face classifier. With neither, both come from the model
+registry's active version (``kosti models use``; :func:`kosti.registry.reader_files`); with ``--model``
+alone the classifier is the shipped one (none when the detector has six classes). ``--backend ncnn`` reads
+NCNN export folders with the ``ncnn`` package alone (no torch); ``.pt`` files run through Ultralytics.
 Errors with an ``exit_code`` (unreadable image, missing model, bad dataset) become exit 2 in the
 dispatcher (``kosti/cli.py``).
 """
@@ -45,9 +46,11 @@ def _positive_int(text: str) -> int:
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector (.onnx, an NCNN export folder or .pt; default: models/dice_det.onnx)")
+                   help="detector (.onnx, an NCNN export folder or .pt; default: the active model version, "
+                        "see `kosti models list`)")
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
-                   help="face classifier (default: models/dice_cls.onnx; none for a six-class detector)")
+                   help="face classifier (default: the active version's; with --model alone: models/dice_cls.onnx, "
+                        "none for a six-class detector)")
     p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
                    help=f"detector confidence threshold (default {DEFAULT_CONF})")
     p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
@@ -85,15 +88,16 @@ def _models(args: argparse.Namespace) -> tuple[str, Path | None, Path | None]:
             from kosti.config import default_config_path, load_config
 
             backend = load_config().reader.backend if default_config_path().is_file() else "onnx"
-    det, cls = args.model, args.cls_model
-    if det is None and cls is None and backend != "auto":
-        from kosti.registry import Registry
+    if backend == "auto":
+        return backend, args.model, args.cls_model
+    from kosti.registry import reader_files
 
-        det, cls = Registry().active_paths().for_backend(backend)
+    det, cls, _version = reader_files(args.model, args.cls_model, backend=backend)
     return backend, det, cls
 
 
 def _reader(args: argparse.Namespace):
+    """The reader of ``read`` / ``eval``: the registry's active version unless ``--model`` / ``--cls-model``."""
     from kosti.vision.reader import DiceReader
 
     backend, det, cls = _models(args)

@@ -60,9 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dice", type=int, default=None, metavar="N",
                    help="expected dice per throw when --rules is not given (default: any number)")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector weights (default: the shipped models/dice_det.onnx)")
+                   help="detector weights (default: the active model version, see `kosti models list`)")
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
-                   help="face classifier weights (default: the shipped models/dice_cls.onnx)")
+                   help="face classifier weights (default: the active version's)")
     p.set_defaults(func=run_watch)
 
 
@@ -105,7 +105,10 @@ def run_watch(args: argparse.Namespace) -> int:
     game = _new_game(args.rules) if args.rules else None
     if args.dice is not None and args.dice < 1:
         raise WatchInputError("--dice must be >= 1")
-    reader = default_reader(det_path=args.model, cls_path=args.cls_model)
+    from kosti.registry import reader_files
+
+    det, cls, _version = reader_files(args.model, args.cls_model)
+    reader = default_reader(det_path=det, cls_path=cls)
     expected = game.dice_to_throw if game is not None else args.dice
     detector = ThrowDetector(reader, expected_dice=expected, keep_image=False)
     throws: list[dict[str, Any]] = []

@@ -423,10 +423,14 @@ def test_capture_loop_saves_each_settled_throw(tmp_path: Path, monkeypatch, caps
         assert [(d.value, d.uncertain) for d in rec.dice] == [(k + 1, False), (6, True)]
         assert rec.dice[0].box == pytest.approx((20 + 40 * k, 40, 50 + 40 * k, 70), abs=0.01)
         assert not rec.reviewed
-    # The whole folder without --max: the 4 photos, appended after the first 3.
+    # A folder of photos: each image keeps its source photo's name (id and review.json).
+    assert ids == ["00", "01", "02"]
+    assert [cap.load(out, i).meta["throw"]["source_file"] for i in ids] == ["00.png", "01.png", "02.png"]
+    # The whole folder without --max: the 4 photos, appended after the first 3 (taken names get -2).
     assert main(["capture", "--source", str(src), "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["saved"] == 4 and summary["stats"]["images"] == 7 and summary["stats"]["dice"] == 14
+    assert sorted(summary["ids"]) == ["00-2", "01-2", "02-2", "03"]
 
 
 def test_default_capture_dir_is_the_configured_frames_folder(tmp_path: Path, monkeypatch) -> None:

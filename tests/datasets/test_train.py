@@ -40,7 +40,7 @@ def test_train_from_scratch_exports_a_working_reader(synth_faces, tmp_path, caps
     monkeypatch.setenv("YOLO_OFFLINE", "1")
     out = tmp_path / "models"
     rc = main(["train", "--data", f"{synth_faces}:train", "--val", f"{synth_faces}:val", "--from-scratch",
-               "--holdout", "0", "--out", str(out), "--json", *_tiny_args(tmp_path / "work")])
+               "--holdout", "0", "--out", str(out), "--json", "--no-replay", *_tiny_args(tmp_path / "work")])
     assert rc == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["train_images"] >= 8
@@ -55,14 +55,36 @@ def test_train_from_scratch_exports_a_working_reader(synth_faces, tmp_path, caps
     assert dets.xyxy.shape[1] == 4 and len(dets.value) == len(dets)
 
 
+@pytest.fixture
+def no_network(monkeypatch):
+    """Fail the test on any attempt to open a network connection or resolve a name (training must be
+    offline by construction): every attempt is recorded and refused with OSError."""
+    import socket
+
+    attempts: list[str] = []
+
+    def refuse(kind):
+        def _refuse(*args, **kwargs):
+            attempts.append(f"{kind}{args[1:] if kind != 'getaddrinfo' else args[:2]}")
+            raise OSError(f"network access during training: {kind}")
+        return _refuse
+
+    monkeypatch.setattr(socket.socket, "connect", refuse("connect"))
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse("connect_ex"))
+    monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
+    yield attempts
+    assert attempts == [], f"training tried to reach the network: {attempts}"
+
+
 @pytest.mark.slow
-def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_path, capsys, monkeypatch):
-    """Fine-tune from a base folder, measure old vs new on the held-back images, register the version."""
+def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_path, capsys, monkeypatch, no_network):
+    """Fine-tune from a base folder, measure old vs new on the held-back images (and the reference photos),
+    register the version; it is activated exactly when the gate passes. No socket is opened (``no_network``)."""
     monkeypatch.setenv("YOLO_OFFLINE", "1")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     base = tmp_path / "base"
     assert main(["train", "--data", f"{synth_faces}:train", "--from-scratch", "--holdout", "0", "--out",
-                 str(base), "--json", *_tiny_args(tmp_path / "w0")]) == 0
+                 str(base), "--json", "--no-replay", *_tiny_args(tmp_path / "w0")]) == 0
     capsys.readouterr()
     # Make the base the active version, as the shipped or a previous model would be.
     from kosti.registry import Registry
@@ -71,22 +93,86 @@ def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_pat
     v0 = reg.add_version({"det": base / "dice_det.onnx", "cls": base / "dice_cls.onnx"}, {}, activate=False)
     reg.use(v0, force=True)
 
+    _small_reference(tmp_path, monkeypatch)
     rc = main(["train", "--data", f"{synth_faces}:train", "--base", str(base), "--holdout", "0.25",
-               "--classifier-only", "--json", *_tiny_args(tmp_path / "w1")])
+               "--classifier-only", "--no-replay", "--json", *_tiny_args(tmp_path / "w1")])
+    assert rc == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1, "cli.md: the JSON document is the only line on stdout"
+    summary = json.loads(out[0])
+    assert summary["held_back_images"] >= 2 and summary["passes"] == ["classifier"]
+    for key in ("die_accuracy", "recall", "precision", "image_exact"):
+        assert 0.0 <= summary["after"][key] <= 1.0 and 0.0 <= summary["before"][key] <= 1.0
+        assert 0.0 <= summary["reference"]["after"][key] <= 1.0
+    assert summary["version"] in reg.version_names()
+    from kosti.datasets.gate import gate
+
+    passed, _ = gate({"held_back": summary["after"], "reference": summary["reference"]["after"]},
+                     {"held_back": summary["before"], "reference": summary["reference"]["before"]})
+    assert summary["activated"] == passed
+    assert reg.active_version() == (summary["version"] if passed else v0)
+    if not passed:
+        assert "fell from" in summary["refused"]
+    # Its own calibration and both sets of numbers travel with the version.
+    assert json.loads((reg.root / summary["version"] / "reader.json").read_text())["temperature"] > 0
+    m = reg.metrics(summary["version"])
+    assert m["reference"] == summary["reference"]["after"] and m["held_back"]["images"] == summary["held_back_images"]
+
+
+def _small_reference(tmp_path, monkeypatch, n: int = 6) -> Path:
+    """Point the reference set at a few of its photos (the gate's logic, not its statistics, is under test)."""
+    from kosti.datasets import replay
+
+    small = tmp_path / "reference"
+    for sub in ("images", "labels"):
+        (small / sub).mkdir(parents=True)
+    for img in sorted((replay.REFERENCE[0] / "images").iterdir())[:n]:
+        os.symlink(img, small / "images" / img.name)
+        os.symlink(replay.REFERENCE[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
+    monkeypatch.setattr(replay, "REFERENCE", (small, "train"))
+    return small
+
+
+@pytest.mark.slow
+def test_a_plain_yolo_folder_trains(synth_faces, tmp_path, capsys, monkeypatch, no_network):
+    """``kosti train --data DIR`` with DIR a plain Ultralytics folder (images/, labels/, no review.json, no
+    data.yaml): every photo is used, a version is registered with its held-back and reference numbers."""
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    plain = tmp_path / "my-photos"
+    for sub in ("images", "labels"):
+        (plain / sub).mkdir(parents=True)
+    for img in sorted((synth_faces / "images" / "train").glob("*.jpg")):
+        os.symlink(img, plain / "images" / img.name)
+        os.symlink(synth_faces / "labels" / "train" / f"{img.stem}.txt", plain / "labels" / f"{img.stem}.txt")
+    n = len(list((plain / "images").iterdir()))
+    _small_reference(tmp_path, monkeypatch)
+    reg_root = tmp_path / "registry"
+    rc = main(["train", "--data", str(plain), "--registry", str(reg_root), "--no-replay", "--json",
+               *_tiny_args(tmp_path / "w")])
     assert rc == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert summary["held_back_images"] >= 2
-    for key in ("die_accuracy", "recall", "precision", "image_exact"):
-        assert 0.0 <= summary["new"][key] <= 1.0 and 0.0 <= summary["old"][key] <= 1.0
-    assert summary["version"] in reg.version_names()
-    # Activated exactly when the new model is not worse on the same images; otherwise refused with a reason.
-    from kosti.registry import compare_metrics
+    from kosti.datasets.gate import holdout_count
 
-    sign, _ = compare_metrics(summary["new"], summary["old"])
-    assert summary["activated"] == (sign >= 0)
-    assert reg.active_version() == (summary["version"] if sign >= 0 else v0)
-    if sign < 0:
-        assert "worse" in summary["refused"]
+    assert summary["train_images"] + summary["held_back_images"] == n
+    assert summary["held_back_images"] == holdout_count(n, 0.2)
+    from kosti.registry import Registry
+
+    m = Registry(reg_root).metrics(summary["version"])
+    assert set(m["held_back"]) >= {"precision", "recall", "die_accuracy"} and m["reference"]["images"] == 6
+
+
+def test_train_rejects_a_malformed_label_before_training(tmp_path, capsys):
+    plain = tmp_path / "bad"
+    (plain / "images").mkdir(parents=True)
+    (plain / "labels").mkdir()
+    import cv2
+
+    cv2.imwrite(str(plain / "images" / "a.jpg"), np.full((64, 64, 3), 100, np.uint8))
+    (plain / "labels" / "a.txt").write_text("9 0.5 0.5 0.2 0.2\n")  # class 9: not a face
+    rc = main(["train", "--data", str(plain), "--work", str(tmp_path / "w"), "--registry", str(tmp_path / "r")])
+    assert rc == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a.txt" in err[0]
 
 
 def test_train_rejects_an_empty_dataset(tmp_path, capsys):

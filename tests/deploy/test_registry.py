@@ -296,8 +296,10 @@ def test_models_cli(tmp_path: Path, files: dict[str, Path], capsys: pytest.Captu
     assert listing["active"] == "v2" and listing["previous"] == SHIPPED
     assert [(v["version"], v["active"]) for v in listing["versions"]] == [(SHIPPED, False), ("v2", True)]
     assert listing["versions"][1]["metrics"]["image_exact"] == 0.85
+    # the tiny test models cannot read photos: listed as not measured, the command still succeeds
+    assert listing["versions"][1]["reference"] is None and listing["versions"][1]["reference_error"]
     assert models_main(["list", "--registry", root]) == 0
-    assert re.search(r"^\* v2 .*image_exact=0\.850", capsys.readouterr().out, re.M)
+    assert re.search(r"^\* v2 .*not measured", capsys.readouterr().out, re.M)
     assert models_main(["rollback", "--registry", root]) == 0
     assert "active model: shipped (was v2)" in capsys.readouterr().out
     assert Registry(root).active_version() == SHIPPED
