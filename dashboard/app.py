@@ -371,7 +371,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                 store.close()
                 raise ValueError(exc.en) from None
     if table.game_id is not None and table.game_id == resumed:
-        log.info("resumed game %s (%s)", resumed, ", ".join(p.name for p in table.state.players))
+        log.info("resumed game %s (%s)", resumed, ", ".join(table.state.player_names))
     elif table.game_id is not None:
         log.info("started game %s%s", table.game_id,
                  f"; game {resumed} was put aside (resume it from the list of games)" if resumed else "")
@@ -695,10 +695,12 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
 
 
 def _install_error_handlers(app: FastAPI, table: TableService) -> None:
-    """Every error the app answers, in the one documented shape ``{"error", "error_ru", "status"}``."""
+    """Every error the app answers, in the one documented shape ``{"error", "error_ru", "status"}`` (plus
+    ``"code"`` where the page reacts to the refusal, such as ``replace_needed``)."""
 
     async def _refused(request: Request, exc: Exception) -> JSONResponse:
-        return _error(exc.status, exc.en, exc.ru)  # type: ignore[attr-defined]
+        code = getattr(exc, "code", None)
+        return _error(exc.status, exc.en, exc.ru, **({"code": code} if code else {}))  # type: ignore[attr-defined]
 
     for refusal in (TableError, AccessError):  # a control the table or the door refuses: its status and reasons
         app.add_exception_handler(refusal, _refused)
@@ -756,18 +758,21 @@ def _plain_reason(errors: Any) -> tuple[str, str]:
     name = next((x for x in reversed(loc) if x in _FIELDS), loc[-1] if loc else "")
     en_f, ru_f = _FIELDS.get(name, (name or "request", name or "запрос"))
     idx = next((int(x) for x in loc if x.isdigit()), None)
-    if idx is not None:  # an item of a list (a die of a throw, a label of a photo): say which one
-        en_f, ru_f = f"{en_f} (die {idx + 1})", f"{ru_f} (кость {idx + 1})"
+    if idx is not None:  # an item of a list (a player of a game, a die of a throw): say which one
+        en_i, ru_i = ("player", "игрок") if name == "players" else ("die", "кость")
+        en_f, ru_f = f"{en_f} ({en_i} {idx + 1})", f"{ru_f} ({ru_i} {idx + 1})"
     typ = str(e.get("type", ""))
     ctx = e.get("ctx") or {}
     if typ == "missing":
         return f"{en_f}: missing", f"{ru_f}: не указано"
     if typ == "extra_forbidden":
         return f"unknown field {name!r}", f"неизвестное поле {name!r}"
-    if typ in ("too_short", "too_long"):
-        n = ctx.get("min_length" if typ == "too_short" else "max_length")
-        return (f"{en_f}: {'at least' if typ == 'too_short' else 'at most'} {n}",
-                f"{ru_f}: {'не меньше' if typ == 'too_short' else 'не больше'} {n}")
+    if typ.endswith(("too_short", "too_long")):  # a list's length, or a text's (string_too_long)
+        short = typ.endswith("too_short")
+        n = ctx.get("min_length" if short else "max_length")
+        what = ("characters", "символов") if typ.startswith("string") else ("", "")
+        return (f"{en_f}: {'at least' if short else 'at most'} {n} {what[0]}".rstrip(),
+                f"{ru_f}: {'не меньше' if short else 'не больше'} {n} {what[1]}".rstrip())
     for k, en_w, ru_w in (("ge", "at least", "не меньше"), ("gt", "more than", "больше"),
                           ("le", "at most", "не больше"), ("lt", "less than", "меньше")):
         if k in ctx:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kosti.engine import resolve_rules
+from kosti.engine.games import is_game_preset
 from kosti.engine.dice_stats import (TABLE_SUBJECT, bust_rate, chi_square_uniform, expected_band,
                                      face_counts, per_die_counts, summarise_counts, throw_luck)
 
@@ -53,7 +54,11 @@ def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
     (:class:`kosti.engine.dice_stats.ChiSquare` JSON), ``per_die`` ({available, note, note_ru,
     dice: id → {counts, chi_square}}), ``players`` (per player: turns, throws, recorded
     ``points_per_turn``, ``zero_throws`` and ``expected_zero_throws``, ``luck``). Raises ``KeyError``
-    for an unknown game id."""
+    for an unknown game id.
+
+    Every game's throws count in the face statistics (a die is a die whatever the game); luck and the
+    zero-throw rate are measured against the 1000 family's scoring (:mod:`kosti.engine.dice_stats`), so the
+    other games (``games.md``: Pig, Chicago, …) add their throws and turns but no luck."""
     games = []
     if game_ids is None:
         games = list(reversed(store.list_games(limit=1_000_000)))
@@ -67,12 +72,13 @@ def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
     tracked: list[tuple[list[int], list[Any] | None]] = []
     by_player: dict[str, dict[str, Any]] = {}
     for g in games:
-        rules = resolve_rules(g.rules)
+        rules = None if is_game_preset(g.rules) else resolve_rules(g.rules)
         live = {a.throw_id for a in store.actions(g.id) if a.throw_id is not None}
         for t in store.throws(g.id):
             if t.resolution not in COUNTED or t.id not in live:
                 continue
-            if not t.faces or len(t.faces) > rules.dice_count:
+            if not t.faces or len(t.faces) > (rules.dice_count if rules is not None else 6) \
+                    or not all(1 <= f <= 6 for f in t.faces):
                 continue
             all_faces.append(list(t.faces))
             tracked.append((list(t.faces), _die_ids(t.reasons)))
@@ -93,9 +99,10 @@ def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
     per_die = per_die_counts(tracked)
     players = []
     for name, p in by_player.items():
-        luck = throw_luck(name, p["throws"], p["turns"])
+        scored = [(r, f) for r, f in p["throws"] if r is not None]  # the 1000 family's throws
+        luck = throw_luck(name, scored, p["turns"])
         zeros = [0, 0.0]
-        for rules, faces in p["throws"]:
+        for rules, faces in scored:
             z, e = bust_rate(rules, [faces])
             zeros[0] += z
             zeros[1] += e

@@ -1199,7 +1199,7 @@ class TableService:
             scores: dict[str, int] = {}
             try:
                 st = state_from_json(g.state_json)
-                scores = {p.name: p.score for p in st.players}
+                scores = dict(zip(st.player_names, st.scores_list()))
             except (BadInput, KeyError, ValueError):
                 pass
             out.append({"id": g.id, "players": g.players, "rules": g.rules, "status": g.status, "winner": g.winner,

@@ -90,3 +90,37 @@ def start_game() -> Callable[..., int]:
 def scores() -> Callable[[dict], dict[str, int]]:
     """``scores(snapshot)`` → ``{player: recorded score}``."""
     return _scores
+
+
+def _start_in_form(d, wait, players: str, preset: str, overrides: str | None = None, confirm: bool = True) -> None:
+    """Start a game through the page's New game form in a Selenium driver ``d``: players (comma separated),
+    a preset and, when given, rule changes as JSON (typed into the folded Rule changes box). With ``confirm``,
+    a game still running on the table is put aside when the page asks (within 2 s)."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
+    f = d.find_element(By.ID, "ng-players")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", f)
+    f.clear()
+    f.send_keys(players)
+    Select(d.find_element(By.ID, "ng-preset")).select_by_value(preset)
+    d.execute_script("document.querySelector('#new-game-form details').open = true")
+    o = d.find_element(By.ID, "ng-overrides")
+    o.clear()
+    if overrides:
+        o.send_keys(overrides)
+    d.find_element(By.ID, "ng-submit").click()
+    if confirm:
+        try:
+            WebDriverWait(d, 2).until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
+        except TimeoutException:
+            return  # nothing was running: the game started
+        d.find_element(By.ID, "confirm-ok").click()
+
+
+@pytest.fixture
+def start_in_form() -> Callable[..., None]:
+    """:func:`_start_in_form` for browser tests."""
+    return _start_in_form

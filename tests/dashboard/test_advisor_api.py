@@ -69,6 +69,18 @@ def test_stats_match_a_hand_count(client, throw, start_game):
     assert r.status_code == 404
 
 
+def test_stats_count_the_other_games_throws_without_luck(client, throw, start_game):
+    """A games.md game (Chicago) adds its dice to the face counts; luck stays the 1000 family's (none here)."""
+    start_game(client, preset="chicago", overrides={"rounds": 2})
+    table = client.app.state.table
+    table.submit_throw(throw([1, 2]))
+    table.submit_throw(throw([6, 6]))
+    s = client.get("/api/stats").json()
+    assert s["games"] == 1 and s["throws"] == 2 and s["dice"] == 4
+    assert s["faces"] == [1, 1, 0, 0, 0, 2]
+    assert all(p["luck"]["throws"] == 0 for p in s["players"]), s["players"]
+
+
 def test_faces_png(client, throw, start_game):
     start_game(client)
     client.app.state.table.submit_throw(throw([1, 2, 3, 4, 5]))

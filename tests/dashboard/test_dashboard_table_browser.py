@@ -124,26 +124,10 @@ def _severe(d) -> list:
     return [e for e in logs if e["level"] == "SEVERE" and e.get("source") != "network"]
 
 
-def _start_game(d, wait, players: str, preset: str, overrides: str | None = None) -> None:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
-
-    wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
-    f = d.find_element(By.ID, "ng-players")
-    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", f)
-    f.clear()
-    f.send_keys(players)
-    Select(d.find_element(By.ID, "ng-preset")).select_by_value(preset)
-    d.execute_script("document.querySelector('#new-game-form details').open = true")
-    o = d.find_element(By.ID, "ng-overrides")
-    o.clear()
-    if overrides:
-        o.send_keys(overrides)
-    d.find_element(By.ID, "ng-submit").click()
 
 
 @pytest.mark.slow
-def test_whole_game_on_a_phone_in_russian(table_app, throw):
+def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
     """390×844, Russian: scoreboard first, bust banner, extra dice removed by hand, camera lost → keypad entry,
     overtaking warned before Stop and shown after, the win, final standings, score sheet, history, rematch."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -160,7 +144,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw):
         wait.until(lambda d: _text(d, "#scoreboard h2") == "СЧЁТ")
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         _shot(d, "01-ru-390-no-game.png")
-        _start_game(d, wait, "Александра, Елена", "classic_no_barrel", '{"target": 200}')
+        start_in_form(d, wait, "Александра, Елена", "classic_no_barrel", '{"target": 200}')
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Елена"))
         d.execute_script("window.scrollTo(0, 0)")
         # Phone first: the turn card and the scoreboard on the first screen, the video folded, no debug line.
@@ -283,7 +267,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw):
 
 
 @pytest.mark.slow
-def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, throw):
+def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, throw, start_in_form):
     """1366×900, English: confirmation before a running game is replaced, resume from the list, fix then undo
     restores the throw, an extra die removed, the camera lost and the game finished by hand, the spectator
     view, /docs rendering the OpenAPI 3.1 schema."""
@@ -298,7 +282,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
     try:
         wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        _start_game(d, wait, "Ann, Boris", "classic_no_barrel", '{"target": 200}')
+        start_in_form(d, wait, "Ann, Boris", "classic_no_barrel", '{"target": 200}')
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
         first = table.game_id
         table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
@@ -322,7 +306,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
 
         # Start while a game runs: asked first; Cancel keeps the game.
-        _start_game(d, wait, "Vera, Gleb", "classic")
+        start_in_form(d, wait, "Vera, Gleb", "classic", confirm=False)
         wait.until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
         assert "Ann, Boris" in d.find_element(By.ID, "confirm-text").text
         _shot(d, "10-en-1366-confirm-replace.png")
@@ -330,7 +314,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         time.sleep(0.5)
         assert table.game_id == first and d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "105"
         # Confirmed: a new game; the old one waits in the list with Resume.
-        _start_game(d, wait, "Vera, Gleb", "classic")
+        start_in_form(d, wait, "Vera, Gleb", "classic", confirm=False)
         wait.until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
         d.find_element(By.ID, "confirm-ok").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-0"), "Vera"))
@@ -366,13 +350,14 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         wait.until(EC.visibility_of_element_located((By.ID, "message")))
         assert d.find_element(By.ID, "message").text == "5 dice are to be thrown now, not 1"
         d.find_element(By.ID, "entry-text").clear()
-        # Ann finishes from 55, typed in: 110 (hot dice), 125, 140, and a last 5 makes exactly 200.
-        for faces, pts in (("11155", "110"), ("15233", "125"), ("152", "140")):
-            d.find_element(By.ID, "entry-text").send_keys(faces)
-            d.find_element(By.ID, "btn-enter").click()
-            wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), pts))
-        d.find_element(By.CSS_SELECTOR, '.keypad .key[data-face="5"]').click()
+        # Ann finishes from 55: 110 typed in (hot dice: rules 1.1 make the next throw compulsory), then 1 1 1 5 3
+        # tapped on the keypad: 215 records 270 (past 200 wins without a barrel).
+        d.find_element(By.ID, "entry-text").send_keys("11155")
         d.find_element(By.ID, "btn-enter").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        for face in "11153":
+            d.find_element(By.CSS_SELECTOR, f'.keypad .key[data-face="{face}"]').click()
+        d.find_element(By.ID, "btn-enter").click()  # 215 takes Ann to 270: past 200, the game ends at once
         wait.until(EC.visibility_of_element_located((By.ID, "standings")))
         assert "Ann — wins!" in d.find_element(By.ID, "winner").text
         d.execute_script("window.scrollTo(0, 0)")

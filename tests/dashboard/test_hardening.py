@@ -269,7 +269,8 @@ def test_store_write_error_kinds(tmp_path: Path) -> None:
 def test_huge_player_name_and_body_refused(make_client) -> None:
     c = make_client(start_capture=False)
     r = c.post("/api/games", json={"players": ["x" * 41, "B"]})
-    assert _is_error(r, 422) and "players.0" in r.json()["error"]
+    assert _is_error(r, 422) and r.json()["error"] == "player names (player 1): at most 40 characters"
+    assert r.json()["error_ru"] == "имена игроков (игрок 1): не больше 40 символов"
     r = c.post("/api/games", content=b'{"players": ["' + b"x" * 200_000 + b'"]}',
                headers={"Content-Type": "application/json"})
     assert _is_error(r, 413)
@@ -384,7 +385,7 @@ def test_dns_rebinding_host_refused(make_client) -> None:
     r = c.post("/api/games", json={"players": ["A"]}, headers={"Host": "evil.example:8000"})
     assert _is_error(r, 403)
     for ok_host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000", "192.168.1.20:8000"):
-        r = c.post("/api/games", json={"players": ["A", "B"]}, headers={"Host": ok_host})
+        r = c.post("/api/games", json={"players": ["A", "B"], "replace": True}, headers={"Host": ok_host})
         assert r.status_code == 201, ok_host
 
 
@@ -415,7 +416,11 @@ def test_uvicorn_does_not_believe_x_forwarded_for(tmp_path: Path, monkeypatch) -
     from kosti.cli import main
 
     seen = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+
+    def run(server, sockets=None) -> None:  # the dashboard serves on a socket it bound itself
+        seen.update(proxy_headers=server.config.proxy_headers, ws_max_size=server.config.ws_max_size)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     assert main(["demo", "--db", str(tmp_path / "k.db"), "--reader", "truth", "--port", "8765"]) == 0
     assert seen["proxy_headers"] is False and seen["ws_max_size"] <= 64 * 1024
 

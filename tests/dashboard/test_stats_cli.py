@@ -45,4 +45,4 @@ def test_stats_bad_input(make_client, start_game, throw, tmp_path, capsys):
     junk.write_bytes(b"not a database at all" * 100)
     code = main(["stats", "--db", str(junk)])
     _, err = capsys.readouterr()
-    assert code == 2 and "not a kosti database" in err
+    assert code == 2 and "is damaged" in err and "move it aside" in err and err.count("\n") == 1
