@@ -10,7 +10,7 @@
   and when done ``kosti train``'s JSON summary (before/after on the held-back photos, the gate's verdict,
   the version activated or refused with the reason);
 * ``POST /api/teach/train`` — start ``kosti train --data CAPTURE_DIR --json`` (its defaults: reviewed photos,
-  classifier first, the shipped replay set, the forgetting gate) as a niced background process.
+  classifier first, the replay set, the forgetting gate) as a niced background process.
 
 One job at a time (409 while one runs). The job is a separate process, so the table keeps scoring while it
 trains, and a new version reaches the running reader through the registry (``reader.model = "active"``).

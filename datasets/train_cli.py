@@ -72,9 +72,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--val", type=_dataset_arg, action="append", default=[], metavar="PATH[:SPLIT]",
                    help="validation data for Ultralytics' per-epoch checks (default: your training photos)")
     p.add_argument("--base-data", type=_dataset_arg, action="append", default=[], metavar="PATH[:SPLIT]",
-                   help="more earlier data replayed with yours (the shipped replay set is always used "
-                        "unless --no-replay)")
-    p.add_argument("--no-replay", action="store_true", help="do not replay the shipped real photos")
+                   help="more earlier data replayed with yours (the replay set from the shared data sets is "
+                        "always used unless --no-replay)")
+    p.add_argument("--no-replay", action="store_true",
+                   help="do not replay the real photos of the replay set (datasets/replay_set/manifest.json)")
     p.add_argument("--holdout", type=float, default=0.2,
                    help="share of your photos held back (at least 10, or half when fewer than 20; 0 = none)")
     p.add_argument("--detector", choices=["auto", "always", "never"], default="auto",
@@ -201,7 +202,7 @@ def _say(msg: str) -> None:
 
 def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     from kosti.datasets.gate import found_recall, gate, holdout_count, needs_detector
-    from kosti.datasets.replay import REPLAY_TRAIN, reference_metrics
+    from kosti.datasets.replay import ReplayUnavailable, reference_metrics, replay_train
     from kosti.registry import Registry, reader_files
     from kosti.vision.evaluate import load_dataset
     from kosti.vision.reader import DiceReader
@@ -231,10 +232,16 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
              f"{found['floor']}): {'retraining the detector too' if detector == 'always' else 'classifier only'}")
     summary["passes"] = (["detector"] if detector == "always" else []) + (["classifier"] if args.epochs_cls > 0 else [])
 
-    replay = [] if args.no_replay else [REPLAY_TRAIN]
+    replay = []
+    if not args.no_replay:
+        try:
+            replay = [replay_train()]
+        except ReplayUnavailable as exc:
+            _say(f"training without replay: {exc}")
+            summary["replay"] = str(exc)
     repeat = 1
     if replay:
-        n_replay = len(split_images(*REPLAY_TRAIN))
+        n_replay = len(split_images(*replay[0]))
         repeat = max(1, min(MAX_REPEAT, round(0.5 * n_replay / max(1, len(train_imgs)))))
     summary["user_repeat"] = repeat
     plan = TrainPlan(
@@ -267,13 +274,17 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
     _say(f"measuring the current model and the candidates on {len(held)} held-back photos and the reference set")
     assert reg is not None
-    before = {"held_back": _eval(holdout, before_det, before_cls),
-              "reference": reference_metrics(before_det, before_cls, cache_dir=reg.root)}
-    summary["before"], summary["reference"] = before["held_back"], {"before": before["reference"]}
+    before = {"held_back": _eval(holdout, before_det, before_cls)}
+    try:
+        before["reference"] = reference_metrics(before_det, before_cls, cache_dir=reg.root)
+    except ReplayUnavailable as exc:  # the gate then holds on the held-back photos alone
+        _say(f"no reference photos: {exc}")
+    summary["before"], summary["reference"] = before["held_back"], {"before": before.get("reference")}
     chosen, verdicts = None, []
     for name, f in candidates:
         det, cls = Path(f["det"]), Path(f["cls"])
-        measured = {"held_back": _eval(holdout, det, cls), "reference": reference_metrics(det, cls)}
+        measured = {"held_back": _eval(holdout, det, cls),
+                    "reference": reference_metrics(det, cls) if "reference" in before else None}
         ok, reason = gate(measured, before)
         verdicts.append({"candidate": name, "passed": ok, "reason": reason, **measured})
         _say(f"candidate {name}: {'passes' if ok else 'refused'}: {reason}")
@@ -284,7 +295,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                                    {k: verdicts[-1][k] for k in ("held_back", "reference")})
     summary["after"], summary["reference"]["after"] = measured["held_back"], measured["reference"]
     summary["trained"] = name
-    metrics = {**measured["reference"], "reference": measured["reference"],
+    metrics = {**(measured["reference"] or {}), "reference": measured["reference"],
                "held_back": {**measured["held_back"], "data": f"{len(held)} held-back photos of kosti train"}}
     version = reg.add_version({"det": f["det"], "cls": f["cls"]}, metrics,
                               source=f"kosti train ({name}) on {len(train_imgs)} photos, {len(held)} held back")

@@ -88,10 +88,10 @@ def test_gate_refuses_a_detector_that_forgets(tmp_path, monkeypatch, capsys):
     small = tmp_path / "reference"  # a part of the reference set keeps the test short
     for sub in ("images", "labels"):
         (small / sub).mkdir(parents=True)
-    for img in sorted((replay.REFERENCE[0] / "images").iterdir())[::8]:
+    for img in sorted((replay.reference()[0] / "images").iterdir())[::8]:
         os.symlink(img, small / "images" / img.name)
-        os.symlink(replay.REFERENCE[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
-    monkeypatch.setattr(replay, "REFERENCE", (small, "train"))
+        os.symlink(replay.reference()[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
+    monkeypatch.setattr(replay, "reference", lambda: (small, "train"))
 
     def fake_training(plan, out, ncnn=False):  # the "detector pass" that forgot; the classifier unchanged
         assert plan.epochs_det > 0, "--detector always asks for a detector pass"

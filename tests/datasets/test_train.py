@@ -126,10 +126,10 @@ def _small_reference(tmp_path, monkeypatch, n: int = 6) -> Path:
     small = tmp_path / "reference"
     for sub in ("images", "labels"):
         (small / sub).mkdir(parents=True)
-    for img in sorted((replay.REFERENCE[0] / "images").iterdir())[:n]:
+    for img in sorted((replay.reference()[0] / "images").iterdir())[:n]:
         os.symlink(img, small / "images" / img.name)
-        os.symlink(replay.REFERENCE[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
-    monkeypatch.setattr(replay, "REFERENCE", (small, "train"))
+        os.symlink(replay.reference()[0] / "labels" / f"{img.stem}.txt", small / "labels" / f"{img.stem}.txt")
+    monkeypatch.setattr(replay, "reference", lambda: (small, "train"))
     return small
 
 
