@@ -370,6 +370,9 @@ class _NoReader:
     def apply_settings(self, settings: dict[str, Any]) -> None:
         pass
 
+    def expect_new_throw(self) -> None:
+        pass
+
     def overlay(self, image: np.ndarray, status: str | None) -> np.ndarray:
         return annotate_frame(image, [], "no dice reader - see the dashboard", None)
 
@@ -419,6 +422,10 @@ class _DetectorAdapter:
             log.warning("settle thresholds ignored: still_fraction %s > motion_fraction %s", still, motion)
         if "value_conf" in th:
             self.det.min_value_confidence = float(th["value_conf"])
+
+    def expect_new_throw(self) -> None:
+        """The next throw is a new one (:meth:`kosti.vision.pipeline.ThrowDetector.expect_new_throw`)."""
+        self.det.expect_new_throw()
 
     def process(self, image: np.ndarray, t: float, index: int) -> TableThrow | None:
         from kosti.vision.sources import Frame
@@ -1637,6 +1644,7 @@ class TableService:
             self._throw_requested_at = time.monotonic()
             if self._pipeline is not None:
                 self._pipeline.armed = True  # a requested throw is a new throw even right after start-up
+                self._pipeline.expect_new_throw()  # … and never a correction of the last one
             try:
                 self.source.throw(n_dice=st.dice_to_throw, faces=faces)
             except ValueError as exc:

@@ -552,6 +552,15 @@ class ThrowDetector:
         self.last_hand: HandBlob | None = None
         self._hand_moved: np.ndarray | None = None  # where things moved before the rests a hand held
         self.throws_reported = 0
+        self._new_throw = False  # a throw was announced (expect_new_throw): the next rest is not a correction
+
+    def expect_new_throw(self) -> None:
+        """The next throw reported is a new throw, never a correction of the last one.
+
+        For a source that knows when the dice are thrown (the virtual table's Throw button): a frame rate
+        that misses the throw's motion would otherwise make a die landing near the old one look like that
+        die nudged (:attr:`Throw.corrects`). Cleared when the next throw is reported."""
+        self._new_throw = True
 
     def reset(self) -> None:
         """Forget motion history and the last throw (a new game, a moved camera)."""
@@ -682,7 +691,7 @@ class ThrowDetector:
                 same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if _matched(d, roll))
                 if last.ok or same_values:
                     return FrameResult(update, skipped="same")
-            elif self._continues(last, roll, before, frame.t):
+            elif not self._new_throw and self._continues(last, roll, before, frame.t):
                 if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
                     last.dice = roll  # a die nudged, no face changed: follow it silently
                     self._last_small = small
@@ -729,6 +738,7 @@ class ThrowDetector:
         self._last_small = small
         self._last_peak = self.settle.motion_peak
         self.throws_reported += 1
+        self._new_throw = False
         return FrameResult(update, throw=throw)
 
     def _use_candidates(self, expected: int | None) -> bool:

@@ -173,3 +173,29 @@ def test_hand_needs_skin_size_border_and_motion():
     small = np.full((360, 640, 3), (40, 110, 45), np.uint8)
     cv2.circle(small, (320, 180), 20, clipgen.SKIN, -1)  # skin-coloured but small and not from outside
     assert find_hand(small) is None
+
+
+def test_an_announced_throw_is_never_taken_for_a_correction():
+    """``tip``: a die tips 1.2 s after the throw was read, the same physical throw (``corrects``). When the
+    source announces a new throw in between (the virtual table's Throw button:
+    :meth:`ThrowDetector.expect_new_throw`), that rest is a new throw, however small the motion looked."""
+    if not DETECTOR.is_file():
+        pytest.skip(f"no shipped detector at {DETECTOR}")
+    from kosti.vision.pipeline import ThrowDetector, default_reader
+    from kosti.vision.sources import Frame
+
+    clip = clipgen.build(seed=1, real_root=None, names=["tip"])[0]
+    images = list(clipgen.frames(clip, 1))
+    reader = default_reader()
+    for announce in (False, True):
+        det = ThrowDetector(reader, expected_dice=clip.dice)
+        throws = []
+        for k, img in enumerate(images):
+            r = det.process(Frame(img, k / clipgen.FPS, k))
+            if r.throw is not None:
+                throws.append(r.throw)
+                if announce and len(throws) == 1:
+                    det.expect_new_throw()
+        assert len(throws) == 2, throws
+        assert (throws[1].corrects is None) == announce, (announce, throws[1].corrects)
+        assert ("corrected" in throws[1].reason_codes) == (not announce)
