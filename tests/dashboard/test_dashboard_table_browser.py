@@ -158,6 +158,11 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
         assert "засчитан +105" in d.find_element(By.ID, "throw-status").text
         wait.until(lambda d: "0 → 105" in d.find_element(By.ID, "stop-preview").text)
+        # During a turn the advice card comes after the scores: turn → scores → advice, scores on the first screen.
+        wait.until(EC.visibility_of_element_located((By.ID, "adv-verdict")))
+        d.execute_script("window.scrollTo(0, 0)")
+        assert _top(d, "turn") < _top(d, "scoreboard") < _top(d, "advisor")
+        assert _top(d, "scoreboard") < 844, _top(d, "scoreboard")
         d.find_element(By.ID, "btn-bank").click()
         wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
 
