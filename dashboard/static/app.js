@@ -42,7 +42,7 @@ const T = {
       pit: "Pit / Яма", barrel: "Barrel / Бочка", fall: "Off the barrel / Падение с бочки", knocked_off: "Knocked off the barrel / Сбит с бочки",
       overtaken: "Overtaking / Обгон", capped: "Barrel / Бочка", overshoot: "Overshoot / Перебор", dot: "Dot / Точка",
       win: "Winner! / Победа!", instant_win: "Instant win! / Мгновенная победа!", skip_turn: "Skips a turn / Пропуск хода" },
-    "not stored": "not stored: nothing scored", rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
+    "not stored": "not stored: nothing scored", rules_page: "Rules of this game", house_changes: "changed", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
   },
   ru: {
     subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "на связи", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
@@ -82,7 +82,7 @@ const T = {
       pit: "Яма / Pit", barrel: "Бочка / Barrel", fall: "Падение с бочки / Off the barrel", knocked_off: "Сбит с бочки / Knocked off",
       overtaken: "Обгон / Overtaking", capped: "Бочка / Barrel", overshoot: "Перебор / Overshoot", dot: "Точка / Dot",
       win: "Победа! / Winner", instant_win: "Мгновенная победа! / Instant win", skip_turn: "Пропуск хода / Skips a turn" },
-    "not stored": "не сохранён: очки не засчитаны", rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
+    "not stored": "не сохранён: очки не засчитаны", rules_page: "Правила этой игры", house_changes: "изменено", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
   },
 };
 
@@ -381,13 +381,60 @@ function render(s) {
   if (TV) document.title = st ? `${st.players.map((p) => `${p.name} ${p.score}`).join(" · ")} — kosti` : "kosti";
 }
 
+// The game's rule changes in words ("to 200" / "до 200"), never as JSON: the common keys by name, any other
+// as "key: value". Nested ({"opening": {"threshold": 75}}) and dotted ("opening.threshold") keys both work.
+const OVERRIDE_WORDS = {
+  en: { target: (v) => `to ${v}`, dice_count: (v) => `${v} ${v === 1 ? "die" : "dice"}`,
+        "opening.threshold": (v) => `opening ${v}`, "overtaking.enabled": (v) => `overtaking ${v ? "on" : "off"}`,
+        "overtaking.penalty": (v) => `overtaking −${v}`, "dump_truck.enabled": (v) => `dump truck ${v ? "on" : "off"}`,
+        "dump_truck.value": (v) => `dump truck ${v}`, "bolts.enabled": (v) => `bolts ${v ? "on" : "off"}`,
+        "bolts.limit": (v) => `bolts limit ${v}`, "bolts.penalty": (v) => `bolts −${v}`,
+        "barrel.entry": (v) => `barrel at ${v}`, "barrel.kind": (v) => `barrel: ${v}`, pits: (v) => `pits ${v}`,
+        toxic_twos: (v) => `toxic twos ${v ? "on" : "off"}`, yes: "yes", no: "no" },
+  ru: { target: (v) => `до ${v}`, dice_count: (v) => `${v} ${diceRu(v)}`,
+        "opening.threshold": (v) => `вход ${v}`, "overtaking.enabled": (v) => `обгон ${v ? "есть" : "нет"}`,
+        "overtaking.penalty": (v) => `обгон −${v}`, "dump_truck.enabled": (v) => `самосвал ${v ? "есть" : "нет"}`,
+        "dump_truck.value": (v) => `самосвал ${v}`, "bolts.enabled": (v) => `болты ${v ? "есть" : "нет"}`,
+        "bolts.limit": (v) => `болтов до ${v}`, "bolts.penalty": (v) => `болты −${v}`,
+        "barrel.entry": (v) => `бочка с ${v}`, "barrel.kind": (v) => `бочка: ${v}`, pits: (v) => `ямы ${v}`,
+        toxic_twos: (v) => `ядовитые двойки ${v ? "есть" : "нет"}`, yes: "да", no: "нет" },
+};
+
+function overrideValue(v, words) {
+  if (typeof v === "boolean") return v ? words.yes : words.no;
+  if (Array.isArray(v)) return v.map((x) => overrideValue(x, words)).join(", ");
+  if (v && typeof v === "object") {
+    if ("lo" in v && "hi" in v) return `${v.lo}–${v.hi}`;  // a pit
+    return Object.entries(v).map(([k, x]) => `${k.replace(/_/g, " ")} ${overrideValue(x, words)}`).join(", ");
+  }
+  return String(v);
+}
+
+function overridesText(ov) {
+  if (!ov || typeof ov !== "object" || !Object.keys(ov).length) return "";
+  const words = OVERRIDE_WORDS[lang] || OVERRIDE_WORDS.en;
+  const flat = [];
+  const walk = (obj, prefix) => Object.entries(obj).forEach(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object" && !Array.isArray(v) && !words[key]) walk(v, key);
+    else flat.push([key, v]);
+  });
+  walk(ov, "");
+  return flat.map(([k, v]) => {
+    const f = words[k];
+    if (typeof f === "function") return f(k === "pits" ? overrideValue(v, words) : v);
+    return `${k.replace(/[._]/g, " ")}: ${overrideValue(v, words)}`;
+  }).join(", ");
+}
+
 function renderScores(s) {
   const st = s.state;
   const rows = $("score-rows");
   rows.innerHTML = "";
   if (!st) { $("rules-name").textContent = ""; return; }
+  const changes = overridesText(s.game && s.game.rules && s.game.rules.overrides);
   $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}`
-    + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
+    + (changes ? ` · ${t("house_changes")}: ${changes}` : "");
   st.players.forEach((p, i) => {
     const tr = document.createElement("tr");
     tr.id = `player-${i}`;
