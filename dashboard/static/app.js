@@ -232,6 +232,8 @@ function dieEl(value, cls) {
 function statusTags(p, st) {
   // games other than 1000 send their own marks, already in both languages
   if (p.tags) return p.tags.map((x) => `<span class="tag">${esc(pick(x))}</span>`).join(" ");
+  // a finished game has no pit, barrel, opening or skipped turn to wait for: the final standings speak
+  if (st.over) return "";
   const tags = [];
   const r = (st.rules_params || {});
   if (!p.opened) tags.push(`<span class="tag">${t("not_opened")}</span>`);

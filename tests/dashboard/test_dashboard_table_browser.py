@@ -239,6 +239,8 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         assert "Александра" in d.find_element(By.ID, "winner").text
         rows = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#standings-list li")]
         assert rows[0].startswith("Александра") and rows[0].endswith("200") and rows[1].startswith("Елена")
+        # Game over: nobody waits in a pit or on a barrel any more (the winner at 200 sat in the 200–300 pit).
+        assert d.find_elements(By.CSS_SELECTOR, "#score-rows .status .tag") == []
         # The paper score sheet: a column per player, a row per round, the fine in the victim's column.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")) == 3)
         sheet = d.find_element(By.ID, "sheet").text
