@@ -23,7 +23,7 @@ const T = {
     force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
-    reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", tv: "TV", tv_long: "Spectator view (TV)",
+    reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", teach: "Teach my dice", tv: "TV", tv_long: "Spectator view (TV)",
     games: "Games", sheet: "Score sheet", round: "Round", live_view: "Live view", entry_title: "Enter the throw by hand",
     entry_help: "Tap the faces of the dice thrown (or type them: 11535).", entry_ph: "e.g. 11535", enter: "Score this throw",
     backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", close: "Close",
@@ -63,7 +63,7 @@ const T = {
     force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
-    reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
+    reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", teach: "Научить мои кости", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
     games: "Игры", sheet: "Записка", round: "Круг", live_view: "Видео со стола", entry_title: "Ввести бросок вручную",
     entry_help: "Нажмите грани брошенных костей (или наберите их: 11535).", entry_ph: "напр. 11535", enter: "Записать бросок",
     backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", close: "Закрыть",
@@ -326,6 +326,7 @@ function render(s) {
   renderSource(s.source);
   $("reader-info").textContent = s.reader ? `${t("reader")}: ${s.reader}` : "";
   $("review-link").hidden = !s.review_url;
+  $("teach-link").hidden = !s.review_url;  // /teach is served with /review (the same capture folder)
   if (s.pin_required) $("pin").hidden = false;
   renderScores(s);
   renderStandings(s);
