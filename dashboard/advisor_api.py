@@ -18,9 +18,10 @@ The first advice in a new turn solves that turn (tens of ms here, see
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import Field
 from fastapi.responses import Response
 
 from kosti.engine.advise_cli import OBJECTIVE
@@ -31,6 +32,8 @@ from .stats import collect, faces_png
 from .table import TableError
 
 _ADVICE_LOCK = threading.Lock()
+#: A stored game id as SQLite can hold it (a larger ``?game=`` is a 422, not an overflow inside the query).
+GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 
 
 def create_advisor_router(table: Any) -> APIRouter:
@@ -63,12 +66,12 @@ def create_advisor_router(table: Any) -> APIRouter:
             raise TableError(404, f"no game {exc.args[0]}", f"игры {exc.args[0]} нет") from None
 
     @router.get("/api/stats", summary="Dice statistics of the stored games")
-    def get_stats(game: list[int] | None = Query(None)) -> dict[str, Any]:
+    def get_stats(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> dict[str, Any]:
         return _stats(game)
 
     @router.get("/api/stats/faces.png", summary="Face frequencies with the expected band (PNG)",
                 response_class=Response, responses={200: {"content": {"image/png": {}}}})
-    def get_faces_png(game: list[int] | None = Query(None)) -> Response:
+    def get_faces_png(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> Response:
         return Response(faces_png(_stats(game)), media_type="image/png",
                         headers={"Cache-Control": "no-store"})
 

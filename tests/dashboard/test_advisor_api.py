@@ -67,6 +67,11 @@ def test_stats_match_a_hand_count(client, throw, start_game):
     assert ann["luck"]["points"] == 105 + 5 + 60 + 0           # best keeps of her throws
     r = client.get("/api/stats", params={"game": 999})
     assert r.status_code == 404
+    # an id past SQLite's integers is a 422 in words, not an OverflowError inside the query (found by the fuzz)
+    for url in ("/api/stats", "/api/stats/faces.png"):
+        r = client.get(url, params={"game": 2**63})
+        assert r.status_code == 422 and r.json()["error"] == f"game id: must be at most {2**63 - 1}"
+        assert r.json()["error_ru"] == f"номер игры: должно быть не больше {2**63 - 1}"
 
 
 def test_stats_count_the_other_games_throws_without_luck(client, throw, start_game):
