@@ -11,13 +11,17 @@
 * ``GET /api/stats/faces.png`` — the face-frequency plot with its expected band.
 
 Advice is computed outside the table lock, one request at a time (the advisor's memo is shared).
-The first advice in a new turn solves that turn (tens of ms here, see
+The per-rules throw tables are built in a background thread as soon as a game is put on the table
+(new, resumed, rematch, or restored at start-up: :func:`kosti.engine.advisor.prepare_tables`), so the
+first advice does not build them; the first advice in a new turn solves that turn (tens of ms here, see
 ``benchmarks/bench_advisor.py``); later ones are lookups.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -25,20 +29,43 @@ from pydantic import Field
 from fastapi.responses import Response
 
 from kosti.engine.advise_cli import OBJECTIVE
-from kosti.engine.advisor import advise
+from kosti.engine.advisor import advise, prepare_tables
 from kosti.engine.game import GameState
 
 from .stats import collect, faces_png
 from .table import TableError
 
+log = logging.getLogger(__name__)
 _ADVICE_LOCK = threading.Lock()
 #: A stored game id as SQLite can hold it (a larger ``?game=`` is a 422, not an overflow inside the query).
 GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 
 
 def create_advisor_router(table: Any) -> APIRouter:
-    """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`."""
+    """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`.
+
+    Registers a game hook on ``table`` that builds the game's throw tables in the background (the latest
+    thread is ``table.advisor_warmup``), and starts one at once for a game already on the table."""
     router = APIRouter()
+
+    def warm(state: Any) -> None:
+        st = getattr(state, "state", state)  # the advisor knows the 1000 family only
+        if not isinstance(st, GameState):
+            return
+
+        def build() -> None:
+            with _ADVICE_LOCK:  # an advice asked meanwhile waits for the tables instead of building them twice
+                t0 = time.perf_counter()
+                prepare_tables(st.rules)
+                log.debug("advisor throw tables for %s ready in %.0f ms", st.rules.name, 1000 * (time.perf_counter() - t0))
+
+        th = threading.Thread(target=build, name="kosti-advisor-tables", daemon=True)
+        table.advisor_warmup = th
+        th.start()
+
+    table.game_hooks.append(warm)
+    if table.state is not None:
+        warm(table.state)
 
     @router.get("/api/advice", summary="Throw or stop: advice for the player to move")
     def get_advice() -> dict[str, Any]:
