@@ -11,31 +11,61 @@
 * ``GET /api/stats/faces.png`` — the face-frequency plot with its expected band.
 
 Advice is computed outside the table lock, one request at a time (the advisor's memo is shared).
-The first advice in a new turn solves that turn (tens of ms here, see
+The per-rules throw tables are built in a background thread as soon as a game is put on the table
+(new, resumed, rematch, or restored at start-up: :func:`kosti.engine.advisor.prepare_tables`), so the
+first advice does not build them; the first advice in a new turn solves that turn (tens of ms here, see
 ``benchmarks/bench_advisor.py``); later ones are lookups.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from typing import Any
+import time
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import Field
 from fastapi.responses import Response
 
 from kosti.engine.advise_cli import OBJECTIVE
-from kosti.engine.advisor import advise
+from kosti.engine.advisor import advise, prepare_tables
 from kosti.engine.game import GameState
 
 from .stats import collect, faces_png
 from .table import TableError
 
+log = logging.getLogger(__name__)
 _ADVICE_LOCK = threading.Lock()
+#: A stored game id as SQLite can hold it (a larger ``?game=`` is a 422, not an overflow inside the query).
+GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 
 
 def create_advisor_router(table: Any) -> APIRouter:
-    """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`."""
+    """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`.
+
+    Registers a game hook on ``table`` that builds the game's throw tables in the background (the latest
+    thread is ``table.advisor_warmup``), and starts one at once for a game already on the table."""
     router = APIRouter()
+
+    def warm(state: Any) -> None:
+        st = getattr(state, "state", state)  # the advisor knows the 1000 family only
+        if not isinstance(st, GameState):
+            return
+
+        def build() -> None:
+            with _ADVICE_LOCK:  # an advice asked meanwhile waits for the tables instead of building them twice
+                t0 = time.perf_counter()
+                prepare_tables(st.rules)
+                log.debug("advisor throw tables for %s ready in %.0f ms", st.rules.name, 1000 * (time.perf_counter() - t0))
+
+        th = threading.Thread(target=build, name="kosti-advisor-tables", daemon=True)
+        table.advisor_warmup = th
+        th.start()
+
+    table.game_hooks.append(warm)
+    if table.state is not None:
+        warm(table.state)
 
     @router.get("/api/advice", summary="Throw or stop: advice for the player to move")
     def get_advice() -> dict[str, Any]:
@@ -63,12 +93,12 @@ def create_advisor_router(table: Any) -> APIRouter:
             raise TableError(404, f"no game {exc.args[0]}", f"игры {exc.args[0]} нет") from None
 
     @router.get("/api/stats", summary="Dice statistics of the stored games")
-    def get_stats(game: list[int] | None = Query(None)) -> dict[str, Any]:
+    def get_stats(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> dict[str, Any]:
         return _stats(game)
 
     @router.get("/api/stats/faces.png", summary="Face frequencies with the expected band (PNG)",
                 response_class=Response, responses={200: {"content": {"image/png": {}}}})
-    def get_faces_png(game: list[int] | None = Query(None)) -> Response:
+    def get_faces_png(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> Response:
         return Response(faces_png(_stats(game)), media_type="image/png",
                         headers={"Cache-Control": "no-store"})
 

@@ -747,6 +747,7 @@ _FIELDS = {
     "jpeg_quality": ("JPEG quality", "качество JPEG"), "limit": ("limit", "предел"), "pin": ("PIN", "PIN"),
     "conf": ("detector confidence", "порог детектора"), "value_conf": ("face confidence", "порог грани"),
     "still_s": ("settle time", "время успокоения"), "dice": ("dice", "кости"), "box": ("box", "рамка"),
+    "game": ("game id", "номер игры"),
 }
 
 
@@ -755,10 +756,10 @@ def _plain_reason(errors: Any) -> tuple[str, str]:
     what it should be — never the validator's own wording."""
     e = next(iter(errors), {}) or {}
     loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "query", "path")]
-    name = next((x for x in reversed(loc) if x in _FIELDS), loc[-1] if loc else "")
+    name = next((x for x in reversed(loc) if x in _FIELDS), next((x for x in reversed(loc) if not x.isdigit()), ""))
     en_f, ru_f = _FIELDS.get(name, (name or "request", name or "запрос"))
     idx = next((int(x) for x in loc if x.isdigit()), None)
-    if idx is not None:  # an item of a list (a player of a game, a die of a throw): say which one
+    if idx is not None and name != "game":  # an item of a list (a player of a game, a die of a throw): which one
         en_i, ru_i = ("player", "игрок") if name == "players" else ("die", "кость")
         en_f, ru_f = f"{en_f} ({en_i} {idx + 1})", f"{ru_f} ({ru_i} {idx + 1})"
     typ = str(e.get("type", ""))

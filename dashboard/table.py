@@ -781,6 +781,9 @@ class TableService:
         #: Dice of the pending throw before each edit (fix / add / remove), newest last, so that Undo
         #: takes back one edit at a time: ``(throw_id, faces, boxes, confidences)``. Kept in memory only.
         self._pending_edits: list[tuple[int, list[int], list[list[float]], list[float]]] = []
+        #: Called with the engine state whenever a game is put on the table (new, resumed, rematch, restored at
+        #: start-up), under the table lock: each must return at once (the advisor starts a thread).
+        self.game_hooks: list[Callable[[Any], None]] = []
         self._resume()
 
     # ------------------------------------------------------------------ lifecycle
@@ -812,6 +815,11 @@ class TableService:
     def _set_game(self, game_id: int, rules_spec: dict[str, Any], state: GameState) -> None:
         self.game_id, self.rules_spec, self.state = game_id, rules_spec, state
         self._sync_source()
+        for hook in self.game_hooks:
+            try:
+                hook(state)
+            except Exception:  # a helper's fault must not stop a game from starting
+                log.exception("game hook %r failed", hook)
 
     def start(self) -> None:
         """Open the source and start the capture/pipeline thread (no-op without a source)."""

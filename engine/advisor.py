@@ -59,7 +59,7 @@ from .scoring import ScoringRules, legal_keeps, score_throw
 
 __all__ = [
     "ThrowClass", "Advice", "throw_kind", "throw_classes", "bust_probability", "points_distribution",
-    "expected_points", "advise", "TurnPolicy", "policy_for",
+    "expected_points", "advise", "TurnPolicy", "policy_for", "prepare_tables",
 ]
 
 #: Turn modes of the DP: an ordinary throw, the compulsory throw of all dice after hot dice
@@ -554,6 +554,15 @@ class TurnPolicy:
 
 _POLICIES: OrderedDict[tuple[Any, ...], TurnPolicy] = OrderedDict()
 _MAX_POLICIES = 64
+
+
+def prepare_tables(rules: Rules) -> None:
+    """Build and cache the per-rules throw tables of 1..``rules.dice_count`` dice (throw classes and DP
+    tables), which the first :func:`advise` under ``rules`` would otherwise build itself (1.5–120 ms
+    per preset, ``benchmarks/bench_advisor.py``). Idempotent: a lookup once built. The dashboard calls it in
+    a background thread whenever a game is put on the table."""
+    for n in range(1, rules.dice_count + 1):
+        _dp_table(rules, n)
 
 
 def policy_for(state: GameState) -> TurnPolicy:

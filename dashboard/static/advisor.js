@@ -62,7 +62,9 @@
   statsCard.innerHTML = '<h2 id="st-title"></h2><img id="st-plot" alt="" class="st-plot">' +
     '<div id="st-verdict" class="small"></div><table id="st-players"></table>' +
     '<div class="controls"><button id="st-refresh" type="button"></button></div>';
-  const anchor = document.getElementById("turn");
+  // After the scoreboard, so a phone shows turn → scores → advice and the scores stay on the first screen
+  // (issue 18); the wide grid places the card in the right column on its own.
+  const anchor = document.getElementById("scoreboard") || document.getElementById("turn");
   if (anchor && anchor.parentNode) {
     anchor.parentNode.insertBefore(card, anchor.nextSibling);
   } else {

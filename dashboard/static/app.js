@@ -23,7 +23,7 @@ const T = {
     force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
-    reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", tv: "TV", tv_long: "Spectator view (TV)",
+    reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", teach: "Teach my dice", tv: "TV", tv_long: "Spectator view (TV)",
     games: "Games", sheet: "Score sheet", round: "Round", live_view: "Live view", entry_title: "Enter the throw by hand",
     entry_help: "Tap the faces of the dice thrown (or type them: 11535).", entry_ph: "e.g. 11535", enter: "Score this throw",
     backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", close: "Close",
@@ -42,7 +42,7 @@ const T = {
       pit: "Pit / Яма", barrel: "Barrel / Бочка", fall: "Off the barrel / Падение с бочки", knocked_off: "Knocked off the barrel / Сбит с бочки",
       overtaken: "Overtaking / Обгон", capped: "Barrel / Бочка", overshoot: "Overshoot / Перебор", dot: "Dot / Точка",
       win: "Winner! / Победа!", instant_win: "Instant win! / Мгновенная победа!", skip_turn: "Skips a turn / Пропуск хода" },
-    "not stored": "not stored: nothing scored", rules_page: "Rules of this game", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
+    "not stored": "not stored: nothing scored", rules_page: "Rules of this game", house_changes: "changed", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
   },
   ru: {
     subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "на связи", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
@@ -63,7 +63,7 @@ const T = {
     force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
-    reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
+    reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", teach: "Научить мои кости", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
     games: "Игры", sheet: "Записка", round: "Круг", live_view: "Видео со стола", entry_title: "Ввести бросок вручную",
     entry_help: "Нажмите грани брошенных костей (или наберите их: 11535).", entry_ph: "напр. 11535", enter: "Записать бросок",
     backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", close: "Закрыть",
@@ -82,7 +82,7 @@ const T = {
       pit: "Яма / Pit", barrel: "Бочка / Barrel", fall: "Падение с бочки / Off the barrel", knocked_off: "Сбит с бочки / Knocked off",
       overtaken: "Обгон / Overtaking", capped: "Бочка / Barrel", overshoot: "Перебор / Overshoot", dot: "Точка / Dot",
       win: "Победа! / Winner", instant_win: "Мгновенная победа! / Instant win", skip_turn: "Пропуск хода / Skips a turn" },
-    "not stored": "не сохранён: очки не засчитаны", rules_page: "Правила этой игры", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
+    "not stored": "не сохранён: очки не засчитаны", rules_page: "Правила этой игры", house_changes: "изменено", family_1000: "1000 / Фаркл / 10000", other_games: "Другие игры в кости",
   },
 };
 
@@ -232,6 +232,8 @@ function dieEl(value, cls) {
 function statusTags(p, st) {
   // games other than 1000 send their own marks, already in both languages
   if (p.tags) return p.tags.map((x) => `<span class="tag">${esc(pick(x))}</span>`).join(" ");
+  // a finished game has no pit, barrel, opening or skipped turn to wait for: the final standings speak
+  if (st.over) return "";
   const tags = [];
   const r = (st.rules_params || {});
   if (!p.opened) tags.push(`<span class="tag">${t("not_opened")}</span>`);
@@ -324,6 +326,7 @@ function render(s) {
   renderSource(s.source);
   $("reader-info").textContent = s.reader ? `${t("reader")}: ${s.reader}` : "";
   $("review-link").hidden = !s.review_url;
+  $("teach-link").hidden = !s.review_url;  // /teach is served with /review (the same capture folder)
   if (s.pin_required) $("pin").hidden = false;
   renderScores(s);
   renderStandings(s);
@@ -381,13 +384,60 @@ function render(s) {
   if (TV) document.title = st ? `${st.players.map((p) => `${p.name} ${p.score}`).join(" · ")} — kosti` : "kosti";
 }
 
+// The game's rule changes in words ("to 200" / "до 200"), never as JSON: the common keys by name, any other
+// as "key: value". Nested ({"opening": {"threshold": 75}}) and dotted ("opening.threshold") keys both work.
+const OVERRIDE_WORDS = {
+  en: { target: (v) => `to ${v}`, dice_count: (v) => `${v} ${v === 1 ? "die" : "dice"}`,
+        "opening.threshold": (v) => `opening ${v}`, "overtaking.enabled": (v) => `overtaking ${v ? "on" : "off"}`,
+        "overtaking.penalty": (v) => `overtaking −${v}`, "dump_truck.enabled": (v) => `dump truck ${v ? "on" : "off"}`,
+        "dump_truck.value": (v) => `dump truck ${v}`, "bolts.enabled": (v) => `bolts ${v ? "on" : "off"}`,
+        "bolts.limit": (v) => `bolts limit ${v}`, "bolts.penalty": (v) => `bolts −${v}`,
+        "barrel.entry": (v) => `barrel at ${v}`, "barrel.kind": (v) => `barrel: ${v}`, pits: (v) => `pits ${v}`,
+        toxic_twos: (v) => `toxic twos ${v ? "on" : "off"}`, yes: "yes", no: "no" },
+  ru: { target: (v) => `до ${v}`, dice_count: (v) => `${v} ${diceRu(v)}`,
+        "opening.threshold": (v) => `вход ${v}`, "overtaking.enabled": (v) => `обгон ${v ? "есть" : "нет"}`,
+        "overtaking.penalty": (v) => `обгон −${v}`, "dump_truck.enabled": (v) => `самосвал ${v ? "есть" : "нет"}`,
+        "dump_truck.value": (v) => `самосвал ${v}`, "bolts.enabled": (v) => `болты ${v ? "есть" : "нет"}`,
+        "bolts.limit": (v) => `болтов до ${v}`, "bolts.penalty": (v) => `болты −${v}`,
+        "barrel.entry": (v) => `бочка с ${v}`, "barrel.kind": (v) => `бочка: ${v}`, pits: (v) => `ямы ${v}`,
+        toxic_twos: (v) => `ядовитые двойки ${v ? "есть" : "нет"}`, yes: "да", no: "нет" },
+};
+
+function overrideValue(v, words) {
+  if (typeof v === "boolean") return v ? words.yes : words.no;
+  if (Array.isArray(v)) return v.map((x) => overrideValue(x, words)).join(", ");
+  if (v && typeof v === "object") {
+    if ("lo" in v && "hi" in v) return `${v.lo}–${v.hi}`;  // a pit
+    return Object.entries(v).map(([k, x]) => `${k.replace(/_/g, " ")} ${overrideValue(x, words)}`).join(", ");
+  }
+  return String(v);
+}
+
+function overridesText(ov) {
+  if (!ov || typeof ov !== "object" || !Object.keys(ov).length) return "";
+  const words = OVERRIDE_WORDS[lang] || OVERRIDE_WORDS.en;
+  const flat = [];
+  const walk = (obj, prefix) => Object.entries(obj).forEach(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object" && !Array.isArray(v) && !words[key]) walk(v, key);
+    else flat.push([key, v]);
+  });
+  walk(ov, "");
+  return flat.map(([k, v]) => {
+    const f = words[k];
+    if (typeof f === "function") return f(k === "pits" ? overrideValue(v, words) : v);
+    return `${k.replace(/[._]/g, " ")}: ${overrideValue(v, words)}`;
+  }).join(", ");
+}
+
 function renderScores(s) {
   const st = s.state;
   const rows = $("score-rows");
   rows.innerHTML = "";
   if (!st) { $("rules-name").textContent = ""; return; }
+  const changes = overridesText(s.game && s.game.rules && s.game.rules.overrides);
   $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}`
-    + (s.game && s.game.rules && s.game.rules.overrides && Object.keys(s.game.rules.overrides).length ? " + " + JSON.stringify(s.game.rules.overrides) : "");
+    + (changes ? ` · ${t("house_changes")}: ${changes}` : "");
   st.players.forEach((p, i) => {
     const tr = document.createElement("tr");
     tr.id = `player-${i}`;

@@ -31,6 +31,35 @@ def test_advice_follows_the_state(client, throw, start_game):
     assert c["advice"]["player"] == "Boris" and c["advice"]["turn_points"] == 0
 
 
+def test_throw_tables_are_built_when_a_game_starts_not_on_the_first_advice(client, start_game, tmp_path):
+    """Starting a game builds its throw tables in the background (docs/advisor.md): once that thread is done,
+    every table of the game's rules is a cache hit before any advice was asked; a game restored at start-up
+    is warmed the same way."""
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.engine.advisor import _dp_table
+
+    start_game(client, preset="farkle", overrides={"target": 7350})  # rules no other test builds
+    table = client.app.state.table
+    table.advisor_warmup.join(10)
+    assert not table.advisor_warmup.is_alive()
+    rules = table.state.rules
+    before = _dp_table.cache_info()
+    for n in range(1, rules.dice_count + 1):
+        _dp_table(rules, n)
+    after = _dp_table.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (rules.dice_count, 0)
+    # restart on the same database: the running game is restored and warmed without a request
+    db = client.app.state.config.db_path
+    client.app.state.store.close()
+    _dp_table.cache_clear()
+    app = create_app(DashboardConfig(db_path=db, start_capture=False))
+    try:
+        app.state.table.advisor_warmup.join(10)
+        assert _dp_table.cache_info().currsize == rules.dice_count
+    finally:
+        app.state.store.close()
+
+
 def test_stats_match_a_hand_count(client, throw, start_game):
     gid = start_game(client, preset="classic")
     table = client.app.state.table
@@ -67,6 +96,11 @@ def test_stats_match_a_hand_count(client, throw, start_game):
     assert ann["luck"]["points"] == 105 + 5 + 60 + 0           # best keeps of her throws
     r = client.get("/api/stats", params={"game": 999})
     assert r.status_code == 404
+    # an id past SQLite's integers is a 422 in words, not an OverflowError inside the query (found by the fuzz)
+    for url in ("/api/stats", "/api/stats/faces.png"):
+        r = client.get(url, params={"game": 2**63})
+        assert r.status_code == 422 and r.json()["error"] == f"game id: must be at most {2**63 - 1}"
+        assert r.json()["error_ru"] == f"номер игры: должно быть не больше {2**63 - 1}"
 
 
 def test_stats_count_the_other_games_throws_without_luck(client, throw, start_game):

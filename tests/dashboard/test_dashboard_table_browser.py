@@ -23,7 +23,7 @@ from kosti.dashboard.app import DashboardConfig, create_app
 from test_dashboard_browser import _browser, _InProcessServer
 
 SHOTS = Path(os.environ.get("KOSTI_SCREENSHOTS", "/tmp/kosti-screens"))
-DEV_TEXT = ("List should", "Value error", "validation error", "Input should", "SETTLED", "det=", "Undone:", "T=0.")
+DEV_TEXT = ('{"', "List should", "Value error", "validation error", "Input should", "SETTLED", "det=", "Undone:", "T=0.")
 
 
 class FlakyCamera:
@@ -158,6 +158,13 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
         assert "засчитан +105" in d.find_element(By.ID, "throw-status").text
         wait.until(lambda d: "0 → 105" in d.find_element(By.ID, "stop-preview").text)
+        # During a turn the advice card comes after the scores: turn → scores → advice, scores on the first screen.
+        wait.until(EC.visibility_of_element_located((By.ID, "adv-verdict")))
+        d.execute_script("window.scrollTo(0, 0)")
+        assert _top(d, "turn") < _top(d, "scoreboard") < _top(d, "advisor")
+        assert _top(d, "scoreboard") < 844, _top(d, "scoreboard")
+        # The rules line says the game's change in words, not as JSON.
+        assert _text(d, "#rules-name").endswith("изменено: до 200"), _text(d, "#rules-name")
         d.find_element(By.ID, "btn-bank").click()
         wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
 
@@ -232,6 +239,8 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         assert "Александра" in d.find_element(By.ID, "winner").text
         rows = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#standings-list li")]
         assert rows[0].startswith("Александра") and rows[0].endswith("200") and rows[1].startswith("Елена")
+        # Game over: nobody waits in a pit or on a barrel any more (the winner at 200 sat in the 200–300 pit).
+        assert d.find_elements(By.CSS_SELECTOR, "#score-rows .status .tag") == []
         # The paper score sheet: a column per player, a row per round, the fine in the victim's column.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")) == 3)
         sheet = d.find_element(By.ID, "sheet").text
@@ -287,6 +296,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         first = table.game_id
         table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
+        assert _text(d, "#rules-name").endswith("changed: to 200"), _text(d, "#rules-name")
         # Fix a die of the scored throw, then Undo: the throw is back as it was (not erased).
         d.execute_script("document.getElementById('fix-panel').open = true")
         for sel, v in (("fix-index", "4"), ("fix-value", "5")):  # options are rebuilt on every state: retry

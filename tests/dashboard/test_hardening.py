@@ -261,6 +261,47 @@ def test_disk_full_is_shown_and_bank_answers_507(make_client, start_game, throw,
     assert r.status_code == 200 and r.json()["storage"] == {"ok": True}
 
 
+def test_sqlite_itself_full_answers_507_and_keeps_the_game(make_client, start_game, throw) -> None:
+    """SQLite genuinely out of pages (``PRAGMA max_page_count`` = the file's current size, no free pages): the
+    real SQLITE_FULL path through the store's transaction and rollback. Stop answers 507 in the error shape, the
+    snapshot says so, nothing is half-written (game row, actions, turns as before), a settled photo throw is
+    refused as well, and once there is room the same Stop records what its preview promised."""
+    c = make_client(start_capture=False)
+    gid = start_game(c)
+    table = c.app.state.table
+    table.submit_throw(throw([5, 5, 5, 2, 3], image=True))  # a settled throw with its photo: the turn may bank
+    store = c.app.state.store
+    conn = store._conn
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0  # every write past this needs a new page
+    assert conn.execute(f"PRAGMA max_page_count = {pages}").fetchone()[0] == pages
+
+    def rows():
+        return (tuple(conn.execute("SELECT state_json, status FROM games WHERE id = ?", (gid,)).fetchone()),
+                conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0],
+                [tuple(t) for t in conn.execute("SELECT * FROM turns ORDER BY turn_no")],
+                conn.execute("SELECT COUNT(*) FROM throws").fetchone()[0])
+
+    before, stored = c.get("/api/state").json(), rows()
+    promised = before["bank_preview"]["changes"]
+    r = c.post(f"/api/games/{gid}/bank")
+    assert _is_error(r, 507) and "disk is full" in r.json()["error"] and "диск заполнен" in r.json()["error_ru"]
+    st = c.get("/api/state").json()
+    assert st["storage"]["ok"] is False and st["storage"]["status"] == 507
+    assert st["state"]["players"] == before["state"]["players"] and st["state"]["turn"] == before["state"]["turn"]
+    assert rows() == stored  # rolled back: nothing half-written
+    with pytest.raises(StoreWriteError) as e:  # the camera's path: a settled throw with its photo
+        table.submit_throw(throw([1, 2, 3, 4, 6], image=True))
+    assert e.value.status == 507 and rows() == stored
+    assert conn.execute("PRAGMA page_count").fetchone()[0] == pages
+    conn.execute(f"PRAGMA max_page_count = {pages * 100}")  # room again
+    r = c.post(f"/api/games/{gid}/bank")
+    assert r.status_code == 200 and r.json()["storage"] == {"ok": True}
+    assert [{"player": p["name"], "before": 0, "after": p["score"]} for p in r.json()["state"]["players"]
+            if p["score"]] == promised
+    assert conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == stored[1] + 1
+
+
 def test_store_write_error_kinds(tmp_path: Path) -> None:
     from kosti.dashboard.store import _write_error
 
