@@ -8,7 +8,7 @@ Ultralytics reaches the network on its own: importing it resolves two hosts to d
 (``data/utils.py`` → ``checks.check_font``); missing requirements are ``pip install``-ed
 (``YOLO_AUTOINSTALL``). :func:`import_ultralytics` switches all of these off before and right after
 the first import, and every module of kosti that needs Ultralytics imports it through here
-(``tests/test_offline.py`` fails on any socket connection during ``kosti train`` and ``kosti export``).
+(``tests/datasets/test_offline.py`` fails on any socket connection during ``kosti train`` and ``kosti export``).
 
 Ultralytics logs to stdout; :func:`stdout_to_stderr` keeps a ``--json`` command's stdout for its one JSON
 document.

@@ -81,6 +81,46 @@ def test_engine_and_setup_json_commands_are_offline_and_print_one_document(tmp_p
         assert "advice" in _check(["advise", "--json", "--dice", "5"], home)
     assert isinstance(_check(["models", "list", "--json"], home), (list, dict))
     assert isinstance(_check(["config", "check", "--json"], home), dict)
+    stats = _check(["stats", "--json", "--db", str(_stored_game(tmp_path))], home)
+    assert stats["faces"] == [3, 1, 2, 1, 1, 2] and stats["throws"] == 2
+
+
+def _stored_game(tmp_path: Path) -> Path:
+    """A dashboard database holding one classic game with two camera throws (as tests/dashboard/test_stats_cli.py)."""
+    from fastapi.testclient import TestClient
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.dashboard.table import TableDie, TableThrow
+
+    def throw(faces: list[int]) -> TableThrow:
+        return TableThrow([TableDie(f, 0.99, [40.0 * i, 10.0, 40.0 * i + 30, 40.0]) for i, f in enumerate(faces)],
+                          "ok", [], 7, 0.25, None)
+
+    db = tmp_path / "stats.db"
+    app = create_app(DashboardConfig(db_path=db))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:  # loopback: the Host guard lets it in
+        r = client.post("/api/games", json={"players": ["Ann", "Boris"], "preset": "classic"})
+        assert r.status_code == 201, r.text
+        gid = r.json()["game"]["id"]
+        app.state.table.submit_throw(throw([1, 1, 1, 5, 3]))
+        assert client.post(f"/api/games/{gid}/bank").status_code == 200
+        app.state.table.submit_throw(throw([2, 3, 4, 6, 6]))
+    app.state.store.close()
+    return db
+
+
+def test_models_use_add_and_rollback_json_are_offline_and_print_one_document(tmp_path, home):
+    """``kosti models add / use / rollback --json`` on a temporary registry: one document each, no socket."""
+    reg = ["--registry", str(tmp_path / "registry"), "--json"]
+    assert _check(["models", "use", "shipped", *reg], home) == {
+        "action": "use", "active": "shipped", "previous": "shipped"}
+    added = _check(["models", "add", "--det", str(MODELS / "dice_det.onnx"), "--cls", str(MODELS / "dice_cls.onnx"),
+                    "--name", "v1", *reg], home)
+    assert added == {"version": "v1", "active": "shipped", "activated": False}
+    assert _check(["models", "use", "v1", "--force", *reg], home) == {
+        "action": "use", "active": "v1", "previous": "shipped"}
+    assert _check(["models", "rollback", *reg], home) == {
+        "action": "rollback", "active": "shipped", "previous": "v1"}
 
 
 @pytest.mark.parametrize("backend", ["onnx", "ncnn"])

@@ -7,7 +7,8 @@
 * the JSON form of every reachable state restores exactly;
 * ``allowed()`` agrees with ``apply()``: a stop is accepted exactly when ``allowed().bank`` is true;
 * a stop while a throw awaits its keep behaves exactly like the best keep followed by the stop
-  (the same state and events, or the same refusal), in every preset.
+  (the same state and events, or the same refusal), in every preset and variant (parametrized,
+  so none is left to chance).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -208,12 +210,27 @@ KEEP_VARIANTS = VARIANTS + [(name, {"selection.set_aside": "at_least_one"})
                             for name in PRESET_NAMES]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(KEEP_VARIANTS), st.integers(0, 2**32 - 1), st.integers(1, 3),
-       st.lists(st.integers(-200, 990), min_size=4, max_size=4))
+def _variant_id(variant) -> str:
+    preset, overrides = variant
+    return preset if overrides is None else f"{preset}:{json.dumps(overrides, sort_keys=True)}"
+
+
+def test_every_preset_is_a_keep_variant_as_written_and_with_a_keep_phase():
+    presets_as_written = {p for p, o in KEEP_VARIANTS if o is None}
+    with_keep_phase = {p for p, o in KEEP_VARIANTS if o == {"selection.set_aside": "at_least_one"}}
+    assert presets_as_written == with_keep_phase == set(PRESET_NAMES)
+    assert len({_variant_id(v) for v in KEEP_VARIANTS}) == len(KEEP_VARIANTS)
+
+
+# parametrized, not drawn: every preset and variant is checked on every run (a few games each)
+@pytest.mark.parametrize("variant", KEEP_VARIANTS, ids=[_variant_id(v) for v in KEEP_VARIANTS])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3),
+       scores=st.lists(st.integers(-200, 990), min_size=4, max_size=4))
 def test_stop_with_a_pending_throw_is_the_best_keep_then_the_stop(variant, seed, n, scores):
     """rules.md 1.1 / issue 17: ``Bank`` while a throw awaits its keep == ``Keep(best)`` then
-    ``Bank`` (the stop is not made when that keep already ended the turn, e.g. by a win)."""
+    ``Bank`` (the stop is not made when that keep already ended the turn, e.g. by a win), under
+    every variant of ``KEEP_VARIANTS``."""
     from kosti.engine import Keep
 
     rng = random.Random(seed)

@@ -255,3 +255,34 @@ def test_replay_reads_a_play_save(tmp_path, capsys):
 
     assert out == GameState.from_json(saved["state"]).summary()
     assert out["players"][0]["score"] == 135 and out["to_move"] == "Ann"
+
+
+def test_play_a_games_md_game_with_choices_bank_dice(tmp_path):
+    """games.md §14 Bank dice through ``kosti play``: ``bet`` is a choice of the game, its text
+    keeps the player's case (saved as typed), and the banker's throw settles the bet."""
+    save = tmp_path / "bank.json"
+    r = _play(["--rules", "bank_dice", "--players", "Ann,Boris", "--lang", "en",
+               "--save", str(save)], "bet Boris 3 2\n3 3 1\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Boris bets 2 on 3" in r.stdout
+    assert "Boris: 2 × 3, wins 4" in r.stdout and "Ann pays 4" in r.stdout
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert saved["actions"] == [{"bet": "Boris 3 2"}, {"roll": [3, 3, 1]}]
+    assert saved["state"]["scores"] == [-4, 4]
+
+
+def test_play_a_games_md_game_with_choices_thirteen(tmp_path):
+    """games.md §2 Thirteen through ``kosti play``: the seed's example 9, a third of 12 → 13,
+    plus 3 → 16, twice 5 → 26, entered with ``special``, ``op``, a plain die and ``throw``
+    (any case of the command word)."""
+    r = _play(["--rules", "thirteen", "--players", "Ann,Boris", "--lang", "en"],
+              "4\nspecial 5\nop third\n5\nspecial 7\nop plus\nTHROW [1, 2]\nop times2\n"
+              "throw [3, 2]\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Ann: the ordinary die shows 4" in r.stdout and "Ann: 9" in r.stdout
+    assert "Ann: take a third" in r.stdout and "→ 13" in r.stdout
+    assert "13 plus 3 → 16" in r.stdout
+    assert "16 multiply by 2 5 → 26" in r.stdout and "26 = 2 × 13" in r.stdout
+    assert "running number 26" in r.stdout
+    # no line was refused
+    assert not any(ln.startswith(("? ", "Not allowed")) for ln in r.stdout.splitlines())

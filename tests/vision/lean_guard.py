@@ -2,7 +2,8 @@
 
 An import hook refuses ``torch``, ``torchvision`` and ``ultralytics`` (and records each attempt); at exit
 the child prints one line ``LEAN-GUARD {"attempts": [...], "loaded": [...], "peak_rss_mb": …}`` on
-stderr. :func:`run_lean` returns the completed process and that record.
+stderr (``peak_rss_mb``: the child's own ``VmHWM``, not ``ru_maxrss``, which Linux carries over from the
+forking pytest process). :func:`run_lean` returns the completed process and that record.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ sys.meta_path.insert(0, _Refuse())
 
 def _report():
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM: this process image's own peak (ru_maxrss keeps the forking parent's RSS across exec,
+    # so a child of a big pytest process would report the parent's size)
+    try:
+        with open("/proc/self/status") as fh:
+            rss = next(int(ln.split()[1]) for ln in fh if ln.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sys.stderr.write("LEAN-GUARD " + json.dumps({"attempts": attempts, "loaded": loaded, "peak_rss_mb": rss}) + "\n")
 
 atexit.register(_report)

@@ -131,18 +131,28 @@ def test_bad_ncnn_models_are_one_line_errors(tmp_path):
 
 
 def test_kosti_read_ncnn_json_never_imports_torch_or_ultralytics():
-    """``kosti read --backend ncnn --json``: one JSON document on stdout, dice equal to the ONNX reader's,
-    and neither torch nor Ultralytics imported (an import hook refuses them)."""
+    """``kosti read --backend ncnn --json``: one JSON document on stdout, dice equal to the ONNX reader's
+    (same count; each ONNX die paired with an NCNN box of IoU >= 0.95 and the same face), within the Pi's
+    300 MB peak RSS, and neither torch nor Ultralytics imported (an import hook refuses them)."""
     photos = [str(p) for p in sorted((require_dataset(BYLER) / "images" / "test").glob("*.jpg"))[:3]]
     proc, guard = run_lean(["read", "--backend", "ncnn", "--json", *photos])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert guard["attempts"] == [] and guard["loaded"] == []
+    assert guard["peak_rss_mb"] <= 300, guard
     doc = json.loads(proc.stdout)  # exactly one document: anything else on stdout fails here
     onnx = DiceReader(backend="onnx")
     for entry, photo in zip(doc, photos, strict=True):
         ref = onnx.read_path(photo)
         assert entry["image"] == photo and len(entry["dice"]) == len(ref)
         assert sorted(d["value"] for d in entry["dice"]) == sorted(int(v) for v in ref.value)
+        mine = np.array([d["box"] for d in entry["dice"]], dtype=float).reshape(-1, 4)
+        used: set[int] = set()
+        for i in range(len(ref)):
+            iou, j = max((float(_box_iou(ref.xyxy[i : i + 1], mine[j : j + 1])[0]), j)
+                         for j in range(len(mine)) if j not in used)
+            used.add(j)
+            assert iou >= 0.95, (photo, i, iou)
+            assert entry["dice"][j]["value"] == int(ref.value[i]), (photo, i)
 
 
 def test_kosti_watch_with_ncnn_models_never_imports_torch_or_ultralytics(tmp_path):
@@ -157,3 +167,24 @@ def test_kosti_watch_with_ncnn_models_never_imports_torch_or_ultralytics(tmp_pat
     assert guard["attempts"] == [] and guard["loaded"] == []
     doc = json.loads(proc.stdout)
     assert len(doc["throws"]) == 2 and all(len(t["dice"]) >= 4 for t in doc["throws"])
+
+
+def test_the_lean_venv_check_fails_on_a_mismatch_a_low_iou_or_too_much_memory():
+    """``benchmarks/lean_read_check.py`` (run by ``scripts/lean_venv_check.sh``) exits non-zero unless the
+    NCNN reader gives the ONNX reader's dice (no mismatch, every box IoU >= 0.95) within 300 MB."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "lean_read_check.py"
+    spec = importlib.util.spec_from_file_location("lean_read_check", path)
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)  # defines only; the check itself runs under __main__
+    good = {"mismatches": 0, "min_iou": 0.9973,
+            "peak_rss_mb": {"ncnn_1_image": 187, "ncnn_50_images": 215, "ncnn_kosti_run_20s": 200,
+                            "onnx_50_images": 320}}
+    assert check.failures(good) == []  # the ONNX runs are not held to the Pi's budget
+    assert check.failures({**good, "mismatches": 2}) == ["2 image(s) or dice differ between ncnn and onnx"]
+    assert check.failures({**good, "min_iou": 0.94}) == ["smallest box IoU 0.94 < 0.95"]
+    assert check.failures({**good, "min_iou": None}) == ["smallest box IoU None < 0.95"]
+    assert check.failures({**good, "peak_rss_mb": {**good["peak_rss_mb"], "ncnn_kosti_run_20s": 301}}) == [
+        "peak RSS of ncnn_kosti_run_20s 301 MB > 300 MB"]
