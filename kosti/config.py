@@ -3,6 +3,7 @@
 Where the file is looked for (first hit wins; see :func:`default_config_path`):
 
 1. ``--config PATH`` (the ``path`` argument of :func:`load_config`); it must exist;
+   ``$KOSTI_CONFIG`` (a path) stands for ``--config`` when the flag is not given;
 2. ``/etc/kosti/kosti.toml`` (the Raspberry Pi service, written by ``deploy/install.sh``);
 3. ``$XDG_CONFIG_HOME/kosti/kosti.toml`` (``~/.config/kosti/kosti.toml`` when unset).
 
@@ -53,6 +54,9 @@ from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 ENV_PREFIX = "KOSTI_"
 ENV_NESTED = "__"
 SYSTEM_CONFIG = Path("/etc/kosti/kosti.toml")
+#: Environment variable naming the configuration file when ``--config`` is not given (it must exist); a test
+#: run or a second table on the same machine points it at its own file so ``/etc/kosti`` is never read.
+CONFIG_ENV = "KOSTI_CONFIG"
 #: Source spec forms understood by :func:`kosti.vision.sources.open_source`.
 URL_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp")
 _FULL_FRAME: list[tuple[float, float]] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
@@ -612,7 +616,10 @@ class KostiConfig(BaseSettings):
 
 # ------------------------------------------------------------------------------------------ loading
 def default_config_path() -> Path:
-    """``/etc/kosti/kosti.toml`` if it exists, else ``$XDG_CONFIG_HOME/kosti/kosti.toml``."""
+    """``$KOSTI_CONFIG`` when set; else ``/etc/kosti/kosti.toml`` if it exists, else
+    ``$XDG_CONFIG_HOME/kosti/kosti.toml``."""
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV]).expanduser()
     if SYSTEM_CONFIG.is_file():
         return SYSTEM_CONFIG
     base = os.environ.get("XDG_CONFIG_HOME") or ""
@@ -631,11 +638,13 @@ MAX_CONFIG_BYTES = 1024 * 1024
 def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     """Read, merge and validate the configuration.
 
-    ``path``: the TOML file (``--config``); it must exist. ``None``: :func:`default_config_path`, and
-    defaults when that file does not exist. ``KOSTI_*`` environment variables override the file.
+    ``path``: the TOML file (``--config``); it must exist. ``None``: ``$KOSTI_CONFIG`` when set (it must
+    exist), else :func:`default_config_path`, and defaults when that file does not exist. ``KOSTI_*`` environment variables override the file.
     Returns the validated :class:`KostiConfig`. Raises :class:`ConfigError` (exit code 2) naming the
     source, field and reason of every problem (unreadable file, TOML syntax, unknown key, bad value).
     """
+    if path is None and os.environ.get(CONFIG_ENV):
+        path = os.environ[CONFIG_ENV]  # as --config: it must exist
     explicit = path is not None
     p = Path(path).expanduser() if explicit else default_config_path()
     data: dict[str, Any] = {}

@@ -27,12 +27,43 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+#: The running demo server's log (``demo_server``), quoted when a wait on its page times out.
+_DEMO_LOG: list[Path] = []
+
+
+def _until(d, wait, cond, what: str):
+    """``wait.until(cond)``; on a time-out, an AssertionError that says ``what`` was awaited and shows the
+    page's message, the server's game state and the tail of the demo server's log, so that a failure on a
+    loaded CI machine can be read without rerunning it."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return wait.until(cond)
+    except TimeoutException:
+        try:
+            msg = d.find_element(By.ID, "message").text
+        except Exception as exc:  # noqa: BLE001 - diagnostics only
+            msg = f"(no message: {exc})"
+        try:
+            base = d.current_url.split("/", 3)
+            st = httpx.get("/".join(base[:3]) + "/api/state", timeout=5).json()
+            state = {k: st.get(k) for k in ("source", "reader", "pending", "last_throw", "error")}
+            state["turn"] = (st.get("state") or {}).get("turn")
+        except Exception as exc:  # noqa: BLE001
+            state = f"(no state: {exc})"
+        log = _DEMO_LOG[-1].read_text(errors="replace")[-3000:] if _DEMO_LOG else "(no demo log)"
+        raise AssertionError(f"timed out waiting for {what}\npage message: {msg!r}\nstate: {state}\n"
+                             f"demo log tail:\n{log}") from None
+
+
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory):
     """``kosti demo`` in a subprocess on a free port with a fresh database; yields the base URL."""
     tmp = tmp_path_factory.mktemp("demo")
     port = _free_port()
     log = open(tmp / "demo.log", "w")
+    _DEMO_LOG.append(tmp / "demo.log")
     proc = subprocess.Popen(
         [sys.executable, "-m", "kosti", "demo", "--port", str(port), "--db", str(tmp / "demo.db")],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "XDG_DATA_HOME": str(tmp / "xdg")},
@@ -123,8 +154,8 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
         d.find_element(By.ID, "throw-faces").send_keys("1 1 1 5 3")
         d.find_element(By.ID, "btn-throw").click()
-        wait.until(lambda d: d.find_element(By.ID, "turn-points").text == "105"
-                   or d.find_element(By.ID, "pending").is_displayed())
+        _until(d, wait, lambda d: d.find_element(By.ID, "turn-points").text == "105"
+               or d.find_element(By.ID, "pending").is_displayed(), "the thrown 1 1 1 5 3 to score or be held")
         if d.find_element(By.ID, "pending").is_displayed():  # the reader was unsure: the table corrects it
             for i, v in enumerate([1, 1, 1, 5, 3]):
                 wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
@@ -319,7 +350,8 @@ def _virtual_throw(d, wait, faces: list[int], done) -> None:
     box.clear()
     box.send_keys(" ".join(map(str, faces)))
     d.find_element(By.ID, "btn-throw").click()
-    wait.until(lambda d: done(d) or d.find_element(By.ID, "pending").is_displayed())
+    _until(d, wait, lambda d: done(d) or d.find_element(By.ID, "pending").is_displayed(),
+           f"the thrown {faces} to count or be held")
     if not done(d):
         while len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select")) < len(faces):
             n = len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select"))

@@ -55,6 +55,22 @@ def test_system_config_wins_over_xdg(tmp_path: Path) -> None:
     assert load_config().server.port == 8123
 
 
+def test_kosti_config_env_names_the_file_and_hides_the_system_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$KOSTI_CONFIG stands for --config: it wins over /etc/kosti (a test run, a second table), must exist,
+    and --config still wins over it."""
+    system = C.SYSTEM_CONFIG
+    system.parent.mkdir(parents=True)
+    system.write_text("[server]\nport = 8123\n")
+    own = write(tmp_path, "[server]\nport = 8555\n", "own.toml")
+    monkeypatch.setenv("KOSTI_CONFIG", str(own))
+    assert C.default_config_path() == own
+    assert load_config().server.port == 8555
+    assert load_config(write(tmp_path, "[server]\nport = 8666\n", "flag.toml")).server.port == 8666
+    monkeypatch.setenv("KOSTI_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(ConfigError, match="missing.toml: no such file"):
+        load_config()
+
+
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:
     example = REPO / "deploy" / "kosti.toml"
     text = example.read_text(encoding="utf-8")
