@@ -4,11 +4,15 @@ A developer's ``~/.config/kosti``, a Raspberry Pi install's ``/etc/kosti/kosti.t
 ``/var/lib/kosti`` registry would otherwise change what ``kosti demo``, ``read`` or ``run`` do inside the
 tests (a roll area from a real table hides every virtual die). For the whole session ``$KOSTI_CONFIG``
 names an empty file (all defaults, ``kosti.config.CONFIG_ENV``) and ``$XDG_CONFIG_HOME`` /
-``$XDG_DATA_HOME`` point into the session's temporary folder; subprocesses inherit them. Tests of the
+``$XDG_DATA_HOME`` point into the session's temporary folder, and configuration overrides exported in
+the caller's shell (``KOSTI_SECTION__KEY``) are removed; subprocesses inherit all of it. Tests of the
 search order itself remove ``KOSTI_CONFIG`` with ``monkeypatch.delenv``.
 """
 
 from __future__ import annotations
+
+import os
+import re
 
 import pytest
 
@@ -19,6 +23,9 @@ def _isolated_kosti_home(tmp_path_factory: pytest.TempPathFactory):
     cfg = root / "kosti.toml"
     cfg.write_text("# empty: the tests run on kosti's defaults\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
+        for name in list(os.environ):  # a configuration override exported in the caller's shell
+            if re.match(r"KOSTI_[A-Za-z]+__", name):
+                mp.delenv(name)
         mp.setenv("KOSTI_CONFIG", str(cfg))
         mp.setenv("XDG_CONFIG_HOME", str(root / "config"))
         mp.setenv("XDG_DATA_HOME", str(root / "data"))
