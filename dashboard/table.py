@@ -651,10 +651,13 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "live_width": 960,
     "jpeg_quality": 75,
 }
-#: Reader thresholds the dashboard used by default before it took the shipped operating point; every
-#: settings change stored them beside what the user changed, so a database that holds exactly this pair
-#: holds the old defaults, not a choice (dropped when the table starts: :func:`_without_old_defaults`).
-OLD_DEFAULT_THRESHOLDS = {"conf": 0.25, "value_conf": 0.6}
+#: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
+#: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's operating point (0.5, 0.4),
+#: which the settings form sends back with every Save. A database that holds exactly one of these pairs
+#: holds an old default, not a choice: the pair is dropped when the table starts
+#: (:func:`_without_old_defaults`), so the table reads at the shipped model's own operating point.
+OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = ({"conf": 0.25, "value_conf": 0.6},
+                                                        {"conf": 0.5, "value_conf": 0.4})
 
 
 def _merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -711,11 +714,16 @@ def _valid_stored_settings(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
-    """``stored`` settings without the pre-operating-point default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
+    """``stored`` settings without an earlier version's default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
     th = stored.get("thresholds")
-    if not isinstance(th, dict) or any(th.get(k) != v for k, v in OLD_DEFAULT_THRESHOLDS.items()):
+    if not isinstance(th, dict):
         return stored
-    return {**stored, "thresholds": {k: v for k, v in th.items() if k not in OLD_DEFAULT_THRESHOLDS}}
+    for old in OLD_DEFAULT_THRESHOLDS:
+        if (old["conf"], old["value_conf"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF):
+            continue  # today's defaults
+        if all(th.get(k) == v for k, v in old.items()):
+            return {**stored, "thresholds": {k: v for k, v in th.items() if k not in old}}
+    return stored
 
 
 class TableService:

@@ -27,12 +27,13 @@ CLASSIFIER_ONNX = MODELS_DIR / "dice_cls.onnx"
 DETECTOR_NCNN = MODELS_DIR / "dice_det_ncnn_model"
 CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 
-#: The shipped reader's operating point, chosen on the selection split (rune55-dedup val, never on the
-#: byler-d6 test or skovy-webcam sets that the model card reports) by
+#: The shipped reader's operating point, chosen on the selection splits (rune55-dedup val + epanemu-dice
+#: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v0.3: conf 0.5, value_conf 0.4, second look at boxes above 0.05 confirmed at face probability 0.98 →
-#: rune55 val image_exact 0.762, wrong 0.9 %, uncertain 0.9 %), with
-#: the softmax temperature fitted there too (``reader.json``). See ``models/README.md``.
+#: (v1.0: conf 0.5, value_conf 0.7, second look at boxes above 0.05 confirmed at face probability 0.95 →
+#: selection image_exact 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
+#: 0.05 @ 0.98 on rune55 val alone), with the softmax temperature fitted there too (``reader.json``).
+#: See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
 DEFAULT_CONF = 0.5
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
@@ -41,15 +42,15 @@ DEFAULT_CONF = 0.5
 #: and 50 of 172 on rune55 val with the v0.1 detector, for 1 lost die).
 DEFAULT_IOU = 0.45
 #: ``DEFAULT_VALUE_CONF``: minimum face probability; below it a die is reported uncertain (value 0).
-DEFAULT_VALUE_CONF = 0.4
+DEFAULT_VALUE_CONF = 0.7
 #: ``DEFAULT_VERIFY_CONF`` and ``DEFAULT_VERIFY_PROB``: the classifier's second look. A box the detector
 #: scores at or below ``DEFAULT_CONF`` but above ``DEFAULT_VERIFY_CONF`` is still a die when the face
 #: classifier reads a face on it with (calibrated) probability ``≥ DEFAULT_VERIFY_PROB`` — a two-stage
-#: cascade: the detector proposes, the classifier confirms. Chosen on rune55 val with the rest of the
+#: cascade: the detector proposes, the classifier confirms. Chosen on the selection splits with the rest of the
 #: operating point; see ``models/README.md`` for what it changes on each set. ``DEFAULT_VERIFY_CONF =
 #: DEFAULT_CONF`` would turn it off.
 DEFAULT_VERIFY_CONF = 0.05
-DEFAULT_VERIFY_PROB = 0.98
+DEFAULT_VERIFY_PROB = 0.95
 #: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.
 #: Measured with v0.3 on the validation splits, see ``models/README.md``.

@@ -1,4 +1,4 @@
-"""Reader v0.2 and v0.3 recipe: fine-tune the v0.1 models (``bash scripts/build_models.sh``) on real + synthetic data.
+"""Reader v0.2, v0.3 and v1.0 recipe: fine-tune the v0.1 models (``bash scripts/build_models.sh``) on real + synthetic data.
 
 Exactly the runs behind the shipped weights (``models/README.md``); CPU only, offline, checkpointed: rerun
 the same command after an interruption and Ultralytics resumes from ``runs/v02/<stage>/weights/last.pt``
@@ -32,13 +32,23 @@ Stages, in order (run from the repository root with the project's venv):
 * ``cls_p5c`` (measured, not shipped): one more 10-epoch cosine cycle of the v0.3 classifier on the same
   crops (lr0 0.0003, seed 12; 14 min). Val top-1 0.952 → 0.956, but end to end on rune55 val it ties v0.3
   (image_exact 0.762 at its operating point; die_accuracy 0.980 vs 0.981), so v0.3 stays.
+* ``det_v5`` (v1.0 detector, shipped): the v0.3 detector, 2 epochs at 640 px (lr0 0.0005, mosaic off in
+  the last) on :func:`det_data_v5` (epanemu-dice train, byler-d6 train, 250 rune55 train photos, 300 wide
+  synthetic scenes); epanemu val mAP50 0.747, 0.783.
+* ``det_v5b`` (measured, not shipped): ``det_v5``'s last epoch, 3 more (lr0 0.0003): mAP50 0.790 but a
+  worse end-to-end read on the selection splits (image_exact 0.633 vs 0.649).
+* ``cls_v5`` (measured, not shipped): the v0.3 classifier, 8 epochs on real crops only (:func:`cls_data_v5`):
+  better on epanemu, forgot some byler-d6 and rune55.
+* ``cls_v5m`` (v1.0 classifier, shipped): the v0.3 classifier, 6 epochs on v0.3's crops plus epanemu
+  train's (:func:`cls_data_v5m`).
 * ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`), NCNN export
   folders (:func:`kosti.datasets.train.export_ncnn`) and stripped ``.pt`` of ``det_v3`` (640 px) and
   ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
   ``python benchmarks/select_operating_point.py --det … --cls …`` has chosen the operating point and
-  ``kosti eval`` agrees.
+  ``kosti eval`` agrees. ``--det-pt`` / ``--cls-pt`` name other checkpoints; v1.0 is
+  ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt``.
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -154,6 +164,30 @@ def cls_data_v5() -> Path:
     return root
 
 
+def _images_paths(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXT)
+
+
+def cls_data_v5m() -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v5m_data``: v0.3's crops (:func:`cls_data` with the ``*PXL*``
+    extras) hard-linked, plus the epanemu-dice train crops of :func:`cls_data_v5`; validation is
+    cls_v5's (epanemu val + rune55 val, 1 per die). Returns its root."""
+    root = RUNS / "cls_v5m_data"
+    if (root / "train").is_dir():
+        return root
+    base, v5 = cls_data(pxl_extra=9), cls_data_v5()
+    tmp = RUNS / "cls_v5m_data.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
+    shutil.copytree(v5 / "val", tmp / "val", copy_function=os.link)
+    epanemu = tuple(p.stem for p in _images_paths(SHARED / "epanemu-dice/images/train"))
+    for f in (v5 / "train").glob("*/*.png"):
+        if f.name.startswith(epanemu):  # crops are named <photo stem>_<i>_<j>.png
+            os.link(f, tmp / "train" / f.parent.name / f"v5_{f.name}")
+    tmp.rename(root)
+    return root
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -263,10 +297,14 @@ def _finished(ckpt: Path) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "cls_v5",
+    ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
+    ap.add_argument("--det-pt", type=Path, default=None,
+                    help="export: the detector checkpoint to ship (default: det_v3's last.pt, v0.3)")
+    ap.add_argument("--cls-pt", type=Path, default=None,
+                    help="export: the classifier checkpoint to ship (default: cls_p5b's last.pt, v0.3)")
     args = ap.parse_args()
     if args.stage == "det":
         aug = dict(data=str(det_data()), **DET_AUG)
@@ -302,9 +340,21 @@ def main() -> int:
         aug = dict(data=str(det_data_v5()), **DET_AUG)
         _train("det_v5", args.base_det, imgsz=640, epochs=2, close_mosaic=1, seed=13, lr0=0.0005,
                save_period=1, **aug)
+    elif args.stage == "det_v5b":
+        # candidate v1.0 detector, continued: det_v5's last epoch, 3 more epochs of a fresh cosine schedule at
+        # a lower rate on the same data (det_v5 was still improving: epanemu val mAP50 0.747 -> 0.783), mosaic
+        # off in the last, every epoch saved for selection.
+        aug = dict(data=str(det_data_v5()), **DET_AUG)
+        _train("det_v5b", RUNS / "det_v5" / "weights" / "last.pt", imgsz=640, epochs=3, close_mosaic=1, seed=15,
+               lr0=0.0003, save_period=1, **aug)
     elif args.stage == "cls_v5":
         # candidate v1.0 classifier: the shipped v0.3 classifier, 8 epochs on real crops incl. epanemu train
         _train("cls_v5", args.base_cls, data=str(cls_data_v5()), epochs=8, seed=14, lr0=0.0004, **CLS_AUG)
+    elif args.stage == "cls_v5m":
+        # candidate v1.0 classifier, mixed: the shipped v0.3 classifier, 6 epochs on v0.3's own crops (real,
+        # synthetic and *PXL* extras) plus cls_v5's epanemu train crops; cls_v5 alone (real crops only) read
+        # epanemu val better (die_accuracy 0.866 -> 0.938) but forgot some of byler-d6 and rune55.
+        _train("cls_v5m", args.base_cls, data=str(cls_data_v5m()), epochs=6, seed=16, lr0=0.0004, **CLS_AUG)
     elif args.stage == "cls_p5c":
         # candidate: one more 10-epoch cosine cycle of the v0.3 classifier on the same crops (seed 12)
         _train("cls_p5c", RUNS / "cls_p5b" / "weights" / "last.pt", data=str(cls_data(pxl_extra=9)), epochs=10,
@@ -326,9 +376,11 @@ def main() -> int:
 
         out = RUNS / "export"
         out.mkdir(parents=True, exist_ok=True)
-        for stage, name, size in (("det_v3", "dice_det", 640), ("cls_p5b", "dice_cls", 64)):
+        det_pt = args.det_pt or RUNS / "det_v3" / "weights" / "last.pt"
+        cls_pt = args.cls_pt or RUNS / "cls_p5b" / "weights" / "last.pt"
+        for src, name, size in ((det_pt, "dice_det", 640), (cls_pt, "dice_cls", 64)):
             pt = out / f"{name}_src.pt"
-            shutil.copy2(RUNS / stage / "weights" / "last.pt", pt)
+            shutil.copy2(src, pt)
             strip_optimizer(str(pt))
             export_onnx(pt, size, out / f"{name}.onnx")  # also copies the .pt beside it
             export_ncnn(out / f"{name}.pt", size, out / f"{name}_ncnn_model")  # the Pi's lean runtime

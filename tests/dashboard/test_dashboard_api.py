@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
 
@@ -285,6 +287,23 @@ def test_old_default_thresholds_in_a_database_give_way_to_the_operating_point(ma
     c.app.state.store.close()
     th = make_client().get("/api/settings").json()["thresholds"]
     assert (th["conf"], th["value_conf"], th["still_s"]) == (0.25, 0.7, 0.7)
+
+
+@pytest.mark.parametrize("old", [{"conf": 0.25, "value_conf": 0.6}, {"conf": 0.5, "value_conf": 0.4}])
+def test_each_earlier_default_pair_gives_way_to_the_shipped_operating_point(make_client, tmp_path, old):
+    """Reader v0.3's operating point (0.5, 0.4), sent back by the settings form with every Save, is an old
+    default like the dashboard's own (0.25, 0.6): dropped at start, the other stored settings kept."""
+    from kosti.dashboard.store import Store
+    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+
+    assert (old["conf"], old["value_conf"]) != (DEFAULT_CONF, DEFAULT_VALUE_CONF)
+    store = Store(tmp_path / "kosti.db")
+    store.put_settings({"thresholds": {**old, "still_s": 0.6}})
+    store.close()
+    c = make_client()
+    th = c.get("/api/settings").json()["thresholds"]
+    assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.6)
+    assert c.app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
 
 
 def test_throw_image_and_thumbnail(client, throw, start_game):

@@ -395,7 +395,10 @@ def test_a_short_throw_takes_the_best_candidate_and_says_so():
     [throw] = [r.throw for r in _rest_hand_rest(det) if r.throw]
     assert not throw.ok and throw.reason_codes == ["wrong_count"] and len(throw.dice) == 1
 
-    det = ThrowDetector(CandidateReader([(one, dets([(*weak, 3, 0.7)]))] * 2), expected_dice=2, vote_frames=1)
+    from kosti.models import DEFAULT_VALUE_CONF
+
+    unsure = (DEFAULT_VALUE_CONF + 0.9) / 2  # a face, but below the 0.9 at which a recovered die is taken as read
+    det = ThrowDetector(CandidateReader([(one, dets([(*weak, 3, unsure)]))] * 2), expected_dice=2, vote_frames=1)
     [throw] = [r.throw for r in _rest_hand_rest(det) if r.throw]
     assert not throw.ok and set(throw.reason_codes) == {"low_confidence", "recovered"}
     assert [(d.value, d.guess) for d in throw.dice] == [(5, 5), (0, 3)]
@@ -444,9 +447,14 @@ def test_picking_up_dice_is_not_a_new_throw_even_with_a_die_missing():
 
 
 def test_skovy_replayed_as_a_camera_recovers_the_missed_red_die():
-    """skovy-webcam (never trained on) replayed as a camera over the table, 2 dice expected per throw:
-    where the detector missed the red die, recovery puts it back (uncertain when not read surely, so the
-    table confirms the guess), and no wrong throw ever passes as ok, with or without recovery."""
+    """skovy-webcam (never trained on) replayed as a camera over the table, 2 dice expected per throw.
+
+    The shipped reader (v1.0) reads every throw right with no die missing. Reader v0.3 missed the red die
+    with gold pips in some frames; a reader made to miss dice the same way (detector threshold 0.55, weak
+    boxes never confirmed by the second look: the v1.0 detector scores these dice 0.5–0.65) shows recovery
+    at work: where a die is
+    missed, recovery puts it back (uncertain when not read surely, so the table confirms the guess), and no
+    wrong throw ever passes as ok, with or without recovery."""
     _dataset_or_skip(SKOVY)
     import tempfile
 
@@ -460,10 +468,10 @@ def test_skovy_replayed_as_a_camera_recovers_the_missed_red_die():
             (Path(tmp) / f"{k:03d}_{item.image.name}").symlink_to(item.image)
             h, w = cv2.imread(str(item.image)).shape[:2]
             truth.append(sorted(read_labels(item.label, w, h, ds.class_values)[1].tolist()))
-        reader = DiceReader()
         tally = {}
-        for recover in (False, True):
-            det = ThrowDetector(reader, expected_dice=2, vote_frames=3, recover=recover)
+        weak = dict(conf=0.55, verify_conf=0.05, verify_prob=1.0)  # weak boxes kept as candidates, not confirmed
+        for recover, reader in ((None, DiceReader()), (False, DiceReader(**weak)), (True, DiceReader(**weak))):
+            det = ThrowDetector(reader, expected_dice=2, vote_frames=3, recover=bool(recover))
             throws = {}
             with FolderSource(Path(tmp), hold_s=0.8, transition_s=0.3, fps=10, noise=2.0) as src:
                 for frame in src:
@@ -478,6 +486,8 @@ def test_skovy_replayed_as_a_camera_recovers_the_missed_red_die():
             print(f"\nrecover={recover}: {len(throws)} throws of {len(truth)}, {len(right)} ok and right, "
                   f"{len(wrong)} ok and wrong, {len(short)} short of a die, {len(recovered)} dice recovered, "
                   f"{sum(d.guess in truth[k] for k, d in recovered)} of them with a right guess")
+    right, wrong, short, _ = tally[None]
+    assert len(right) >= 46 and not wrong and not short, "the shipped reader reads every replayed throw"
     (right_off, wrong_off, short_off, rec_off), (right_on, wrong_on, short_on, rec_on) = tally[False], tally[True]
     assert not rec_off and not wrong_off and not wrong_on and len(right_on) >= len(right_off)
     assert len(rec_on) >= 2 and len(short_on) <= len(short_off) - 2  # the missing die is put back …
