@@ -653,7 +653,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 }
 #: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
 #: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's operating point (0.5, 0.4),
-#: which the settings form sends back with every Save. A database that holds exactly one of these pairs
+#: which the settings form sent back with every Save (it now sends only what was changed). A database that
+#: holds exactly one of these pairs
 #: holds an old default, not a choice: the pair is dropped when the table starts
 #: (:func:`_without_old_defaults`), so the table reads at the shipped model's own operating point.
 OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = ({"conf": 0.25, "value_conf": 0.6},

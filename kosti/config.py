@@ -47,7 +47,14 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
+from kosti.models import (
+    DEFAULT_CONF,
+    DEFAULT_IOU,
+    DEFAULT_VALUE_CONF,
+    DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_PROB,
+    EARLIER_OPERATING_POINTS,
+)
 from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 
@@ -330,6 +337,23 @@ class ReaderSettings(_Section):
         if v not in known:
             raise ValueError(f"unknown model version {v!r}; known: active, {', '.join(known)}")
         return v
+
+    @model_validator(mode="after")
+    def _earlier_operating_point(self) -> ReaderSettings:
+        """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
+        value_conf 0.4, verify_prob 0.98, :data:`kosti.models.EARLIER_OPERATING_POINTS`), with the shipped
+        models: an old default, not a choice — those keys take today's defaults and count as unset (a
+        table installed before v1.0 then reads at v1.0's own operating point)."""
+        if self.detector or self.classifier:
+            return self  # own model files: their thresholds are the user's
+        for old in EARLIER_OPERATING_POINTS:
+            if all(getattr(self, k) == v for k, v in old.items()) and (
+                    self.conf, self.value_conf, self.verify_prob) != (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB):
+                for k in old:
+                    object.__setattr__(self, k, type(self).model_fields[k].default)
+                    self.__pydantic_fields_set__.discard(k)
+                break
+        return self
 
     @model_validator(mode="after")
     def _paths_ok(self) -> ReaderSettings:

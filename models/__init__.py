@@ -51,6 +51,10 @@ DEFAULT_VALUE_CONF = 0.7
 #: DEFAULT_CONF`` would turn it off.
 DEFAULT_VERIFY_CONF = 0.05
 DEFAULT_VERIFY_PROB = 0.95
+#: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
+#: them into ``kosti.toml`` as plain values: v0.3's. A configuration that holds exactly one of them holds an
+#: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).
+EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = ({"conf": 0.5, "value_conf": 0.4, "verify_prob": 0.98},)
 #: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.
 #: Measured with v0.3 on the validation splits, see ``models/README.md``.

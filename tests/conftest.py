@@ -5,14 +5,13 @@ A developer's ``~/.config/kosti``, a Raspberry Pi install's ``/etc/kosti/kosti.t
 tests (a roll area from a real table hides every virtual die). For the whole session ``$KOSTI_CONFIG``
 names an empty file (all defaults, ``kosti.config.CONFIG_ENV``) and ``$XDG_CONFIG_HOME`` /
 ``$XDG_DATA_HOME`` point into the session's temporary folder, and configuration overrides exported in
-the caller's shell (``KOSTI_SECTION__KEY``) are removed; subprocesses inherit all of it. Tests of the
+the caller's shell (``KOSTI_SECTION__KEY`` or a whole ``KOSTI_SECTION``, any case) are removed; subprocesses inherit all of it. Tests of the
 search order itself remove ``KOSTI_CONFIG`` with ``monkeypatch.delenv``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 
@@ -23,8 +22,11 @@ def _isolated_kosti_home(tmp_path_factory: pytest.TempPathFactory):
     cfg = root / "kosti.toml"
     cfg.write_text("# empty: the tests run on kosti's defaults\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
-        for name in list(os.environ):  # a configuration override exported in the caller's shell
-            if re.match(r"KOSTI_[A-Za-z]+__", name):
+        from kosti.config import KostiConfig
+
+        sections = tuple(f"kosti_{f}" for f in KostiConfig.model_fields)
+        for name in list(os.environ):  # a configuration override exported in the caller's shell, any case
+            if name.lower().startswith(sections):
                 mp.delenv(name)
         mp.setenv("KOSTI_CONFIG", str(cfg))
         mp.setenv("XDG_CONFIG_HOME", str(root / "config"))

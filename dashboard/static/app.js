@@ -706,11 +706,15 @@ function drawZones(poly, aside) {
 }
 
 async function saveSettings(extra) {
+  // Only the thresholds the user changed: a value sent back unchanged would be stored as a choice and keep
+  // an old default after the next model's operating point (dashboard/table.py OLD_DEFAULT_THRESHOLDS).
   const body = { thresholds: {} };
+  const was = (settings && settings.thresholds) || {};
   const num = (id) => { const v = $(id).value; return v === "" ? null : Number(v); };
-  if (num("set-conf") !== null) body.thresholds.conf = num("set-conf");
-  if (num("set-value-conf") !== null) body.thresholds.value_conf = num("set-value-conf");
-  if (num("set-still") !== null) body.thresholds.still_s = num("set-still");
+  for (const [id, key] of [["set-conf", "conf"], ["set-value-conf", "value_conf"], ["set-still", "still_s"]]) {
+    if (num(id) !== null && num(id) !== was[key]) body.thresholds[key] = num(id);
+  }
+  if (!Object.keys(body.thresholds).length) delete body.thresholds;
   const src = $("set-source").value.trim();
   if (src && (!settings || src !== settings.source)) body.source = src;
   Object.assign(body, extra || {});

@@ -495,3 +495,38 @@ def test_status_tags_count_against_their_limits_and_links_are_readable(tmp_path)
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_settings_form_stores_only_what_was_changed(tmp_path):
+    """Save in Settings stores the threshold the user changed and none of the defaults shown beside it, so
+    the next reader's operating point reaches the table (a stored default would stay as a "choice")."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
+        wait.until(lambda d: d.find_element(By.ID, "set-value-conf").get_attribute("value") == str(DEFAULT_VALUE_CONF))
+        still = d.find_element(By.ID, "set-still")
+        still.clear()
+        still.send_keys("0.6")
+        d.find_element(By.ID, "btn-save-settings").click()
+        wait.until(lambda d: (app.state.store.get_settings().get("thresholds") or {}).get("still_s") == 0.6)
+        assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
+        th = httpx.get(srv.url + "/api/settings").json()["thresholds"]
+        assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.6)
+        d.find_element(By.ID, "btn-save-settings").click()  # nothing changed: nothing new stored
+        time.sleep(0.5)
+        assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
+    finally:
+        d.quit()
+        srv.close()

@@ -71,6 +71,23 @@ def test_kosti_config_env_names_the_file_and_hides_the_system_one(tmp_path: Path
         load_config()
 
 
+def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: Path) -> None:
+    """A kosti.toml written by ``kosti config init`` before reader v1.0 holds v0.3's whole operating point as
+    plain values (a Pi install never rewrites it): it reads at today's defaults, and the keys count as unset
+    (the dashboard does not store them as a choice). A threshold the user did change stays."""
+    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB, EARLIER_OPERATING_POINTS
+
+    for old in EARLIER_OPERATING_POINTS:
+        text = "[reader]\n" + "".join(f"{k} = {v}\n" for k, v in old.items())
+        r = load_config(write(tmp_path, text)).reader
+        assert (r.conf, r.value_conf, r.verify_prob) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB)
+        assert not {"conf", "value_conf", "verify_prob"} & r.model_fields_set
+        chosen = load_config(write(tmp_path, text.replace(f"value_conf = {old['value_conf']}", "value_conf = 0.45"),
+                                   "chosen.toml")).reader
+        assert (chosen.value_conf, chosen.verify_prob) == (0.45, old["verify_prob"])
+        assert "value_conf" in chosen.model_fields_set
+
+
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:
     example = REPO / "deploy" / "kosti.toml"
     text = example.read_text(encoding="utf-8")
