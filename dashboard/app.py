@@ -768,6 +768,9 @@ def _plain_reason(errors: Any) -> tuple[str, str]:
         return f"{en_f}: missing", f"{ru_f}: не указано"
     if typ == "extra_forbidden":
         return f"unknown field {name!r}", f"неизвестное поле {name!r}"
+    if typ == "too_short" and ctx.get("min_length") == 1 and name in ("players", "faces"):  # an empty list
+        return {"players": ("player names: name at least one player", "имена игроков: нужен хотя бы один игрок"),
+                "faces": ("faces of the dice: enter at least one die", "грани костей: нужна хотя бы одна кость")}[name]
     if typ.endswith(("too_short", "too_long")):  # a list's length, or a text's (string_too_long)
         short = typ.endswith("too_short")
         n = ctx.get("min_length" if short else "max_length")
@@ -784,9 +787,10 @@ def _plain_reason(errors: Any) -> tuple[str, str]:
     if typ == "json_invalid":
         return "the request is not valid JSON", "запрос — не JSON"
     if typ.startswith(("int", "float", "bool", "list", "dict", "string", "model")):
-        kind = {"int": ("a whole number", "целое число"), "float": ("a number", "число"),
-                "bool": ("true or false", "true или false"), "list": ("a list", "список"),
-                "dict": ("an object", "объект"), "string": ("text", "текст"), "model": ("an object", "объект")}
+        kind = {"int": ("a whole number", "целым числом"), "float": ("a number", "числом"),
+                "bool": ("true or false", "true или false"), "list": ("a list", "списком"),
+                "dict": ("an object", "объектом JSON {…}"), "string": ("text", "текстом"),
+                "model": ("an object", "объектом JSON {…}")}
         en_k, ru_k = kind[next(k for k in kind if typ.startswith(k))]
         return f"{en_f}: must be {en_k}", f"{ru_f}: должно быть {ru_k}"
     return f"{en_f}: not valid", f"{ru_f}: неверное значение"

@@ -661,6 +661,41 @@ OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = ({"conf": 0.25, "value_co
                                                         {"conf": 0.5, "value_conf": 0.4})
 
 
+#: The engine's reasons for refusing rule changes (``kosti.engine.rules``, English), in Russian: ``(regex,
+#: replacement)`` applied to the text after the parameter path; the path (``opening.threshold``) is what the
+#: table typed and stays as typed.
+_RULES_REASONS_RU: tuple[tuple[str, str], ...] = (
+    (r"unknown rule parameter \(known here: (.*)\)$", r"неизвестный параметр правил (здесь есть: \1)"),
+    (r"expected an integer, got (.*)$", r"нужно целое число, а не \1"),
+    (r"expected an object, got (.*)$", r"нужен объект JSON {…}, а не \1"),
+    (r"expected a list, got (.*)$", r"нужен список, а не \1"),
+    (r"expected true/false, got (.*)$", r"нужно true или false, а не \1"),
+    (r"expected a string, got (.*)$", r"нужна строка, а не \1"),
+    (r"expected (\d+) items, got (\d+)$", r"нужно элементов: \1, а дано \2"),
+    (r"(.*) is not one of (.*)$", r"\1 — нет такого значения; можно: \2"),
+    (r"(.*) is out of range \(at most (.*) either way\)$", r"\1 — вне допустимого (не больше \2 по модулю)"),
+    (r"must be >= (\S+), got (.*)$", r"должно быть не меньше \1, а дано \2"),
+    (r"must be positive, got (.*)$", r"должно быть больше нуля, а дано \1"),
+    (r"may not be null$", r"не может быть null"),
+    (r"unknown preset (.*); choose one of (.*)$", r"нет набора правил \1; есть: \2"),
+)
+
+
+def rules_reason_ru(msg: str) -> str:
+    """The engine's English reason for refusing rule changes (``"opening.threshold: expected an integer, got
+    'x'"``) in Russian (``"opening.threshold: нужно целое число, а не 'x'"``), by :data:`_RULES_REASONS_RU`;
+    a reason without a Russian form is given as it is."""
+    import re
+
+    path, sep, reason = msg.partition(": ")
+    if not sep:
+        path, reason = "", msg
+    for pattern, ru in _RULES_REASONS_RU:
+        if re.search(pattern, reason):
+            return (f"{path}: " if path else "") + re.sub(pattern, ru, reason)
+    return msg
+
+
 def _merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     """``base`` settings updated by ``values``: a table of values (``thresholds``) is merged key by key,
     anything else (``zones``, sizes) is replaced; ``source`` is not a stored setting and is skipped."""
@@ -1144,8 +1179,8 @@ class TableService:
         try:
             state = make_game(preset, overrides, names)
         except BadInput as exc:
-            raise TableError(422, f"these rules cannot be used: {exc}", f"такие правила нельзя применить: {exc}",
-                             code="rules") from None
+            raise TableError(422, f"these rules cannot be used: {exc}",
+                             f"такие правила нельзя применить: {rules_reason_ru(str(exc))}", code="rules") from None
         except KeyError as exc:
             raise TableError(422, f"unknown preset or parameter: {exc}", f"неизвестные правила или параметр: {exc}",
                              code="rules") from None

@@ -20,7 +20,7 @@ const T = {
     dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
     rejected: "refused", ignored: "no game", scored: "scored", bust: "bust: nothing scored",
-    force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved",
+    force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved", bad_faces: "Type the faces as digits 1–6, e.g. 11535 or 1 1 5 3 5",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
     reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", teach: "Teach my dice", tv: "TV", tv_long: "Spectator view (TV)",
@@ -60,7 +60,7 @@ const T = {
     dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
     rejected: "отклонён", ignored: "нет игры", scored: "засчитан", bust: "пусто: ничего не записано",
-    force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено",
+    force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено", bad_faces: "Введите грани цифрами от 1 до 6, например 11535 или 1 1 5 3 5",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
     reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", teach: "Научить мои кости", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
@@ -741,9 +741,10 @@ async function keepAwake(on) {
 
 // ------------------------------------------------------------------ manual entry
 function parseFaces(raw) {
-  // "11535", "1 1 5 3 5", "1,1,5": every digit is one die
-  const digits = String(raw).replace(/[^0-9]/g, "").split("").map(Number);
-  return digits;
+  // "11535", "1 1 5 3 5", "1,1,5": every digit is one die; anything but 1–6, spaces and commas → null
+  const s = String(raw);
+  if (/[^1-6\s,;]/.test(s)) return null;
+  return s.replace(/[^1-6]/g, "").split("").map(Number);
 }
 
 function renderEntry() {
@@ -760,6 +761,7 @@ function renderEntry() {
 async function submitEntry() {
   const typed = $("entry-text").value.trim();
   const faces = typed ? parseFaces(typed) : entry.slice();
+  if (faces === null) { showMessage(t("bad_faces")); return; }
   if (!faces.length) return;
   const r = await control("enter", { faces });
   if (r) { entry = []; $("entry-text").value = ""; renderEntry(); }
@@ -816,6 +818,7 @@ function init() {
   $("btn-throw").addEventListener("click", () => {
     const raw = $("throw-faces").value.trim();
     const faces = raw ? parseFaces(raw) : null;
+    if (raw && faces === null) { showMessage(t("bad_faces")); return; }
     control("throw", faces ? { faces } : undefined);
   });
   $("btn-bank").addEventListener("click", () => control("bank"));

@@ -458,3 +458,24 @@ def test_scoreboard_barrel_line_and_allowed_texts_in_both_languages():
     assert view_state(g)["allowed"]["bank"] is True
     g, _ = g.apply(Bank())
     assert g.winner == "Ann" and g.player("Ann").score == 1000
+
+
+def test_refused_rule_changes_and_empty_lists_read_in_russian(client):
+    """The engine's reasons for refusing rule changes reach a Russian table in Russian (the parameter path as
+    typed), and the form's type and empty-list reasons are grammatical sentences (issue 18 #10)."""
+    from kosti.dashboard.table import rules_reason_ru
+
+    def new(**body):
+        r = client.post("/api/games", json={"players": ["Ann", "Boris"], "preset": "classic", **body})
+        assert r.status_code == 422, r.text
+        return r.json()["error_ru"]
+
+    ru = new(overrides={"opening": {"threshold": "x"}})
+    assert ru == "такие правила нельзя применить: opening.threshold: нужно целое число, а не 'x'"
+    ru = new(overrides={"foo": 1})
+    assert ru.startswith("такие правила нельзя применить: foo: неизвестный параметр правил (здесь есть: ")
+    assert "unknown" not in ru and "known here" not in ru
+    assert new(overrides=[1]) == "изменения правил (JSON): должно быть объектом JSON {…}"
+    assert new(players=[]) == "имена игроков: нужен хотя бы один игрок"
+    assert rules_reason_ru("target: must be positive, got -5") == "target: должно быть больше нуля, а дано -5"
+    assert rules_reason_ru("a reason without a Russian form") == "a reason without a Russian form"

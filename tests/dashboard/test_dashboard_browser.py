@@ -530,3 +530,36 @@ def test_settings_form_stores_only_what_was_changed(tmp_path):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_hand_entry_refuses_letters_with_a_sentence(tmp_path):
+    """Typed faces other than digits 1–6 are refused on the page with a sentence in the player's language,
+    and nothing is sent (issue 18 #10: "abc" used to come back as "faces … must be at most 6")."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        for lang, text in (("en", "Type the faces as digits 1–6"), ("ru", "Введите грани цифрами от 1 до 6")):
+            if (d.find_element(By.ID, "lang-toggle").text == "EN") != (lang == "ru"):
+                d.find_element(By.ID, "lang-toggle").click()
+            box = d.find_element(By.ID, "entry-text")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            box.clear()
+            box.send_keys("abc")
+            d.execute_script("document.getElementById('btn-enter').click()")
+            wait.until(EC.text_to_be_present_in_element((By.ID, "message"), text))
+        assert app.state.table.state.turn.points == 0 and not app.state.store.actions(app.state.table.game_id)
+    finally:
+        d.quit()
+        srv.close()
