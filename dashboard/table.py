@@ -210,9 +210,15 @@ def rules_summary(r: Any) -> list[dict[str, str]]:
         out.append({"en": f"bolts / болты {r.bolts.limit} → −{r.bolts.penalty}",
                     "ru": f"болты / bolts {r.bolts.limit} → −{r.bolts.penalty}"})
     if r.barrel.kind != "none":
-        out.append({"en": f"barrel / бочка ({r.barrel.kind}) {r.barrel.entry}",
-                    "ru": f"бочка / barrel ({r.barrel.kind}) {r.barrel.entry}"})
+        en_k, ru_k = _BARREL_KIND_WORDS.get(r.barrel.kind, (r.barrel.kind, r.barrel.kind))
+        out.append({"en": f"barrel / бочка ({en_k}) {r.barrel.entry}",
+                    "ru": f"бочка / barrel ({ru_k}) {r.barrel.entry}"})
     return out
+
+
+#: ``barrel.kind`` (rules.md §3.6) in words, ``(English, Russian)``, for the rules line.
+_BARREL_KIND_WORDS = {"points": ("points", "по очкам"), "open": ("open, exact 1000", "открытая, ровно 1000"),
+                      "capped": ("capped", "с потолком"), "final_range": ("final range", "зона перед финишем")}
 
 
 def event_json(e: Any) -> dict[str, Any]:

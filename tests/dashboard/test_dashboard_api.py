@@ -479,3 +479,14 @@ def test_refused_rule_changes_and_empty_lists_read_in_russian(client):
     assert new(players=[]) == "имена игроков: нужен хотя бы один игрок"
     assert rules_reason_ru("target: must be positive, got -5") == "target: должно быть больше нуля, а дано -5"
     assert rules_reason_ru("a reason without a Russian form") == "a reason without a Russian form"
+
+
+def test_rules_line_names_the_barrel_kind_in_the_players_language():
+    """The rules line's barrel kind is a word in each language (a Russian table read "бочка / barrel (points)")."""
+    from kosti.dashboard.table import _BARREL_KIND_WORDS, rules_summary
+    from kosti.engine.presets import get_preset
+    from kosti.engine.rules import BARREL_KINDS
+
+    assert set(_BARREL_KIND_WORDS) == set(BARREL_KINDS) - {"none"}
+    line = [x for x in rules_summary(get_preset("classic")) if "barrel" in x["en"]]
+    assert line == [{"en": "barrel / бочка (points) 880", "ru": "бочка / barrel (по очкам) 880"}]
