@@ -465,7 +465,10 @@ function renderPreview(s) {
   if (!pv || s.pending) { el.hidden = true; return; }
   const parts = (pv.changes || []).map((c) => `${esc(c.player)}: ${c.before} → ${c.after}`);
   const notes = (pv.events || []).filter((e) => !["bank", "opened", "throw"].includes(e.kind)).map((e) => esc(evText(e)));
-  el.innerHTML = `<b>${t("stop_now")}:</b> ${parts.length ? parts.join("; ") : t("nothing_recorded")}${notes.length ? "<br>⚠ " + notes.join("; ") : ""}`;
+  // "nothing is recorded" only when nothing happens at all: beside a dump truck at 555 (score 0 → 0) it
+  // read as a contradiction (fresh look, issue 18)
+  const head = parts.length ? parts.join("; ") + (notes.length ? "<br>" : "") : (notes.length ? "" : t("nothing_recorded"));
+  el.innerHTML = `<b>${t("stop_now")}:</b> ${head}${notes.length ? "⚠ " + notes.join("; ") : ""}`;
   el.className = "preview" + (pv.warn ? " warn" : "");
   el.hidden = false;
 }

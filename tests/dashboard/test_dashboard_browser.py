@@ -563,3 +563,44 @@ def test_hand_entry_refuses_letters_with_a_sentence(tmp_path):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_stop_preview_at_555_from_zero_warns_without_saying_nothing_is_recorded(tmp_path):
+    """A player at 0 with 555 in the turn: Stop lands on the dump truck and the score stays 0 (no score
+    change). The preview warns of the dump truck and does not also say "nothing is recorded" (fresh look,
+    issue 18: the two lines read as a contradiction)."""
+    import json
+
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.dashboard.table import state_from_json
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    srv = _InProcessServer(app)
+    try:
+        table = app.state.table
+        j = table.state.to_json()
+        j["turn"].update(points=555, dice=2, throws=3, scored=True)
+        with table._lock:
+            table.state = state_from_json(json.dumps(j))
+            table._changed()
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        if d.find_element(By.ID, "lang-toggle").text == "EN":
+            d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "dump truck"))
+        text = d.find_element(By.ID, "stop-preview").text
+        assert text.startswith("If you stop now:") and "nothing is recorded" not in text, text
+        assert "warn" in d.find_element(By.ID, "stop-preview").get_attribute("class")
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "самосвал"))
+        assert "ничего не запишется" not in d.find_element(By.ID, "stop-preview").text
+    finally:
+        d.quit()
+        srv.close()
