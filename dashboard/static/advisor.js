@@ -100,7 +100,8 @@
     body.appendChild(el("div", { class: "adv-why", id: "adv-why" }, lang() === "ru" ? a.why_ru : a.why));
     if (a.keep) body.appendChild(row(t.keep, a.keep.join(" ")));
     body.appendChild(row(t.risk, pct(a.bust_probability), "adv-risk"));
-    body.appendChild(row(t.gain, (Math.round(a.expected_points * 10) / 10).toString()));
+    const gain = (Math.round(a.expected_points * 10) / 10).toString();  // a decimal comma in Russian, as pct()
+    body.appendChild(row(t.gain, lang() === "ru" ? gain.replace(".", ",") : gain));
     body.appendChild(row(t.throw_v, num(a.throw_value)));
     if (a.may_stop) body.appendChild(row(t.stop_v, num(a.stop_value)));
     body.appendChild(row(t.record[a.requirement || "none"], pct(a.record_probability)));

@@ -35,6 +35,10 @@ def test_advice_card_follows_the_game(tmp_path, throw):
         d.find_element(By.ID, "lang-toggle").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "adv-verdict"), "ХВАТИТ — Ann"))
         assert "риск потерять 105" in d.find_element(By.ID, "adv-why").text
+        import re
+
+        body = d.find_element(By.ID, "adv-body").text  # Russian numbers take a decimal comma (28,3, not 28.3)
+        assert re.search(r"\d,\d", body) and not re.search(r"\d\.\d", body), body
         # statistics card: the plot and the verdict
         wait.until(lambda d: d.execute_script(
             "const i = document.getElementById('st-plot'); return i.complete && i.naturalWidth > 0;"))
