@@ -234,6 +234,25 @@ class _InProcessServer:
         self.server.should_exit = True
 
 
+@pytest.fixture
+def classic_page(tmp_path):
+    """A classic game of Ann and Boris served in this process, and a headless browser: yields ``(driver,
+    app, url, wait)`` with a 20 s ``WebDriverWait``; both are closed afterwards."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
+    srv = _InProcessServer(app)
+    try:
+        yield d, app, srv.url, WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    finally:
+        d.quit()
+        srv.close()
+
+
 @pytest.mark.slow
 def test_keep_choice_in_the_browser(tmp_path, throw):
     """Farkle lets the player choose what to set aside: tap the dice, then Keep."""
@@ -450,157 +469,112 @@ def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
 
 
 @pytest.mark.slow
-def test_status_tags_count_against_their_limits_and_links_are_readable(tmp_path):
+def test_status_tags_count_against_their_limits_and_links_are_readable(classic_page):
     """"bolts 2 of 3", "on the barrel 1 of 3" (issue 18 #13); settings links readable on the dark card."""
     import json
 
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    from kosti.dashboard.app import DashboardConfig, create_app
     from kosti.dashboard.table import state_from_json
-
-    d = _browser()
-    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        table = app.state.table
-        j = table.state.to_json()
-        j["players"][0].update(score=880, opened=True, barrel_attempts=1, seated=True)  # rules 1.1: seated at 880
-        j["players"][1].update(score=150, opened=True, bolts=2)
-        with table._lock:
-            table.state = state_from_json(json.dumps(j))
-            table._changed()
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "bolts / болты 2 of 3"))
-        # the sitter's tag says what he needs and the attempts used (rules 1.1)
-        assert "on the barrel, needs 120" in d.find_element(By.ID, "player-0").text
-        assert "1 of 3" in d.find_element(By.ID, "player-0").text
-        d.find_element(By.ID, "lang-toggle").click()
-        assert "болты / bolts 2 из 3" in d.find_element(By.ID, "player-1").text
-        assert "на бочке, нужно 120" in d.find_element(By.ID, "player-0").text
-        d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
-        contrast = d.execute_script("""
-          const lum = (c) => { const v = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map((x) => {
-            x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
-            return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
-          const a = document.querySelector('#settings a[href="/docs"]');
-          const bg = getComputedStyle(document.getElementById('settings')).backgroundColor;
-          const l1 = lum(getComputedStyle(a).color), l2 = lum(bg);
-          return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);""")
-        assert contrast >= 4.5, contrast  # WCAG AA for normal text
-    finally:
-        d.quit()
-        srv.close()
+    d, app, url, wait = classic_page
+    table = app.state.table
+    j = table.state.to_json()
+    j["players"][0].update(score=880, opened=True, barrel_attempts=1, seated=True)  # rules 1.1: seated at 880
+    j["players"][1].update(score=150, opened=True, bolts=2)
+    with table._lock:
+        table.state = state_from_json(json.dumps(j))
+        table._changed()
+    d.get(url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "bolts / болты 2 of 3"))
+    # the sitter's tag says what he needs and the attempts used (rules 1.1)
+    assert "on the barrel, needs 120" in d.find_element(By.ID, "player-0").text
+    assert "1 of 3" in d.find_element(By.ID, "player-0").text
+    d.find_element(By.ID, "lang-toggle").click()
+    assert "болты / bolts 2 из 3" in d.find_element(By.ID, "player-1").text
+    assert "на бочке, нужно 120" in d.find_element(By.ID, "player-0").text
+    d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
+    contrast = d.execute_script("""
+      const lum = (c) => { const v = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map((x) => {
+        x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+      const a = document.querySelector('#settings a[href="/docs"]');
+      const bg = getComputedStyle(document.getElementById('settings')).backgroundColor;
+      const l1 = lum(getComputedStyle(a).color), l2 = lum(bg);
+      return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);""")
+    assert contrast >= 4.5, contrast  # WCAG AA for normal text
 
 
 @pytest.mark.slow
-def test_settings_form_stores_only_what_was_changed(tmp_path):
+def test_settings_form_stores_only_what_was_changed(classic_page):
     """Save in Settings stores the threshold the user changed and none of the defaults shown beside it, so
     the next reader's operating point reaches the table (a stored default would stay as a "choice")."""
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    from kosti.dashboard.app import DashboardConfig, create_app
     from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
-
-    d = _browser()
-    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
-        wait.until(lambda d: d.find_element(By.ID, "set-value-conf").get_attribute("value") == str(DEFAULT_VALUE_CONF))
-        still = d.find_element(By.ID, "set-still")
-        still.clear()
-        still.send_keys("0.6")
-        d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: (app.state.store.get_settings().get("thresholds") or {}).get("still_s") == 0.6)
-        assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
-        th = httpx.get(srv.url + "/api/settings").json()["thresholds"]
-        assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.6)
-        d.find_element(By.ID, "btn-save-settings").click()  # nothing changed: nothing new stored
-        time.sleep(0.5)
-        assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
-    finally:
-        d.quit()
-        srv.close()
+    d, app, url, wait = classic_page
+    d.get(url + "/")
+    d.find_element(By.CSS_SELECTOR, "#settings-details summary").click()
+    wait.until(lambda d: d.find_element(By.ID, "set-value-conf").get_attribute("value") == str(DEFAULT_VALUE_CONF))
+    still = d.find_element(By.ID, "set-still")
+    still.clear()
+    still.send_keys("0.6")
+    d.find_element(By.ID, "btn-save-settings").click()
+    wait.until(lambda d: (app.state.store.get_settings().get("thresholds") or {}).get("still_s") == 0.6)
+    assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
+    th = httpx.get(url + "/api/settings").json()["thresholds"]
+    assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.6)
+    d.find_element(By.ID, "btn-save-settings").click()  # nothing changed: nothing new stored
+    time.sleep(0.5)
+    assert app.state.store.get_settings()["thresholds"] == {"still_s": 0.6}
 
 
 @pytest.mark.slow
-def test_hand_entry_refuses_letters_with_a_sentence(tmp_path):
+def test_hand_entry_refuses_letters_with_a_sentence(classic_page):
     """Typed faces other than digits 1–6 are refused on the page with a sentence in the player's language,
     and nothing is sent (issue 18 #10: "abc" used to come back as "faces … must be at most 6")."""
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    from kosti.dashboard.app import DashboardConfig, create_app
-
-    d = _browser()
-    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        for lang, text in (("en", "Type the faces as digits 1–6"), ("ru", "Введите грани цифрами от 1 до 6")):
-            if (d.find_element(By.ID, "lang-toggle").text == "EN") != (lang == "ru"):
-                d.find_element(By.ID, "lang-toggle").click()
-            box = d.find_element(By.ID, "entry-text")
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
-            box.clear()
-            box.send_keys("abc")
-            d.execute_script("document.getElementById('btn-enter').click()")
-            wait.until(EC.text_to_be_present_in_element((By.ID, "message"), text))
-        assert app.state.table.state.turn.points == 0 and not app.state.store.actions(app.state.table.game_id)
-    finally:
-        d.quit()
-        srv.close()
+    d, app, url, wait = classic_page
+    d.get(url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    for lang, text in (("en", "Type the faces as digits 1–6"), ("ru", "Введите грани цифрами от 1 до 6")):
+        if (d.find_element(By.ID, "lang-toggle").text == "EN") != (lang == "ru"):
+            d.find_element(By.ID, "lang-toggle").click()
+        box = d.find_element(By.ID, "entry-text")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.clear()
+        box.send_keys("abc")
+        d.execute_script("document.getElementById('btn-enter').click()")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "message"), text))
+    assert app.state.table.state.turn.points == 0 and not app.state.store.actions(app.state.table.game_id)
 
 
 @pytest.mark.slow
-def test_stop_preview_at_555_from_zero_warns_without_saying_nothing_is_recorded(tmp_path):
+def test_stop_preview_at_555_from_zero_warns_without_saying_nothing_is_recorded(classic_page):
     """A player at 0 with 555 in the turn: Stop lands on the dump truck and the score stays 0 (no score
     change). The preview warns of the dump truck and does not also say "nothing is recorded" (fresh look,
     issue 18: the two lines read as a contradiction)."""
     import json
 
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    from kosti.dashboard.app import DashboardConfig, create_app
     from kosti.dashboard.table import state_from_json
-
-    d = _browser()
-    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        table = app.state.table
-        j = table.state.to_json()
-        j["turn"].update(points=555, dice=2, throws=3, scored=True)
-        with table._lock:
-            table.state = state_from_json(json.dumps(j))
-            table._changed()
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        if d.find_element(By.ID, "lang-toggle").text == "EN":
-            d.find_element(By.ID, "lang-toggle").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "dump truck"))
-        text = d.find_element(By.ID, "stop-preview").text
-        assert text.startswith("If you stop now:") and "nothing is recorded" not in text, text
-        assert "warn" in d.find_element(By.ID, "stop-preview").get_attribute("class")
+    d, app, url, wait = classic_page
+    table = app.state.table
+    j = table.state.to_json()
+    j["turn"].update(points=555, dice=2, throws=3, scored=True)
+    with table._lock:
+        table.state = state_from_json(json.dumps(j))
+        table._changed()
+    d.get(url + "/")
+    if d.find_element(By.ID, "lang-toggle").text == "EN":
         d.find_element(By.ID, "lang-toggle").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "самосвал"))
-        assert "ничего не запишется" not in d.find_element(By.ID, "stop-preview").text
-    finally:
-        d.quit()
-        srv.close()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "dump truck"))
+    text = d.find_element(By.ID, "stop-preview").text
+    assert text.startswith("If you stop now:") and "nothing is recorded" not in text, text
+    assert "warn" in d.find_element(By.ID, "stop-preview").get_attribute("class")
+    d.find_element(By.ID, "lang-toggle").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "stop-preview"), "самосвал"))
+    assert "ничего не запишется" not in d.find_element(By.ID, "stop-preview").text
