@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import threading
 import time
 from collections import deque
@@ -38,7 +39,7 @@ import cv2
 import numpy as np
 
 from kosti.dashboard.store import Store, StoreError, ThrowRow
-from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, EARLIER_OPERATING_POINTS
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 
 log = logging.getLogger(__name__)
@@ -663,8 +664,10 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 #: holds exactly one of these pairs
 #: holds an old default, not a choice: the pair is dropped when the table starts
 #: (:func:`_without_old_defaults`), so the table reads at the shipped model's own operating point.
-OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = ({"conf": 0.25, "value_conf": 0.6},
-                                                        {"conf": 0.5, "value_conf": 0.4})
+OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
+    {"conf": 0.25, "value_conf": 0.6},
+    *({"conf": p["conf"], "value_conf": p["value_conf"]} for p in EARLIER_OPERATING_POINTS),  # kosti.models
+)
 
 
 #: The engine's reasons for refusing rule changes (``kosti.engine.rules``, English), in Russian: ``(regex,
@@ -691,14 +694,13 @@ def rules_reason_ru(msg: str) -> str:
     """The engine's English reason for refusing rule changes (``"opening.threshold: expected an integer, got
     'x'"``) in Russian (``"opening.threshold: нужно целое число, а не 'x'"``), by :data:`_RULES_REASONS_RU`;
     a reason without a Russian form is given as it is."""
-    import re
-
     path, sep, reason = msg.partition(": ")
     if not sep:
         path, reason = "", msg
     for pattern, ru in _RULES_REASONS_RU:
-        if re.search(pattern, reason):
-            return (f"{path}: " if path else "") + re.sub(pattern, ru, reason)
+        text, n = re.subn(pattern, ru, reason, count=1)
+        if n:
+            return (f"{path}: " if path else "") + text
     return msg
 
 
