@@ -628,23 +628,7 @@ def _action_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------------------------------
-class TableError(Exception):
-    """A control the table cannot carry out. ``status`` is the HTTP status (404, 409, 422 …)."""
-
-    def __init__(self, status: int, en: str, ru: str | None = None, code: str | None = None) -> None:
-        super().__init__(en)
-        self.status = status
-        self.en = en
-        self.ru = ru if ru is not None else en
-        self.code = code
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"error": English, "error_ru": Russian, "status": HTTP status}`` (plus ``"code"``, a machine
-        name such as ``replace_needed``, when the page must react to this error)."""
-        out: dict[str, Any] = {"error": self.en, "error_ru": self.ru, "status": self.status}
-        if self.code:
-            out["code"] = self.code
-        return out
+from kosti.dashboard.errors import TableError  # noqa: E402 - the typed errors live in dashboard/errors.py
 
 
 # ---------------------------------------------------------------------------------------------------
