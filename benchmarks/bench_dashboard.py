@@ -33,7 +33,7 @@ import uvicorn
 import websockets
 
 from kosti.dashboard.app import DashboardConfig, create_app
-from kosti.vision.virtual import VirtualTableSource
+from kosti.sim.virtual import VirtualTableSource
 
 
 def _free_port() -> int:

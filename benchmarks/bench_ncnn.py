@@ -1,7 +1,7 @@
 """NCNN (the ``ncnn`` package, :mod:`kosti.vision.ncnn_backend`) vs ONNX Runtime, side by side, one thread.
 
 Measures on real 1280×720 webcam frames (skovy-webcam test, ``../shared/datasets``; synthetic frames from
-:func:`kosti.vision.testing.synthetic_frame` when absent):
+:func:`kosti.sim.synthetic.synthetic_frame` when absent):
 
 * median wall time and CPU time (``time.process_time``: this process's own cores, so other load on a
   shared machine inflates it far less than the wall time) per frame of the detector alone (letterbox → network → decode → NMS) and of the whole
@@ -48,7 +48,7 @@ def _frames(n: int) -> tuple[list[np.ndarray], str]:
     frames = [f for f in frames if f is not None and f.shape[:2] == (720, 1280)]
     if frames:
         return frames, f"{len(frames)} skovy-webcam test frames (1280×720)"
-    from kosti.vision.testing import synthetic_frame
+    from kosti.sim.synthetic import synthetic_frame
 
     return [synthetic_frame(n_dice=5, seed=i)[0] for i in range(n)], f"{n} synthetic 1280×720 frames (5 dice)"
 

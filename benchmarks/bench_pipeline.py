@@ -35,7 +35,7 @@ from kosti.vision.detections import Detections
 from kosti.vision.pipeline import ThrowDetector
 from kosti.vision.settle import SettleDetector
 from kosti.vision.sources import VideoFileSource
-from kosti.vision.virtual import VirtualTableSource
+from kosti.sim.virtual import VirtualTableSource
 
 
 class NullReader:

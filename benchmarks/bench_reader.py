@@ -1,6 +1,6 @@
 """Dice reader speed and memory: ONNX Runtime on one core vs the same models through Ultralytics.
 
-Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.vision.testing.synthetic_frame`):
+Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.synthetic.synthetic_frame`):
 
 * median end-to-end time of :meth:`DiceReader.read` (letterbox → detector → NMS → 5 full-resolution
   crops → face classifier) with ONNX Runtime on one thread;
@@ -83,7 +83,8 @@ def main() -> int:
 
     from kosti.vision.crops import square_crop
     from kosti.vision.reader import DiceReader
-    from kosti.vision.testing import build_untrained_models, synthetic_frame
+    from kosti.sim.synthetic import synthetic_frame
+    from kosti.sim.untrained_models import build_untrained_models
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-reader-"))
     have = all(p.exists() for p in (args.det, args.cls, args.det_pt, args.cls_pt))

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from kosti.datasets.synth import DEFAULT_REAL_ROOT, RealBank, SceneGenerator, SynthConfig
-from kosti.vision.render import make_background, render_die, render_table
+from kosti.sim.render import make_background, render_die, render_table
 
 
 def _median_ms(fn, reps: int, runs: int) -> float:

@@ -60,7 +60,7 @@ from kosti.datasets.capture import CaptureWriter  # noqa: E402
 from kosti.datasets.prepare import label_path, split_images  # noqa: E402
 from kosti.models import MODELS_DIR  # noqa: E402
 from kosti.vision.evaluate import evaluate  # noqa: E402
-from kosti.vision.render import BACKGROUNDS, DieStyle, render_table  # noqa: E402
+from kosti.sim.render import BACKGROUNDS, DieStyle, render_table  # noqa: E402
 
 #: Default real data: replayed during training and measured before/after (must not lose > 0.5 points).
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6" / "data.yaml"
@@ -106,7 +106,7 @@ def render_throw(style: DieStyle, seed: int, size: tuple[int, int] = FRAME,
                  n_dice: int = DICE_PER_THROW) -> tuple[np.ndarray, list[tuple[int, tuple[float, ...]]]]:
     """One settled throw of ``n_dice`` dice of ``style`` as a webcam above the table would see it.
 
-    Table top: one of :data:`kosti.vision.render.BACKGROUNDS` (seeded); die side 6–9 % of the frame
+    Table top: one of :data:`kosti.sim.render.BACKGROUNDS` (seeded); die side 6–9 % of the frame
     height (43–65 px at 720p: a webcam 50–90 cm above the table); random faces, places (no overlap),
     rotations, slight camera tilt and glare; then a global exposure change and sensor noise.
 

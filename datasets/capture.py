@@ -817,7 +817,7 @@ def _faces_text(dice: list[tuple[int, tuple[float, ...], float, int]]) -> str:
 
 
 def source_photo(source: Any, frame_index: int) -> Path | None:
-    """The photo file a folder source (:class:`kosti.vision.sources.FolderSource`) showed at ``frame_index``;
+    """The photo file a folder source (:class:`kosti.sim.replay.FolderSource`) showed at ``frame_index``;
     ``None`` for cameras, videos and the virtual table, or during a transition."""
     photo_at = getattr(source, "photo_at", None)
     if photo_at is None or not getattr(source, "files", None):

@@ -50,7 +50,7 @@ def _fraction(text: str) -> float:
 
 
 def _add_synth(actions: argparse._SubParsersAction) -> None:
-    from kosti.vision.render import BACKGROUNDS, STYLES
+    from kosti.sim.render import BACKGROUNDS, STYLES
 
     p = actions.add_parser(
         "synth",

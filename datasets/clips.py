@@ -6,7 +6,7 @@ and the throws it must give — faces, status, and ``rest_s``, the media time at
 stopped (the watcher must read the throw at or after it, within 0.5 s). Every clip is a pure function
 of ``(seed, clip name)``: same seed, same frames (MJPG encoding is deterministic for one OpenCV build).
 
-Scenarios (issue 13), drawn with the virtual table renderer (:func:`kosti.vision.render.render_table`)
+Scenarios (issue 13), drawn with the virtual table renderer (:func:`kosti.sim.render.render_table`)
 at 640×360 — 25 px dice, as a webcam 60–80 cm above a table at 720p shows them at half scale:
 
 * ``shake`` — a camera that never stops moving: 0.5–3 px a frame, rotating up to ±0.6°, exposure
@@ -39,7 +39,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from kosti.vision import render
+from kosti.sim import render
 
 #: Frame rate and size of the virtual-table clips.
 FPS = 30.0
@@ -498,7 +498,7 @@ def _fixed(seed: int) -> Clip:
 
 def _shake_real(seed: int, root: Path) -> Clip:
     """byler-d6 test photos as the table, a hand sweep between them, the shaking camera."""
-    from kosti.vision.sources import transition_frame
+    from kosti.sim.replay import transition_frame
 
     folder = root / "byler-d6"
     photos, truth = [], []

@@ -5,10 +5,10 @@ Each scene is a square image (default 640 px) with 0–6 dice on a table top, bu
 * **real dice** cut from the *training* splits of the shared photos (``byler-d6/train`` and
   ``rune55-dedup/train``; the test/val splits and ``skovy-webcam`` are never read) with a soft
   super-elliptic alpha around each labelled box;
-* **procedural dice** from :func:`kosti.vision.render.render_die` (named or random styles, slight
+* **procedural dice** from :func:`kosti.sim.render.render_die` (named or random styles, slight
   camera tilt, glare, translucency, the occasional *cocked* die leaning on something);
 * **table tops**: procedural felt, cloth, wood, paper, trays, dark and light surfaces
-  (:func:`kosti.vision.render.make_background`), plus random crops of real training photos with their
+  (:func:`kosti.sim.render.make_background`), plus random crops of real training photos with their
   dice painted out (inpainting at ¼ scale);
 * **distractors**: hand-like blobs, cup rims, coins, pens, cards, pipless dice-like cubes —
   sometimes covering dice, and alone in empty "negative" scenes;
@@ -51,7 +51,7 @@ import numpy as np
 from kosti.vision.crops import square_crop
 from kosti.datasets.prepare import read_labels
 from kosti.vision.evaluate import DatasetError
-from kosti.vision.render import (
+from kosti.sim.render import (
     BACKGROUNDS,
     STYLES,
     WIDE_BACKGROUNDS,
@@ -116,7 +116,7 @@ class SynthConfig:
     Attributes:
         imgsz: side of each scene image.
         classes: ``"die"`` (one class) or ``"faces"`` (class k = face k+1) for detector labels.
-        styles: restrict procedural dice to these :data:`kosti.vision.render.STYLES` names; empty =
+        styles: restrict procedural dice to these :data:`kosti.sim.render.STYLES` names; empty =
             named styles and random colours.
         real_frac: probability that a die is a real crop (0 = procedural dice only; needs photos
             otherwise).
@@ -127,18 +127,18 @@ class SynthConfig:
         min_visible: least visible fraction of a die's silhouette for a detector label.
         val_frac: share of scenes that go to the ``val`` split.
         backgrounds: restrict procedural table tops to these
-            :data:`kosti.vision.render.BACKGROUNDS` names; empty = all.
+            :data:`kosti.sim.render.BACKGROUNDS` names; empty = all.
         degrade: apply the camera degradations (perspective warp, blur, rolling dice, glare,
             colour/exposure shifts, grayscale, noise, JPEG quality 35–95). ``False`` gives clean
             scenes (JPEG quality 95) for inspection and tests.
         oblique_frac: share of scenes seen by a camera looking at the table from the side (a webcam on
             a shelf, a phone held at an angle): every rendered die of the scene leans the same way by
-            ``|tilt|`` 0.2–0.45 of its side, so two side faces show (:func:`kosti.vision.render.render_die`).
+            ``|tilt|`` 0.2–0.45 of its side, so two side faces show (:func:`kosti.sim.render.render_die`).
             Other scenes keep the near-top-down view (``|tilt|`` ≈ 0.1). 0 (default) draws nothing extra
             from the scene's random stream, so earlier seeds give the same scenes.
         wide: the wide generator (issue 11): dice styles from the whole hue circle, light pips on dark
-            bodies, coloured pips, translucent, marbled and wooden dice (:func:`kosti.vision.render.wide_style`,
-            60 % of rendered dice), the table tops of :data:`kosti.vision.render.WIDE_BACKGROUNDS`, the
+            bodies, coloured pips, translucent, marbled and wooden dice (:func:`kosti.sim.render.wide_style`,
+            60 % of rendered dice), the table tops of :data:`kosti.sim.render.WIDE_BACKGROUNDS`, the
             hard negatives of :data:`_WIDE_CLUTTER_KINDS` beside the usual distractors, distractors
             among dice in 60 % of scenes (30 % otherwise), and colour changes a die survives (channel
             swaps and hue rotation of the whole scene, 20 %). ``False`` (default) draws nothing extra, so

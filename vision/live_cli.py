@@ -5,7 +5,7 @@ Contract (``../shared/docs/cli.md``)::
     kosti watch [--rules PRESET] [--json] VIDEO_OR_FOLDER
 
 JSON: ``{"throws": [{"frame", "time_s", "dice": [{"value", "confidence", "box"}], "status"}], "frames",
-"fps_processed"}``. A folder is replayed by :class:`~kosti.vision.sources.FolderSource` as fast as
+"fps_processed"}``. A folder is replayed by :class:`~kosti.sim.replay.FolderSource` as fast as
 possible in simulated time (each photo held still, synthetic hand motion between photos); a video is
 read as fast as possible with its own timestamps. With ``--rules`` the throws are played through a
 game of that preset: each throw must hold the game's number of dice to throw (else it is
@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kosti.vision.sources import FolderSource, SourceError, VideoFileSource, IMAGE_EXTENSIONS
+from kosti.sim.replay import FolderSource
+from kosti.vision.sources import SourceError, VideoFileSource, IMAGE_EXTENSIONS
 
 
 #: Why a settle event gave no throw, for the human-readable output.

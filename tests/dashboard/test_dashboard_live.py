@@ -8,7 +8,7 @@ import time
 import pytest
 
 from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
-from kosti.vision.virtual import VirtualTableSource
+from kosti.sim.virtual import VirtualTableSource
 
 
 def _wait(client, pred, timeout: float = 20.0) -> dict:

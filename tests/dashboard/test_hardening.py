@@ -491,7 +491,7 @@ def test_truth_reader_before_the_dice_come_to_rest() -> None:
     """``kosti demo --reader truth`` sometimes logged a reshape traceback at start: the first throw had no boxes
     until its dice came to rest."""
     from kosti.dashboard.table import VirtualTruthReader
-    from kosti.vision.virtual import VirtualTableSource
+    from kosti.sim.virtual import VirtualTableSource
 
     src = VirtualTableSource(realtime=False, initial_throw=False)
     src.throw(n_dice=5)
@@ -536,7 +536,7 @@ def test_disk_full_while_the_camera_settles_a_throw(make_client, start_game, mon
     it is shown as "not stored" with the storage banner, and nothing is scored."""
     import time
 
-    from kosti.vision.virtual import VirtualTableSource
+    from kosti.sim.virtual import VirtualTableSource
 
     src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=3)
     with make_client(source_obj=src, reader_kind="truth") as c:

@@ -1,4 +1,4 @@
-"""Procedural die renderer and virtual-table frames (kosti.vision.render)."""
+"""Procedural die renderer and virtual-table frames (kosti.sim.render)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from kosti.vision.render import (
+from kosti.sim.render import (
     BACKGROUNDS,
     STYLES,
     WIDE_BACKGROUNDS,

@@ -109,7 +109,8 @@ def test_corrupt_jpeg_gives_only_the_one_line(tmp_path: Path) -> None:
 
 def test_folder_source_refuses_a_huge_photo(tmp_path: Path) -> None:
     """A 12000×12000 photo in a watch folder took 3 GB."""
-    from kosti.vision.sources import FolderSource, SourceError
+    from kosti.sim.replay import FolderSource
+    from kosti.vision.sources import SourceError
 
     ok = np.zeros((60, 80, 3), np.uint8)
     cv2.imwrite(str(tmp_path / "a.png"), ok)

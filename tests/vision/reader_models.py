@@ -1,7 +1,7 @@
 """Untrained reader models for the reader/eval tests, built once per test session.
 
 The YOLO11n detector (one class ``die``, 320 px) and YOLO11n-cls classifier (``1…6, x``, 64 px) come
-from Ultralytics' YAML with seeded random weights (:func:`kosti.vision.testing.build_untrained_models`),
+from Ultralytics' YAML with seeded random weights (:func:`kosti.sim.untrained_models.build_untrained_models`),
 nothing downloaded. Also the paths of the shipped models and shared photos.
 """
 
@@ -24,7 +24,7 @@ BYLER = SHARED_DATASETS / "byler-d6"
 @cache
 def _build(kind: str) -> dict[str, Path]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
-    from kosti.vision.testing import build_untrained_models
+    from kosti.sim.untrained_models import build_untrained_models
 
     out = Path(tempfile.mkdtemp(prefix=f"kosti-reader-{kind}-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)

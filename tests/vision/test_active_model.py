@@ -15,7 +15,7 @@ from reader_models import REPO, untrained_models
 
 from kosti.registry import Registry, reader_files
 from kosti.vision.reader import DiceReader
-from kosti.vision.testing import synthetic_frame
+from kosti.sim.synthetic import synthetic_frame
 
 
 @pytest.fixture(scope="module")

@@ -152,7 +152,7 @@ def test_settle_tolerates_a_shaking_camera_but_not_a_moving_die():
 
 def test_appearance_change_sees_a_turning_die_not_a_shifted_one():
     img = np.full((120, 120, 3), (40, 110, 45), np.uint8)
-    from kosti.vision import render
+    from kosti.sim import render
 
     a, (box,) = render.render_table([(5, 60, 60, 10.0)], img, "white_black", size=(120, 120), die_px=30)
     b, _ = render.render_table([(5, 60, 60, 22.0)], img, "white_black", size=(120, 120), die_px=30)

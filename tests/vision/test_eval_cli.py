@@ -12,7 +12,7 @@ from reader_models import REPO, untrained_models
 
 from kosti.vision.evaluate import evaluate, evaluate_data, load_dataset
 from kosti.vision.reader import DiceReader
-from kosti.vision.testing import synthetic_frame
+from kosti.sim.synthetic import synthetic_frame
 
 KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
         "ms_per_image_median", "confusion"}

@@ -13,8 +13,8 @@ import pytest
 from kosti.vision.detections import Detections
 from kosti.vision.pipeline import Die, LivePipeline, ThrowDetector, annotate, check_throw, recover_dice, vote
 from kosti.vision.settle import SettleState
-from kosti.vision.sources import FolderSource
-from kosti.vision.virtual import VirtualTableSource
+from kosti.sim.replay import FolderSource
+from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.zones import Zones
 
 REPO = Path(__file__).resolve().parents[2]

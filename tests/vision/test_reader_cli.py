@@ -12,7 +12,7 @@ import pytest
 from reader_models import REPO, untrained_models
 
 from kosti.vision.reader import DiceReader, ImageReadError, load_image
-from kosti.vision.testing import synthetic_frame
+from kosti.sim.synthetic import synthetic_frame
 
 
 @pytest.fixture(scope="module")

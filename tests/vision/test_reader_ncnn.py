@@ -16,7 +16,7 @@ from kosti.models import CLASSIFIER_NCNN, DETECTOR_NCNN, DETECTOR_ONNX  # noqa: 
 from kosti.vision.ncnn_backend import NcnnClassifier, NcnnDetector  # noqa: E402
 from kosti.vision.onnx_backend import ModelLoadError, OnnxDetector  # noqa: E402
 from kosti.vision.reader import DiceReader, load_image  # noqa: E402
-from kosti.vision.testing import synthetic_frame  # noqa: E402
+from kosti.sim.synthetic import synthetic_frame  # noqa: E402
 
 
 def _box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:

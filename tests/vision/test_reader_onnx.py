@@ -14,7 +14,7 @@ from kosti.models import DEFAULT_IOU
 from kosti.vision.crops import square_crop
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
 from kosti.vision.reader import DiceReader
-from kosti.vision.testing import synthetic_frame
+from kosti.sim.synthetic import synthetic_frame
 
 BOX_TOL_PX = 1.0
 CONF_TOL = 1e-3

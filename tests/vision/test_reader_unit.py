@@ -12,7 +12,7 @@ from reader_models import untrained_models
 from kosti.vision.detections import Detections, box_iou, nested_in_stronger
 from kosti.vision.onnx_backend import decode_detections, nms
 from kosti.vision.reader import DiceReader, face_values
-from kosti.vision.testing import synthetic_frame
+from kosti.sim.synthetic import synthetic_frame
 
 
 def _dets():
@@ -53,8 +53,8 @@ def test_to_dicts_matches_cli_shape():
     assert out[1]["value"] == 0 and out[1]["uncertain"] is True
     assert "uncertain" not in out[2]
     json.dumps(out)  # plain Python types only
-    dice = _dets().to_dice()
-    assert dice[1].uncertain and not dice[0].uncertain and dice[0].det_confidence == pytest.approx(0.9)
+    recs = _dets().to_records()
+    assert recs[1]["uncertain"] and not recs[0]["uncertain"] and recs[0]["det_confidence"] == pytest.approx(0.9)
 
 
 def test_sorted_by_position():

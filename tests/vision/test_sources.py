@@ -12,7 +12,6 @@ import pytest
 
 from kosti.vision.sources import (
     EndOfStream,
-    FolderSource,
     Frame,
     OpenCVSource,
     PicameraSource,
@@ -21,7 +20,8 @@ from kosti.vision.sources import (
     VideoFileSource,
     open_source,
 )
-from kosti.vision.virtual import VirtualTableSource
+from kosti.sim.replay import FolderSource
+from kosti.sim.virtual import VirtualTableSource
 
 
 def numbered(n: int, w: int = 160, h: int = 120) -> np.ndarray:

@@ -7,7 +7,7 @@ throw: the dice fly in from the edge of the tray tumbling (random faces, rotatio
 boxes are recorded in :attr:`VirtualTableSource.throws`, so the live pipeline can be checked against the
 truth without a camera.
 
-Frames are drawn by :func:`kosti.vision.render.render_table` (procedural dice on a procedural table top),
+Frames are drawn by :func:`kosti.sim.render.render_table` (procedural dice on a procedural table top),
 so the boxes recorded as ground truth are the renderer's exact silhouettes.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kosti.vision import render
+from kosti.sim import render
 from kosti.vision.sources import EndOfStream, FrameSource
 
 
@@ -36,7 +36,7 @@ class VirtualDie:
     angle: float
 
     def spec(self) -> tuple[int, float, float, float]:
-        """``(value, x, y, angle_deg)`` as :func:`kosti.vision.render.render_table` takes it."""
+        """``(value, x, y, angle_deg)`` as :func:`kosti.sim.render.render_table` takes it."""
         return (self.face, self.cx, self.cy, self.angle)
 
 
@@ -78,8 +78,8 @@ class VirtualTableSource(FrameSource):
         auto_every_s: seconds between automatic throws (counted from the previous rest), ``None`` = only on request.
         tumble_s: seconds the dice tumble before they rest.
         die_side: side of a die in pixels (default 7 % of the frame height).
-        background: table top, one of :data:`kosti.vision.render.BACKGROUNDS`.
-        style: die look, a :data:`kosti.vision.render.STYLES` name.
+        background: table top, one of :data:`kosti.sim.render.BACKGROUNDS`.
+        style: die look, a :data:`kosti.sim.render.STYLES` name.
         seed: random seed (faces, positions).
         initial_throw: start with a throw already in the air (so a fresh demo shows dice quickly).
         max_frames: stop with :class:`EndOfStream` after this many frames (``None`` = endless).
