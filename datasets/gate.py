@@ -54,7 +54,25 @@ def gate(candidate: Mapping[str, Mapping[str, Any]], before: Mapping[str, Mappin
         tolerance: largest allowed drop of each metric.
 
     Returns:
-        ``(passed, reason)``; ``reason`` names the first failing metric and set, or sums up the pass.
+        ``(passed, reason)``; ``reason`` (English) names the first failing metric and set, or sums up the pass.
+        :func:`gate_verdict` gives the same verdict with the Russian reason too.
+
+    Raises:
+        KeyError: a set or metric of ``before`` is missing from ``candidate``.
+    """
+    ok, en, _ru = gate_verdict(candidate, before, tolerance, metrics)
+    return ok, en
+
+
+#: Russian names of the gate metrics and measured sets, for the teach page's verdict.
+_METRIC_RU = {"precision": "точность", "recall": "полнота", "die_accuracy": "доля верно прочитанных костей"}
+_SET_RU = {"held_back": "на отложенных снимках", "reference": "на эталонных снимках"}
+
+
+def gate_verdict(candidate: Mapping[str, Mapping[str, Any]], before: Mapping[str, Mapping[str, Any]],
+                 tolerance: float = GATE_TOLERANCE,
+                 metrics: tuple[str, ...] = GATE_METRICS) -> tuple[bool, str, str]:
+    """:func:`gate` with its reason in English and in Russian: ``(passed, reason_en, reason_ru)``.
 
     Raises:
         KeyError: a set or metric of ``before`` is missing from ``candidate``.
@@ -64,11 +82,19 @@ def gate(candidate: Mapping[str, Mapping[str, Any]], before: Mapping[str, Mappin
         for m in metrics:
             if ref.get(m) is None:
                 continue
-            if float(got[m]) < float(ref[m]) - tolerance - 1e-9:  # exactly at the tolerance passes
-                return False, (f"{m} on the {name.replace('_', '-')} photos fell from {float(ref[m]):.3f} to "
-                               f"{float(got[m]):.3f} (more than {tolerance})")
-    return True, "no worse than the current model on " + " and ".join(
+            was, now = float(ref[m]), float(got[m])
+            if now < was - tolerance - 1e-9:  # exactly at the tolerance passes
+                return False, (f"{m} on the {name.replace('_', '-')} photos fell from {was:.3f} to {now:.3f} "
+                               f"(more than {tolerance})"), (
+                    f"{_METRIC_RU.get(m, m)} {_SET_RU.get(name, name)} упала с {was:.3f} до {now:.3f} "
+                    f"(больше чем на {tolerance})").replace(".", ",")
+    en = "no worse than the current model on " + " and ".join(
         n.replace("_", "-") + " photos" for n in before) + f" ({', '.join(metrics)} within {tolerance})"
+    names_ru = [_METRIC_RU.get(m, m) for m in metrics]
+    listed_ru = ", ".join(names_ru[:-1]) + " и " + names_ru[-1] if len(names_ru) > 1 else names_ru[0]
+    ru = "не хуже текущей модели " + " и ".join(_SET_RU.get(n, n) for n in before) + (
+        f" ({listed_ru} — в пределах {tolerance})").replace(".", ",")
+    return True, en, ru
 
 
 def found_recall(reader: Any, dataset: Any, floor: float | None = None) -> dict[str, float]:
@@ -104,5 +130,5 @@ def needs_detector(found: Mapping[str, float], target: float = FOUND_TARGET) -> 
     return found["dice"] > 0 and found["found"] < target
 
 
-__all__ = ["FOUND_TARGET", "GATE_METRICS", "GATE_TOLERANCE", "MIN_HELD_BACK", "found_recall", "gate",
+__all__ = ["FOUND_TARGET", "GATE_METRICS", "GATE_TOLERANCE", "MIN_HELD_BACK", "found_recall", "gate", "gate_verdict",
            "holdout_count", "needs_detector"]

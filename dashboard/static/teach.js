@@ -18,6 +18,7 @@ const T = {
     die_accuracy: "faces read right", image_exact: "throws read exactly",
     activated: (v, m) => `New reader ${v} is active (trained in ${m} min).`,
     refused: (why) => `The new reader was not activated: ${why}. The current reader stays.`,
+    nothing: "Nothing to retrain: the current reader already reads your dice right on every confirmed photo, so it stays as it is.",
     stages: { preparing: "preparing the photos", detector: "the dice detector", classifier: "the face reader" },
   },
   ru: {
@@ -37,6 +38,7 @@ const T = {
     die_accuracy: "грани прочитаны верно", image_exact: "броски прочитаны без ошибок",
     activated: (v, m) => `Новая модель ${v} включена (обучение заняло ${m} мин).`,
     refused: (why) => `Новая модель не включена: ${why}. Остаётся текущая.`,
+    nothing: "Переобучать нечего: текущая модель уже верно читает ваши кости на всех подтверждённых снимках, поэтому она остаётся.",
     stages: { preparing: "подготовка снимков", detector: "детектор костей", classifier: "распознавание граней" },
   },
 };
@@ -104,8 +106,10 @@ function show(st) {
     let html = "";
     if (r.before && r.after) html += cmpTable(`${t("metric")} (${r.held_back_images})`, r.before, r.after);
     if (r.reference && r.reference.before && r.reference.after) html += cmpTable(t("reference"), r.reference.before, r.reference.after);
-    const ok = !!r.activated;
-    html += `<p class="verdict ${ok ? "ok" : "refused"}">${ok ? T[lang].activated(r.version, r.minutes) : T[lang].refused(r.refused || "--no-activate")}</p>`;
+    const ok = !!r.activated || !!r.nothing_to_learn;
+    const why = (lang === "ru" && r.refused_ru) || r.refused || "";
+    const verdict = r.nothing_to_learn ? t("nothing") : r.activated ? T[lang].activated(r.version, r.minutes) : T[lang].refused(why);
+    html += `<p class="verdict ${ok ? "ok" : "refused"}">${verdict}</p>`;
     $("result").innerHTML = html;
     $("step-train").classList.add("done");
   }
