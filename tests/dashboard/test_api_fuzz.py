@@ -133,10 +133,10 @@ def test_openapi_routes_never_answer_5xx(fuzz_client) -> None:
 def test_websocket_commands_never_close_the_socket(fuzz_client) -> None:
     """Random WebSocket commands (every command name, the fields of every REST body, junk values): each gets an
     ``ack`` or an error in the documented shape on the same socket, never a closed socket or a 5xx."""
-    from kosti.dashboard.app import WS_BODIES
+    from kosti.dashboard.routes.commands import COMMANDS
 
     fields = st.dictionaries(st.sampled_from(["game_id", "faces", "die_index", "value", "pin", "x"]), JUNK, max_size=4)
-    command = st.builds(lambda cmd, f: {"cmd": cmd, **f}, st.sampled_from([*WS_BODIES, "nope"]), fields)
+    command = st.builds(lambda cmd, f: {"cmd": cmd, **f}, st.sampled_from([*COMMANDS, "nope"]), fields)
     guard = fuzz_client.app.state.pin_guard
     with fuzz_client.websocket_connect("/ws") as ws:
         ws.receive_json()

@@ -1,0 +1,103 @@
+"""Games: rule presets, stored games and their history, throw images, starting and resuming games, and one
+control route per command of the command table (:data:`kosti.dashboard.routes.commands.COMMANDS`)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
+from fastapi import Path as PathParam
+from kosti.dashboard.errors import NotFound
+from kosti.dashboard.routes.commands import COMMANDS, Command, Result
+from kosti.dashboard.schemas import (
+    MAX_ID,
+    Games,
+    History,
+    NewGame,
+    Presets,
+    ReplaceBody,
+    Snapshot,
+)
+from kosti.dashboard.table import TableService, list_presets
+from pydantic import BaseModel
+
+GameId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="game id (1 … 2^63−1)")]
+ThrowId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="throw id (1 … 2^63−1)")]
+#: The control-route dependency: the actor's name (``local:…`` / ``pin:…``); 403/429 without the right PIN.
+PinCheck = Callable[[Request], str]
+JPEG = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
+
+
+def create_games_router(table: TableService, check_pin: PinCheck) -> APIRouter:
+    """The games routes around ``table``; control routes depend on ``check_pin``."""
+    router = APIRouter()
+    store = table.store
+
+    @router.get("/api/state", summary="The table snapshot", response_model=Snapshot, response_model_exclude_unset=True)
+    def get_state() -> Result:
+        return table.snapshot()
+
+    @router.get("/api/presets", summary="Rule presets", response_model=Presets, response_model_exclude_unset=True)
+    def get_presets() -> Result:
+        return {"presets": list_presets()}
+
+    @router.get("/api/games", summary="Stored games, newest first (scores, turns, status)", response_model=Games,
+                response_model_exclude_unset=True)
+    def get_games(limit: int = Query(50, ge=1, le=500)) -> Result:
+        return {"games": table.games(limit), "current": table.game_id}
+
+    @router.get("/api/games/{game_id}/history", summary="Turns, throws, actions and corrections of a game",
+                response_model=History, response_model_exclude_unset=True)
+    def get_history(game_id: GameId) -> Result:
+        return table.history(game_id)
+
+    @router.get("/api/throws/{throw_id}/image.jpg", summary="Settled frame of a throw (JPEG)",
+                response_class=Response, responses=JPEG)
+    def throw_image(throw_id: ThrowId, thumb: bool = False) -> Response:
+        data = store.throw_image(throw_id, thumbnail=thumb)
+        if data is None:
+            raise NotFound(f"no image for throw {throw_id}", f"нет снимка броска {throw_id}")
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
+
+    @router.post("/api/games", summary="Start a new game (409 replace_needed while another is being played)",
+                 status_code=201, response_model=Snapshot, response_model_exclude_unset=True)
+    def post_game(body: NewGame, actor: str = Depends(check_pin)) -> Result:
+        return table.new_game(body.players, body.preset, body.overrides, actor=actor, replace=body.replace)
+
+    @router.post("/api/games/{game_id}/resume", summary="Put a stored unfinished game back on the table",
+                 response_model=Snapshot, response_model_exclude_unset=True)
+    def post_resume(game_id: GameId, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> Result:
+        return table.resume(game_id, actor=actor, replace=bool(body and body.replace))
+
+    @router.post("/api/games/{game_id}/rematch", summary="New game with the same players and rules",
+                 status_code=201, response_model=Snapshot, response_model_exclude_unset=True)
+    def post_rematch(game_id: GameId, body: ReplaceBody | None = None, actor: str = Depends(check_pin)) -> Result:
+        return table.rematch(game_id, actor=actor, replace=bool(body and body.replace))
+
+    for command in COMMANDS.values():
+        router.add_api_route(f"/api/games/{{game_id}}/{command.name}", control_endpoint(table, command, check_pin),
+                             methods=["POST"], summary=command.summary, response_model=command.response,
+                             name=f"post_{command.name}", response_model_exclude_unset=True)
+    return router
+
+
+def control_endpoint(table: TableService, command: Command, check_pin: PinCheck) -> Callable[..., Result]:
+    """The REST endpoint of ``command``: ``game_id`` from the path, the body validated with the command's model
+    (left out when the command has none; optional with ``body_optional``), the actor from ``check_pin``."""
+
+    def endpoint(game_id: int, actor: str, body: BaseModel | None = None) -> Result:
+        return command.handler(table, actor, game_id, body)
+
+    params = [inspect.Parameter("game_id", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=GameId)]
+    if command.body is not None:
+        params.append(inspect.Parameter(
+            "body", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=command.body | None if command.body_optional else command.body,
+            default=None if command.body_optional else Body()))
+    params.append(inspect.Parameter("actor", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str,
+                                    default=Depends(check_pin)))
+    endpoint.__signature__ = inspect.Signature(params, return_annotation=command.response)  # type: ignore[attr-defined]
+    endpoint.__name__ = f"post_{command.name}"
+    return endpoint
