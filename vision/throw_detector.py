@@ -1,0 +1,469 @@
+"""The frame-by-frame core of the live pipeline: :class:`ThrowDetector` turns a frame sequence into settled
+throws (no threads, no I/O; :class:`kosti.vision.runner.LivePipeline` runs it on a live source).
+
+It feeds each frame to a :class:`~kosti.vision.settle.SettleDetector`, keeps the last few still frames, and on
+the settle event reads ``vote_frames`` of them with the dice reader, votes (:mod:`kosti.vision.vote`), sorts
+the dice into table zones and checks the throw. Every rest period yields at most one throw; a rest whose
+roll-area dice are the previous throw's, unmoved, is not reported again, and neither is an empty tray.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from kosti.models import DEFAULT_VALUE_CONF
+from kosti.vision.detections import Detections, box_iou
+from kosti.vision.hands import HandBlob, appearance_change, find_hand
+from kosti.vision.settle import (
+    SettleDetector, SettleState, SettleUpdate, compose, estimate_camera_motion, invert, scale_transform,
+)
+from kosti.vision.sources import Frame
+from kosti.vision.throws import Die, Reader, Throw
+from kosti.vision.vote import BLOCKING_REASONS, check_throw, recover_dice, reason_pair, vote
+from kosti.vision.zones import ROLL, SET_ASIDE, Zones
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What :meth:`ThrowDetector.process` saw in one frame.
+
+    Attributes:
+        update: the settle detector's update.
+        throw: the throw completed at this frame, or None. A throw with :attr:`Throw.corrects` set
+            replaces the earlier throw it names (the same physical throw, a die moved on).
+        skipped: why a settle event (or a re-check) gave no throw: ``"empty"`` tray, ``"same"`` dice as the
+            last throw, ``"hand"`` in the roll area, ``"turning"`` — a die's own crop still changes
+            (spinning or rocking); or None.
+    """
+
+    update: SettleUpdate
+    throw: Throw | None = None
+    skipped: str | None = None
+
+
+class ThrowDetector:
+    """Turns a frame sequence into settled throws (single-threaded; see :class:`LivePipeline` for threads).
+
+    On a settle event (the table still for the settle detector's still time, the camera's own motion
+    taken out) the detector
+
+    1. looks for a hand in the roll area (:func:`kosti.vision.hands.find_hand`): while one is there,
+       nothing is read — the rest ends only when the table moves again (the hand leaves) and settles;
+    2. reads ``vote_frames`` still frames (their boxes mapped into the newest frame through the camera's
+       motion) and votes;
+    3. checks every die's own appearance (:func:`kosti.vision.hands.appearance_change`) against the
+       first frame of the rest, ``turn_lag_s`` earlier at most: a die still turning on the spot is not
+       at rest. It then re-checks those dice on every frame (cheap crops, no reader) until each has kept
+       its look for ``turn_lag_s``, and reads again then;
+    4. compares with the last throw in *table* coordinates (the two settle frames registered with
+       :func:`kosti.vision.settle.estimate_camera_motion`): the same dice unmoved are no new throw; when
+       only one or two dice moved a little (≤ 1.5 die sides), the count is the same, and the motion in
+       between was small (no hand, no throw: :attr:`SettleDetector.motion_peak` ≤ ``quiet_dice`` dice
+       areas) within ``continue_s`` of the last throw, it is the same physical throw continuing — a die
+       that tipped over or was nudged: reported as a correction (:attr:`Throw.corrects`) when a face
+       changed, silently followed when none did.
+
+    Args:
+        reader: object with ``read(image) -> Detections`` (:class:`kosti.vision.reader.DiceReader`).
+        zones: roll / set-aside areas (default: the whole frame is the roll area).
+        settle: the settle detector (default :class:`SettleDetector` with 0.4 s still time).
+        expected_dice: dice expected in the roll area (the engine's dice to throw) or None = any.
+        vote_frames: still frames read per throw (≥ 1; odd numbers avoid ties).
+        min_value_confidence: mean face probability over the voted frames needed to accept a die's face
+            (default the shipped reader's per-frame ``value_conf``, :data:`kosti.models.DEFAULT_VALUE_CONF`;
+            the dashboard sets both from its ``value_conf`` threshold).
+        overlap_iou: box IoU above which two dice count as overlapping/stacked.
+        dedupe_iou: IoU at which two boxes of one frame are one die found twice (:func:`dedupe`; None = off).
+        suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
+        keep_image: attach the settle frame to each :class:`Throw`.
+        recover: when the roll area holds at least one but fewer than ``expected_dice`` dice, take the
+            best of the reader's unconfirmed weak boxes (:func:`recover_dice`; needs a reader with
+            ``read_candidates``, as :class:`~kosti.vision.reader.DiceReader`).
+        recover_confidence: confidence, 0–1, at which a recovered die counts as read (below: uncertain,
+            the table confirms its face).
+        hands: look for hands before reading (step 1).
+        turn_threshold: changed share of a die's box (:func:`~kosti.vision.hands.appearance_change`) above
+            which it still turns. 0.03: on the test clips a die at rest gives ≤ 0.006 (camera shaking
+            3 px/frame, flicker, MJPG), one spinning at 60°/s gives 0.13 over 0.2 s.
+        turn_lag_s: how far back (seconds) a die's look is compared (0.2 s: 12° at 60°/s).
+        continue_s: seconds after a throw within which a small, hand-less motion continues it (step 4).
+        quiet_dice: peak motion, in dice areas, up to which the motion between two rests was "quiet".
+        preread: read the voted frames that come before the settle frame as they arrive (the last
+            ``2·(vote_frames − 1)`` frames of the still time, every other one), so the settle event has
+            only its own frame to read: the settle-to-throw latency is one read, not ``vote_frames``. A
+            rest that breaks off in those last frames costs reads that are not used.
+    """
+
+    def __init__(
+        self,
+        reader: Reader,
+        zones: Zones | None = None,
+        settle: SettleDetector | None = None,
+        expected_dice: int | None = None,
+        vote_frames: int = 3,
+        min_value_confidence: float = DEFAULT_VALUE_CONF,
+        overlap_iou: float = 0.2,
+        suppress_repeats: bool = True,
+        keep_image: bool = True,
+        dedupe_iou: float | None = 0.5,
+        recover: bool = True,
+        recover_confidence: float = 0.9,
+        hands: bool = True,
+        turn_threshold: float = 0.03,
+        turn_lag_s: float = 0.2,
+        continue_s: float = 6.0,
+        quiet_dice: float = 4.0,
+        preread: bool = True,
+    ) -> None:
+        if vote_frames < 1:
+            raise ValueError("vote_frames must be >= 1")
+        if not 0.0 <= recover_confidence <= 1.0:
+            raise ValueError(f"recover_confidence must be in [0, 1], got {recover_confidence}")
+        if turn_lag_s <= 0 or turn_threshold <= 0:
+            raise ValueError("turn_lag_s and turn_threshold must be > 0")
+        self.reader = reader
+        self.zones = zones or Zones()
+        self.settle = settle or SettleDetector()
+        self.expected_dice = expected_dice
+        self.expected_set_aside: list[int] | None = None
+        self.vote_frames = vote_frames
+        self.min_value_confidence = min_value_confidence
+        self.overlap_iou = overlap_iou
+        self.dedupe_iou = dedupe_iou
+        self.suppress_repeats = suppress_repeats
+        self.keep_image = keep_image
+        self.recover, self.recover_confidence = bool(recover), float(recover_confidence)
+        self.hands = hands
+        self.turn_threshold, self.turn_lag_s = float(turn_threshold), float(turn_lag_s)
+        self.continue_s, self.quiet_dice = float(continue_s), float(quiet_dice)
+        # Frames of the current rest period with their camera pose (ref small px → frame small px).
+        self._rest: deque[tuple[Frame, np.ndarray]] = deque(maxlen=64)
+        self._turning: np.ndarray | None = None  # boxes of dice still turning (re-checked every frame)
+        self._done = False  # this rest period has been decided (read, or a hand in it)
+        self._reads: dict[tuple[int, bool], Any] = {}  # reader results of this rest's frames
+        self.preread = bool(preread)
+        self.last_throw: Throw | None = None
+        self._last_small: np.ndarray | None = None  # settle image of the last throw (table coordinates)
+        self._last_peak = 0.0
+        self.last_detections: Detections | None = None  # roll+aside dice of the last read, for overlays
+        self.last_hand: HandBlob | None = None
+        self._hand_moved: np.ndarray | None = None  # where things moved before the rests a hand held
+        self.throws_reported = 0
+        self._new_throw = False  # a throw was announced (expect_new_throw): the next rest is not a correction
+
+    def expect_new_throw(self) -> None:
+        """The next throw reported is a new throw, never a correction of the last one.
+
+        For a source that knows when the dice are thrown (the virtual table's Throw button): a frame rate
+        that misses the throw's motion would otherwise make a die landing near the old one look like that
+        die nudged (:attr:`Throw.corrects`). Cleared when the next throw is reported."""
+        self._new_throw = True
+
+    def reset(self) -> None:
+        """Forget motion history and the last throw (a new game, a moved camera)."""
+        self.settle.reset()
+        self._rest.clear()
+        self._reads.clear()
+        self._turning = None
+        self._done = False
+        self.last_throw = None
+        self._last_small = None
+        self.last_detections = None
+        self.last_hand = None
+        self._hand_moved = None
+
+    def process(self, frame: Frame) -> FrameResult:
+        """Feed one frame; returns the settle update and, on a settle event, the throw (or why none).
+
+        Raises whatever the reader raises (the caller decides; :class:`LivePipeline` logs and goes on).
+        """
+        t_arrive = time.monotonic()
+        update = self.settle.update(frame.image, frame.t)
+        if update.state is SettleState.MOVING:
+            self._rest.clear()
+            self._reads.clear()
+            self._turning = None
+            self._done = False
+            self.last_detections = None
+            self.last_hand = None
+            return FrameResult(update)
+        self._rest.append((frame, update.camera if update.camera is not None else _IDENTITY))
+        if self._done:
+            return FrameResult(update)
+        if self._turning is not None:
+            if self._still_turning(self._turning) is not None:
+                return FrameResult(update)
+            self._turning = None
+            return self._decide(frame, update, t_arrive)
+        if not update.settled_now:
+            if self.preread and update.state is SettleState.SETTLING:
+                self._preread(frame, update)
+            return FrameResult(update)
+        return self._decide(frame, update, t_arrive)
+
+    def finish(self) -> FrameResult | None:
+        """The source has ended: read a rest that lasted at least half the still time but had not settled
+        (flagged ``short_rest``). Returns None when there is nothing to read."""
+        update = self.settle.last
+        if (update is None or update.state is not SettleState.SETTLING or self._done or self._turning is not None
+                or not self._rest or update.still_for_s < 0.5 * self.settle.still_s - 1e-6):
+            return None
+        frame = self._rest[-1][0]
+        return self._decide(frame, update, time.monotonic(), short_rest=True)
+
+    # -- one rest period ----------------------------------------------------------------------------
+    def _pose(self, k: int, width: int) -> np.ndarray:
+        """Camera motion from rest frame ``k`` to the newest one, on frame pixels of width ``width``."""
+        cam_k, cam_now = self._rest[k][1], self._rest[-1][1]
+        return scale_transform(compose(invert(cam_k), cam_now), width / self.settle.width)
+
+    def _still_turning(self, boxes: np.ndarray) -> np.ndarray | None:
+        """Boxes (newest frame pixels) whose crop changed over the last ``turn_lag_s``, or None."""
+        newest = self._rest[-1][0]
+        lag_t = newest.t - self.turn_lag_s
+        k = max((i for i, (f, _) in enumerate(self._rest) if f.t <= lag_t + 1e-6), default=None)
+        if k is None:  # the rest is younger than the lag: compare with its first frame
+            k = 0
+        if len(self._rest) < 2:
+            return None
+        then = self._rest[k][0]
+        m = self._pose(k, newest.image.shape[1])
+        changes = np.array([appearance_change(then.image, newest.image, b, m) for b in boxes])
+        moving = changes > self.turn_threshold
+        return boxes[moving] if moving.any() else None
+
+    def _decide(self, frame: Frame, update: SettleUpdate, t_arrive: float, short_rest: bool = False) -> FrameResult:
+        h, w = frame.image.shape[:2]
+        expected = self.expected_dice  # set between frames by the runner (LivePipeline.expect)
+        die_px = self.last_throw and _die_side(self.last_throw.dice)
+        if self.hands:
+            roll_mask = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(roll_mask, [self.zones.pixel_polygons(w, h)["roll_area"]], 255)
+            moved = self.settle.motion_mask
+            if self._hand_moved is not None and moved is not None and self._hand_moved.shape == moved.shape:
+                moved = moved | self._hand_moved  # a hand seen at the last rest and not gone since
+            hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved)
+            if hand is not None:
+                self.last_hand = hand
+                self._hand_moved = moved
+                self._done = True
+                return FrameResult(update, skipped="hand")
+            self._hand_moved = None
+        t0 = time.perf_counter()
+        rest = list(self._rest)
+        picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
+        frames = [rest[k][0] for k in picks]
+        if self._use_candidates(expected):
+            pairs = [self._read(f, True) for f in frames]
+            pairs = [(self._to_newest(d, k), self._to_newest(c, k)) for (d, c), k in zip(pairs, picks)]
+            reads = [dice for dice, _ in pairs]
+        else:
+            pairs = None
+            reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
+        dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
+        # A die whose own look still changes is not at rest (spinning on a corner, rocking).
+        if dice_all and len(rest) >= 2:
+            turning = self._still_turning(_boxes(dice_all))
+            if turning is not None and not short_rest:
+                self._turning = turning
+                return FrameResult(update, skipped="turning")
+        self._done = True
+        codes = self.zones.classify(_boxes(dice_all), w, h)
+        roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
+        aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
+        self.last_detections = _to_detections(roll + aside)
+        read_ms = (time.perf_counter() - t0) * 1000.0
+        if not roll:
+            return FrameResult(update, skipped="empty")
+        last = self.last_throw
+        small = self.settle.last_small
+        corrects: int | None = None
+        if self.suppress_repeats and last is not None:
+            before = self._in_table(last.dice, small, w)
+            if _unmoved(roll, before):
+                # The same dice at the same places: not a new throw. A re-read of an uncertain throw that
+                # now gives other values is reported again (it may be the readable version the game waits
+                # for). Judged on the dice found before any recovery: when a player picks up the dice to
+                # throw and leaves the kept ones lying, a weak box must not turn that into a new throw.
+                same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if _matched(d, roll))
+                if last.ok or same_values:
+                    return FrameResult(update, skipped="same")
+            elif not self._new_throw and self._continues(last, roll, before, frame.t):
+                if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
+                    last.dice = roll  # a die nudged, no face changed: follow it silently
+                    self._last_small = small
+                    return FrameResult(update, skipped="same")
+                corrects = last.frame_index
+        if corrects is None and pairs is not None and expected is not None and len(roll) < expected:
+            extra = recover_dice(dice_all, [Detections.concat(p) for p in pairs],
+                                 min_value_confidence=self.min_value_confidence,
+                                 min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
+                                 overlap_iou=self.overlap_iou)
+            extra = [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
+            roll = sorted(roll + extra[: expected - len(roll)], key=lambda d: (d.center[0], d.center[1]))
+            self.last_detections = _to_detections(roll + aside)
+            read_ms = (time.perf_counter() - t0) * 1000.0
+        if corrects is not None and last is not None:
+            expected = last.expected_dice
+        reasons = check_throw(roll, expected, self.overlap_iou, aside, self.expected_set_aside)
+        if short_rest:
+            reasons.append(reason_pair(
+                "short_rest",
+                f"the video ended {update.still_for_s:.2f} s into the rest (under the still time): check it",
+                f"видео закончилось через {update.still_for_s:.2f} с покоя (меньше времени покоя): проверьте"))
+        if corrects is not None:
+            reasons.append(reason_pair(
+                "corrected", "a die moved on after the throw was read: the throw is corrected",
+                "кость сдвинулась после того, как бросок был прочитан: бросок исправлен"))
+        blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
+        throw = Throw(
+            frame_index=frame.index,
+            time_s=frame.t,
+            dice=roll,
+            set_aside=aside,
+            status="uncertain" if blocking else "ok",
+            reasons=[r for _, r in reasons],
+            reason_codes=[c for c, _ in reasons],
+            image=frame.image if self.keep_image else None,
+            expected_dice=expected,
+            read_ms=read_ms,
+            latency_s=time.monotonic() - t_arrive,
+            frames_read=len(frames),
+            corrects=corrects,
+        )
+        self.last_throw = throw
+        self._last_small = small
+        self._last_peak = self.settle.motion_peak
+        self.throws_reported += 1
+        self._new_throw = False
+        return FrameResult(update, throw=throw)
+
+    def _use_candidates(self, expected: int | None) -> bool:
+        return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
+
+    def _read(self, frame: Frame, candidates: bool) -> Any:
+        """The reader's result for ``frame`` (``read_candidates`` pair or ``read``), read once per rest."""
+        key = (frame.index, candidates)
+        hit = self._reads.get(key)
+        if hit is None:
+            read = self.reader.read_candidates if candidates else self.reader.read  # type: ignore[attr-defined]
+            hit = read(frame.image)
+            self._reads[key] = hit
+        return hit
+
+    def _preread(self, frame: Frame, update: SettleUpdate) -> None:
+        """Read now a frame that will be one of the voted frames of this rest's settle event (every other
+        frame of the last ``2·(vote_frames − 1)`` before it), so the settle event reads only its own."""
+        if len(self._rest) < 2 or self.vote_frames < 2:
+            return
+        dt = frame.t - self._rest[-2][0].t
+        ahead = (frame.t - update.still_for_s + self.settle.still_s) - frame.t
+        if dt <= 0 or ahead <= 1e-6:
+            return
+        k = int(np.ceil((ahead - 1e-6) / dt))  # frames until the settle frame, at this frame rate
+        if k % 2 == 0 and 2 <= k <= 2 * (self.vote_frames - 1):
+            self._read(frame, self._use_candidates(self.expected_dice))
+
+    def _to_newest(self, det: Detections, k: int) -> Detections:
+        """Boxes read in rest frame ``k`` moved into the newest frame's pixels (the camera's motion)."""
+        if k == len(self._rest) - 1 or len(det) == 0:
+            return det
+        m = self._pose(k, self._rest[-1][0].image.shape[1])
+        if np.allclose(m, _IDENTITY, atol=1e-3):
+            return det
+        return replace(det, xyxy=_move_boxes(det.xyxy, m))
+
+    def _in_table(self, dice: list[Die], small: np.ndarray | None, width: int) -> list[Die]:
+        """The last throw's dice moved into this frame's pixels: the two settle images registered (a
+        camera that drifted between the rests), or unchanged when they cannot be."""
+        if small is None or self._last_small is None or self._last_small.shape != small.shape:
+            return dice
+        m = estimate_camera_motion(self._last_small, small, max_shift=0.1 * small.shape[1], max_angle_deg=5.0)
+        if m is None or np.allclose(m, _IDENTITY, atol=1e-3):
+            return dice
+        m = scale_transform(m, width / self.settle.width)
+        moved = _move_boxes(_boxes(dice), m)
+        return [replace(d, box=tuple(float(v) for v in b)) for d, b in zip(dice, moved)]
+
+    def _continues(self, last: Throw, roll: list[Die], before: list[Die], t: float) -> bool:
+        """True when this rest is the last throw continuing: same count, at most two dice moved, each by
+        at most 1.5 die sides, soon after it, and the motion in between was quiet (no hand, no throw)."""
+        if not last.dice or len(roll) != len(last.dice) or t - last.time_s > self.continue_s:
+            return False
+        side = _die_side(last.dice)
+        if self.settle.last_small is None:
+            return False
+        area = self.settle.last_small.size
+        scale = self.settle.width / float(self._rest[-1][0].image.shape[1])
+        die_fraction = (side * scale) ** 2 / area
+        if self.settle.motion_peak > max(0.004, self.quiet_dice * die_fraction):
+            return False
+        m = box_iou(_boxes(roll), _boxes(before))
+        moved_now = [i for i in range(len(roll)) if m[i].max() < 0.7]
+        if not moved_now or len(moved_now) > 2:
+            return False
+        free = [j for j in range(len(before)) if m[:, j].max() < 0.7]
+        for i in moved_now:
+            c = np.array(roll[i].center)
+            if not any(np.hypot(*(c - np.array(before[j].center))) <= 1.5 * side for j in free):
+                return False
+        return True
+
+
+_IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def _die_side(dice: list[Die]) -> float:
+    """Median side (pixels) of the dice's boxes (0 when none)."""
+    if not dice:
+        return 0.0
+    b = _boxes(dice)
+    return float(np.median(np.sqrt(np.maximum(0.0, (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])))))
+
+
+def _move_boxes(xyxy: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``(N, 4)`` boxes moved by the ``(2, 3)`` transform ``m`` (centres mapped, sizes kept), float32."""
+    b = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2, np.ones(len(b))], 1) @ np.asarray(m).T
+    half = np.stack([(b[:, 2] - b[:, 0]) / 2, (b[:, 3] - b[:, 1]) / 2], 1)
+    return np.concatenate([c - half, c + half], 1).astype(np.float32)
+
+
+def _boxes(dice: list[Die]) -> np.ndarray:
+    """``(N, 4)`` float32 boxes of ``dice``."""
+    return np.array([d.box for d in dice], dtype=np.float32).reshape(-1, 4)
+
+
+def _unmoved(now: list[Die], before: list[Die], iou: float = 0.7) -> bool:
+    """True when every die now lies where one of ``before`` lay (box IoU ≥ ``iou``), whatever its face
+    reads: nobody threw, dice were at most taken away."""
+    if not now or not before:
+        return False
+    m = box_iou(np.array([d.box for d in now]), np.array([d.box for d in before]))
+    used: set[int] = set()
+    for i in range(len(now)):
+        j = int(np.argmax(m[i]))
+        if m[i, j] < iou or j in used:
+            return False
+        used.add(j)
+    return True
+
+
+def _matched(die: Die, others: list[Die], iou: float = 0.7) -> bool:
+    """True when ``die``'s box matches one of ``others`` (IoU ≥ ``iou``)."""
+    return bool(others) and float(box_iou(np.array([die.box]), np.array([d.box for d in others])).max()) >= iou
+
+
+def _to_detections(dice: list[Die]) -> Detections:
+    if not dice:
+        return Detections.empty()
+    return Detections(
+        np.array([d.box for d in dice]), np.array([d.det_confidence for d in dice]),
+        np.array([d.value for d in dice]), np.array([d.confidence for d in dice]),
+    )
