@@ -48,6 +48,7 @@ def build_capture(cap_dir: Path, test_dir: Path) -> tuple[list[str], list[str]]:
     import cv2
 
     from kosti.datasets import capture as cap
+    from kosti.datasets.capture_cli import guess_faces
     from kosti.datasets.prepare import read_labels, split_images
     from kosti.vision.reader import DiceReader
 
@@ -61,7 +62,7 @@ def build_capture(cap_dir: Path, test_dir: Path) -> tuple[list[str], list[str]]:
         img = cv2.imread(str(f))
         det = reader.read(img)
         boxes = det.xyxy
-        guesses = cap.guess_faces(reader, img, boxes)
+        guesses = guess_faces(reader, img, boxes)
         dice = [(int(v), tuple(map(float, b)), float(c), int(g)) for v, b, c, g in zip(det.value, boxes, det.confidence, guesses)]
         dice = [d for d in dice if d[0] or d[3]]
         image_id = writer.add(f.read_bytes(), dice, source="capture", image_id=f"skovy-{i:02d}")

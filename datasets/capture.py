@@ -45,342 +45,156 @@ read-modify-write of ``review.json`` holds an exclusive :func:`fcntl.flock` on `
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import datetime as _dt
-import json
 import math
 import os
-import queue
-import re
-import sys
-import tempfile
-import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
-
-try:  # POSIX (Linux, the Raspberry Pi, macOS); without it writers are not serialised across processes
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
-REVIEW_JSON = "review.json"
-DATA_YAML = "data.yaml"
-LOCK_NAME = ".lock"
-FORMAT_VERSION = 1
-#: Where the image came from: the capture loop, or a correction made while playing.
-SOURCES = ("capture", "correction")
-#: JPEG quality of captured frames (training data: keep detail, ~200–400 kB at 1280×720).
-JPEG_QUALITY = 95
-#: Decimal places of normalised YOLO coordinates (1e-6 of a 4000 px frame is 0.004 px).
-YOLO_DECIMALS = 6
-#: Boxes may overhang the image by this many pixels (detector rounding); they are clipped.
-BOX_TOLERANCE_PX = 1.0
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-
-
-class CaptureError(ValueError):
-    """Bad capture input or folder: unknown image id, malformed labels, unreadable ``review.json``,
-    a value outside 1–6, a box outside the image. CLI exit code 2."""
-
-    exit_code = 2
-
-
-def default_capture_dir() -> Path:
-    """Where ``kosti capture`` and the dashboard's review page keep captured throws unless told otherwise:
-    ``storage.frames_dir`` of the kosti configuration (:attr:`kosti.config.StorageSettings.frames_path`;
-    default ``$XDG_DATA_HOME/kosti/frames``, ``/var/lib/kosti/frames`` for the Raspberry Pi service).
-
-    Raises:
-        kosti.config.ConfigError: the configuration file is invalid (exit code 2).
-    """
-    from kosti.config import load_config
-
-    return load_config().storage.frames_path
+from kosti.datasets.capture_files import (  # noqa: F401 - re-exported: the capture folder API in one place
+    _ID_RE,
+    DATA_YAML,
+    FORMAT_VERSION,
+    IMAGE_SUFFIXES,
+    JPEG_QUALITY,
+    LOCK_NAME,
+    REVIEW_JSON,
+    SOURCES,
+    CaptureError,
+    _encode,
+    _ensure_layout,
+    _image_size,
+    _locked,
+    _now,
+    _write_review,
+    atomic_write,
+    check_id,
+    default_capture_dir,
+    image_path,
+    label_file,
+    read_review,
+)
+from kosti.vision.detections import Detections
+from kosti.vision.yolo_labels import (
+    BOX_TOLERANCE_PX,
+    FACE_CLASSES,
+    LabelError,
+    class_counts,
+    count_lines,
+    label_lines,
+    label_text,
+    parse_labels,
+)
 
 
 # ---------------------------------------------------------------------------------------------------
 # Dice
 # ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LabelledDie:
-    """One labelled die.
-
-    Attributes:
-        value: face showing up, 1–6.
-        box: ``(x1, y1, x2, y2)`` in pixels of the image (x right, y down, ``x1 < x2``, ``y1 < y2``).
-        confidence: the model's confidence in ``value`` when it was proposed (0–1), ``None`` if unknown
-            (a die drawn by a person, or read back from a label file without ``review.json``).
-        uncertain: the model could not read the face; ``value`` is its best guess.
-    """
-
-    value: int
-    box: tuple[float, float, float, float]
-    confidence: float | None = None
-    uncertain: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"value", "box", "confidence", "uncertain"}`` (box rounded to 0.01 px) for JSON APIs."""
-        return {"value": int(self.value), "box": [round(float(v), 2) for v in self.box],
-                "confidence": None if self.confidence is None else round(float(self.confidence), 4),
-                "uncertain": bool(self.uncertain)}
-
-
-def _get(d: Any, key: str, default: Any = None) -> Any:
+def _field(d: Any, key: str, default: Any = None) -> Any:
+    if isinstance(d, (tuple, list)):
+        i = {"value": 0, "box": 1, "confidence": 2, "guess": 3}[key]
+        return d[i] if len(d) > i else default
     if isinstance(d, Mapping):
         return d.get(key, default)
     return getattr(d, key, default)
 
 
-def as_die(d: Any, allow_missing_box: bool = False) -> LabelledDie | None:
-    """Normalise one die given as :class:`LabelledDie`, a tuple ``(value, box[, confidence[, guess]])``,
-    a mapping or an object with ``value``, ``box`` and optionally ``confidence`` and ``guess``
-    (:class:`kosti.vision.pipeline.Die`, the dashboard's ``TableDie``).
+def _face(value: Any, name: str = "die value") -> int:
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise CaptureError(f"{name} must be an integer 1–6, got {value!r}")
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        raise CaptureError(f"{name} must be an integer 1–6, got {value!r}") from None
 
-    A value of 0 (uncertain) is replaced by ``guess`` (1–6) and the die marked uncertain.
+
+def labelled_dice(dice: Detections | Iterable[Any], allow_missing_box: bool = False) -> tuple[Detections, int]:
+    """The dice to label, as :class:`~kosti.vision.detections.Detections` with a ``guess`` column.
+
+    Args:
+        dice: a :class:`Detections` (faces in ``value``, or ``value`` 0 with a ``guess`` column), or one
+            record per die: a tuple ``(value, box[, confidence[, guess]])``, a mapping, or an object with
+            ``value``, ``box`` and optionally ``confidence`` (of the value) and ``guess`` — e.g. the
+            pipeline's dice or the dashboard's. A value of 0 (unread) needs a ``guess`` 1–6; the die is
+            then stored with value 0 and that guess (it is labelled with the guess, and the image stays
+            unreviewed).
+        allow_missing_box: leave out dice without a box (``None`` or empty: a die a player added by hand)
+            instead of refusing them.
 
     Returns:
-        the die, or ``None`` when it has no box and ``allow_missing_box`` (a die a player added by hand).
+        ``(dice, missing)``: ``value`` 0–6, ``value_confidence`` NaN where unknown, ``guess`` 0–6 and
+        every die's label face in :attr:`Detections.best_faces`; ``missing`` = dice left out for no box.
 
     Raises:
-        CaptureError: no usable value (not 1–6 and no guess 1–6), or a malformed box.
+        CaptureError: no usable face (not 1–6 and no guess 1–6), or a box that is not 4 finite numbers.
     """
-    if isinstance(d, LabelledDie):
-        return d
-    if isinstance(d, (tuple, list)):
-        if len(d) < 2:
+    if isinstance(dice, Detections):
+        if len(dice) and not np.isin(dice.best_faces, np.arange(1, 7)).all():
+            raise CaptureError("die value must be 1–6 (or 0 with a best guess 1–6)")
+        return dice.with_data(guess=dice.column("guess")), 0
+    values, guesses, boxes, confs, missing = [], [], [], [], 0
+    for d in dice:
+        if isinstance(d, (tuple, list)) and len(d) < 2:
             raise CaptureError(f"a die is (value, box[, confidence[, guess]]), got {d!r}")
-        value, box = d[0], d[1]
-        conf = d[2] if len(d) > 2 else None
-        guess = d[3] if len(d) > 3 else 0
-    else:
-        value, box = _get(d, "value"), _get(d, "box")
-        conf, guess = _get(d, "confidence"), _get(d, "guess", 0)
-    try:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError
-        value = int(value)
-        guess = int(guess or 0)
-    except (TypeError, ValueError):
-        raise CaptureError(f"die value must be an integer 1–6, got {value!r}") from None
-    uncertain = False  # True only when the model's best guess stands in for an unread face
-    if not 1 <= value <= 6:
-        if 1 <= guess <= 6:
-            value, uncertain = guess, True
-        else:
-            raise CaptureError(f"die value must be 1–6 (or 0 with a best guess 1–6), got {value} (guess {guess})")
-    if box is None or (hasattr(box, "__len__") and len(box) == 0):
-        if allow_missing_box:
-            return None
-        raise CaptureError("die has no box")
-    try:
-        b = tuple(float(v) for v in box)
-    except (TypeError, ValueError):
-        raise CaptureError(f"die box must be 4 numbers x1 y1 x2 y2, got {box!r}") from None
-    if len(b) != 4 or not all(math.isfinite(v) for v in b):
-        raise CaptureError(f"die box must be 4 finite numbers x1 y1 x2 y2, got {box!r}")
-    c = None if conf is None else float(conf)
-    return LabelledDie(value, b, c, uncertain)  # type: ignore[arg-type]
+        value, guess = _face(_field(d, "value")), _face(_field(d, "guess", 0), "die guess")
+        if not 1 <= value <= 6:
+            if not 1 <= guess <= 6:
+                raise CaptureError(f"die value must be 1–6 (or 0 with a best guess 1–6), got {value} (guess {guess})")
+            value = 0
+        box = _field(d, "box")
+        if box is None or (hasattr(box, "__len__") and len(box) == 0):
+            if allow_missing_box:
+                missing += 1
+                continue
+            raise CaptureError("die has no box")
+        try:
+            b = [float(v) for v in box]
+        except (TypeError, ValueError):
+            raise CaptureError(f"die box must be 4 numbers x1 y1 x2 y2, got {box!r}") from None
+        if len(b) != 4 or not all(math.isfinite(v) for v in b):
+            raise CaptureError(f"die box must be 4 finite numbers x1 y1 x2 y2, got {box!r}")
+        conf = _field(d, "confidence")
+        values.append(value)
+        guesses.append(guess if value == 0 else 0)
+        boxes.append(b)
+        confs.append(np.nan if conf is None else float(conf))
+    n = len(values)
+    return Detections(np.asarray(boxes, np.float64).reshape(n, 4), np.full(n, np.nan), np.asarray(values, np.int64),
+                      np.asarray(confs, np.float64), {"guess": np.asarray(guesses, np.int64)}), missing
 
 
-def check_box(box: tuple[float, float, float, float], width: int, height: int,
-              tolerance: float = BOX_TOLERANCE_PX) -> tuple[float, float, float, float]:
-    """Validate a pixel box against a ``width`` × ``height`` image and clip it to the image.
+def yolo_lines(dice: Detections, width: int, height: int) -> list[str]:
+    """YOLO label lines ``"class cx cy w h"`` of :func:`labelled_dice` output (class = label face − 1,
+    coordinates normalised, 6 decimals; boxes clipped to the image by
+    :func:`kosti.vision.yolo_labels.check_box`).
 
     Raises:
-        CaptureError: ``x1 >= x2`` or ``y1 >= y2``, or a corner lies more than ``tolerance`` px outside.
+        CaptureError: a face outside 1–6, or ``die i: …`` for a box outside the image.
     """
-    x1, y1, x2, y2 = box
-    if not (x2 > x1 and y2 > y1):
-        raise CaptureError(f"box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] is empty: need x1 < x2 and y1 < y2")
-    if x1 < -tolerance or y1 < -tolerance or x2 > width + tolerance or y2 > height + tolerance:
-        raise CaptureError(f"box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] lies outside the {width}×{height} image")
-    c = (min(max(x1, 0.0), width), min(max(y1, 0.0), height), min(max(x2, 0.0), width), min(max(y2, 0.0), height))
-    if c[2] - c[0] < 1.0 or c[3] - c[1] < 1.0:
-        raise CaptureError(f"box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] is smaller than one pixel inside the image")
-    return c
+    faces = dice.best_faces
+    for i, f in enumerate(faces.tolist()):
+        if not 1 <= f <= 6:
+            raise CaptureError(f"die {i}: value must be 1–6, got {f}")
+    try:
+        return label_lines(dice.xyxy.astype(np.float64), faces.astype(np.int64) - 1, width, height)
+    except LabelError as exc:
+        raise CaptureError(str(exc)) from None
 
 
-def yolo_lines(dice: Iterable[LabelledDie], width: int, height: int) -> list[str]:
-    """YOLO label lines ``"class cx cy w h"`` (class = face − 1, coordinates normalised, 6 decimals).
-
-    Raises:
-        CaptureError: a value outside 1–6 or a box outside the image (see :func:`check_box`).
-    """
+def dice_json(dice: Detections) -> list[dict[str, Any]]:
+    """The dice of a capture record as ``[{"value", "box", "confidence", "uncertain"}]`` for JSON APIs:
+    ``value`` the label face 1–6 (an unread die's guess, with ``uncertain`` true), box rounded to 0.01 px,
+    ``confidence`` the model's value confidence (4 decimals) or ``None`` when unknown."""
     out = []
-    for i, d in enumerate(dice):
-        if not 1 <= int(d.value) <= 6:
-            raise CaptureError(f"die {i}: value must be 1–6, got {d.value}")
-        try:
-            x1, y1, x2, y2 = check_box(d.box, width, height)
-        except CaptureError as exc:
-            raise CaptureError(f"die {i}: {exc}") from None
-        cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
-        w, h = (x2 - x1) / width, (y2 - y1) / height
-        out.append(f"{int(d.value) - 1} {cx:.{YOLO_DECIMALS}f} {cy:.{YOLO_DECIMALS}f} "
-                   f"{w:.{YOLO_DECIMALS}f} {h:.{YOLO_DECIMALS}f}")
+    for face, box, conf, unread in zip(dice.best_faces.tolist(), dice.xyxy.tolist(),
+                                       dice.value_confidence.tolist(), dice.uncertain.tolist()):
+        out.append({"value": int(face), "box": [round(float(v), 2) for v in box],
+                    "confidence": None if math.isnan(conf) else round(float(conf), 4), "uncertain": bool(unread)})
     return out
-
-
-def parse_yolo(text: str, width: int, height: int, where: str = "labels") -> list[tuple[int, tuple[float, ...]]]:
-    """Parse YOLO label text → ``[(value 1–6, (x1, y1, x2, y2) pixels)]``.
-
-    Raises:
-        CaptureError: a line that is not ``class cx cy w h`` with class 0–5.
-    """
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        f = line.split()
-        try:
-            if len(f) != 5:
-                raise ValueError
-            k = int(f[0])
-            cx, cy, w, h = (float(v) for v in f[1:])
-        except ValueError:
-            raise CaptureError(f"{where}:{n}: expected 'class cx cy w h', got {line!r}") from None
-        if not 0 <= k <= 5:
-            raise CaptureError(f"{where}:{n}: class {k} is not a face class 0–5")
-        out.append((k + 1, ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height)))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------
-# Files
-# ---------------------------------------------------------------------------------------------------
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: hidden temp file in the same folder, fsync, :func:`os.replace`.
-
-    A crash leaves either the old file or the new one (and at worst a ``.*.tmp`` file, never listed as an
-    image or label). Raises ``OSError`` as the file system does; the temp file is removed on failure.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    root.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:  # pragma: no cover - Windows
-        yield
-        return
-    with open(root / LOCK_NAME, "a+b") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def read_review(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parsed ``review.json`` of a capture folder (an empty index if there is none yet).
-
-    Raises:
-        CaptureError: the file exists but is not valid JSON of this format (never overwritten then).
-    """
-    p = Path(root) / REVIEW_JSON
-    if not p.exists():
-        return {"version": FORMAT_VERSION, "images": {}}
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise CaptureError(f"{p}: unreadable review index ({exc}); fix or remove it") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("images"), dict):
-        raise CaptureError(f"{p}: not a kosti review index (no 'images' object)")
-    return data
-
-
-def _write_review(root: Path, data: dict[str, Any]) -> None:
-    atomic_write(root / REVIEW_JSON, (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode())
-
-
-def _ensure_layout(root: Path) -> None:
-    (root / "images").mkdir(parents=True, exist_ok=True)
-    (root / "labels").mkdir(parents=True, exist_ok=True)
-    if not (root / DATA_YAML).exists():
-        names = "\n".join(f"  {k}: '{k + 1}'" for k in range(6))
-        atomic_write(root / DATA_YAML, (
-            "# kosti capture folder: YOLO labels, class k = face k+1\n"
-            f"path: .\ntrain: images\nval: images\ntest: images\nnames:\n{names}\n").encode())
-
-
-def check_id(image_id: str) -> str:
-    """Return ``image_id`` if it is a safe file stem (letters, digits, ``._-``, no path); else CaptureError."""
-    if not isinstance(image_id, str) or not _ID_RE.match(image_id) or ".." in image_id:
-        raise CaptureError(f"invalid image id {image_id!r}")
-    return image_id
-
-
-def image_path(root: str | os.PathLike[str], image_id: str) -> Path:
-    """Path of image ``image_id`` in a capture folder (any image suffix).
-
-    Raises:
-        CaptureError: invalid id, or no such image.
-    """
-    root = Path(root)
-    check_id(image_id)
-    entry = read_review(root)["images"].get(image_id) or {}
-    f = entry.get("file")
-    names = [f] if isinstance(f, str) and Path(f).name == f and not f.startswith(".") else []
-    names += [image_id + s for s in IMAGE_SUFFIXES]
-    for name in names:
-        p = root / "images" / name
-        if p.is_file():
-            return p
-    raise CaptureError(f"no image {image_id!r} in {root}")
-
-
-def label_file(root: str | os.PathLike[str], image_id: str) -> Path:
-    """``DIR/labels/<id>.txt`` (the Ultralytics label path of ``DIR/images/<id>.*``)."""
-    return Path(root) / "labels" / f"{check_id(image_id)}.txt"
-
-
-def _image_size(path: Path) -> tuple[int, int]:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise CaptureError(f"{path}: not a readable image")
-    return int(img.shape[1]), int(img.shape[0])
-
-
-def _encode(image: np.ndarray | bytes | bytearray) -> tuple[bytes, int, int]:
-    """JPEG bytes and ``(width, height)`` of a BGR array, or of already encoded image bytes (kept as is
-    when JPEG, re-encoded otherwise)."""
-    if isinstance(image, (bytes, bytearray, memoryview)):
-        data = bytes(image)
-        arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if arr is None:
-            raise CaptureError("image bytes are not a decodable image")
-        if data[:3] == b"\xff\xd8\xff":
-            return data, int(arr.shape[1]), int(arr.shape[0])
-        image = arr
-    if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
-            and image.shape[0] > 0 and image.shape[1] > 0):
-        raise CaptureError(f"expected an (H, W, 3) uint8 BGR image, got {getattr(image, 'shape', type(image))}")
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:  # pragma: no cover - OpenCV encodes any uint8 BGR image
-        raise CaptureError("JPEG encoding failed")
-    return buf.tobytes(), int(image.shape[1]), int(image.shape[0])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -392,8 +206,10 @@ class CaptureRecord:
 
     Attributes:
         id: image id (file stem). path: the image file. width, height: image size in pixels.
-        dice: labelled dice in label-file order, boxes in pixels; ``confidence``/``uncertain`` from the
-            model's proposal while the labels are unchanged since it was written, else ``None``/False.
+        dice: labelled dice in label-file order (:class:`~kosti.vision.detections.Detections`, boxes in
+            pixels, label faces in ``best_faces``): while the labels are unchanged since the model proposed
+            them, ``value_confidence`` is its confidence and a die it could not read has value 0 with the
+            label face in the ``guess`` column; otherwise confidences are NaN and every value is the label.
         reviewed: a person saved or confirmed the labels. source: ``capture`` / ``correction`` / ``import``
             (an image found in the folder with no ``review.json`` entry).
         meta: the full ``review.json`` entry.
@@ -404,7 +220,7 @@ class CaptureRecord:
     path: Path
     width: int
     height: int
-    dice: list[LabelledDie]
+    dice: Detections
     reviewed: bool
     source: str
     meta: dict[str, Any] = field(default_factory=dict)
@@ -416,7 +232,7 @@ class CaptureRecord:
                 "reviewed": self.reviewed, "source": self.source, "model": self.meta.get("model"),
                 "time": self.meta.get("time"), "reviewed_at": self.meta.get("reviewed_at"),
                 "edited": bool(self.meta.get("edited", False)), "note": self.meta.get("note"),
-                "dice": [d.to_dict() for d in self.dice]}
+                "dice": dice_json(self.dice)}
 
 
 class CaptureWriter:
@@ -450,8 +266,9 @@ class CaptureWriter:
 
         Args:
             image: ``(H, W, 3)`` uint8 BGR frame, or encoded image bytes (JPEG bytes are kept as they are).
-            dice: per die ``(value 1–6, box xyxy pixels, confidence)`` or anything :func:`as_die` takes;
-                a value of 0 (uncertain) needs a best guess 1–6 and forces ``reviewed=False``.
+            dice: a :class:`~kosti.vision.detections.Detections`, or per die ``(value 1–6, box xyxy
+                pixels, confidence)`` or anything :func:`labelled_dice` takes; a value of 0 (uncertain)
+                needs a best guess 1–6 and forces ``reviewed=False``.
             source: ``"capture"`` or ``"correction"``.
             reviewed: the labels are known right (a person checked them).
             model: model version that proposed the labels (default: the writer's ``model``).
@@ -468,12 +285,11 @@ class CaptureWriter:
         if source not in SOURCES:
             raise CaptureError(f"source must be one of {SOURCES}, got {source!r}")
         data, width, height = _encode(image)
-        labelled = [as_die(d) for d in dice]
-        labelled = [d for d in labelled if d is not None]
+        labelled, _ = labelled_dice(dice)
         lines = yolo_lines(labelled, width, height)  # validates before anything is written
-        if any(d.uncertain for d in labelled):
+        if not labelled.all_read:
             reviewed = False
-        now = _dt.datetime.now(_dt.timezone.utc)
+        now = _dt.datetime.now(_dt.UTC)
         with _locked(self.root):
             review = read_review(self.root)
             if image_id is None:
@@ -484,7 +300,7 @@ class CaptureWriter:
                     old = self.root / "images" / (image_id + suffix)
                     if suffix != ".jpg" and old.exists():
                         old.unlink()
-            atomic_write(label_file(self.root, image_id), ("\n".join(lines) + ("\n" if lines else "")).encode())
+            atomic_write(label_file(self.root, image_id), label_text(lines).encode())
             review["images"][image_id] = {
                 "file": image_id + ".jpg",
                 "reviewed": bool(reviewed),
@@ -493,8 +309,8 @@ class CaptureWriter:
                 "time": now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                 "width": width,
                 "height": height,
-                "proposed": [{"value": d.value, "confidence": None if d.confidence is None else round(d.confidence, 4),
-                              "uncertain": d.uncertain} for d in labelled],
+                "proposed": [{"value": d["value"], "confidence": d["confidence"], "uncertain": d["uncertain"]}
+                             for d in dice_json(labelled)],
                 "labels": lines,
                 "reviewed_at": _now() if reviewed else None,
                 "edited": False,
@@ -537,12 +353,18 @@ def load(root: str | os.PathLike[str], image_id: str, with_image: bool = True) -
         width, height = _image_size(path)
     lf = label_file(root, image_id)
     text = lf.read_text() if lf.exists() else ""
-    rows = parse_yolo(text, width, height, str(lf))
+    try:
+        xyxy, faces = parse_labels(text, width, height, FACE_CLASSES, str(lf))
+    except LabelError as exc:
+        raise CaptureError(str(exc)) from None
     proposed = entry.get("proposed") or []
     # Proposal confidences apply while the label lines are still the ones first written.
-    same = entry.get("labels") == [l for l in text.splitlines() if l.strip()] and len(proposed) == len(rows)
-    dice = [LabelledDie(v, b, proposed[i].get("confidence") if same else None,  # type: ignore[arg-type]
-                        bool(proposed[i].get("uncertain")) if same else False) for i, (v, b) in enumerate(rows)]
+    same = entry.get("labels") == [l for l in text.splitlines() if l.strip()] and len(proposed) == len(faces)
+    conf = [proposed[i].get("confidence") if same else None for i in range(len(faces))]
+    unread = np.array([bool(proposed[i].get("uncertain")) if same else False for i in range(len(faces))], bool)
+    dice = Detections(xyxy, np.full(len(faces), np.nan), np.where(unread, 0, faces),
+                      np.array([np.nan if c is None else float(c) for c in conf], np.float64),
+                      {"guess": np.where(unread, faces, 0)})
     return CaptureRecord(image_id, path, width, height, dice, bool(entry.get("reviewed", False)),
                          str(entry.get("source", "import")), entry, img)
 
@@ -551,7 +373,7 @@ def save_labels(root: str | os.PathLike[str], image_id: str, dice: Iterable[Any]
     """Replace the labels of one image (a person's review) and set its reviewed flag.
 
     Args:
-        dice: per die ``(value 1–6, box xyxy pixels)`` or anything :func:`as_die` takes; value 0 is refused.
+        dice: per die ``(value 1–6, box xyxy pixels)`` or anything :func:`labelled_dice` takes; value 0 is refused.
         reviewed: mark the image reviewed (default) or leave it for later.
 
     Returns:
@@ -563,17 +385,17 @@ def save_labels(root: str | os.PathLike[str], image_id: str, dice: Iterable[Any]
     root = Path(root)
     dice = list(dice)
     for i, d in enumerate(dice):
-        v = _get(d, "value") if not isinstance(d, (tuple, list)) else d[0]
+        v = _field(d, "value")
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= int(v) <= 6:
             raise CaptureError(f"die {i}: value must be an integer 1–6, got {v!r}")
-    labelled = [as_die(d) for d in dice]
+    labelled, _ = labelled_dice(dice)
     rec = load(root, image_id, with_image=False)
-    lines = yolo_lines([d for d in labelled if d is not None], rec.width, rec.height)
+    lines = yolo_lines(labelled, rec.width, rec.height)
     with _locked(root):
         review = read_review(root)
         entry = review["images"].setdefault(image_id, {"file": rec.path.name, "source": "import", "time": _now(),
                                                         "width": rec.width, "height": rec.height})
-        atomic_write(label_file(root, image_id), ("\n".join(lines) + ("\n" if lines else "")).encode())
+        atomic_write(label_file(root, image_id), label_text(lines).encode())
         entry["edited"] = bool(entry.get("edited")) or entry.get("labels") != lines
         entry["reviewed"] = bool(reviewed)
         entry["reviewed_at"] = _now() if reviewed else None
@@ -621,18 +443,15 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
     Raises:
         CaptureError: a value outside 1–6 or a box outside the image.
     """
-    kept: list[LabelledDie] = []
-    missing = unread = 0
+    dice = list(dice)
+    readable = []
     for d in dice:
-        value, guess = (d[0], d[3] if len(d) > 3 else 0) if isinstance(d, (tuple, list)) else (_get(d, "value"), _get(d, "guess", 0))
+        value, guess = _field(d, "value"), _field(d, "guess", 0)
         if value in (0, None) and not (isinstance(guess, (int, np.integer)) and 1 <= int(guess) <= 6):
-            unread += 1  # still unread when saved: the review page asks for its box and face
-            continue
-        die = as_die(d, allow_missing_box=True)
-        if die is None:
-            missing += 1
-        else:
-            kept.append(die)
+            continue  # still unread when saved: the review page asks for its box and face
+        readable.append(d)
+    unread = len(dice) - len(readable)
+    kept, missing = labelled_dice(readable, allow_missing_box=True)
     notes = []
     if missing:
         notes.append(f"{missing} dice have no box: draw them / у {missing} костей нет рамки: обведите их")
@@ -640,7 +459,7 @@ def save_correction(root: str | os.PathLike[str], image: np.ndarray | bytes, dic
         notes.append(f"{unread} dice were not read: draw them and set their face / {unread} костей не распознаны: "
                      "обведите их и укажите грань")
     complete = missing == 0 and unread == 0
-    auto = complete and not any(d.uncertain for d in kept)
+    auto = complete and kept.all_read
     return CaptureWriter(root, model=model).add(
         image, kept, source="correction", reviewed=auto if reviewed is None else (reviewed and complete),
         note="; ".join(notes) or None, image_id=key)
@@ -655,7 +474,7 @@ def list_images(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     for image_id in list_ids(root):
         e = review.get(image_id) or {}
         lf = root / "labels" / f"{image_id}.txt"
-        n = sum(1 for l in lf.read_text().splitlines() if l.strip()) if lf.exists() else 0
+        n = count_lines(lf.read_text()) if lf.exists() else 0
         out.append({"id": image_id, "reviewed": bool(e.get("reviewed", False)), "source": e.get("source", "import"),
                     "dice": n, "time": e.get("time"), "width": e.get("width"), "height": e.get("height"),
                     "uncertain": sum(1 for p in e.get("proposed") or [] if p.get("uncertain"))
@@ -669,14 +488,12 @@ def stats(root: str | os.PathLike[str], items: list[dict[str, Any]] | None = Non
     ``items``: a :func:`list_images` result just taken (saves listing the folder again)."""
     root = Path(root)
     items = list_images(root) if items is None else items
-    faces = {str(k): 0 for k in range(1, 7)}
+    counts = np.zeros(6, np.int64)
     for it in items:
         lf = root / "labels" / f"{it['id']}.txt"
         if lf.exists():
-            for line in lf.read_text().splitlines():
-                f = line.split()
-                if f and f[0] in {"0", "1", "2", "3", "4", "5"}:
-                    faces[str(int(f[0]) + 1)] += 1
+            counts += class_counts(lf.read_text(), 6)
+    faces = {str(k + 1): int(counts[k]) for k in range(6)}
     return {
         "images": len(items),
         "reviewed": sum(1 for it in items if it["reviewed"]),
@@ -710,236 +527,26 @@ def link_reviewed(root: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     return n
 
 
-# ---------------------------------------------------------------------------------------------------
-# kosti capture
-# ---------------------------------------------------------------------------------------------------
-class CaptureInputError(CaptureError):
-    """Bad ``kosti capture`` arguments or source (exit code 2)."""
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``kosti capture`` to the top-level parser."""
-    p = subparsers.add_parser(
-        "capture",
-        help="save each settled throw with the faces the model proposes, for review and retraining",
-        description="Run the live pipeline (source → settle → dice reader) and save every settled throw as a "
-        "labelled image in a capture folder (YOLO images/ + labels/ + review.json). Review the labels on the "
-        "dashboard's /review page, then fine-tune with `kosti train --data DIR`. Stop with Ctrl-C.",
-    )
-    p.add_argument("--source", required=True,
-                   help="picamera, a device index (0), an rtsp:// or http:// URL, a video file, a folder of photos, virtual")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="capture folder, created or appended to (default: storage.frames_dir of the kosti config, "
-                   "~/.local/share/kosti/frames)")
-    p.add_argument("--still-time", type=float, default=0.4, metavar="SECONDS",
-                   help="seconds the table must stay still before a throw counts as settled (default 0.4)")
-    p.add_argument("--max", type=int, default=None, metavar="N", help="stop after N saved throws")
-    p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="detector (default: the active model version, see `kosti models list`)")
-    p.add_argument("--cls-model", type=Path, default=None, metavar="PATH", help="face classifier (default: the active one)")
-    p.add_argument("--dice", type=int, default=None, metavar="N",
-                   help="dice expected per throw (throws with another count are saved but flagged)")
-    p.add_argument("--ok-only", action="store_true", help="save only throws the pipeline read with confidence")
-    p.add_argument("--realtime", action="store_true",
-                   help="replay video files and photo folders at their own speed (default: as fast as possible)")
-    p.add_argument("--json", action="store_true", help="print one JSON summary at the end instead of progress lines")
-    p.set_defaults(func=run_capture)
-
-
-def _open_reader(args: argparse.Namespace) -> tuple[Any, str]:
-    """The dice reader and the model version string recorded with each image."""
-    from kosti.vision.reader import DiceReader
-
-    from kosti.registry import reader_files
-
-    det, cls, version = reader_files(args.model, args.cls_model)
-    reader = DiceReader(det_path=det, cls_path=cls)
-    desc = reader.describe()
-    return reader, (f"{version} ({desc})" if version != "custom" else desc)
-
-
-def guess_faces(reader: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Best-guess face (1–6) of each box even where the reader is unsure: the classifier's most probable
-    face class (two-stage reader) or the six-class detector's class of the best-overlapping box.
-
-    Args:
-        reader: a :class:`kosti.vision.reader.DiceReader`. image: ``(H, W, 3)`` uint8 BGR.
-        boxes: ``(K, 4)`` xyxy pixels.
-
-    Returns:
-        ``(K,)`` int64 faces, 0 where no guess can be made.
-    """
-    from kosti.vision.reader import face_values
-
-    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-    out = np.zeros(len(boxes), np.int64)
-    if not len(boxes):
-        return out
-    try:
-        if getattr(reader, "classifier", None) is not None:
-            probs = np.asarray(reader.face_probs(reader.crops(image, boxes)), np.float64)
-            values = face_values(reader.classifier.names)
-            probs = np.where((values > 0)[None, :], probs, -1.0)
-            best = probs.argmax(1)
-            return np.where(probs[np.arange(len(boxes)), best] >= 0, values[best], 0).astype(np.int64)
-        from kosti.vision.detections import box_iou
-
-        xyxy, _, classes = reader.detect(image, conf=0.05)
-        if len(xyxy):
-            values = face_values(reader.detector.names)[np.asarray(classes, np.int64)]
-            iou = box_iou(boxes, np.asarray(xyxy, np.float32))
-            j = iou.argmax(1)
-            return np.where(iou[np.arange(len(boxes)), j] >= 0.5, values[j], 0).astype(np.int64)
-    except Exception:  # noqa: BLE001 - a guess is optional; the image stays unreviewed anyway
-        pass
-    return out
-
-
-def throw_dice(throw: Any, reader: Any = None) -> list[tuple[int, tuple[float, ...], float, int]]:
-    """Dice of a pipeline :class:`~kosti.vision.pipeline.Throw` (roll area and set-aside dice: every die
-    on the frame is labelled) as ``(value 0–6, box, confidence, guess)`` for :meth:`CaptureWriter.add`.
-    Uncertain dice get the vote's guess, else :func:`guess_faces` from ``reader``."""
-    dice = list(throw.dice) + list(getattr(throw, "set_aside", []) or [])
-    need = [i for i, d in enumerate(dice) if (d.uncertain or not 1 <= d.value <= 6) and not 1 <= getattr(d, "guess", 0) <= 6]
-    extra = np.zeros(len(dice), np.int64)
-    if need and reader is not None and throw.image is not None:
-        extra[need] = guess_faces(reader, throw.image, np.array([dice[i].box for i in need], np.float32))
-    out = []
-    for i, d in enumerate(dice):
-        value = 0 if d.uncertain else int(d.value)
-        guess = int(getattr(d, "guess", 0) or 0) if 1 <= int(getattr(d, "guess", 0) or 0) <= 6 else int(extra[i])
-        out.append((value, tuple(float(v) for v in d.box), float(d.confidence), guess))
-    return out
-
-
-def _faces_text(dice: list[tuple[int, tuple[float, ...], float, int]]) -> str:
-    return " ".join(str(v) if v else (f"{g}?" if g else "?") for v, _, _, g in dice) or "-"
-
-
-def source_photo(source: Any, frame_index: int) -> Path | None:
-    """The photo file a folder source (:class:`kosti.sim.replay.FolderSource`) showed at ``frame_index``;
-    ``None`` for cameras, videos and the virtual table, or during a transition."""
-    photo_at = getattr(source, "photo_at", None)
-    if photo_at is None or not getattr(source, "files", None):
-        return None
-    i = photo_at(frame_index)
-    return None if i is None else Path(source.files[i])
-
-
-def _free_id(root: Path, photo: Path | None) -> str | None:
-    """An unused image id named after ``photo``'s file name (``IMG_0042.jpg`` → ``IMG_0042``; ``-2``, ``-3``…
-    when taken; characters outside ``A–Z a–z 0–9 . _ -`` become ``_``), or ``None`` (a time-stamped id)."""
-    if photo is None:
-        return None
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", photo.stem).lstrip("._-")[:120] or "photo"
-    taken = set(list_ids(root))
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name
-
-
-def run_capture(args: argparse.Namespace) -> int:
-    """Handler of ``kosti capture``: returns 0 when stopped by ``--max``, the end of a file source or Ctrl-C.
-
-    Raises:
-        CaptureInputError: bad arguments or source (exit code 2); ModelLoadError: no usable model (exit 2).
-    """
-    from kosti.vision.pipeline import LivePipeline
-    from kosti.vision.settle import SettleDetector
-    from kosti.vision.sources import SourceError, open_source
-
-    if args.max is not None and args.max < 1:
-        raise CaptureInputError("--max must be >= 1")
-    if not 0 < args.still_time <= 10:
-        raise CaptureInputError("--still-time must be in (0, 10] seconds")
-    if args.dice is not None and args.dice < 1:
-        raise CaptureInputError("--dice must be >= 1")
-    out = (args.out or default_capture_dir()).expanduser()
-    try:
-        source = open_source(args.source, realtime=args.realtime)
-    except SourceError as exc:
-        raise CaptureInputError(str(exc)) from None
-    reader, model = _open_reader(args)
-    writer = CaptureWriter(out, model=model)
-    throws: queue.Queue[Any] = queue.Queue()
-    pipe = LivePipeline(source, reader, settle=SettleDetector(still_s=args.still_time), expected_dice=args.dice)
-    pipe.subscribe(throws.put)
-    saved: list[str] = []
-    skipped = 0
-    say = (lambda *a, **k: None) if args.json else print
-    say(f"capturing from {args.source} into {out} (model {model}); Ctrl-C stops", flush=True)
-    t0 = time.monotonic()
-    pipe.start()
-    interrupted = False
-    try:
-        while args.max is None or len(saved) < args.max:
-            try:
-                throw = throws.get(timeout=0.25)
-            except queue.Empty:
-                if pipe.wait(0) and throws.empty():
-                    break  # a finite source (file, folder) has ended
-                continue
-            if args.ok_only and not throw.ok:
-                skipped += 1
-                continue
-            dice = throw_dice(throw, reader)
-            photo = source_photo(source, int(throw.frame_index))
-            try:
-                image_id = writer.add(throw.image, dice, source="capture", image_id=_free_id(out, photo), extra={
-                    "frame": int(throw.frame_index), "time_s": round(float(throw.time_s), 3), "status": throw.status,
-                    "reasons": list(getattr(throw, "reason_codes", []) or []), "source": str(args.source),
-                    **({"source_file": photo.name} if photo is not None else {})})
-            except CaptureError as exc:
-                skipped += 1
-                print(f"kosti capture: throw at frame {throw.frame_index} not saved: {exc}", file=sys.stderr)
-                continue
-            saved.append(image_id)
-            codes = list(dict.fromkeys(getattr(throw, "reason_codes", []) or []))
-            flag = f" ({', '.join(codes)})" if codes else ""
-            say(f"[{len(saved)}] {image_id}  faces {_faces_text(dice)}  {throw.status}{flag}", flush=True)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        pipe.stop()
-    st = stats(out)
-    summary = {"out": str(out), "saved": len(saved), "ids": saved, "skipped": skipped,
-               "frames": source.frames_read, "seconds": round(time.monotonic() - t0, 1),
-               "interrupted": interrupted, "model": model, "stats": st}
-    if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
-    else:
-        print(f"saved {len(saved)} throws to {out}: {st['images']} images, {st['reviewed']} reviewed, "
-              f"{st['dice']} dice. Review them at /review on the dashboard, then `kosti train --data {out}`.")
-    return 0
-
-
 __all__ = [
+    "BOX_TOLERANCE_PX",
     "CaptureError",
     "CaptureRecord",
     "CaptureWriter",
-    "LabelledDie",
-    "as_die",
     "atomic_write",
-    "check_box",
+    "check_id",
     "default_capture_dir",
-    "guess_faces",
+    "dice_json",
     "image_path",
     "label_file",
+    "labelled_dice",
     "link_reviewed",
     "list_ids",
     "list_images",
     "load",
-    "parse_yolo",
-    "source_photo",
     "read_review",
-    "register",
-    "run_capture",
     "save_correction",
     "save_labels",
     "set_reviewed",
     "stats",
-    "throw_dice",
     "yolo_lines",
 ]

@@ -20,10 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import yaml
-
 from kosti.vision.crops import CROP_SIZE, square_crop
-from kosti.vision.evaluate import label_path
 from kosti.vision.evaluate import read_labels as _read_labels
+from kosti.vision.yolo_labels import FACE_CLASSES, label_path, single_class
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -55,10 +54,6 @@ def split_images(data: Path, split: str) -> list[Path]:
             raise FileNotFoundError(f"image folder {d} does not exist")
         files += sorted(p for p in d.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     return files
-
-
-#: Class index → face for the YOLO dice sets (class k = face k+1).
-FACE_CLASSES = np.arange(1, 7, dtype=np.int8)
 
 
 def read_labels(image: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
@@ -100,9 +95,7 @@ def prepare_detection(sources: list[tuple[Path, str]], out: Path, split: str) ->
                 dst.unlink()
             os.symlink(img.resolve(), dst)
             lp = label_path(img)
-            lines = lp.read_text().splitlines() if lp.exists() else []
-            out_lines = ["0 " + " ".join(l.split()[1:]) for l in lines if l.strip()]
-            (lab_dir / Path(name).with_suffix(".txt")).write_text("\n".join(out_lines) + ("\n" if out_lines else ""))
+            (lab_dir / Path(name).with_suffix(".txt")).write_text(single_class(lp.read_text() if lp.exists() else ""))
             n += 1
     return n
 

@@ -23,7 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.vision.cli",      # read, eval, export
     "kosti.vision.live_cli", # watch
     "kosti.datasets.cli",    # datasets (synth, prepare)
-    "kosti.datasets.capture",  # capture
+    "kosti.datasets.capture_cli",  # capture
     "kosti.datasets.train_cli",  # train
     "kosti.models_cli",      # models list / use / rollback
     "kosti.config_cli",      # config init / check / path

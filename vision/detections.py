@@ -1,63 +1,82 @@
-"""Dice found in one frame: boxes, detector confidence and the face each die shows.
+"""Dice found in one frame or one throw: the one die type of kosti.
 
-:class:`Detections` follows the layout of ``supervision.Detections`` (parallel NumPy arrays, one row per
-object) so it can be filtered with boolean masks and handed to drawing or tracking code without copies.
-A value of ``0`` means the reader could not tell the face (the classifier said ``x`` — cocked, blurred,
-hidden, not a die — or its confidence was below the reader's ``value_conf``); such dice are *uncertain*
-and are never silently guessed.
+:class:`Detections` follows the layout of ``supervision.Detections``: parallel NumPy arrays with one row
+per die, filtered with boolean masks and handed to drawing or tracking code without copies, plus a
+``data`` dict of optional per-die columns (:data:`COLUMNS`: ``guess``, ``votes``, ``recovered``,
+``zone``) that travel with every selection. A value of ``0`` means the reader could not tell the face
+(the classifier said ``x`` — cocked, blurred, hidden, not a die — or its confidence was below the
+reader's ``value_conf``); such dice are *uncertain* and are never silently guessed (``guess`` keeps the
+best guess apart, for display and for labelling).
+
+The reader returns one per frame, the vote one per throw, capture folders store one per image
+(:mod:`kosti.datasets.capture`); :meth:`Detections.from_dice` takes the record-per-die shapes other
+layers still use (``value``/``confidence``/``box`` objects, mappings or tuples) and
+:meth:`Detections.to_records` gives them back as JSON-ready dicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 #: Value code for a die whose face could not be read.
 UNKNOWN_VALUE = 0
 
-
-class ReadDie(NamedTuple):
-    """One die as plain Python values (for the live pipeline, the throw builder and JSON).
-
-    Attributes:
-        value: face showing up, 1–6, or 0 when uncertain.
-        confidence: probability that ``value`` is right (calibrated classifier softmax), 0–1.
-        box: ``(x1, y1, x2, y2)`` in pixels of the input frame.
-        det_confidence: detector confidence that this box is a die, 0–1.
-    """
-
-    value: int
-    confidence: float
-    box: tuple[float, float, float, float]
-    det_confidence: float
-
-    @property
-    def uncertain(self) -> bool:
-        """True when the face could not be read (``value == 0``)."""
-        return self.value == UNKNOWN_VALUE
+#: The optional per-die columns of :attr:`Detections.data`: name → (dtype, row shape, default, meaning).
+#: Unknown names are allowed too (any ``(N, …)`` array).
+COLUMNS: dict[str, tuple[Any, tuple[int, ...], Any, str]] = {
+    "guess": (np.int8, (), 0, ("best-guess face 1–6 even when the die is uncertain (most voted face, or the "
+                               "classifier's most probable one); 0 = no guess")),
+    "votes": (np.int32, (3,), 1, "(frames agreeing on the value, frames that saw the die, frames read) of the vote"),
+    "recovered": (np.bool_, (), False, ("found by the pipeline's recovery pass: the detector was unsure of this "
+                                        "box and it was taken because the roll area held fewer dice than expected")),
+    "zone": (np.int8, (), 1, "table zone of the box centre (kosti.vision.zones: 0 outside, 1 roll, 2 set aside)"),
+}
 
 
-@dataclass(frozen=True)
+def _column(name: str, values: Any, n: int) -> np.ndarray:
+    spec = COLUMNS.get(name)
+    arr = np.asarray(values) if spec is None else np.asarray(values, dtype=spec[0])
+    if spec is not None and spec[1]:
+        arr = arr.reshape((-1, *spec[1]))
+    if arr.ndim == 0 or len(arr) != n:
+        raise ValueError(f"column {name!r} has {0 if arr.ndim == 0 else len(arr)} rows, expected {n}")
+    return arr
+
+
+def _default_column(name: str, n: int) -> np.ndarray:
+    dtype, shape, default, _ = COLUMNS[name]
+    return np.full((n, *shape), default, dtype=dtype)
+
+
+@dataclass(frozen=True, eq=False)
 class Detections:
-    """Dice detected in one frame, as parallel arrays (row ``i`` is die ``i``).
+    """Dice of one frame or one throw, as parallel arrays (row ``i`` is die ``i``).
 
     Attributes:
-        xyxy: ``(N, 4)`` float32 boxes ``[x1, y1, x2, y2]`` in pixels of the input frame.
-        confidence: ``(N,)`` float32 detector confidence (0–1) that the box holds a die.
+        xyxy: ``(N, 4)`` float32 boxes ``[x1, y1, x2, y2]`` in pixels of the frame (x right, y down).
+        confidence: ``(N,)`` float32 detector confidence (0–1) that the box holds a die (NaN: unknown,
+            e.g. a box drawn by a person).
         value: ``(N,)`` int8 face value 1–6, ``0`` = unknown (uncertain die).
         value_confidence: ``(N,)`` float32 probability of the reported value (0–1); for an uncertain
-            die, the probability of the classifier's best face (so callers can see how close it was).
+            die, the probability of the classifier's best face (so callers can see how close it was);
+            NaN when unknown (labels read from a file).
+        data: optional per-die columns, name → ``(N, …)`` array (:data:`COLUMNS` gives the known ones
+            and their dtypes); selections and :meth:`concat` carry them along.
 
-    Arrays are coerced to these dtypes on construction; mismatched lengths raise ``ValueError``.
+    Arrays are coerced to these dtypes on construction; mismatched lengths and values outside 0–6 raise
+    ``ValueError``. Compare with :meth:`equals` (``==`` is identity, arrays have no single truth value).
     """
 
     xyxy: np.ndarray
     confidence: np.ndarray
     value: np.ndarray
     value_confidence: np.ndarray
+    data: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -72,11 +91,14 @@ class Detections:
             )
         if n and (value.min() < 0 or value.max() > 6):
             raise ValueError(f"die values must be 0 (unknown) or 1–6, got {sorted(set(value.tolist()))}")
+        data = {str(k): _column(str(k), v, n) for k, v in dict(self.data).items()}
         object.__setattr__(self, "xyxy", xyxy)
         object.__setattr__(self, "confidence", conf)
         object.__setattr__(self, "value", value.astype(np.int8))
         object.__setattr__(self, "value_confidence", vconf)
+        object.__setattr__(self, "data", data)
 
+    # -- constructors ----------------------------------------------------------------------------------
     @classmethod
     def empty(cls) -> Detections:
         """No dice."""
@@ -84,12 +106,85 @@ class Detections:
 
     @classmethod
     def concat(cls, parts: Sequence[Detections]) -> Detections:
-        """All dice of ``parts``, in order, as one :class:`Detections` (empty for no parts)."""
+        """All dice of ``parts``, in order, as one :class:`Detections` (empty for no parts).
+
+        A known column (:data:`COLUMNS`) missing from some parts is filled with its default there; an
+        unknown column is kept only when every part has it.
+        """
         if not parts:
             return cls.empty()
+        names = {k for p in parts for k in p.data}
+        data = {}
+        for k in sorted(names):
+            if all(k in p.data for p in parts):
+                data[k] = np.concatenate([p.data[k] for p in parts])
+            elif k in COLUMNS:
+                data[k] = np.concatenate([p.data[k] if k in p.data else _default_column(k, len(p)) for p in parts])
         return cls(np.concatenate([p.xyxy for p in parts]), np.concatenate([p.confidence for p in parts]),
-                   np.concatenate([p.value for p in parts]), np.concatenate([p.value_confidence for p in parts]))
+                   np.concatenate([p.value for p in parts]), np.concatenate([p.value_confidence for p in parts]),
+                   data)
 
+    @classmethod
+    def from_dice(cls, dice: Iterable[Any]) -> Detections:
+        """Build from one record per die: an object or mapping with ``value``, ``box`` and optionally
+        ``confidence`` (value confidence), ``det_confidence``, ``uncertain``, ``guess``, ``votes``,
+        ``recovered``, ``zone`` — e.g. :class:`kosti.vision.pipeline.Die` or the dashboard's ``TableDie`` —
+        or a tuple ``(value, box[, confidence[, guess]])``.
+
+        ``uncertain`` true stores value 0 (the face stays in ``guess`` when there is none); missing
+        confidences are NaN; ``guess``/``votes``/``recovered``/``zone`` become columns when any die has them.
+
+        Raises:
+            ValueError: a record without a 4-number box, or a value outside 0–6.
+        """
+        rows: list[dict[str, Any]] = []
+        for d in dice:
+            if isinstance(d, (tuple, list)):
+                if len(d) < 2:
+                    raise ValueError(f"a die is (value, box[, confidence[, guess]]), got {d!r}")
+                r: dict[str, Any] = {"value": d[0], "box": d[1]}
+                if len(d) > 2:
+                    r["confidence"] = d[2]
+                if len(d) > 3:
+                    r["guess"] = d[3]
+            elif isinstance(d, Mapping):
+                r = dict(d)
+            else:
+                r = {k: getattr(d, k) for k in ("value", "box", "confidence", "det_confidence", "uncertain",
+                                                 *COLUMNS) if hasattr(d, k)}
+            rows.append(r)
+        n = len(rows)
+        xyxy = np.zeros((n, 4), np.float32)
+        value = np.zeros(n, np.int64)
+        vconf = np.full(n, np.nan, np.float32)
+        conf = np.full(n, np.nan, np.float32)
+        for i, r in enumerate(rows):
+            box = r.get("box")
+            try:
+                xyxy[i] = np.asarray(box, np.float64).reshape(4)
+            except (TypeError, ValueError):
+                raise ValueError(f"die {i}: box must be 4 numbers x1 y1 x2 y2, got {box!r}") from None
+            v = int(r.get("value") or 0)
+            guess = int(r.get("guess") or 0)
+            if r.get("uncertain") and v:  # a face that stands in for an unread one: keep it as the guess
+                if not 1 <= guess <= 6:
+                    r["guess"] = v
+                v = 0
+            value[i] = v
+            for arr, key in ((vconf, "confidence"), (conf, "det_confidence")):
+                if r.get(key) is not None:
+                    arr[i] = float(r[key])
+        data = {}
+        for k in COLUMNS:
+            if any(k in r for r in rows):
+                col = _default_column(k, n)
+                for i, r in enumerate(rows):
+                    if r.get(k) is not None:
+                        col[i] = r[k]
+                data[k] = col
+        return cls(xyxy, conf, value, vconf, data)
+
+    # -- selection ---------------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.xyxy)
 
@@ -98,7 +193,8 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return Detections(
-            self.xyxy[index], self.confidence[index], self.value[index], self.value_confidence[index]
+            self.xyxy[index], self.confidence[index], self.value[index], self.value_confidence[index],
+            {k: v[index] for k, v in self.data.items()},
         )
 
     def filter(self, mask: np.ndarray) -> Detections:
@@ -108,6 +204,31 @@ class Detections:
             raise ValueError(f"mask shape {mask.shape} does not match {len(self)} detections")
         return self[mask]
 
+    def with_data(self, **columns: Any) -> Detections:
+        """A copy with the given per-die columns added or replaced (each ``(N, …)``, see :data:`COLUMNS`)."""
+        return Detections(self.xyxy, self.confidence, self.value, self.value_confidence, {**self.data, **columns})
+
+    def column(self, name: str) -> np.ndarray:
+        """Column ``name`` of :attr:`data`, or its default (:data:`COLUMNS`) when absent.
+
+        Raises:
+            KeyError: an unknown column that is absent.
+        """
+        if name in self.data:
+            return self.data[name]
+        if name not in COLUMNS:
+            raise KeyError(name)
+        return _default_column(name, len(self))
+
+    def equals(self, other: Detections) -> bool:
+        """Same dice, row by row (arrays equal, NaN equal to NaN, same columns)."""
+        return (len(self) == len(other) and set(self.data) == set(other.data)
+                and all(np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+                        for a, b in [(self.xyxy, other.xyxy), (self.confidence, other.confidence),
+                                     (self.value, other.value), (self.value_confidence, other.value_confidence)]
+                        + [(self.data[k], other.data[k]) for k in self.data]))
+
+    # -- views -------------------------------------------------------------------------------------------
     @property
     def uncertain(self) -> np.ndarray:
         """``(N,)`` bool: dice whose face could not be read (value 0)."""
@@ -123,6 +244,17 @@ class Detections:
         """Values of the dice that were read, ascending (uncertain dice left out)."""
         return sorted(int(v) for v in self.value if v != UNKNOWN_VALUE)
 
+    @property
+    def best_faces(self) -> np.ndarray:
+        """``(N,)`` int8: the value where read, else the ``guess`` column (0 where neither) — what a label
+        file records for each die."""
+        return np.where(self.value > 0, self.value, self.column("guess")).astype(np.int8)
+
+    @property
+    def centers(self) -> np.ndarray:
+        """``(N, 2)`` float32 box centres in pixels."""
+        return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
+
     def sorted_by_position(self) -> Detections:
         """Dice ordered left to right, then top to bottom (by box centre), for stable display."""
         if len(self) == 0:
@@ -131,35 +263,46 @@ class Detections:
         cy = (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2
         return self[np.lexsort((cy, cx))]
 
-    def to_dice(self) -> list[ReadDie]:
-        """The dice as :class:`ReadDie` tuples, in row order."""
-        return [
-            ReadDie(
-                int(self.value[i]),
-                float(self.value_confidence[i]),
-                tuple(float(v) for v in self.xyxy[i]),  # type: ignore[arg-type]
-                float(self.confidence[i]),
-            )
-            for i in range(len(self))
-        ]
-
-    def to_dicts(self, ndigits: int = 4) -> list[dict]:
-        """The dice as JSON-ready dicts in the ``kosti read`` shape (``../shared/docs/cli.md``).
+    def to_dicts(self, ndigits: int = 4) -> list[dict[str, Any]]:
+        """The dice as JSON-ready dicts in the ``kosti read`` / ``kosti watch`` shape (``../shared/docs/cli.md``).
 
         Each die is ``{"value": 5, "confidence": 0.97, "box": [x1, y1, x2, y2]}`` where ``confidence``
         is the value confidence and boxes are rounded to 0.1 px. An uncertain die has ``"value": 0`` and
         an extra ``"uncertain": true`` key, so a reader of the documented keys never mistakes it for a face.
         """
         out = []
-        for d in self.to_dice():
-            item: dict = {
-                "value": d.value,
-                "confidence": round(d.confidence, ndigits),
-                "box": [round(v, 1) for v in d.box],
+        for i in range(len(self)):
+            item: dict[str, Any] = {
+                "value": int(self.value[i]),
+                "confidence": round(float(self.value_confidence[i]), ndigits),
+                "box": [round(float(v), 1) for v in self.xyxy[i]],
             }
-            if d.uncertain:
+            if self.value[i] == UNKNOWN_VALUE:
                 item["uncertain"] = True
             out.append(item)
+        return out
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Every field of every die as plain Python values, one dict per die: ``value``, ``confidence``
+        (value confidence, ``None`` when unknown), ``det_confidence`` (``None`` when unknown), ``box``
+        (floats, unrounded), ``uncertain``, and each :attr:`data` column (``votes`` as a tuple).
+        The inverse of :meth:`from_dice` for records."""
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else x
+
+        out = []
+        for i in range(len(self)):
+            r: dict[str, Any] = {
+                "value": int(self.value[i]),
+                "confidence": num(float(self.value_confidence[i])),
+                "det_confidence": num(float(self.confidence[i])),
+                "box": tuple(float(v) for v in self.xyxy[i]),
+                "uncertain": bool(self.value[i] == UNKNOWN_VALUE),
+            }
+            for k, col in self.data.items():
+                v = col[i]
+                r[k] = tuple(v.tolist()) if np.ndim(v) else v.item()
+            out.append(r)
         return out
 
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
+from kosti.vision import yolo_labels
 from kosti.vision.detections import Detections, box_iou
 from kosti.vision.reader import DiceReader, face_values, load_image
+from kosti.vision.yolo_labels import label_path
 
 #: IoU at which a prediction matches a label (cli.md).
 MATCH_IOU = 0.5
@@ -65,16 +66,6 @@ class Dataset:
     class_values: np.ndarray
     root: Path
     split: str
-
-
-def label_path(image: Path) -> Path:
-    """Ultralytics' ``img2label_paths``: the last ``/images/`` in the path becomes ``/labels/``."""
-    parts = list(image.parts)
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] == "images":
-            parts[i] = "labels"
-            return Path(*parts).with_suffix(".txt")
-    return image.with_suffix(".txt")
 
 
 def _images_in(entry: Path) -> list[Path]:
@@ -152,7 +143,7 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
 
 
 def read_labels(label: Path, width: int, height: int, class_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Read a YOLO label file into pixel boxes and faces.
+    """Read a YOLO label file into pixel boxes and faces (:func:`kosti.vision.yolo_labels.read_labels`).
 
     Args:
         label: ``class cx cy w h`` lines, normalised 0–1 (a missing file means no dice); a line with a
@@ -164,32 +155,13 @@ def read_labels(label: Path, width: int, height: int, class_values: np.ndarray) 
         ``xyxy (M, 4)`` float32 pixels and ``values (M,)`` int8 (0 for classes that are not faces).
 
     Raises:
-        DatasetError: a line that is not 5 numbers or a class outside ``class_values``.
+        DatasetError: a line that is not 5 numbers or a class outside ``class_values`` (``file:line: …``).
     """
-    if not label.is_file():
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.int8)
-    boxes, values = [], []
-    for n, line in enumerate(label.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        try:
-            c, nums = int(float(parts[0])), np.asarray(parts[1:], np.float64)
-            if len(nums) == 4:
-                cx, cy, w, h = nums
-                x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-            elif len(nums) >= 6 and len(nums) % 2 == 0:  # a segment polygon: its bounding box
-                xs, ys = nums[0::2], nums[1::2]
-                x1, y1, x2, y2 = xs.min(), ys.min(), xs.max(), ys.max()
-            else:
-                raise ValueError
-        except (ValueError, IndexError):
-            raise DatasetError(f"{label}:{n}: expected 'class cx cy w h', got {line.strip()!r}") from None
-        if not 0 <= c < len(class_values):
-            raise DatasetError(f"{label}:{n}: class {c} outside 0–{len(class_values) - 1}")
-        boxes.append([x1 * width, y1 * height, x2 * width, y2 * height])
-        values.append(class_values[c])
-    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(values, np.int8)
+    try:
+        xyxy, values = yolo_labels.read_labels(label, width, height, class_values)
+    except yolo_labels.LabelError as exc:
+        raise DatasetError(str(exc)) from None
+    return xyxy.astype(np.float32), values
 
 
 def match_greedy(iou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:

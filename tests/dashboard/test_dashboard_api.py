@@ -391,7 +391,7 @@ def test_corrected_throws_become_training_data(make_client, throw, start_game, t
     ids = capture.list_ids(root)
     assert len(ids) == 1
     rec = capture.load(root, ids[0], with_image=False)
-    assert sorted(d.value for d in rec.dice) == [1, 2, 3, 5, 6]
+    assert sorted(rec.dice.value.tolist()) == [1, 2, 3, 5, 6]
     assert c.get(f"/api/games/{gid}/history").json()["throws"][0]["resolution"] == "corrected"
 
 

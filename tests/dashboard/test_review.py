@@ -247,9 +247,9 @@ def test_review_page_keys_draw_and_save_in_browser(server) -> None:
         wait.until(lambda _: ids[1] in d.find_element("id", "img-info").text)
         rec = cap.load(root, ids[0], with_image=False)
         assert rec.reviewed
-        assert [d_.value for d_ in rec.dice] == [4, 2]
-        np.testing.assert_allclose(rec.dice[0].box, (10, 20, 50, 60), atol=0.02)
-        np.testing.assert_allclose(rec.dice[1].box, (250, 150, 300, 200), atol=4)  # drawn by a mouse drag
+        assert rec.dice.value.tolist() == [4, 2]
+        np.testing.assert_allclose(rec.dice.xyxy[0], (10, 20, 50, 60), atol=0.02)
+        np.testing.assert_allclose(rec.dice.xyxy[1], (250, 150, 300, 200), atol=4)  # drawn by a mouse drag
         # Russian text on the language toggle.
         d.find_element("id", "lang-toggle").click()
         assert d.find_element("id", "counter").text == "1 из 3 проверено"

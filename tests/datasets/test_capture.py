@@ -14,12 +14,18 @@ import numpy as np
 import pytest
 
 from kosti.datasets import capture as cap
+from kosti.datasets import capture_cli
 from kosti.datasets.prepare import label_path, read_labels, split_images
 
 REPO = Path(__file__).resolve().parents[2]
 BYLER_TEST = REPO.parent / "shared" / "datasets" / "byler-d6" / "images" / "test"
 DETECTOR = REPO / "models" / "dice_det.onnx"
 CLASSIFIER = REPO / "models" / "dice_cls.onnx"
+
+
+def faces(rec: cap.CaptureRecord) -> list[tuple[int, bool]]:
+    """``(label face, unread by the model)`` per die of a capture record."""
+    return list(zip(rec.dice.best_faces.tolist(), rec.dice.uncertain.tolist()))
 
 
 def frame(w: int = 640, h: int = 480, seed: int = 0) -> np.ndarray:
@@ -45,11 +51,11 @@ def test_writer_round_trip_exact_yolo_lines(tmp_path: Path) -> None:
     rec = cap.load(tmp_path / "cap", image_id)
     assert (rec.width, rec.height) == (640, 480)
     assert rec.image is not None and rec.image.shape == (480, 640, 3)
-    assert [d.value for d in rec.dice] == [5, 1, 6]
-    for d, (_, box, conf) in zip(rec.dice, DICE):
-        np.testing.assert_allclose(d.box, box, atol=640 * 1e-6)  # 6-decimal rounding of normalised coords
-        assert d.confidence == pytest.approx(conf, abs=1e-4)
-        assert not d.uncertain
+    assert faces(rec) == [(5, False), (1, False), (6, False)]
+    assert rec.dice.value.tolist() == [5, 1, 6]
+    for box, conf, (_, want_box, want_conf) in zip(rec.dice.xyxy, rec.dice.value_confidence, DICE):
+        np.testing.assert_allclose(box, want_box, atol=640 * 1e-6)  # 6-decimal rounding of normalised coords
+        assert conf == pytest.approx(want_conf, abs=1e-4)
     assert not rec.reviewed and rec.source == "capture" and rec.meta["model"] == "v7"
     assert rec.meta["proposed"][0] == {"value": 5, "confidence": 0.91, "uncertain": False}
     # The JPEG is the frame (quality 95: small error only).
@@ -61,8 +67,8 @@ def test_uncertain_die_written_with_guess_and_left_unreviewed(tmp_path: Path) ->
     image_id = w.add(frame(), [(0, (10, 20, 50, 60), 0.31, 3), (2, (100, 100, 140, 140), 0.9)], reviewed=True)
     assert (tmp_path / "labels" / f"{image_id}.txt").read_text().splitlines()[0].startswith("2 ")
     rec = cap.load(tmp_path, image_id, with_image=False)
-    assert [d.value for d in rec.dice] == [3, 2]
-    assert [d.uncertain for d in rec.dice] == [True, False]
+    assert faces(rec) == [(3, True), (2, False)]
+    assert rec.dice.value.tolist() == [0, 2] and rec.dice.data["guess"].tolist() == [3, 0]
     assert rec.reviewed is False  # an uncertain die forces review even when reviewed=True was asked
     # No guess: refused with a clear error, nothing written.
     with pytest.raises(cap.CaptureError, match="1–6"):
@@ -76,7 +82,7 @@ def test_pipeline_die_objects_are_accepted(tmp_path: Path) -> None:
     dice = [Die(4, 0.95, (10, 10, 40, 40)), Die(0, 0.2, (60, 10, 90, 40), uncertain=True, guess=6)]
     image_id = cap.CaptureWriter(tmp_path).add(frame(), dice)
     rec = cap.load(tmp_path, image_id, with_image=False)
-    assert [(d.value, d.uncertain) for d in rec.dice] == [(4, False), (6, True)]
+    assert faces(rec) == [(4, False), (6, True)]
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -98,7 +104,7 @@ def test_bad_dice_refused_and_nothing_written(tmp_path: Path, bad, match) -> Non
 def test_boxes_overhanging_by_a_pixel_are_clipped(tmp_path: Path) -> None:
     image_id = cap.CaptureWriter(tmp_path).add(frame(), [(2, (-0.6, 10, 40, 480.8), 0.9)])
     rec = cap.load(tmp_path, image_id, with_image=False)
-    np.testing.assert_allclose(rec.dice[0].box, (0, 10, 40, 480), atol=1e-3)
+    np.testing.assert_allclose(rec.dice.xyxy[0], (0, 10, 40, 480), atol=1e-3)
 
 
 def test_folder_is_a_training_and_eval_dataset(tmp_path: Path) -> None:
@@ -141,14 +147,15 @@ def test_save_labels_review_and_stats(tmp_path: Path) -> None:
                                    "corrections": 0, "faces": {"1": 1, "2": 0, "3": 0, "4": 0, "5": 2, "6": 0}}
     rec = cap.save_labels(tmp_path, a, [(6, (10, 20, 50, 60)), (2, (100, 100, 150, 140)), (3, (200, 200, 240, 240))])
     assert rec.reviewed and rec.meta["edited"] and rec.meta["reviewed_at"]
-    assert [d.value for d in rec.dice] == [6, 2, 3]
-    assert all(d.confidence is None for d in rec.dice)  # confidences belong to the model's proposal only
+    assert faces(rec) == [(6, False), (2, False), (3, False)]
+    assert np.isnan(rec.dice.value_confidence).all()  # confidences belong to the model's proposal only
+    assert [d["confidence"] for d in rec.to_dict()["dice"]] == [None, None, None]
     s = cap.stats(tmp_path)
     assert (s["images"], s["reviewed"], s["unreviewed"], s["dice"], s["reviewed_dice"]) == (2, 1, 1, 4, 3)
     assert s["faces"] == {"1": 0, "2": 1, "3": 1, "4": 0, "5": 1, "6": 1}
     # Confirm without edits keeps the proposal and its confidences.
     rec_b = cap.set_reviewed(tmp_path, b)
-    assert rec_b.reviewed and not rec_b.meta["edited"] and rec_b.dice[0].confidence == pytest.approx(0.91)
+    assert rec_b.reviewed and not rec_b.meta["edited"] and rec_b.dice.value_confidence[0] == pytest.approx(0.91)
     assert cap.stats(tmp_path)["reviewed"] == 2
     cap.set_reviewed(tmp_path, b, False)
     assert cap.stats(tmp_path)["reviewed"] == 1
@@ -167,7 +174,7 @@ def test_save_labels_review_and_stats(tmp_path: Path) -> None:
 def test_empty_throw_gives_an_empty_label_file(tmp_path: Path) -> None:
     image_id = cap.CaptureWriter(tmp_path).add(frame(), [])
     assert (tmp_path / "labels" / f"{image_id}.txt").read_text() == ""
-    assert cap.load(tmp_path, image_id, with_image=False).dice == []
+    assert len(cap.load(tmp_path, image_id, with_image=False).dice) == 0
 
 
 def test_corrections_from_play_are_recorded(tmp_path: Path) -> None:
@@ -180,18 +187,18 @@ def test_corrections_from_play_are_recorded(tmp_path: Path) -> None:
     a = cap.save_correction(tmp_path, jpeg, fixed, model="v3")
     rec = cap.load(tmp_path, a, with_image=False)
     assert rec.source == "correction" and rec.reviewed and rec.meta["model"] == "v3"
-    assert [d.value for d in rec.dice] == [5, 4]
+    assert faces(rec) == [(5, False), (4, False)]
     assert rec.path.read_bytes() == jpeg
     # A die the player added by hand has no box: saved without it, left for the review page with a note.
     b = cap.save_correction(tmp_path, frame(), [TableDie(2, 0.9, [10, 20, 50, 60]), {"value": 3, "box": None}])
     rec_b = cap.load(tmp_path, b, with_image=False)
-    assert not rec_b.reviewed and [d.value for d in rec_b.dice] == [2]
+    assert not rec_b.reviewed and faces(rec_b) == [(2, False)]
     assert "1 dice have no box" in rec_b.meta["note"]
     # A die still unread when the throw is saved: left out with a note, image unreviewed.
     c = cap.save_correction(tmp_path, frame(), [TableDie(0, 0.2, [10, 20, 50, 60], uncertain=True),
                                                 TableDie(6, 0.9, [100, 100, 140, 140])])
     rec_c = cap.load(tmp_path, c, with_image=False)
-    assert not rec_c.reviewed and [d.value for d in rec_c.dice] == [6] and "1 dice were not read" in rec_c.meta["note"]
+    assert not rec_c.reviewed and faces(rec_c) == [(6, False)] and "1 dice were not read" in rec_c.meta["note"]
     with pytest.raises(cap.CaptureError, match="outside"):
         cap.save_correction(tmp_path, frame(), [TableDie(6, 0.9, [100, 100, 900, 140])])
     s = cap.stats(tmp_path)
@@ -200,7 +207,7 @@ def test_corrections_from_play_are_recorded(tmp_path: Path) -> None:
     k1 = cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60]), (1, [100, 100, 140, 140])], key="game3-throw17")
     k2 = cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60]), (2, [100, 100, 140, 140])], key="game3-throw17")
     assert k1 == k2 == "game3-throw17"
-    assert [d.value for d in cap.load(tmp_path, k2, with_image=False).dice] == [5, 2]
+    assert cap.load(tmp_path, k2, with_image=False).dice.value.tolist() == [5, 2]
     assert cap.stats(tmp_path)["corrections"] == 4
     with pytest.raises(cap.CaptureError, match="invalid image id"):
         cap.save_correction(tmp_path, jpeg, [(5, [10, 20, 50, 60])], key="../x")
@@ -236,7 +243,7 @@ def test_writes_are_atomic_and_failures_leave_nothing(tmp_path: Path, monkeypatc
     leftovers = [p.name for d in ("images", "labels", ".") for p in (tmp_path / d).iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
     monkeypatch.setattr(cap.os, "replace", real_replace)
-    assert cap.load(tmp_path, first, with_image=False).dice[0].value == DICE[0][0]
+    assert cap.load(tmp_path, first, with_image=False).dice.value[0] == DICE[0][0]
 
 
 def test_concurrent_writers_get_unique_ids_and_a_consistent_index(tmp_path: Path) -> None:
@@ -278,7 +285,7 @@ def test_images_without_index_entries_are_listed_as_imports(tmp_path: Path) -> N
     [item] = cap.list_images(tmp_path)
     assert item["id"] == "IMG_1" and item["source"] == "import" and item["dice"] == 1 and not item["reviewed"]
     rec = cap.save_labels(tmp_path, "IMG_1", [(3, (288, 216, 352, 264))])
-    assert rec.reviewed and rec.dice[0].value == 3
+    assert rec.reviewed and rec.dice.value.tolist() == [3]
 
 
 def test_link_reviewed_subset(tmp_path: Path) -> None:
@@ -360,11 +367,11 @@ def test_capture_cli_over_real_photos(tmp_path: Path, capsys) -> None:
         order = sorted(range(len(det)), key=lambda i: ((det.xyxy[i, 0] + det.xyxy[i, 2]) / 2, (det.xyxy[i, 1] + det.xyxy[i, 3]) / 2))
         assert len(rec.dice) == len(det)
         boxes = det.xyxy[order]
-        np.testing.assert_allclose([d.box for d in rec.dice], boxes, atol=0.01)
-        guesses = cap.guess_faces(reader, f, boxes)
-        for d, i, g in zip(rec.dice, order, guesses):
+        np.testing.assert_allclose(rec.dice.xyxy, boxes, atol=0.01)
+        guesses = capture_cli.guess_faces(reader, f, boxes)
+        for got, i, g in zip(faces(rec), order, guesses):
             v = int(det.value[i])
-            assert (d.value, d.uncertain) == ((v, False) if v else (int(g), True))
+            assert got == ((v, False) if v else (int(g), True))
 
 
 class _FakeReader:
@@ -409,7 +416,7 @@ def test_capture_loop_saves_each_settled_throw(tmp_path: Path, monkeypatch, caps
         img = np.full((240, 320, 3), 90, np.uint8)
         img[0, 0, 2] = 40 * k + 5
         cv2.imwrite(str(src / f"{k:02d}.png"), img)
-    monkeypatch.setattr(cap, "_open_reader", lambda args: (_FakeReader(), "fake reader"))
+    monkeypatch.setattr(capture_cli, "_open_reader", lambda args: (_FakeReader(), "fake reader"))
     out = tmp_path / "cap"
     assert main(["capture", "--source", str(src), "--out", str(out), "--max", "3", "--still-time", "0.3"]) == 0
     printed = capsys.readouterr().out
@@ -420,8 +427,8 @@ def test_capture_loop_saves_each_settled_throw(tmp_path: Path, monkeypatch, caps
         rec = cap.load(out, image_id)
         assert rec.image.shape == (240, 320, 3) and rec.meta["model"] == "fake reader"
         # Read die: face k+1; unread die: the classifier's best face (6), flagged uncertain.
-        assert [(d.value, d.uncertain) for d in rec.dice] == [(k + 1, False), (6, True)]
-        assert rec.dice[0].box == pytest.approx((20 + 40 * k, 40, 50 + 40 * k, 70), abs=0.01)
+        assert faces(rec) == [(k + 1, False), (6, True)]
+        assert rec.dice.xyxy[0].tolist() == pytest.approx((20 + 40 * k, 40, 50 + 40 * k, 70), abs=0.01)
         assert not rec.reviewed
     # A folder of photos: each image keeps its source photo's name (id and review.json).
     assert ids == ["00", "01", "02"]
