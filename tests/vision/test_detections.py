@@ -1,0 +1,90 @@
+"""The one die type (kosti.vision.detections.Detections): per-die data columns, record constructors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from kosti.vision.detections import COLUMNS, Detections
+
+
+@dataclass
+class _VotedDie:  # the shape of kosti.vision.pipeline.Die
+    value: int
+    confidence: float
+    box: tuple[float, float, float, float]
+    uncertain: bool = False
+    guess: int = 0
+    det_confidence: float = 1.0
+    votes: tuple[int, int, int] = (1, 1, 1)
+    recovered: bool = False
+
+
+def _voted() -> list[_VotedDie]:
+    return [_VotedDie(5, 0.9, (10, 10, 50, 50), votes=(4, 5, 5), det_confidence=0.8),
+            _VotedDie(0, 0.3, (60, 10, 100, 50), uncertain=True, guess=3, votes=(2, 5, 5), recovered=True)]
+
+
+def test_from_dice_takes_voted_dice_with_their_columns():
+    d = Detections.from_dice(_voted())
+    assert d.value.tolist() == [5, 0] and d.uncertain.tolist() == [False, True]
+    assert d.value_confidence.tolist() == pytest.approx([0.9, 0.3])
+    assert d.confidence.tolist() == pytest.approx([0.8, 1.0])
+    assert d.data["guess"].tolist() == [0, 3] and d.data["guess"].dtype == np.int8
+    assert d.data["votes"].tolist() == [[4, 5, 5], [2, 5, 5]] and d.data["votes"].shape == (2, 3)
+    assert d.data["recovered"].tolist() == [False, True]
+    assert d.best_faces.tolist() == [5, 3]
+    np.testing.assert_allclose(d.centers, [[30, 30], [80, 30]])
+
+
+def test_columns_follow_every_selection():
+    d = Detections.from_dice(_voted())
+    one = d[d.uncertain]
+    assert len(one) == 1 and one.data["guess"].tolist() == [3] and one.data["votes"].tolist() == [[2, 5, 5]]
+    assert d.sorted_by_position()[::-1].data["recovered"].tolist() == [True, False]
+    assert d.filter(np.array([True, False])).data["votes"].shape == (1, 3)
+
+
+def test_concat_fills_known_columns_and_drops_partial_unknown_ones():
+    a = Detections.from_dice(_voted()).with_data(track=np.array([7, 8]))
+    b = Detections(np.array([[0, 0, 5, 5]]), [0.5], [6], [0.99])
+    both = Detections.concat([a, b])
+    assert both.value.tolist() == [5, 0, 6]
+    assert both.data["guess"].tolist() == [0, 3, COLUMNS["guess"][2]]
+    assert both.data["votes"][2].tolist() == [1, 1, 1]
+    assert "track" not in both.data
+    assert Detections.concat([a, a]).data["track"].tolist() == [7, 8, 7, 8]
+
+
+def test_column_default_and_errors():
+    d = Detections(np.zeros((2, 4)), [0.5, 0.5], [1, 2], [0.9, 0.9])
+    assert d.column("zone").tolist() == [1, 1] and d.column("recovered").dtype == np.bool_
+    with pytest.raises(KeyError):
+        d.column("nope")
+    with pytest.raises(ValueError, match="column 'guess' has 3 rows, expected 2"):
+        d.with_data(guess=[1, 2, 3])
+    with pytest.raises(ValueError, match="box must be 4 numbers"):
+        Detections.from_dice([{"value": 1, "box": None}])
+
+
+def test_records_round_trip_and_json():
+    d = Detections.from_dice(_voted())
+    recs = d.to_records()
+    assert recs[1] == {"value": 0, "confidence": pytest.approx(0.3), "det_confidence": 1.0,
+                       "box": (60.0, 10.0, 100.0, 50.0), "uncertain": True, "guess": 3, "votes": (2, 5, 5),
+                       "recovered": True}
+    json.dumps(recs)
+    assert Detections.from_dice(recs).equals(d)
+    assert not Detections.from_dice(recs[:1]).equals(d)
+
+
+def test_unknown_confidences_are_nan_and_tuples_are_accepted():
+    d = Detections.from_dice([(4, (0, 0, 10, 10)), (0, [5, 5, 20, 20], 0.4, 2)])
+    assert np.isnan(d.confidence).all() and np.isnan(d.value_confidence[0])
+    assert d.value.tolist() == [4, 0] and d.best_faces.tolist() == [4, 2]
+    assert d.to_records()[0]["confidence"] is None
+    # a face that stands in for an unread one (uncertain with a value) is kept as the guess
+    marked = Detections.from_dice([{"value": 6, "box": (0, 0, 9, 9), "uncertain": True}])
+    assert marked.value.tolist() == [0] and marked.data["guess"].tolist() == [6]
