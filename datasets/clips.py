@@ -34,12 +34,12 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
-
 from kosti.sim import render
+from kosti.vision.yolo_labels import read_labels
 
 #: Frame rate and size of the virtual-table clips.
 FPS = 30.0
@@ -54,17 +54,16 @@ REAL_PHOTOS = ("IMG_20191208_112014", "IMG_20191208_112431", "IMG_20191209_09562
 SKIN = (118, 148, 205)
 
 
-@dataclass
-class Die:
-    """A die on the table: face up (1–6), centre in table pixels, in-plane angle in degrees."""
+class Pose(NamedTuple):
+    """Where the script puts a simulated die: face up (1–6), centre in table pixels, in-plane angle in
+    degrees. It is the ``(value, x, y, angle_deg)`` entry :func:`kosti.sim.render.render_table` draws
+    (ground truth of a clip, not an observed die: observed dice are
+    :class:`~kosti.vision.detections.Detections`)."""
 
     face: int
     x: float
     y: float
     angle: float
-
-    def spec(self) -> tuple[int, float, float, float]:
-        return (self.face, self.x, self.y, self.angle)
 
 
 @dataclass
@@ -83,10 +82,10 @@ class Hand:
 class Scene:
     """What the camera sees at one instant (before the camera's own motion)."""
 
-    dice: list[Die]
+    dice: list[Pose]
     blur: float = 0.0
     hand: Hand | None = None
-    on_palm: list[Die] = field(default_factory=list)
+    on_palm: list[Pose] = field(default_factory=list)
     photo: np.ndarray | None = None  # a real photo as the whole table
 
 
@@ -163,19 +162,19 @@ class Renderer:
 
     def __call__(self, sc: Scene) -> np.ndarray:
         hand = None if sc.hand is None else tuple(vars(sc.hand).values())
-        key = (tuple(d.spec() for d in sc.dice), sc.blur, hand, tuple(d.spec() for d in sc.on_palm), id(sc.photo))
+        key = (tuple(sc.dice), sc.blur, hand, tuple(sc.on_palm), id(sc.photo))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         w, h = self.clip.size
         if sc.photo is not None:
             img = sc.photo.copy()
         else:
-            img, _ = render.render_table([d.spec() for d in sc.dice], self.bg, self.clip.style, sc.blur, size=(w, h),
+            img, _ = render.render_table(sc.dice, self.bg, self.clip.style, sc.blur, size=(w, h),
                                          die_px=self.die_px, seed=self.seed, blur_angle_deg=30.0)
         if sc.hand is not None:
             draw_hand(img, sc.hand, self.seed, self.shade)
             if sc.on_palm:
-                img, _ = render.render_table([d.spec() for d in sc.on_palm], img, self.clip.style, 0.0, size=(w, h),
+                img, _ = render.render_table(sc.on_palm, img, self.clip.style, 0.0, size=(w, h),
                                              die_px=self.die_px * 1.08, seed=self.seed + 1)
         self._cache = (key, img)
         return img
@@ -236,11 +235,11 @@ def frames(clip: Clip, seed: int) -> Iterator[np.ndarray]:
 # Motion helpers
 # ---------------------------------------------------------------------------------------------------
 def place(rng: np.random.Generator, n: int, size: tuple[int, int] = SIZE, faces: list[int] | None = None,
-          avoid: list[Die] | None = None) -> list[Die]:
+          avoid: list[Pose] | None = None) -> list[Pose]:
     """``n`` non-overlapping resting dice inside the tray (8 % margin), random faces unless given."""
     w, h = size
     side = 0.07 * h
-    out: list[Die] = []
+    out: list[Pose] = []
     others = list(avoid or [])
     for i in range(n):
         for _ in range(500):
@@ -248,12 +247,12 @@ def place(rng: np.random.Generator, n: int, size: tuple[int, int] = SIZE, faces:
             if all(math.hypot(x - d.x, y - d.y) > 2.2 * side for d in out + others):
                 break
         face = int(faces[i]) if faces is not None else int(rng.integers(1, 7))
-        out.append(Die(face, float(x), float(y), float(rng.uniform(0, 90))))
+        out.append(Pose(face, float(x), float(y), float(rng.uniform(0, 90))))
     return out
 
 
-def tumble(final: list[Die], t0: float, dur: float, rng: np.random.Generator, size: tuple[int, int] = SIZE,
-           stop: list[float] | None = None) -> Callable[[float], tuple[list[Die], float]]:
+def tumble(final: list[Pose], t0: float, dur: float, rng: np.random.Generator, size: tuple[int, int] = SIZE,
+           stop: list[float] | None = None) -> Callable[[float], tuple[list[Pose], float]]:
     """Dice flying in from the right edge and tumbling to ``final``: ``f(t) -> (dice, motion blur px)``.
 
     Each die stops at ``t0 + stop[i]`` (default ``dur`` for all); after that it lies still."""
@@ -262,7 +261,7 @@ def tumble(final: list[Die], t0: float, dur: float, rng: np.random.Generator, si
     stops = stop or [dur] * len(final)
     faces_seed = int(rng.integers(0, 2**31))
 
-    def at(t: float) -> tuple[list[Die], float]:
+    def at(t: float) -> tuple[list[Pose], float]:
         out, blur = [], 0.0
         for i, (d, (sx, sy, sa)) in enumerate(zip(final, starts)):
             p = (t - t0) / stops[i]
@@ -275,14 +274,14 @@ def tumble(final: list[Die], t0: float, dur: float, rng: np.random.Generator, si
             r = np.random.default_rng([faces_seed, i, int(t * FPS)])
             face = int(r.integers(1, 7)) if p < 0.85 else d.face
             spin = (1 - e) * 540.0 * (1 if i % 2 else -1)
-            out.append(Die(face, sx + (d.x - sx) * e, sy + (d.y - sy) * e - bounce, d.angle + spin))
+            out.append(Pose(face, sx + (d.x - sx) * e, sy + (d.y - sy) * e - bounce, d.angle + spin))
             blur = max(blur, 3.0 * (1 - p) ** 2 * abs(sx - d.x) / max(1.0, FPS * stops[i]))
         return out, min(40.0, blur)
 
     return at
 
 
-def expect(dice: list[Die], rest_s: float, status: str = "ok", **extra: Any) -> dict[str, Any]:
+def expect(dice: list[Pose], rest_s: float, status: str = "ok", **extra: Any) -> dict[str, Any]:
     """One expected throw: faces ascending, true rest time, status."""
     return {"faces": sorted(d.face for d in dice), "rest_s": round(rest_s, 3), "status": status, **extra}
 
@@ -324,10 +323,10 @@ def _spin(seed: int) -> Clip:
         if 1.0 <= t:  # die 0 keeps turning on the spot at 60 deg/s until spin_end
             d0 = a[0]
             ang = d0.angle + 60.0 * (min(t, spin_end) - 1.0)
-            dice = [Die(d0.face, d0.x, d0.y, ang)] + dice[1:]
+            dice = [Pose(d0.face, d0.x, d0.y, ang)] + dice[1:]
         return Scene(dice, blur)
 
-    final = [Die(a[0].face, a[0].x, a[0].y, a[0].angle + 60.0 * (spin_end - 1.0))] + a[1:]
+    final = [Pose(a[0].face, a[0].x, a[0].y, a[0].angle + 60.0 * (spin_end - 1.0))] + a[1:]
     return Clip("spin", 3.6, scene, [expect(final, spin_end)], shake=1.0,
                 description="one die spins in place at 60 deg/s for 1.6 s after the others stopped")
 
@@ -339,14 +338,14 @@ def _tip(seed: int) -> Clip:
     d0 = a[0]
     new_face = {1: 2, 2: 3, 3: 5, 4: 5, 5: 4, 6: 2}[d0.face]  # a neighbour face, never the opposite one
     side = 0.07 * SIZE[1]
-    tipped = Die(new_face, d0.x + 0.7 * side, d0.y + 0.2 * side, d0.angle + 12.0)
+    tipped = Pose(new_face, d0.x + 0.7 * side, d0.y + 0.2 * side, d0.angle + 12.0)
     t_tip, dur = 2.2, 0.2
 
     def scene(t: float) -> Scene:
         dice, blur = t_in(t)
         if t >= t_tip:
             p = min(1.0, (t - t_tip) / dur)
-            d = tipped if p >= 1.0 else Die(d0.face if p < 0.5 else new_face, d0.x + (tipped.x - d0.x) * p,
+            d = tipped if p >= 1.0 else Pose(d0.face if p < 0.5 else new_face, d0.x + (tipped.x - d0.x) * p,
                                              d0.y + (tipped.y - d0.y) * p, d0.angle + 40.0 * p)
             dice = [d] + dice[1:]
         return Scene(dice, blur)
@@ -359,7 +358,7 @@ def _palm(seed: int) -> Clip:
     rng = np.random.default_rng([seed, 4])
     w, h = SIZE
     palm = Hand(0.45 * w, 0.5 * h, 200.0, 90.0, open=True)
-    held = [Die(int(rng.integers(1, 7)), palm.x + dx, palm.y + dy, float(rng.uniform(0, 90)))
+    held = [Pose(int(rng.integers(1, 7)), palm.x + dx, palm.y + dy, float(rng.uniform(0, 90)))
             for dx, dy in ((-22, -14), (6, 16), (20, -18))]
     a = place(rng, 3)
     t_in = tumble(a, 2.2, 0.8, rng)
@@ -369,7 +368,7 @@ def _palm(seed: int) -> Clip:
             p = t / 0.5
             dx = (1.0 - p) * 0.7 * w
             hand = Hand(palm.x + dx, palm.y, palm.angle, palm.size, True)
-            return Scene([], 0.0, hand, [Die(d.face, d.x + dx, d.y, d.angle) for d in held])
+            return Scene([], 0.0, hand, [Pose(d.face, d.x + dx, d.y, d.angle) for d in held])
         if t < 2.2:  # held still over the tray
             return Scene([], 0.0, palm, held)
         dice, blur = t_in(t)
@@ -440,7 +439,7 @@ def _push(seed: int) -> Clip:
         dice, blur = t_in(t)
         if t >= t0:
             p = min(1.0, (t - t0) / (t1 - t0))
-            dice = [Die(d0.face, d0.x + dist * p, d0.y, d0.angle)] + dice[1:]
+            dice = [Pose(d0.face, d0.x + dist * p, d0.y, d0.angle)] + dice[1:]
         return Scene(dice, blur)
 
     return Clip("push", 3.6, scene, [expect(a, 1.0)], shake=1.0,
@@ -451,7 +450,7 @@ def _leave(seed: int) -> Clip:
     rng = np.random.default_rng([seed, 8])
     w, h = SIZE
     a = place(rng, 4)
-    gone = Die(int(rng.integers(1, 7)), -0.1 * w, 0.5 * h, 0.0)  # rolls out over the left edge
+    gone = Pose(int(rng.integers(1, 7)), -0.1 * w, 0.5 * h, 0.0)  # rolls out over the left edge
     t_in = tumble(a + [gone], 0.2, 0.8, rng, stop=[0.8, 0.8, 0.8, 0.8, 0.7])
     return Clip("leave", 2.2, lambda t: Scene(*t_in(t)), [expect(a, 1.0, status="uncertain")], shake=1.0,
                 description="one of five dice rolls out of the frame: four dice read, the throw uncertain")
@@ -507,8 +506,8 @@ def _shake_real(seed: int, root: Path) -> Clip:
         if img is None:
             raise FileNotFoundError(f"shared photo missing: {folder / 'images' / 'test' / stem}.jpg")
         photos.append(img)
-        lines = (folder / "labels" / "test" / f"{stem}.txt").read_text().split("\n")
-        truth.append(sorted(int(ln.split()[0]) + 1 for ln in lines if ln.strip()))
+        _, faces = read_labels(folder / "labels" / "test" / f"{stem}.txt", img.shape[1], img.shape[0])
+        truth.append(sorted(faces.tolist()))
     hold, trans = 1.4, 0.5
     blank = np.full_like(photos[0], 90)
     cache: dict[tuple[int, int], np.ndarray] = {}
