@@ -20,6 +20,9 @@ Tables (all timestamps are UNIX seconds, float):
 * ``corrections`` — who changed which die of which throw from what to what.
 * ``settings`` — key → JSON value (source, zones, thresholds).
 
+The schema and its numbered migrations, run in order when the file is opened (``meta.schema_version``),
+live in :mod:`kosti.dashboard.migrations`.
+
 Thread safety: one connection guarded by a re-entrant lock; every method may be called from any thread.
 
 Faults: opening checks the file (SQLite header, ``PRAGMA quick_check``, the schema version, every game's
@@ -41,11 +44,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-SCHEMA_VERSION = 1
-#: ``{from_version: SQL}`` bringing a database at ``from_version`` to ``from_version + 1`` (one transaction each).
-MIGRATIONS: dict[int, str] = {}
+from kosti.dashboard import migrations as schema
+from pydantic import JsonValue
 
 
 class StoreError(RuntimeError):
@@ -59,7 +60,7 @@ class StoreError(RuntimeError):
         super().__init__(en)
         self.en, self.ru = en, ru or en
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JsonValue]:
         """``{"error": English, "error_ru": Russian, "status": HTTP status}``."""
         return {"error": self.en, "error_ru": self.ru, "status": self.status}
 
@@ -91,7 +92,7 @@ def _is_read_only(message: str) -> bool:
     return "readonly" in message.replace("-", "").replace(" ", "")
 
 
-def _loads(text: Any, where: str) -> Any:
+def _loads(text: str | bytes | None, where: str) -> JsonValue:
     """``json.loads`` that names the database row when the stored text is not JSON (:class:`StoreError`)."""
     try:
         return json.loads(text)
@@ -102,97 +103,9 @@ def _loads(text: Any, where: str) -> Any:
                          "отложите файл базы и запустите снова (см. docs/setup.md)") from None
 
 
-def _statements(script: str) -> list[str]:
-    """A migration script split into complete SQL statements (run one by one inside one transaction:
-    ``executescript`` would commit on its own)."""
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return [st for st in out if st.rstrip(";").strip()]
-
-
 def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    rules_json TEXT NOT NULL,
-    players_json TEXT NOT NULL,
-    state_json TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'finished', 'abandoned')),
-    winner TEXT
-);
-CREATE TABLE IF NOT EXISTS actions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    created_at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    payload_json TEXT NOT NULL,
-    player TEXT,
-    turn_no INTEGER NOT NULL,
-    actor TEXT,
-    state_before_json TEXT NOT NULL,
-    state_after_json TEXT NOT NULL,
-    events_json TEXT NOT NULL,
-    throw_id INTEGER REFERENCES throws(id),
-    undone INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS actions_game ON actions(game_id, id);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    turn_no INTEGER NOT NULL,
-    player TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    score_before INTEGER,
-    score_after INTEGER,
-    outcome TEXT,
-    UNIQUE (game_id, turn_no)
-);
-CREATE TABLE IF NOT EXISTS throws (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id INTEGER REFERENCES games(id),
-    created_at REAL NOT NULL,
-    turn_no INTEGER,
-    player TEXT,
-    frame_index INTEGER,
-    time_s REAL,
-    faces_json TEXT NOT NULL,
-    confidences_json TEXT NOT NULL,
-    boxes_json TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reasons_json TEXT NOT NULL,
-    resolution TEXT NOT NULL DEFAULT 'pending',
-    source TEXT
-);
-CREATE INDEX IF NOT EXISTS throws_game ON throws(game_id, id);
-CREATE TABLE IF NOT EXISTS throw_images (
-    throw_id INTEGER PRIMARY KEY REFERENCES throws(id),
-    jpeg BLOB NOT NULL,
-    thumb BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS corrections (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    throw_id INTEGER NOT NULL REFERENCES throws(id),
-    game_id INTEGER,
-    created_at REAL NOT NULL,
-    die_index INTEGER NOT NULL,
-    old_value INTEGER,
-    new_value INTEGER NOT NULL,
-    actor TEXT
-);
-CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value_json TEXT NOT NULL);
-"""
 
 
 @dataclass(frozen=True)
@@ -206,7 +119,7 @@ class GameRow:
     id: int
     created_at: float
     updated_at: float
-    rules: dict[str, Any]
+    rules: dict[str, JsonValue]
     players: list[str]
     state_json: str
     status: str
@@ -221,13 +134,13 @@ class ActionRow:
     game_id: int
     created_at: float
     kind: str
-    payload: dict[str, Any]
+    payload: dict[str, JsonValue]
     player: str | None
     turn_no: int
     actor: str | None
     state_before_json: str
     state_after_json: str
-    events: list[dict[str, Any]]
+    events: list[dict[str, JsonValue]]
     throw_id: int | None
     undone: bool
 
@@ -320,34 +233,43 @@ class Store:
         problems = [r[0] for r in c.execute("PRAGMA quick_check(3)").fetchall()]
         if problems != ["ok"]:
             raise self._open_error(sqlite3.DatabaseError("; ".join(map(str, problems))))
-        c.executescript(_SCHEMA)
-        c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        raw = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        c.executescript(schema.SCHEMA_V1)
+        c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")  # a new file: version 1
+        self._migrate(schema.MIGRATIONS)
+        for r in c.execute("SELECT id, rules_json, players_json, state_json FROM games WHERE status = 'active'"):
+            for col in ("rules_json", "players_json", "state_json"):
+                _loads(r[col], f"games row {r['id']} column {col}")
+
+    def _migrate(self, migrations: tuple[schema.Migration, ...]) -> None:
+        """Read ``meta.schema_version`` and run each later migration in order, each in one transaction with
+        its version update (:mod:`kosti.dashboard.migrations`); a newer database than this code knows, or a
+        failed migration, raises :class:`StoreError` (the failed step changed nothing)."""
+        raw = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         try:
             version = int(raw)
         except (TypeError, ValueError):
             raise self._open_error(sqlite3.DatabaseError(f"schema version {raw!r} is not a number")) from None
-        if version > SCHEMA_VERSION:
+        latest = schema.latest_version(migrations)
+        if version > latest:
             raise StoreError(f"the database {self.path} was written by a newer kosti (schema {version}, this one "
-                             f"knows {SCHEMA_VERSION}): update kosti, or move the file aside",
+                             f"knows {latest}): update kosti, or move the file aside",
                              f"база {self.path} записана более новой версией kosti (схема {version}): обновите kosti")
-        while version < SCHEMA_VERSION:
-            if version not in MIGRATIONS:
+        for step in migrations:
+            if step.version <= version:
+                continue
+            if step.version != version + 1:
                 raise self._open_error(sqlite3.DatabaseError(f"no migration from schema {version}"))
             try:
                 with self._tx() as tx:
-                    for statement in _statements(MIGRATIONS[version]):
-                        tx.execute(statement)
-                    tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version + 1),))
+                    step.run(tx)
+                    tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(step.version),))
             except (StoreError, sqlite3.Error) as exc:
-                raise StoreError(f"updating the database {self.path} from schema {version} failed ({_first_line(exc)}); "
-                                 "the file is unchanged: keep it, and move it aside to start with a new one",
+                raise StoreError(f"updating the database {self.path} from schema {version} ({step.name}) failed "
+                                 f"({_first_line(exc)}); the file is unchanged: keep it, and move it aside to start "
+                                 "with a new one",
                                  f"не удалось обновить базу {self.path} со схемы {version} ({_first_line(exc)}); "
                                  "файл не изменён: сохраните его и отложите, чтобы начать с новой базой") from None
-            version += 1
-        for r in c.execute("SELECT id, rules_json, players_json, state_json FROM games WHERE status = 'active'"):
-            for col in ("rules_json", "players_json", "state_json"):
-                _loads(r[col], f"games row {r['id']} column {col}")
+            version = step.version
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
@@ -385,7 +307,7 @@ class Store:
     # ------------------------------------------------------------------ games
     def create_game(
         self,
-        rules: dict[str, Any],
+        rules: dict[str, JsonValue],
         players: list[str],
         state_json: str,
         first_turn: tuple[str, int] | None = None,
@@ -457,31 +379,23 @@ class Store:
             c.execute("UPDATE throws SET faces_json = ?, boxes_json = ?, confidences_json = ? WHERE id = ?",
                       (json.dumps(faces), json.dumps(boxes), json.dumps(confidences), throw_id))
 
-    def set_game_status(self, game_id: int, status: str, winner: str | None = None) -> None:
-        """Mark a game ``active`` / ``finished`` / ``abandoned``."""
-        with self._tx() as c:
-            c.execute(
-                "UPDATE games SET status = ?, winner = ?, updated_at = ? WHERE id = ?",
-                (status, winner, time.time(), game_id),
-            )
-
     # ------------------------------------------------------------------ actions
     def record_action(
         self,
         game_id: int,
         kind: str,
-        payload: dict[str, Any],
+        payload: dict[str, JsonValue],
         *,
         player: str | None,
         turn_no: int,
         state_before_json: str,
         state_after_json: str,
-        events: list[dict[str, Any]],
+        events: list[dict[str, JsonValue]],
         actor: str | None = None,
         throw_id: int | None = None,
         throw_resolution: str | None = None,
-        turn_end: dict[str, Any] | None = None,
-        next_turn: dict[str, Any] | None = None,
+        turn_end: dict[str, JsonValue] | None = None,
+        next_turn: dict[str, JsonValue] | None = None,
         status: str = "active",
         winner: str | None = None,
         supersedes: int | None = None,
@@ -535,13 +449,8 @@ class Store:
                 self._start_turn(c, game_id, next_turn["turn_no"], next_turn["player"], next_turn.get("score_before"), now)
             return action_id
 
-    def start_turn(self, game_id: int, turn_no: int, player: str, score_before: int | None) -> None:
-        """Open turn ``turn_no`` for ``player`` (idempotent: an existing row is reset to open)."""
-        with self._tx() as c:
-            self._start_turn(c, game_id, turn_no, player, score_before, time.time())
-
     @staticmethod
-    def _start_turn(c: sqlite3.Connection, game_id: int, turn_no: int, player: str, score_before: Any, now: float) -> None:
+    def _start_turn(c: sqlite3.Connection, game_id: int, turn_no: int, player: str, score_before: int | None, now: float) -> None:
         c.execute(
             "INSERT INTO turns(game_id, turn_no, player, started_at, score_before) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT(game_id, turn_no) DO UPDATE SET player = excluded.player, started_at = excluded.started_at,"
@@ -592,7 +501,7 @@ class Store:
             rows = self._conn.execute(q, (game_id,)).fetchall()
         return [_action(r) for r in rows]
 
-    def turns(self, game_id: int) -> list[dict[str, Any]]:
+    def turns(self, game_id: int) -> list[dict[str, JsonValue]]:
         """The game's turns, oldest first, as plain dicts (columns of ``turns``)."""
         with self._lock:
             rows = self._conn.execute("SELECT * FROM turns WHERE game_id = ? ORDER BY turn_no", (game_id,)).fetchall()
@@ -705,14 +614,14 @@ class Store:
             )
             return int(cur.lastrowid)
 
-    def corrections(self, game_id: int) -> list[dict[str, Any]]:
+    def corrections(self, game_id: int) -> list[dict[str, JsonValue]]:
         """The game's corrections, oldest first, as plain dicts."""
         with self._lock:
             rows = self._conn.execute("SELECT * FROM corrections WHERE game_id = ? ORDER BY id", (game_id,)).fetchall()
         return [dict(r) for r in rows]
 
     # ------------------------------------------------------------------ settings
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, JsonValue]:
         """Every stored setting, decoded."""
         with self._lock:
             rows = self._conn.execute("SELECT key, value_json FROM settings").fetchall()
@@ -726,7 +635,7 @@ class Store:
                 logging.getLogger(__name__).warning("stored setting %r is not JSON; ignored", r["key"])
         return out
 
-    def put_settings(self, values: dict[str, Any]) -> None:
+    def put_settings(self, values: dict[str, JsonValue]) -> None:
         """Store (insert or replace) the given settings in one transaction."""
         with self._tx() as c:
             for k, v in values.items():

@@ -507,28 +507,34 @@ def test_truth_reader_before_the_dice_come_to_rest() -> None:
 
 
 def test_migrations_run_in_order_and_a_failed_one_changes_nothing(tmp_path: Path, monkeypatch) -> None:
-    import kosti.dashboard.store as store_mod
+    from kosti.dashboard import migrations
 
     db = tmp_path / "kosti.db"
     s0 = Store(db)
     s0.create_game({"preset": "classic"}, ["A", "B"], "{}")
     s0.close()
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
-    monkeypatch.setattr(store_mod, "MIGRATIONS", {1: "ALTER TABLE games ADD COLUMN note TEXT;",
-                                                  2: "ALTER TABLE games ADD COLUMN nonsense;\nSELECT * FROM nowhere;"})
-    with pytest.raises(StoreError, match="from schema 2 failed") as e:
+    shipped = migrations.MIGRATIONS
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(len(shipped) + 1)
+    n = len(shipped) + 1
+    note = migrations.Migration(n + 1, "a note column", "ALTER TABLE games ADD COLUMN note TEXT;")
+    broken = migrations.Migration(n + 2, "broken", "ALTER TABLE games ADD COLUMN nonsense;\nSELECT * FROM nowhere;")
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*shipped, note, broken))
+    with pytest.raises(StoreError, match=f"from schema {n + 1} \\(broken\\) failed") as e:
         Store(db)
     assert e.value.exit_code == 2
-    with sqlite3.connect(db) as c:  # schema 1 → 2 was committed on its own; 2 → 3 left nothing behind
-        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+    with sqlite3.connect(db) as c:  # the note step was committed on its own; the broken one left nothing behind
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(n + 1)
         cols = [r[1] for r in c.execute("PRAGMA table_info(games)")]
         assert "note" in cols and "nonsense" not in cols
-    monkeypatch.setattr(store_mod, "MIGRATIONS", {1: "", 2: "ALTER TABLE games ADD COLUMN extra TEXT;"})
+    fixed = migrations.Migration(n + 2, "an extra column", "ALTER TABLE games ADD COLUMN extra TEXT;")
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*shipped, note, fixed))
     s = Store(db)
     assert s.get_game(1).players == ["A", "B"]
     s.close()
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "3"
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(n + 2)
+        assert "extra" in [r[1] for r in c.execute("PRAGMA table_info(games)")]
 
 
 def test_disk_full_while_the_camera_settles_a_throw(make_client, start_game, monkeypatch) -> None:
