@@ -22,7 +22,7 @@ import statistics
 import time
 
 from kosti.engine import PRESET_NAMES, Bank, Keep, Roll, get_preset, new_game
-from kosti.engine.game import _keep_options
+from kosti.engine.standing import keep_options as _keep_options
 
 TARGET = 5_000
 

@@ -1,0 +1,454 @@
+"""Every English / Russian sentence of the 1000 / Farkle engine, rendered from a code and parameters.
+
+The rule modules (:mod:`kosti.engine.turn`, :mod:`kosti.engine.turn_end`, :mod:`kosti.engine.game`,
+:mod:`kosti.engine.scoring`) decide *what* happened and call one function here per sentence; this
+module alone decides the words. Each function is named by its code (the keys of :data:`TEXTS`),
+takes the parameters of the sentence (names as ``str``, faces as a sequence of ints 1–6, points as
+``int``) and returns ``(english, russian)``. :func:`render` looks a code up by name, for callers
+that hold a code and parameters rather than the function.
+
+The sentences are the score sheet's, the dashboard's and the replay log's; tests pin many of them
+word for word, so a change here is a change of the product's text. Terms: rules.md §0.3 glossary
+(bolt / болт, pit / яма, barrel / бочка, dump truck / самосвал, overtaking / обгон).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["TEXTS", "render", "faces_text", "dice_en", "NUM_EN", "NUM_RU"]
+
+Text = tuple[str, str]
+
+#: Numbers as words: English, Russian accusative ("бросайте две кости").
+NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+NUM_RU = {1: "одну", 2: "две", 3: "три", 4: "четыре", 5: "пять", 6: "шесть"}
+
+
+def faces_text(faces: Sequence[int]) -> str:
+    """Faces as the sheet writes them: ``(1, 5, 5)`` → ``"1 5 5"``."""
+    return " ".join(str(f) for f in faces)
+
+
+def dice_en(n: int) -> str:
+    """``"1 die"`` / ``"n dice"``."""
+    return "1 die" if n == 1 else f"{n} dice"
+
+
+_fmt = faces_text
+
+# ----------------------------------------------------------------------------------------------
+# Reasons and hints (GameState.allowed / stop_reason, RuleViolation), rules.md §1.6
+
+
+def game_over() -> Text:
+    return "the game is over", "игра окончена"
+
+
+def keep_hint(best: Sequence[int], points: int) -> Text:
+    return (f"set aside at least one scoring die (best: {_fmt(best)} = {points}), then throw again or stop",
+            f"отложите хотя бы одну зачётную кость (лучше всего: {_fmt(best)} = {points}), затем бросайте "
+            f"дальше или скажите «хватит»")
+
+
+def first_throw_hint(name: str, dice: int) -> Text:
+    return (f"{name}: throw {NUM_EN[dice]} dice",
+            f"{name}: бросайте {NUM_RU[dice]} {'кости' if dice < 5 else 'костей'}")
+
+
+def with_seat(hint: Text, seat: Text) -> Text:
+    """A hint followed by the barrel line: "A: throw five dice — on the barrel, needs 120 …"."""
+    return f"{hint[0]} — {seat[0]}", f"{hint[1]} — {seat[1]}"
+
+
+def barrel_status(need: int, used: int | None = None, attempts: int | None = None) -> Text:
+    """The scoreboard's barrel line; ``used`` / ``attempts`` add the attempts counter (§3.6.2)."""
+    en, ru = f"on the barrel, needs {need} in one turn", f"на бочке, нужно {need} за один ход"
+    if attempts is not None:
+        en += f" (attempts used: {used} of {attempts})"
+        ru += f" (использовано попыток: {used} из {attempts})"
+    return en, ru
+
+
+def confirm_hint(n: int) -> Text:
+    return (f"all dice have scored: you must make the confirmation throw of all {NUM_EN[n]}",
+            f"все кости зачётные: обязателен бросок подтверждения всеми {n} костями")
+
+
+def confirm_short_hint(hint: Text, short: Text) -> Text:
+    return (f"{hint[0]}; the turn is short ({short[0]}), so even a confirmed turn records nothing",
+            f"{hint[1]}; очков хода мало ({short[1]}), поэтому даже подтверждённый ход ничего не запишет")
+
+
+def hot_must_roll(n: int) -> Text:
+    return f"hot dice: you must throw all {NUM_EN[n]} again", f"все кости сыграли: нужно снова бросить все {NUM_RU[n]}"
+
+
+def throw_or_stop(dice: int, points: int) -> Text:
+    return (f"throw {dice_en(dice)} or stop and record {points}",
+            f"бросайте {dice} или скажите «хватит» и запишите {points}")
+
+
+def throw_because(dice: int, why: Text) -> Text:
+    return f"throw {dice_en(dice)} ({why[0]})", f"бросайте {dice} ({why[1]})"
+
+
+def keeps_automatic(faces: Sequence[int]) -> Text:
+    return (f"all scoring dice ({_fmt(faces)}) are set aside automatically in these rules",
+            f"в этих правилах все зачётные кости ({_fmt(faces)}) откладываются автоматически")
+
+
+def no_throw_to_keep() -> Text:
+    return "there is no throw to set dice aside from", "нет броска, из которого можно отложить кости"
+
+
+def keep_one() -> Text:
+    return "set aside at least one scoring die", "нужно отложить хотя бы одну зачётную кость"
+
+
+def may_not_stop(why: Text) -> Text:
+    return f"you may not stop: {why[0]}", f"остановиться нельзя: {why[1]}"
+
+
+def nothing_to_record() -> Text:
+    return "nothing to record yet: throw the dice first", "записывать нечего: сначала бросьте кости"
+
+
+def confirmation_due(n: int) -> Text:
+    return (f"all dice have scored: the confirmation throw of all {NUM_EN[n]} must be made",
+            f"все кости сыграли: нужен бросок подтверждения всеми {n} костями")
+
+
+def needs_opening(more: int, threshold: int) -> Text:
+    return (f"needs {more} more to open the game (opening {threshold})",
+            f"нужно ещё {more}, чтобы открыть игру (вход {threshold})")
+
+
+def needs_pit_exit(more: int, lo: int, hi: int) -> Text:
+    return (f"needs {more} more to leave the pit ({lo}–{hi})",
+            f"нужно ещё {more}, чтобы выбраться из ямы ({lo}–{hi})")
+
+
+def needs_barrel_win(more: int, total: int) -> Text:
+    return (f"needs {more} more: on the barrel you need {total} in one turn and may stop only with a win",
+            f"нужно ещё {more}: на бочке нужно {total} за один ход, остановиться можно только победой")
+
+
+def not_exactly_target(target: int) -> Text:
+    return (f"you may not stop on exactly {target}: go above it",
+            f"нельзя остановиться ровно на {target}: нужно больше")
+
+
+# ----------------------------------------------------------------------------------------------
+# Throws and keeps (rules.md §1.2–§1.7, §3.10, §3.11, mid-turn §3.13)
+
+
+def throw(name: str, faces: Sequence[int], points: int) -> Text:
+    return f"{name} throws {_fmt(faces)}: {points}", f"{name} бросает {_fmt(faces)}: {points}"
+
+
+def throw_up_to(name: str, faces: Sequence[int], points: int) -> Text:
+    return f"{name} throws {_fmt(faces)}: up to {points}", f"{name} бросает {_fmt(faces)}: до {points}"
+
+
+def throw_confirmation(name: str, faces: Sequence[int], points: int) -> Text:
+    return (f"{name} throws {_fmt(faces)}: {points} (confirmation)",
+            f"{name} бросает {_fmt(faces)}: {points} (подтверждение)")
+
+
+def turn_so_far(text: Text, points: int) -> Text:
+    """A throw's sentence with the turn total appended: "… (turn 40)"."""
+    return f"{text[0]} (turn {points})", f"{text[1]} (за ход {points})"
+
+
+def toxic_twos(name: str, faces: Sequence[int]) -> Text:
+    return (f"{name} throws {_fmt(faces)}: toxic twos, the turn is wiped",
+            f"{name} бросает {_fmt(faces)}: ядовитые двойки, ход сгорает")
+
+
+def confirmation_failed(name: str, faces: Sequence[int], points: int) -> Text:
+    return (f"{name} throws {_fmt(faces)}: confirmation failed, the turn's {points} are lost",
+            f"{name} бросает {_fmt(faces)}: подтверждение не удалось, {points} очков хода сгорают")
+
+
+def retry(name: str, faces: Sequence[int]) -> Text:
+    return (f"{name} throws {_fmt(faces)}: nothing, second attempt",
+            f"{name} бросает {_fmt(faces)}: пусто, вторая попытка")
+
+
+def bust(name: str, faces: Sequence[int], lost: int, farkle: bool) -> Text:
+    """A zero throw; ``lost`` turn points (0: none to lose); ``farkle``: the six-dice word."""
+    word, word_ru = ("Farkle", "фаркл") if farkle else ("bust", "пусто")
+    tail = f", the turn's {lost} are lost" if lost else ""
+    tail_ru = f", {lost} очков хода сгорают" if lost else ""
+    return f"{name} throws {_fmt(faces)}: {word}{tail}", f"{name} бросает {_fmt(faces)}: {word_ru}{tail_ru}"
+
+
+def high_stakes(name: str, bonus: int) -> Text:
+    return (f"{name} scores with the dice left over: +{bonus} bonus",
+            f"{name} набирает очки оставленными костями: бонус +{bonus}")
+
+
+def confirmed(name: str) -> Text:
+    return f"{name}: turn confirmed", f"{name}: ход подтверждён"
+
+
+def confirmed_short(name: str, points: int, short: Text) -> Text:
+    return (f"{name}: turn confirmed at {points}, but it may not be recorded ({short[0]}): nothing is "
+            f"recorded, the turn passes",
+            f"{name}: ход подтверждён с {points}, но записать его нельзя ({short[1]}): ничего не записано, "
+            f"ход переходит")
+
+
+def keep(name: str, faces: Sequence[int], points: int, turn: int) -> Text:
+    return (f"{name} sets aside {_fmt(faces)}: +{points}, turn {turn}",
+            f"{name} откладывает {_fmt(faces)}: +{points}, за ход {turn}")
+
+
+def first_throw_opening(name: str, threshold: int) -> Text:
+    return (f"{name}: the first throw must bring {threshold} to open; the turn ends",
+            f"{name}: для входа первый бросок должен дать {threshold}; ход окончен")
+
+
+def dump_truck_running(name: str, value: int) -> Text:
+    return f"{name} reaches {value}: dump truck! Score 0", f"{name} набирает {value}: самосвал! Счёт 0"
+
+
+def hot_dice_confirm(name: str, n: int) -> Text:
+    return (f"{name}: all dice scored, confirmation throw of {n}",
+            f"{name}: все кости сыграли, бросок подтверждения {n} костями")
+
+
+def hot_dice_must(name: str, n: int) -> Text:
+    return (f"{name}: hot dice, must throw all {NUM_EN[n]} again",
+            f"{name}: все кости сыграли, нужно снова бросить все {NUM_RU[n]}")
+
+
+def hot_dice_may(name: str, n: int) -> Text:
+    return (f"{name}: hot dice, may throw all {NUM_EN[n]} again or stop",
+            f"{name}: все кости сыграли, можно бросить все {NUM_RU[n]} или остановиться")
+
+
+def instant_win(name: str, faces: Sequence[int]) -> Text:
+    return f"{name} wins instantly with {_fmt(faces)}!", f"{name} мгновенно побеждает: {_fmt(faces)}!"
+
+
+def illegal_keep(kept: Sequence[int], dead: Sequence[int]) -> Text:
+    """A keep with dead dice (rules.md §1.3 "no dead dice may be kept")."""
+    listed = " ".join(map(str, dead))
+    en = f"die {listed} belongs" if len(dead) == 1 else f"dice {listed} belong"
+    ru = f"кость {listed} не входит" if len(dead) == 1 else f"кости {listed} не входят"
+    shown = " ".join(map(str, kept))
+    return (f"keep {shown} is not allowed: {en} to no scoring combination",
+            f"так отложить нельзя ({shown}): {ru} ни в одну зачётную комбинацию")
+
+
+def empty_keep() -> Text:
+    return "at least one scoring die must be kept", "нужно отложить хотя бы одну зачётную кость"
+
+
+# ----------------------------------------------------------------------------------------------
+# The end of a turn (rules.md §3.13 after-turn steps)
+
+
+def capped(name: str, new: int, entry: int) -> Text:
+    return f"{name}: {new} is recorded as {entry} (barrel)", f"{name}: {new} записывается как {entry} (бочка)"
+
+
+def seated_at_entry(name: str, new: int, entry: int, need: int) -> Text:
+    return (f"{name}: {new} is recorded as {entry}, on the barrel; to win, {need} in one turn",
+            f"{name}: {new} записывается как {entry}, на бочке; для победы нужно {need} за один ход")
+
+
+def sit_first(name: str, recorded: int) -> Text:
+    return (f"{name}: must sit on the barrel first; recorded {recorded}",
+            f"{name}: сначала нужно сесть на бочку; записано {recorded}")
+
+
+def bank(name: str, points: int, before: int, after: int) -> Text:
+    return f"{name} records {points}: {before} → {after}", f"{name} записывает {points}: {before} → {after}"
+
+
+def opened(name: str) -> Text:
+    return f"{name} has opened the game", f"{name}: игра открыта"
+
+
+def team_wins(names: str, total: int) -> Text:
+    return f"team {names} wins with {total}!", f"побеждает команда {names} с {total}!"
+
+
+def wins(name: str, score: int) -> Text:
+    return f"{name} wins with {score}!", f"{name} побеждает с {score}!"
+
+
+def final_round(name: str, score: int, owed: Sequence[str]) -> Text:
+    listed = ", ".join(owed)
+    return (f"{name} reaches {score}: final round" + (f" for {listed}" if owed else ""),
+            f"{name} набирает {score}: финальный круг" + (f" для {listed}" if owed else ""))
+
+
+def climbs_barrel(name: str, score: int) -> Text:
+    return f"{name} climbs onto the barrel at {score}", f"{name} залезает на бочку: {score}"
+
+
+def knocked_off_by(name: str) -> Text:
+    """The reason part of a knock-off fall: "knocked off by B"."""
+    return f"knocked off by {name}", f"сбит игроком {name}"
+
+
+def failed_attempts(count: int) -> Text:
+    """The reason part of a fall after the last barrel attempt."""
+    return f"{count} failed attempts", f"{count} неудачных попыток"
+
+
+def fall_to_zero(name: str, why: Text, falls: int, max_falls: int) -> Text:
+    return (f"{name} falls off the barrel ({why[0]}), fall {falls} of {max_falls}: score 0",
+            f"{name} падает с бочки ({why[1]}), падение {falls} из {max_falls}: счёт 0")
+
+
+def fall(name: str, why: Text, penalty: int) -> Text:
+    return f"{name} falls off the barrel ({why[0]}): −{penalty}", f"{name} падает с бочки ({why[1]}): −{penalty}"
+
+
+def knocked_to_admission(sitter: str, by: str, back: int) -> Text:
+    return (f"{sitter} is knocked off the barrel by {by}: back to {back}",
+            f"{by} сталкивает {sitter} с бочки: назад на {back}")
+
+
+def pushed_off(sitter: str, by: str, penalty: int) -> Text:
+    return (f"{sitter} is pushed off the barrel by {by}: −{penalty}",
+            f"{by} сталкивает {sitter} с бочки: −{penalty}")
+
+
+def attempt_failed(name: str, attempt: int, attempts: int) -> Text:
+    return (f"{name}: barrel attempt {attempt} of {attempts} failed",
+            f"{name}: попытка на бочке {attempt} из {attempts} не удалась")
+
+
+def overtaken(mover: str, victim: str, penalty: int) -> Text:
+    return f"{mover} overtakes {victim}: {victim} −{penalty}", f"{victim} −{penalty}: обгон, впереди теперь {mover}"
+
+
+def failed_openings_penalty(name: str, count: int, amount: int) -> Text:
+    return f"{name}: {count} failed openings: −{amount}", f"{name}: {count} неудачных входа: −{amount}"
+
+
+def failed_opening_bolt(name: str, count: int) -> Text:
+    return (f"{name} gets a bolt ({count}) for a failed opening",
+            f"{name} получает болт ({count}) за неудачный вход")
+
+
+def bolt_penalty(name: str, count: int, penalty: int) -> Text:
+    return f"{name} gets bolt {count}: −{penalty}", f"{name} получает {count}-й болт: −{penalty}"
+
+
+def bolt_fall(name: str) -> Text:
+    return f"{name} falls off the barrel", f"{name} падает с бочки"
+
+
+def bolt(name: str, count: int, limit: int) -> Text:
+    return f"{name} gets a bolt ({count} of {limit})", f"{name} получает болт ({count} из {limit})"
+
+
+def three_farkles(name: str, count: int, penalty: int) -> Text:
+    return f"{name}: {count} Farkles in a row: −{penalty}", f"{name}: {count} фаркла подряд: −{penalty}"
+
+
+def dump_truck_landed(name: str, value: int) -> Text:
+    return f"{name} lands on {value}: dump truck! Score 0", f"{name} на {value}: самосвал! Счёт 0"
+
+
+def pit(name: str, lo: int, hi: int, exit_value: int) -> Text:
+    return (f"{name} is in the pit {lo}–{hi}: must reach {exit_value} in one turn",
+            f"{name} в яме {lo}–{hi}: нужно за один ход набрать {exit_value}")
+
+
+def skips_next(name: str, lo: int, hi: int) -> Text:
+    return (f"{name} is on the barrel {lo}–{hi}: skips the next turn",
+            f"{name} на бочке {lo}–{hi}: пропускает следующий ход")
+
+
+def still_on_skip_barrel(name: str, lo: int, hi: int, penalty: int | None) -> Text:
+    """A failed extra turn (§3.7); ``penalty`` None = no fine (``extra_turn``)."""
+    en = f"{name} is still on the barrel {lo}–{hi}: skips the next turn"
+    ru = f"{name} всё ещё на бочке {lo}–{hi}: пропускает следующий ход"
+    if penalty is not None:
+        en += f" and loses {penalty}"
+        ru += f" и теряет {penalty}"
+    return en, ru
+
+
+def extra_turn(name: str, lo: int, hi: int) -> Text:
+    return f"{name} is on the barrel {lo}–{hi}: extra turn", f"{name} на бочке {lo}–{hi}: дополнительный ход"
+
+
+def dot(name: str, target: int, running: int, dots: int, limit: int) -> Text:
+    return (f"{name} overshoots {target} ({running}): dot {dots} of {limit}, the turn is lost",
+            f"{name}: перебор ({running}), точка {dots} из {limit}, ход сгорает")
+
+
+def dots_to_zero(name: str, dots: int) -> Text:
+    return f"{name}: {dots} dots: score 0", f"{name}: {dots} точек: счёт 0"
+
+
+def dots_penalty(name: str, dots: int, penalty: int) -> Text:
+    return f"{name}: {dots} dots: −{penalty}", f"{name}: {dots} точек: −{penalty}"
+
+
+def gift_lost(name: str, target: int, points: int, lowest: str) -> Text:
+    return (f"{name} overshoots {target}: the turn's {points} would take {lowest} past it too, so they are lost",
+            f"{name}: перебор; {points} очков хода вывели бы {lowest} за {target}, они сгорают")
+
+
+def transfer(name: str, target: int, points: int, lowest: str) -> Text:
+    return (f"{name} overshoots {target}: the turn's {points} go to {lowest}",
+            f"{name}: перебор, {points} очков хода уходят игроку {lowest}")
+
+
+def overshoot_alone(name: str, target: int) -> Text:
+    return f"{name} overshoots {target}: the turn is void", f"{name}: перебор, ход не засчитан"
+
+
+def overshoot(name: str, target: int, running: int) -> Text:
+    return (f"{name} overshoots {target} ({running}): the turn is void",
+            f"{name}: перебор ({running}), ход не засчитан")
+
+
+def overshoots_to_zero(name: str, count: int) -> Text:
+    return f"{name}: {count} overshoots: score 0", f"{name}: {count} переборов: счёт 0"
+
+
+def overshoots_penalty(name: str, count: int, penalty: int) -> Text:
+    return f"{name}: {count} overshoots: −{penalty}", f"{name}: {count} переборов: −{penalty}"
+
+
+def final_round_over(names: str, count: int, best: int) -> Text:
+    return (f"final round over: {names} win{'s' if count == 1 else ''} with {best}",
+            f"финальный круг окончен: побеждает {names} с {best}")
+
+
+def skips_turn(name: str) -> Text:
+    return f"{name} skips this turn", f"{name} пропускает ход"
+
+
+def next_turn(name: str, offer: int = 0) -> Text:
+    """Who throws next; ``offer``: dice left over for the high-stakes bonus (0: none)."""
+    if offer:
+        return (f"{name} to throw (or play the {offer} dice left over for the high-stakes bonus)",
+                f"бросает {name} (или {offer} оставленные кости ради бонуса)")
+    return f"{name} to throw", f"бросает {name}"
+
+
+#: Every sentence by its code (the function's name).
+TEXTS: dict[str, Callable[..., Text]] = {
+    name: obj for name, obj in list(globals().items())
+    if callable(obj) and not name.startswith("_") and getattr(obj, "__module__", None) == __name__
+    and name not in ("faces_text", "dice_en", "render")
+}
+
+
+def render(code: str, **params: Any) -> Text:
+    """The sentence ``code`` (a key of :data:`TEXTS`) with ``params``, as ``(english, russian)``.
+    Raises ``KeyError`` for an unknown code and ``TypeError`` for missing / unknown parameters."""
+    return TEXTS[code](**params)
