@@ -123,12 +123,24 @@ def test_dp_matches_an_independent_dp():
     import sys
     sys.setrecursionlimit(20000)
     st = new_game(rules, ["A"])
-    pol = TurnPolicy(st, cap=cap)
+    pol = TurnPolicy(st, cap=cap, margin=400)
     for tp, n in ((0, 5), (50, 5), (100, 3), (250, 2), (300, 1), (40, 4)):
         mode = 0 if tp == 0 else 1  # tp 0: the first throw; else a hot-dice throw of 5 or later
         first = tp == 0
         got = pol.solve((tp, n, mode if n == 5 else 0, first, False))[0]
         assert got == pytest.approx(roll(tp, n), rel=1e-9, abs=1e-9), (tp, n)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_default_margin_costs_under_a_hundredth_of_a_point(preset):
+    """The default margin above the cap (100 point units; a forced throw beyond it is valued 0)
+    changes the value of a fresh turn by < 0.005 points against a 400-unit margin."""
+    rules = get_preset(preset)
+    st = new_game(rules, ["A", "B"], {"A": 23 * rules.unit, "B": 12 * rules.unit})
+    wide = TurnPolicy(st, margin=400).value(st)[1]
+    narrow = TurnPolicy(st).value(st)[1]
+    assert narrow[0] == pytest.approx(wide[0], abs=0.005), preset
+    assert narrow[1] == pytest.approx(wide[1], abs=1e-4), preset
 
 
 def _play_turn(st, decide, rng: random.Random):
