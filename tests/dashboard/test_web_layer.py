@@ -11,9 +11,14 @@ from kosti.dashboard.routes.commands import COMMANDS, parse_ws_command
 from kosti.dashboard.routes.errors import error_body, status_of
 from kosti.dashboard.schemas import Snapshot
 
-#: Routes of other engineers' routers that still answer an open JSON object (named so that a new route
-#: without a model cannot hide among them).
-OPEN_JSON_ROUTES = {("get", "/api/advice"), ("get", "/api/stats")}
+#: Routes of the advice, review and teach routers (advisor_api.py, review.py, teach.py) that still answer an
+#: open JSON object, named so that a new route without a model cannot hide among them.
+OPEN_JSON_ROUTES = {
+    ("get", "/api/advice"), ("get", "/api/stats"), ("get", "/api/review/stats"), ("get", "/api/review/images"),
+    ("get", "/api/review/images/{image_id}"), ("put", "/api/review/images/{image_id}/labels"),
+    ("post", "/api/review/images/{image_id}/reviewed"), ("get", "/api/teach/status"),
+    ("post", "/api/teach/capture"), ("post", "/api/teach/train"),
+}
 
 
 def _response_schemas(app) -> dict[tuple[str, str], dict]:
@@ -26,11 +31,13 @@ def _response_schemas(app) -> dict[tuple[str, str], dict]:
     return out
 
 
-def test_every_route_documents_its_answer(client) -> None:
-    """Each path/method of /openapi.json has a 2xx answer with a media type; a JSON answer names a model
-    (a ``$ref``), an image or stream declares its media type."""
+@pytest.mark.parametrize("review", [False, True])
+def test_every_route_documents_its_answer(make_client, tmp_path, review: bool) -> None:
+    """Each path/method of /openapi.json (with and without the review and teach pages) has a 2xx answer with
+    a media type; a JSON answer names a model (a ``$ref``), an image or stream declares its media type."""
+    client = make_client(review_dir=tmp_path / "capture") if review else make_client()
     schemas = _response_schemas(client.app)
-    assert len(schemas) >= 20  # the games, controls, settings, live view, advice routes
+    assert len(schemas) >= (30 if review else 20)  # the games, controls, settings, live view, advice (review) routes
     missing = [f"{m.upper()} {p}" for (m, p), content in schemas.items() if not content]
     assert not missing, f"routes without a documented 2xx answer: {missing}"
     unnamed = [f"{m.upper()} {p}" for (m, p), content in schemas.items()
