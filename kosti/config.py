@@ -57,6 +57,8 @@ from kosti.models import (
 )
 from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
+from kosti.vision.frame_source import SourceError
+from kosti.vision.source_spec import parse_source_spec
 
 ENV_PREFIX = "KOSTI_"
 ENV_NESTED = "__"
@@ -64,8 +66,6 @@ SYSTEM_CONFIG = Path("/etc/kosti/kosti.toml")
 #: Environment variable naming the configuration file when ``--config`` is not given (it must exist); a test
 #: run or a second table on the same machine points it at its own file so ``/etc/kosti`` is never read.
 CONFIG_ENV = "KOSTI_CONFIG"
-#: Source spec forms understood by :func:`kosti.vision.sources.open_source`.
-URL_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp")
 _FULL_FRAME: list[tuple[float, float]] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
 
 
@@ -114,16 +114,22 @@ class SourceSettings(_Section):
     @classmethod
     def _spec_known(cls, v: str) -> str:
         s = v.strip()
-        if source_kind(s) is None:
-            raise ValueError(
-                f"no such file or folder {s!r}, and not picamera, virtual, a device index such as 0, "
-                "or an rtsp:// / http:// URL")
+        try:
+            spec = parse_source_spec(s)  # the one grammar; its message names the spec and the accepted forms
+        except SourceError as exc:
+            raise ValueError(str(exc)) from None
+        if spec.kind == "device" and isinstance(spec.target, str) and not Path(spec.target).exists():
+            raise ValueError(f"no such device {s!r} (is the camera plugged in?)")
         return s
 
     @property
     def kind(self) -> str:
-        """``picamera``, ``device``, ``url``, ``file``, ``folder`` or ``virtual``."""
-        return source_kind(self.spec) or "file"
+        """``picamera``, ``device``, ``url``, ``virtual``, ``folder``, ``photo`` or ``video``
+        (:class:`kosti.vision.source_spec.SourceSpec`)."""
+        try:
+            return parse_source_spec(self.spec).kind
+        except SourceError:  # the file or folder checked at start has gone since: it was one of those
+            return "video"
 
     def source_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``kosti.vision.sources.open_source(self.spec, **kwargs)``.
@@ -137,31 +143,6 @@ class SourceSettings(_Section):
         if self.kind in ("device", "url"):
             return {"width": self.width, "height": self.height, "fps": self.fps}
         return {}
-
-
-def source_kind(spec: str) -> str | None:
-    """Classify a source spec (see :class:`SourceSettings`); ``None`` if it names nothing usable.
-
-    Files and folders must exist; ``/dev/video*`` paths must exist.
-    """
-    s = spec.strip()
-    low = s.lower()
-    if low in {"picamera", "picamera2", "pi"}:
-        return "picamera"
-    if re.fullmatch(r"\d+", s):
-        return "device"
-    if re.fullmatch(r"virtual(:\d+)?", low):
-        return "virtual"
-    if re.match(rf"^({'|'.join(URL_SCHEMES)})://\S+", low):
-        return "url"
-    p = Path(s).expanduser()
-    if s.startswith("/dev/"):
-        return "device" if p.exists() else None
-    if p.is_dir():
-        return "folder"
-    if p.is_file():
-        return "file"
-    return None
 
 
 def _polygon_problem(points: list[tuple[float, float]]) -> str | None:

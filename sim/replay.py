@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from kosti.vision.sources import IMAGE_EXTENSIONS, EndOfStream, FrameSource, SourceError, _Pacer
+from kosti.vision.frame_source import IMAGE_EXTENSIONS, EndOfStream, FrameSource, Pacer, SourceError
 
 
 def _natural_key(path: Path) -> list[Any]:
@@ -118,7 +118,7 @@ class FolderSource(FrameSource):
         self.realtime, self.loop, self.noise = realtime, loop, noise
         self.files: list[Path] = []
         self._rng = np.random.default_rng(seed)
-        self._pacer = _Pacer()
+        self._pacer = Pacer()
         self._canvas: tuple[int, int] | None = None
         self._cache: dict[int, np.ndarray] = {}
         self._n = 0

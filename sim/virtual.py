@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from kosti.sim import render
-from kosti.vision.sources import EndOfStream, FrameSource
+from kosti.vision.frame_source import EndOfStream, FrameSource
 
 
 @dataclass(frozen=True)

@@ -375,3 +375,27 @@ def test_virtual_table_auto_throws_and_end():
     assert len(frames) == 50
     # A throw at 0 s rests at 0.5 s; the next starts 1 s later (1.5 s) ... → throws at 0, 1.5, 3.0, 4.5 s.
     assert [round(t.t_start, 2) for t in src.throws] == [0.0, 1.5, 3.0, 4.5]
+
+
+def test_parse_source_spec_is_the_one_grammar(video: Path, photos: Path):
+    """open_source and the config's [source] spec check read the spec through parse_source_spec."""
+    from kosti.config import SourceSettings
+    from kosti.vision.source_spec import SourceSpec, parse_source_spec
+
+    assert parse_source_spec(" PiCamera2 ") == SourceSpec("picamera")
+    assert parse_source_spec("3") == SourceSpec("device", 3)
+    assert parse_source_spec("/dev/video2") == SourceSpec("device", "/dev/video2")
+    assert parse_source_spec("RTSP://cam/live") == SourceSpec("url", "RTSP://cam/live")
+    assert parse_source_spec("virtual:4") == SourceSpec("virtual", None, 4)
+    assert parse_source_spec("virtual") == SourceSpec("virtual")
+    assert parse_source_spec(str(photos)) == SourceSpec("folder", photos)
+    one = next(photos.glob("*.png"))
+    assert parse_source_spec(str(one)) == SourceSpec("photo", one)
+    assert parse_source_spec(str(video)) == SourceSpec("video", video)
+    assert parse_source_spec("0").live and not parse_source_spec("virtual").live
+    for bad in ("rtsp://", "virtual:", "virtual:-1", "/no/such/dir"):
+        with pytest.raises(SourceError):
+            parse_source_spec(bad)
+        with pytest.raises(ValueError):
+            SourceSettings(spec=bad)
+    assert SourceSettings(spec=str(photos)).kind == "folder" and SourceSettings(spec="virtual:2").kind == "virtual"
