@@ -23,6 +23,7 @@ from kosti.datasets.synth import (
     generate,
 )
 from kosti.vision.crops import CROP_SIZE
+from kosti.vision.yolo_labels import read_labels
 
 REAL_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
@@ -43,9 +44,9 @@ def _tree_digest(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _read_labels(path: Path) -> np.ndarray:
-    rows = [list(map(float, line.split())) for line in path.read_text().splitlines() if line.strip()]
-    return np.array(rows, np.float64).reshape(-1, 5)
+def _read_labels(path: Path, imgsz: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(xyxy pixels, class)`` of a label file, with the one label reader (classes kept as indices)."""
+    return read_labels(path, imgsz, imgsz, np.arange(6))
 
 
 def _bright_blobs(img: np.ndarray, face: np.ndarray) -> int:
@@ -123,18 +124,17 @@ def test_generate_writes_yolo_files_matching_the_scenes(tmp_path: Path) -> None:
     total = 0
     for img_path in images:
         label = out / "labels" / img_path.parent.name / (img_path.stem + ".txt")
-        rows = _read_labels(label)
+        boxes, classes = _read_labels(label, 256)
         index = int(img_path.stem.split("_")[-1])
         expected = gen.scene(index).detector_labels("faces")
-        assert rows.shape[0] == len(expected)
+        assert len(boxes) == len(expected)
         img = cv2.imread(str(img_path))
         assert img.shape == (256, 256, 3)
-        for row, (k, (x1, y1, x2, y2)) in zip(rows, expected):
-            assert row[0] == k and 0 <= k <= 5
-            assert np.all((row[1:] >= 0) & (row[1:] <= 1))
-            assert row[1] == pytest.approx((x1 + x2) / 512, abs=2e-6)
-            assert row[3] == pytest.approx((x2 - x1) / 256, abs=2e-6)
-        total += rows.shape[0]
+        for box, k_read, (k, want) in zip(boxes, classes, expected):
+            assert k_read == k and 0 <= k <= 5
+            assert np.all((box >= -1e-3) & (box <= 256 + 1e-3))
+            np.testing.assert_allclose(box, want, atol=256 * 1e-6)  # 6-decimal normalised coordinates
+        total += len(boxes)
     assert total == summary.labels > 0
     assert summary.per_split["train"] + summary.per_split["val"] == 12
 
@@ -223,7 +223,7 @@ def test_wide_scenes_add_hard_negatives_without_labels_and_leave_other_seeds_alo
     assert SceneGenerator(FAST, None, seed=9).scene(3).image.tobytes() != SceneGenerator(
         replace(FAST, wide=True), None, seed=9).scene(3).image.tobytes()
     # Every hard negative renders as a visible sprite.
-    from kosti.datasets.synth import _WIDE_CLUTTER_KINDS, _clutter_sprite
+    from kosti.datasets.synth_sprites import _WIDE_CLUTTER_KINDS, _clutter_sprite
 
     for i, kind in enumerate(_WIDE_CLUTTER_KINDS):
         sp = _clutter_sprite(kind, 80.0, np.random.default_rng(i), 30.0)
