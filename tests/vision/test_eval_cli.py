@@ -7,11 +7,13 @@ import subprocess
 import sys
 
 import cv2
+import numpy as np
 import pytest
 from reader_models import REPO, untrained_models
 
 from kosti.vision.evaluate import evaluate, evaluate_data, load_dataset
 from kosti.vision.reader import DiceReader
+from kosti.vision.yolo_labels import label_lines, label_text, read_labels
 from kosti.sim.synthetic import synthetic_frame
 
 KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
@@ -33,11 +35,8 @@ def dataset(tmp_path_factory):
     for i in range(3):
         img, boxes, values = synthetic_frame(640, 480, 3 + i, 60, seed=10 + i)
         cv2.imwrite(str(root / "images" / "test" / f"f{i}.png"), img)
-        lines = []
-        for (x1, y1, x2, y2), v in zip(boxes, values):
-            cx, cy, w, h = (x1 + x2) / 1280, (y1 + y2) / 960, (x2 - x1) / 640, (y2 - y1) / 480
-            lines.append(f"{v - 1} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-        (root / "labels" / "test" / f"f{i}.txt").write_text("\n".join(lines) + "\n")
+        lines = label_lines(np.asarray(boxes, np.float64), np.asarray(values) - 1, 640, 480, check=False)
+        (root / "labels" / "test" / f"f{i}.txt").write_text(label_text(lines))
         n += len(values)
     (root / "data.yaml").write_text("path: .\ntrain: images/test\nval: images/test\ntest: images/test\n"
                                     "names: {0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6'}\n")
@@ -112,7 +111,7 @@ def test_fit_temperature_cli_and_library(models, dataset, tmp_path):
     ds = load_dataset(root, "test")
     probs, target = collect_face_probs(reader, ds, on_labels=True)
     assert probs.shape == (n_dice, 7) and target.shape == (n_dice,)
-    truth = sorted(int(line.split()[0]) for f in sorted((root / "labels" / "test").glob("*.txt"))
-                   for line in f.read_text().splitlines())
+    truth = sorted(c for f in sorted((root / "labels" / "test").glob("*.txt"))
+                   for c in read_labels(f, 640, 480, np.arange(6))[1].tolist())
     assert sorted(target.tolist()) == truth  # class index = face - 1 = YOLO label class here
     assert fit_temperature(probs, target) > 0
