@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,9 +81,10 @@ __all__ = ["MAX_ID", "MAX_NAME", "MAX_WS_MESSAGE", "STATIC_DIR", "WS_BODIES", "D
 
 
 def default_db_path() -> Path:
-    """``$XDG_DATA_HOME/kosti/kosti.db`` (default ``~/.local/share/kosti/kosti.db``)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "kosti" / "kosti.db"
+    """``kosti.db`` in the data folder (:func:`kosti.data_dir.default_data_dir`: ``$XDG_DATA_HOME/kosti``, …)."""
+    from kosti.data_dir import default_data_dir
+
+    return default_data_dir() / "kosti.db"
 
 
 @dataclass

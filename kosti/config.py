@@ -55,7 +55,8 @@ from kosti.models import (
     DEFAULT_VERIFY_PROB,
     EARLIER_OPERATING_POINTS,
 )
-from kosti.registry import SHIPPED, Registry, RegistryError, default_data_dir
+from kosti.data_dir import default_data_dir
+from kosti.registry import SHIPPED, Registry, RegistryError
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 from kosti.vision.frame_source import SourceError
 from kosti.vision.source_spec import parse_source_spec
@@ -556,7 +557,7 @@ class StorageSettings(_Section):
 
     @property
     def data_dir(self) -> Path:
-        """``dir``, or :func:`kosti.registry.default_data_dir` when unset."""
+        """``dir``, or :func:`kosti.data_dir.default_data_dir` when unset."""
         return (self.dir or default_data_dir()).expanduser()
 
     @property

@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kosti.data_dir import default_data_dir
+
 SHIPPED = "shipped"
 POINTER_NAME = "active.json"
 #: Metrics compared (higher is better), most important first; keys as in ``kosti eval --json``.
@@ -135,26 +137,6 @@ class VersionInfo:
         """JSON-ready dict (paths as strings)."""
         return {"version": self.version, "path": str(self.path), "created": self.created,
                 "active": self.active, "backends": list(self.backends), "metrics": self.metrics}
-
-
-#: Data folder of the system service (``deploy/install.sh``, ``StateDirectory=kosti`` in the unit).
-SYSTEM_DATA_DIR = Path("/var/lib/kosti")
-
-
-def default_data_dir() -> Path:
-    """Where kosti keeps games, frames and models when not told otherwise.
-
-    ``$XDG_DATA_HOME/kosti`` when ``XDG_DATA_HOME`` is set (absolute, per the XDG Base Directory spec;
-    the service sets ``/var/lib``); else the service's ``/var/lib/kosti`` when it exists and this user may
-    read it (so ``sudo -u kosti kosti models list`` sees the service's registry, as ``/etc/kosti`` is
-    preferred for the config); else ``~/.local/share/kosti``.
-    """
-    base = os.environ.get("XDG_DATA_HOME") or ""
-    if base and Path(base).is_absolute():
-        return Path(base) / "kosti"
-    if SYSTEM_DATA_DIR.is_dir() and os.access(SYSTEM_DATA_DIR, os.R_OK | os.X_OK):
-        return SYSTEM_DATA_DIR
-    return Path.home() / ".local" / "share" / "kosti"
 
 
 def default_root() -> Path:
@@ -606,40 +588,3 @@ def reader_files(detector: str | os.PathLike[str] | None = None,
     paths = reg._check_usable(reg.active_version())
     det, cls = paths.for_backend(backend)
     return det, cls, paths.version
-
-
-# Module-level conveniences on the default registry (what the dashboard and the reader use).
-def active_version() -> str:
-    """Active version of the default registry (see :meth:`Registry.active_version`)."""
-    return Registry().active_version()
-
-
-def active_paths() -> ModelPaths:
-    """Files of the default registry's active version (see :meth:`Registry.active_paths`)."""
-    return Registry().active_paths()
-
-
-def change_token() -> tuple[int, int] | None:
-    """Change token of the default registry (see :meth:`Registry.change_token`)."""
-    return Registry().change_token()
-
-
-def list_versions() -> list[VersionInfo]:
-    """Versions of the default registry (see :meth:`Registry.list_versions`)."""
-    return Registry().list_versions()
-
-
-def use(version: str, *, force: bool = False) -> str:
-    """Activate ``version`` in the default registry (see :meth:`Registry.use`)."""
-    return Registry().use(version, force=force)
-
-
-def rollback() -> str:
-    """Roll the default registry back (see :meth:`Registry.rollback`)."""
-    return Registry().rollback()
-
-
-def add_version(files: Mapping[str, str | os.PathLike[str]],
-                metrics: Mapping[str, Any] | str | os.PathLike[str] | None = None, **kw: Any) -> str:
-    """Add a version to the default registry (see :meth:`Registry.add_version`)."""
-    return Registry().add_version(files, metrics, **kw)
