@@ -32,7 +32,7 @@ import numpy as np
 
 from kosti.models import DETECTOR_ONNX
 from kosti.vision.detections import Detections
-from kosti.vision.pipeline import ThrowDetector
+from kosti.vision.pipeline import LivePipeline, ThrowDetector
 from kosti.vision.settle import SettleDetector
 from kosti.vision.sources import VideoFileSource
 from kosti.sim.virtual import VirtualTableSource
@@ -125,16 +125,13 @@ def bench_still(seconds: float, reader, vote: int, shake: float = 0.0) -> None:
         for i in range(300):
             sd.update(img, i / 30)
         settle_ms = (time.process_time() - t0) / 300 * 1000
-        # The real thing: real-time replay through the throw detector.
-        det = ThrowDetector(reader, vote_frames=vote)
+        # The real thing: real-time replay through the one camera runner (in this thread) and its detector.
         with VideoFileSource(path, realtime=True) as src:
+            pipe = LivePipeline(src, reader, vote_frames=vote, tick_s=0)
             w0, c0 = time.perf_counter(), time.process_time()
-            frames = 0
-            for frame in src:
-                det.process(frame)
-                frames += 1
+            pipe.run()
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-            fps = src.fps
+            frames, fps, det = pipe.frames_read, src.fps, pipe.detector
     cam = f"camera shaking 0.5-{shake:g} px/frame" if shake else "fixed camera"
     print(f"still table 1280x720 @30 fps, {cam}, {frames} frames over {wall:.1f} s (measured {fps:.1f} fps)")
     print(f"  CPU share (process time / wall): {100 * cpu / wall:.1f} % of one core  (target <= 30 %)")

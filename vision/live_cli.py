@@ -99,7 +99,8 @@ def _new_game(preset: str) -> Any:
 
 def run_watch(args: argparse.Namespace) -> int:
     """Handler of ``kosti watch``; returns the exit code (0). Raises errors carrying ``exit_code`` 2."""
-    from kosti.vision.pipeline import ThrowDetector, default_reader
+    from kosti.vision.pipeline import FrameResult, LivePipeline, RunnerObserver, default_reader
+    from kosti.vision.sources import Frame
 
     path = Path(args.source).expanduser()
     source = _open(path)
@@ -111,11 +112,11 @@ def run_watch(args: argparse.Namespace) -> int:
     det, cls, _version = reader_files(args.model, args.cls_model)
     reader = default_reader(det_path=det, cls_path=cls)
     expected = game.dice_to_throw if game is not None else args.dice
-    detector = ThrowDetector(reader, expected_dice=expected, keep_image=False)
+    # The one camera runner, in this thread; a source or reader error ends the run (retry_s=None).
+    pipe = LivePipeline(source, reader, expected_dice=expected, retry_s=None, tick_s=0, keep_image=False)
     throws: list[dict[str, Any]] = []
     log: list[str] = []
     before: dict[int, Any] = {}  # game state before each applied throw (frame → game), for corrections
-    frames = 0
     t0 = time.perf_counter()
 
     def take(result: Any, frame_index: int, t: float) -> None:
@@ -148,24 +149,23 @@ def run_watch(args: argparse.Namespace) -> int:
                 line += "\n    " + "\n    ".join(e.text_en for e in events)
             except KostiEngineError as exc:
                 line += f"\n    game: {exc}"
-            detector.expected_dice = game.dice_to_throw if not game.over else None
+            pipe.expect(sizes=None if game.over else (game.dice_to_throw,))
         log.append(line)
         if not args.json:
             print(line, flush=True)
 
+    class Watch(RunnerObserver):
+        def frame(self, frame: Frame, result: FrameResult | None) -> None:
+            if result is not None:
+                take(result, frame.index, frame.t)
+
+    pipe.observer = Watch()
     try:
         with source:
-            last_index, last_t = 0, 0.0
-            for frame in source:
-                frames += 1
-                last_index, last_t = frame.index, frame.t
-                take(detector.process(frame), frame.index, frame.t)
-            # The video ended: a rest of at least half the still time is read (flagged short_rest).
-            end = detector.finish()
-            if end is not None:
-                take(end, last_index, last_t)
+            pipe.run()  # at the end of the video a rest of at least half the still time is read (short_rest)
     except SourceError as exc:
         raise WatchInputError(str(exc)) from exc
+    frames = pipe.frames_read
     elapsed = time.perf_counter() - t0
     fps = frames / elapsed if elapsed > 0 else 0.0
     if args.json:

@@ -102,7 +102,7 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
     assert app.state.table.state.rules.opening.threshold == 75
     assert app.state.table.get_settings()["thresholds"]["still_s"] == 0.6
     # ... and the settle detector of the live pipeline takes the [settle] thresholds (they were ignored once).
-    settle = app.state.table._make_pipeline().det.settle
+    settle = app.state.table.live.make_runner().detector.settle
     assert (settle.still_s, settle.motion_fraction, settle.still_fraction) == (0.6, 0.01, 0.003)
     app.state.store.close()
 

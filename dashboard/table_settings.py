@@ -1,0 +1,136 @@
+"""The table's settings: their defaults, the stored values that are still valid, the thresholds of earlier
+versions dropped at start, one merge rule, and the live runner's :class:`~kosti.vision.runner.Tuning` made
+from them.
+
+Settings are a JSON object: ``zones`` (:meth:`kosti.vision.zones.Zones.to_dict`, normalised polygons; None =
+the whole frame), ``thresholds`` (``conf``, ``value_conf`` 0–1 of the reader, ``still_s`` seconds and
+``motion_fraction`` / ``still_fraction`` 0–1 of the settle detector), ``live_width`` px and ``jpeg_quality``
+of the live view.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kosti.dashboard.errors import Invalid
+from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, EARLIER_OPERATING_POINTS
+from kosti.vision.runner import Tuning
+from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
+from kosti.vision.zones import Zones
+
+log = logging.getLogger(__name__)
+
+#: A settings object (JSON).
+Settings = dict[str, Any]
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
+    # The shipped reader's operating point (kosti.models, chosen by benchmarks/select_operating_point.py)
+    # and the settle detector's still time; the table changes them in Settings or in kosti.toml.
+    "thresholds": {"conf": DEFAULT_CONF, "value_conf": DEFAULT_VALUE_CONF, "still_s": 0.4},
+    "live_width": 960,
+    "jpeg_quality": 75,
+}
+#: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
+#: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's operating point (0.5, 0.4),
+#: which the settings form sent back with every Save (it now sends only what was changed). A database that
+#: holds exactly one of these pairs
+#: holds an old default, not a choice: the pair is dropped when the table starts
+#: (:func:`without_old_defaults`), so the table reads at the shipped model's own operating point.
+OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
+    {"conf": 0.25, "value_conf": 0.6},
+    *({"conf": p["conf"], "value_conf": p["value_conf"]} for p in EARLIER_OPERATING_POINTS),  # kosti.models
+)
+
+
+
+
+def merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """``base`` settings updated by ``values``: a table of values (``thresholds``) is merged key by key,
+    anything else (``zones``, sizes) is replaced; ``source`` is not a stored setting and is skipped."""
+    out = dict(base)
+    for k, v in values.items():
+        if k == "source":
+            continue
+        if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "zones":
+            out[k] = {**out[k], **v}
+        else:
+            out[k] = v
+    return out
+
+
+def valid_stored_settings(stored: dict[str, Any]) -> dict[str, Any]:
+    """The stored settings whose values have the right kind and range; any other row is left out with a
+    warning in the log (a hand-edited or damaged ``settings`` row must not stop the table: defaults apply).
+
+    Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds 0–1 (``still_s`` 0–5 s),
+    ``live_width`` 160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict`
+    accepts, ``source`` a string.
+    """
+    def number(v: Any, lo: float, hi: float) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and lo <= float(v) <= hi
+
+    out: dict[str, Any] = {}
+    for key, value in stored.items():
+        ok = False
+        try:
+            if key == "thresholds":
+                limits = {"conf": 1.0, "value_conf": 1.0, "still_s": 5.0, "motion_fraction": 1.0, "still_fraction": 1.0}
+                ok = isinstance(value, dict) and all(k in limits and number(v, 0.0, limits[k]) for k, v in value.items())
+            elif key == "zones":
+                ok = value is None or (isinstance(value, dict) and Zones.from_dict(value) is not None)
+            elif key == "live_width":
+                ok = number(value, 160, 3840)
+            elif key == "jpeg_quality":
+                ok = number(value, 20, 95)
+            elif key == "source":
+                ok = isinstance(value, str) and len(value) <= 2048
+            else:
+                ok = True  # settings of other versions pass through untouched
+        except (TypeError, ValueError, KeyError):
+            ok = False
+        if ok:
+            out[key] = value
+        else:
+            log.warning("stored setting %r has a bad value (%.80r); the default is used", key, value)
+    return out
+
+
+def without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+    """``stored`` settings without an earlier version's default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
+    th = stored.get("thresholds")
+    if not isinstance(th, dict):
+        return stored
+    for old in OLD_DEFAULT_THRESHOLDS:
+        if (old["conf"], old["value_conf"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF):
+            continue  # today's defaults
+        if all(th.get(k) == v for k, v in old.items()):
+            return {**stored, "thresholds": {k: v for k, v in th.items() if k not in old}}
+    return stored
+
+
+
+def check_settle(current: Settings, values: Settings) -> None:
+    """Refuse (:class:`Invalid`) new ``values`` whose settle thresholds, merged into ``current``, put the still
+    fraction above the motion fraction (the gap between them is the settle detector's hysteresis)."""
+    th = {**current.get("thresholds", {}), **(values.get("thresholds") or {})}
+    motion = float(th.get("motion_fraction", MOTION_FRACTION))
+    still = float(th.get("still_fraction", STILL_FRACTION))
+    if still > motion:
+        raise Invalid(f"still_fraction {still} must not exceed motion_fraction {motion} (the gap is the hysteresis)",
+                      f"still_fraction {still} не может быть больше motion_fraction {motion}")
+
+
+def tuning(settings: Settings) -> Tuning:
+    """The live runner's zones and thresholds from ``settings`` (a missing threshold stays as the runner has
+    it; no zones = the whole frame is the roll area)."""
+    z = settings.get("zones")
+    th = settings.get("thresholds") or {}
+
+    def num(key: str) -> float | None:
+        return float(th[key]) if key in th else None
+
+    return Tuning(zones=Zones.from_dict(z) if z else Zones(), still_s=num("still_s"),
+                  motion_fraction=num("motion_fraction"), still_fraction=num("still_fraction"),
+                  value_conf=num("value_conf"), conf=num("conf"))

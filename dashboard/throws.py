@@ -1,0 +1,71 @@
+"""A settled throw as the table sees it: :class:`TableThrow` of :class:`TableDie` s, from the camera
+(:func:`throw_from_pipeline`, a :class:`kosti.vision.throws.Throw`) or injected by a test or the teach page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kosti.vision.throws import Throw
+
+
+@dataclass
+class TableDie:
+    """One die of a settled throw: ``value`` 1–6 (0 = unread), ``confidence`` 0–1, ``box`` x1 y1 x2 y2 (px)."""
+
+    value: int
+    confidence: float
+    box: list[float]
+    uncertain: bool = False
+
+
+@dataclass
+class TableThrow:
+    """A settled throw as the table service sees it (from the pipeline, or injected by a test).
+
+    Attributes:
+        dice: the dice read on the settled frame.
+        status: ``"ok"`` or ``"uncertain"`` (the pipeline's verdict).
+        reasons: why the throw is uncertain (English, free text).
+        frame_index, time_s: the settled frame's number and time (seconds, the source's clock).
+        image: the settled frame, ``(H, W, 3)`` uint8 BGR, or ``None``.
+        settled_at: ``time.time()`` when the settled frame was read (for latency measurements).
+        corrects: ``frame_index`` of the earlier camera throw this one replaces (a die tipped over after
+            the throw was read: the same physical throw, :attr:`kosti.vision.pipeline.Throw.corrects`).
+    """
+
+    dice: list[TableDie]
+    status: str = "ok"
+    reasons: list[str] = field(default_factory=list)
+    frame_index: int | None = None
+    time_s: float | None = None
+    image: np.ndarray | None = None
+    settled_at: float | None = None
+    corrects: int | None = None
+
+    @property
+    def faces(self) -> list[int]:
+        """Faces of the dice in the order read (0 = unread)."""
+        return [int(d.value) for d in self.dice]
+
+
+def unstored_view(thr: TableThrow, resolution: str) -> dict[str, Any]:
+    """The snapshot's view of a settled throw that has no database row (``ignored``: no game; ``not stored``:
+    the write failed) — the same keys as a stored throw's view, ``id`` None."""
+    return {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
+            "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
+            "resolution": resolution, "player": None, "image_url": None, "settled_at": thr.settled_at}
+
+
+
+def throw_from_pipeline(t: Throw, settled_at: float | None = None) -> TableThrow:
+    """The vision layer's :class:`kosti.vision.throws.Throw` as a :class:`TableThrow` (roll-area dice in the
+    order read; ``settled_at`` defaults to the throw's own, set by the runner)."""
+    dice = [TableDie(int(d.value), float(d.confidence), [float(v) for v in d.box], bool(d.uncertain)) for d in t.dice]
+    return TableThrow(
+        dice=dice, status=t.status, reasons=[str(r) for r in t.reasons], frame_index=t.frame_index,
+        time_s=t.time_s, image=t.image, settled_at=settled_at if settled_at is not None else t.settled_at,
+        corrects=t.corrects,
+    )

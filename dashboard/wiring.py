@@ -1,0 +1,207 @@
+"""The table's camera wiring: the frame source feeds vision's one runner (:class:`kosti.vision.runner.LivePipeline`),
+whose throws go to the game session; the runner hears what to expect after each change of the game.
+
+:class:`LiveTable` chooses the dice reader (:func:`kosti.dashboard.readers.default_reader`), builds and starts
+the runner, tells it the dice counts of the next throw (:meth:`LiveTable.on_state`, a
+:attr:`kosti.dashboard.session.GameSession.state_listeners` entry), hands every settled throw to ``on_throw``,
+draws and encodes the live view into a :class:`~kosti.dashboard.frames.FrameHub` only while someone watches,
+and throws the virtual table's dice on request. Data flows one way: source → runner → session → views.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from kosti.dashboard.broadcast import Broadcaster
+from kosti.dashboard.errors import Conflict, Invalid
+from kosti.dashboard.frames import FrameHub
+from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_reader, describe_reader
+from kosti.dashboard.table_settings import Settings, tuning
+from kosti.dashboard.throws import TableThrow, throw_from_pipeline
+from kosti.dashboard.views import GameState, roll_sizes
+from kosti.sim.virtual import VirtualTableSource
+from kosti.vision.overlay import encode_jpeg, placeholder_frame
+from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
+from kosti.vision.sources import Frame, FrameSource, ReconnectingSource, SourceError, open_source, redact_text, redact_url
+from kosti.vision.throw_detector import FrameResult
+from kosti.vision.throws import Reader, Throw
+
+log = logging.getLogger(__name__)
+
+#: Seconds after a requested virtual throw during which another request is refused (the dice still roll).
+THROW_LOCKOUT_S = 4.0
+
+
+class LiveTable(RunnerObserver):
+    """The camera side of one table.
+
+    Args:
+        source: the frame source (``None`` = no camera: throws come only through the session).
+        reader: the dice reader (``None``: chosen at :meth:`start` by ``reader_kind``).
+        reader_kind: ``auto`` / ``models`` / ``truth`` (:func:`default_reader`).
+        source_spec: the string the source came from (shown in settings, credentials hidden).
+        on_throw: called in the runner thread with every settled throw.
+        changed: called when what the table shows changed (the reader was swapped).
+        broadcaster: receives ``{"type": "source", "source": …}`` every two seconds.
+    """
+
+    def __init__(self, source: FrameSource | None, reader: Reader | None, reader_kind: ReaderKind | str,
+                 source_spec: str | None, on_throw: Callable[[TableThrow], None], changed: Callable[[], None],
+                 broadcaster: Broadcaster) -> None:
+        self.source, self.source_spec = source, source_spec
+        self.reader, self.reader_kind = reader, reader_kind
+        self.reader_desc = ""
+        #: The model hot-swap handed to the runner (``kosti models use``), or None.
+        self.reader_reload: ReaderReload | None = None
+        self.on_throw, self.changed, self.broadcaster = on_throw, changed, broadcaster
+        self.frames = FrameHub()
+        self.runner: LivePipeline | None = None
+        self.settings: Settings = {}
+        self.state: GameState | None = None
+        self.motion = "idle"
+        self.source_error = ""
+        #: The latest settled throw with its frame, game or not (the teach page saves it); None before one.
+        self.last_settled: TableThrow | None = None
+        self.throw_requested_at = 0.0
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def make_runner(self) -> LivePipeline:
+        """The runner for the current source, reader and settings (not started)."""
+        assert self.source is not None
+        runner = LivePipeline(self.source, self.reader, retry_s=0.5, at_end="wait", read_timeout_s=1.0,
+                              skip_first_rest=True, observer=self, reader_reload=self.reader_reload)
+        runner.configure(tuning(self.settings))
+        return runner
+
+    def start(self) -> None:
+        """Choose the reader, then build and start the runner (no-op without a source or when running)."""
+        if self.source is None or (self.runner is not None and self.runner.running):
+            return
+        if self.reader is None:
+            try:
+                self.reader, self.reader_desc = default_reader(self.source, self.reader_kind)
+            except Exception as exc:  # noqa: BLE001 - keep the live view; say why nothing is read
+                log.error("no dice reader: %s", exc)
+                self.reader_desc = f"no dice reader: {exc}"
+        elif not self.reader_desc:
+            self.reader_desc = describe_reader(self.reader)
+        self.runner = self.make_runner()
+        self.runner.subscribe(self._throw)
+        self.on_state(self.state)
+        self.runner.start()
+
+    def stop(self) -> None:
+        """Stop the runner and close the source (idempotent)."""
+        if self.runner is not None:
+            self.runner.stop()
+        elif self.source is not None:
+            self.source.close()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Zones and thresholds for the runner, size and quality of the live view."""
+        self.settings = settings
+        if self.runner is not None:
+            self.runner.configure(tuning(settings))
+
+    def on_state(self, state: GameState | None) -> None:
+        """After each change of the game: the runner expects the next throw's dice counts, and a virtual table
+        throws that many dice on its own."""
+        self.state = state
+        playing = state is not None and not state.over
+        if self.runner is not None:
+            self.runner.expect(sizes=roll_sizes(state) if state is not None and playing else None)
+        if isinstance(self.source, VirtualTableSource) and state is not None and playing and state.dice_to_throw > 0:
+            self.source.n_dice = state.dice_to_throw
+
+    # -- the runner's reports (its thread) ---------------------------------------------------------
+    def _throw(self, throw: Throw) -> None:
+        thr = throw_from_pipeline(throw)
+        self.last_settled = thr
+        self.on_throw(thr)
+
+    def frame(self, frame: Frame, result: FrameResult | None) -> None:
+        """Note the settle state; draw and encode the live view while a viewer wants it."""
+        self.source_error = ""
+        self.motion = result.update.state.value if result is not None else "no reader"
+        if self.runner is None or not self.frames.wanted():
+            return  # nobody is watching: skip the overlay and the JPEG encode
+        img = self.runner.annotated_frame()
+        if img is not None:
+            self.frames.publish(encode_jpeg(img, int(self.settings.get("jpeg_quality", 75)),
+                                            int(self.settings.get("live_width", 960) or 0) or None))
+
+    def problem(self, message: str, ended: bool) -> None:
+        """Say on every screen why there is no frame."""
+        self.source_error = message
+        text = "end of stream / конец записи" if ended else "camera unavailable / нет камеры"
+        self.frames.publish(encode_jpeg(placeholder_frame(text)))
+
+    def tick(self) -> None:
+        """Camera health and frame rate for every screen."""
+        self.broadcaster.publish({"type": "source", "source": self.source_info()})
+
+    def reader_swapped(self, reader: Reader) -> None:
+        """The runner reads with the newly activated model."""
+        self.reader = reader
+        self.reader_desc = describe_reader(reader)
+        log.info("dice reader switched: %s", self.reader_desc)
+        self.changed()
+
+    # -- views and controls ------------------------------------------------------------------------
+    @property
+    def fps(self) -> float:
+        """Frames per second read from the source (measured)."""
+        return self.runner.fps if self.runner is not None else 0.0
+
+    def source_info(self) -> dict[str, object]:
+        """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
+        spec = redact_url(self.source_spec)
+        if self.source is None:
+            return {"kind": "none", "spec": spec, "virtual": False, "status": "none", "fps": 0.0}
+        status: object = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
+            "error" if self.source_error else "ok")
+        return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
+                "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error}
+
+    def virtual_source(self) -> VirtualTableSource:
+        """The virtual table, or Conflict when this table has a real camera."""
+        if not isinstance(self.source, VirtualTableSource):
+            raise Conflict("this table has a real camera: throw the real dice (or enter the faces by hand)",
+                           "на этом столе настоящая камера: бросайте настоящие кости (или введите грани вручную)")
+        return self.source
+
+    def throw_virtual(self, n_dice: int, faces: list[int] | None) -> None:
+        """Throw ``n_dice`` dice (or exactly ``faces``) on the virtual table; Conflict while the dice still roll."""
+        src = self.virtual_source()
+        if not src.resting or (self.throw_requested_at and time.monotonic() - self.throw_requested_at < THROW_LOCKOUT_S):
+            raise Conflict("the dice are still rolling: wait for them to settle",
+                           "кости ещё катятся: подождите, пока они остановятся")
+        self.throw_requested_at = time.monotonic()
+        if self.runner is not None:
+            self.runner.announce_throw()  # a new throw even right after start-up, never a correction
+        try:
+            src.throw(n_dice=n_dice, faces=faces)
+        except ValueError as exc:
+            raise Invalid(str(exc), f"виртуальный стол не может так бросить: {exc}") from None
+
+    def open(self, spec: str) -> FrameSource:
+        """Open source ``spec`` (a virtual table without its first automatic throw); Invalid when it names
+        nothing usable."""
+        try:
+            if spec.strip().lower().startswith("virtual"):
+                return open_source(spec, initial_throw=False)
+            return open_source(spec)
+        except SourceError as exc:
+            raise Invalid(redact_text(str(exc))) from None
+
+    def switch_source(self, source: FrameSource, spec: str) -> None:
+        """Stop, read from ``source`` instead (ground truth stays only on a virtual table), start again."""
+        self.stop()
+        self.runner = None
+        self.source, self.source_spec = source, spec
+        if isinstance(self.reader, VirtualTruthReader):
+            self.reader = VirtualTruthReader(source) if isinstance(source, VirtualTableSource) else None
+            self.reader_desc = ""
+        self.start()
