@@ -147,31 +147,10 @@ class SourceSettings(_Section):
 
 
 def _polygon_problem(points: list[tuple[float, float]]) -> str | None:
-    """Why ``points`` is not a usable simple polygon, or ``None``."""
-    if len(points) < 3:
-        return f"needs at least 3 points, got {len(points)}"
-    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True))
-    if abs(area2) / 2 < 1e-4:
-        return "encloses no area (points are collinear or repeated)"
-    n = len(points)
-    edges = [(points[i], points[(i + 1) % n]) for i in range(n)]
-    for i in range(n):
-        for j in range(i + 1, n):
-            if j == i + 1 or (i == 0 and j == n - 1):
-                continue  # neighbouring edges share a vertex
-            if _segments_cross(*edges[i], *edges[j]):
-                return f"edges {i}–{i + 1} and {j}–{(j + 1) % n} cross (self-intersecting polygon)"
-    return None
+    """Why ``points`` is not a usable zone polygon, or ``None``: the one rule, :func:`kosti.vision.zones.polygon_problem`."""
+    from kosti.vision.zones import polygon_problem
 
-
-def _segments_cross(p1: tuple[float, float], p2: tuple[float, float],
-                    p3: tuple[float, float], p4: tuple[float, float]) -> bool:
-    def orient(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-    d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
-    d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
-    return d1 * d2 < 0 and d3 * d4 < 0
+    return polygon_problem(points)
 
 
 def polygon_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]], grid: int = 200) -> float:

@@ -9,11 +9,11 @@ hand, another tray) are ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 #: Zone codes returned by :meth:`Zones.classify`.
@@ -25,17 +25,65 @@ Polygon = list[tuple[float, float]]
 FULL_FRAME: Polygon = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
 
 
-def _check_polygon(name: str, poly: Sequence[Sequence[float]]) -> Polygon:
-    pts = [(float(p[0]), float(p[1])) for p in poly]
+#: Least area of a zone polygon, as a share of the frame (0.01 %: a zone smaller than that holds no die).
+MIN_POLYGON_AREA = 1e-4
+
+
+def polygon_problem(points: Sequence[Sequence[float]]) -> str | None:
+    """Why ``points`` is not a usable zone polygon, or ``None`` — the one polygon rule of kosti (table zones
+    from the configuration file, :class:`kosti.config.ZonesSettings`, and from the dashboard, :class:`Zones`).
+
+    A usable polygon has at least 3 points, every point finite and inside the unit square (normalised
+    frame coordinates, x right, y down), an area of at least :data:`MIN_POLYGON_AREA` of the frame, and
+    no two edges that cross (a simple polygon; neighbouring edges share a vertex and may touch).
+
+    Args:
+        points: ``[(x, y), …]`` normalised coordinates, in drawing order (the last point joins the first).
+
+    Returns:
+        a reason in English (``"needs at least 3 points, got 2"``, ``"point 1 (1.5, 0) lies outside the
+        frame: coordinates are normalised to [0, 1]"``, ``"encloses no area (points are collinear or
+        repeated)"``, ``"edges 0–1 and 2–3 cross (self-intersecting polygon)"``), or ``None``.
+    """
+    try:
+        pts = [(float(p[0]), float(p[1])) for p in points]
+    except (TypeError, ValueError, IndexError):
+        return "points must be pairs of numbers [x, y]"
     if len(pts) < 3:
-        raise ValueError(f"{name}: a polygon needs at least 3 points, got {len(pts)}")
-    for x, y in pts:
-        if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0) or not (np.isfinite(x) and np.isfinite(y)):
-            raise ValueError(f"{name}: points must be normalised to [0, 1], got ({x}, {y})")
-    area = 0.5 * abs(sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(pts, pts[1:] + pts[:1])))
-    if area <= 1e-6:
-        raise ValueError(f"{name}: polygon has no area")
-    return pts
+        return f"needs at least 3 points, got {len(pts)}"
+    for i, (x, y) in enumerate(pts):
+        if not (math.isfinite(x) and math.isfinite(y) and 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
+            return f"point {i} ({x:g}, {y:g}) lies outside the frame: coordinates are normalised to [0, 1]"
+    n = len(pts)
+    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]))
+    if abs(area2) / 2 < MIN_POLYGON_AREA:
+        return "encloses no area (points are collinear or repeated)"
+    edges = [(pts[i], pts[(i + 1) % n]) for i in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if j == i + 1 or (i == 0 and j == n - 1):
+                continue  # neighbouring edges share a vertex
+            if _segments_cross(*edges[i], *edges[j]):
+                return f"edges {i}–{i + 1} and {j}–{(j + 1) % n} cross (self-intersecting polygon)"
+    return None
+
+
+def _segments_cross(p1: tuple[float, float], p2: tuple[float, float],
+                    p3: tuple[float, float], p4: tuple[float, float]) -> bool:
+    """True when segments p1p2 and p3p4 cross at a point inside both (touching does not count)."""
+    def orient(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
+    d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def _check_polygon(name: str, poly: Sequence[Sequence[float]]) -> Polygon:
+    problem = polygon_problem(poly)
+    if problem:
+        raise ValueError(f"{name}: {problem}")
+    return [(float(p[0]), float(p[1])) for p in poly]
 
 
 @dataclass
@@ -47,7 +95,8 @@ class Zones:
         set_aside: polygon for dice set aside (kept) this turn, or ``None``.
 
     Raises:
-        ValueError: a polygon with fewer than 3 points, points outside [0, 1], or zero area.
+        ValueError: a polygon :func:`polygon_problem` refuses (fewer than 3 points, points outside [0, 1],
+            no area, crossing edges), the message naming the zone.
     """
 
     roll_area: Polygon = field(default_factory=lambda: list(FULL_FRAME))
@@ -102,6 +151,8 @@ class Zones:
         Returns:
             ``(N,)`` int8 codes: :data:`SET_ASIDE` (2), :data:`ROLL` (1) or :data:`OUTSIDE` (0).
         """
+        import cv2  # here, not at import: the configuration validates polygons without OpenCV
+
         boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
         codes = np.zeros(len(boxes), dtype=np.int8)
         if not len(boxes):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-
 from kosti.vision.detections import Detections
-from kosti.vision.zones import OUTSIDE, ROLL, SET_ASIDE, Zones
+from kosti.vision.zones import OUTSIDE, ROLL, SET_ASIDE, Zones, polygon_problem
 
 # Roll area: left 70 % of the frame; set-aside strip: right 20 %; between them a gap that is ignored.
 ZONES = Zones(roll_area=[(0.0, 0.0), (0.7, 0.0), (0.7, 1.0), (0.0, 1.0)],
@@ -67,3 +68,29 @@ def test_round_trip_and_pixels():
 def test_bad_polygons_are_rejected(bad):
     with pytest.raises(ValueError):
         Zones(roll_area=bad)
+
+
+@pytest.mark.parametrize(("points", "reason"), [
+    ([(0, 0), (1, 1)], "needs at least 3 points, got 2"),
+    ([(0, 0), (1.5, 0), (1, 1)], "point 1 (1.5, 0) lies outside the frame"),
+    ([(0, 0), (float("nan"), 0), (1, 1)], "point 1 (nan, 0) lies outside"),
+    ([(0, 0), (0.5, 0.5), (1, 1)], "encloses no area"),
+    ([(0, 0), (0.005, 0), (0.005, 0.005), (0, 0.005)], "encloses no area"),  # 0.0025 % of the frame
+    ([(0, 0), (1, 0.8), (1, 0), (0, 1)], "edges 0–1 and 2–3 cross (self-intersecting polygon)"),
+    ([(0, 0), "x"], "points must be pairs of numbers"),
+])
+def test_one_polygon_rule_for_config_and_dashboard(points, reason):
+    """The same polygon is refused with the same reason by the zones (dashboard) and the config file."""
+    from kosti.config import ConfigError, ZonesSettings
+
+    assert reason in (polygon_problem(points) or "")
+    with pytest.raises(ValueError, match=re.escape(f"roll_area: {reason}")):
+        Zones(roll_area=points)
+    with pytest.raises((ValueError, ConfigError)):
+        ZonesSettings(roll_area=points)
+
+
+def test_usable_polygons_pass_the_rule():
+    assert polygon_problem([(0, 0), (0.5, 0), (0.5, 0.5), (1, 0.5), (1, 1), (0, 1)]) is None  # non-convex
+    assert polygon_problem([(0, 0), (0.02, 0), (0.02, 0.02)]) is None  # 0.02 % of the frame
+    assert polygon_problem([(1, 1), (0, 1), (0, 0), (1, 0)]) is None  # either winding
