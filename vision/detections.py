@@ -232,7 +232,7 @@ class Detections:
     @property
     def uncertain(self) -> np.ndarray:
         """``(N,)`` bool: dice whose face could not be read (value 0)."""
-        return self.value == UNKNOWN_VALUE
+        return np.asarray(self.value == UNKNOWN_VALUE)
 
     @property
     def all_read(self) -> bool:
@@ -253,7 +253,7 @@ class Detections:
     @property
     def centers(self) -> np.ndarray:
         """``(N, 2)`` float32 box centres in pixels."""
-        return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
+        return np.asarray((self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2, np.float32)
 
     def sorted_by_position(self) -> Detections:
         """Dice ordered left to right, then top to bottom (by box centre), for stable display."""
@@ -323,7 +323,7 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_a = np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1)
     area_b = np.clip(b[:, 2:] - b[:, :2], 0, None).prod(-1)
     union = area_a[:, None] + area_b[None, :] - inter
-    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
 
 
 def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float) -> np.ndarray:

@@ -168,13 +168,13 @@ def label_lines(xyxy: np.ndarray, classes: np.ndarray, width: float, height: flo
     if len(classes) != len(xyxy):
         raise LabelError(f"{len(xyxy)} boxes but {len(classes)} classes")
     out = []
-    for i, (k, box) in enumerate(zip(classes.tolist(), xyxy.tolist())):
+    for i, (k, row) in enumerate(zip(classes.tolist(), xyxy.tolist())):
+        x1, y1, x2, y2 = row
         if check:
             try:
-                box = check_box(box, int(width), int(height))
+                x1, y1, x2, y2 = check_box(row, int(width), int(height))
             except LabelError as exc:
                 raise LabelError(f"die {i}: {exc}") from None
-        x1, y1, x2, y2 = box
         cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
         w, h = (x2 - x1) / width, (y2 - y1) / height
         out.append(f"{int(k)} {cx:.{decimals}f} {cy:.{decimals}f} {w:.{decimals}f} {h:.{decimals}f}")

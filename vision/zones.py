@@ -132,7 +132,7 @@ class Zones:
     # -- geometry --------------------------------------------------------------------------------------
     @staticmethod
     def _contour(poly: Polygon, width: int, height: int) -> np.ndarray:
-        return (np.asarray(poly, dtype=np.float32) * np.float32([width, height])).reshape(-1, 1, 2)
+        return (np.asarray(poly, dtype=np.float32) * np.asarray([width, height], np.float32)).reshape(-1, 1, 2)
 
     def pixel_polygons(self, width: int, height: int) -> dict[str, np.ndarray]:
         """Zones as ``(K, 2)`` int32 pixel polygons for drawing: keys ``roll_area`` and (if set) ``set_aside``."""
