@@ -1,4 +1,4 @@
-"""``kosti advise [--rules PRESET] [--dice N] [--json] [GAME.json]`` — advice for the player to move.
+"""``kosti advise [--rules PRESET] [--dice N] [--objective turn|win] [--json] [GAME.json]`` — advice for the player to move.
 
 Contract (``../shared/docs/cli.md``): with ``GAME.json`` (the ``kosti replay`` input, or a
 ``kosti play --save`` file) the state is the end of that game; with ``--dice N`` alone it is a fresh
@@ -13,6 +13,14 @@ meet the player's requirement and the objective (the dashboard's ``/api/advice``
 field of :class:`kosti.engine.advisor.Advice`). Exit 2 with a one-line reason for bad input: an unreadable
 or malformed file, an unknown preset, ``--dice`` outside 1..dice of the game or different from the
 dice the state asks for, a game that is over or that stops at an event the rules forbid.
+
+Two objectives (``--objective``; default: the one the game has): ``turn`` — the 1000 family and
+Farkle/10000, the expected recorded points of this turn (:mod:`kosti.engine.advisor`); ``win`` —
+two-player Pig (``--rules pig`` or a Pig game file), the probability of winning the game under
+optimal play (:mod:`kosti.engine.pig_advisor`). For ``win`` the JSON has the same eleven keys —
+``stop_value`` / ``throw_value`` are then win probabilities — followed by ``"objective": "win"`` and
+``"win_probability"`` (of the advised action). Exit 2 for an objective the game does not have, with
+the reason (a win model of the 1000 presets would need ~10^8 states; see docs/advisor.md).
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from typing import Any
 from .advisor import advise
 from .errors import BadInput
 from .game import GameState, TurnState, new_game, replace
+from .games import is_game_preset, new_any_game
+from .pig_advisor import OBJECTIVE_WIN, PigModelRefused, advise_pig
 from .presets import resolve_rules
 
 #: The objective the advice maximises, named in every JSON document (engine/advisor.py).
@@ -42,6 +52,9 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="rule preset (kosti rules lists them; default: classic, or the game's)")
     p.add_argument("--dice", type=int, default=None, metavar="N",
                    help="dice to throw (alone: a fresh turn of an open player with N dice)")
+    p.add_argument("--objective", choices=("turn", "win"), default=None,
+                   help="turn: most points this turn (1000 family, Farkle); win: probability of "
+                        "winning the game (two-player Pig). Default: the game's own")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
     p.add_argument("game", nargs="?", metavar="GAME.json",
                    help="a recorded game (kosti replay input): advice at its end")
@@ -64,9 +77,28 @@ def fresh_turn(rules: Any, dice: int | None) -> GameState:
     return st
 
 
-def advice_state(args: argparse.Namespace) -> GameState:
-    """The state to advise on, from the command-line arguments. Raises :class:`BadInput`."""
+#: Why the 1000 presets have no win objective (docs/advisor.md).
+NO_WIN_MODEL = ("--objective win: the win probability is solved for two-player Pig only; for the "
+                "1000 presets the whole-game state (both scores × turn points × dice × pit, barrel "
+                "and bolt counters) runs to ~10^8 states")
+
+
+def fresh_pig(rules: Any, dice: int | None) -> Any:
+    """A fresh two-player Pig game ("Player" to move first against "Opponent", both at 0, after
+    the order throw). Raises :class:`BadInput` for ``dice`` other than 1."""
+    if dice not in (None, 1):
+        raise BadInput(f"--dice: Pig is played with 1 die, got {dice}")
+    spec = rules if not isinstance(rules, str) else {"preset": rules}
+    spec = {**spec, "overrides": {**(spec.get("overrides") or {}), "order_throw": False}}
+    return new_any_game(spec, ["Player", "Opponent"])
+
+
+def advice_state(args: argparse.Namespace) -> Any:
+    """The state to advise on, from the command-line arguments: a :class:`GameState` (1000
+    family) or a Pig game. Raises :class:`BadInput`."""
     if args.game is None:
+        if args.rules is not None and is_game_preset(args.rules):
+            return fresh_pig(args.rules, args.dice) if args.rules == "pig" else _no_advice(args.rules)
         return fresh_turn(args.rules or "classic", args.dice)
     from .cli import _read_json, replay
 
@@ -75,15 +107,24 @@ def advice_state(args: argparse.Namespace) -> GameState:
         given = doc.get("rules")
         if given is None:
             doc = {**doc, "rules": args.rules}
+        elif is_game_preset(given) or is_game_preset(args.rules):
+            if given != args.rules and not (isinstance(given, dict)
+                                            and given.get("preset") == args.rules):
+                raise BadInput(f"--rules {args.rules} differs from the rules of {args.game}")
         elif resolve_rules(given) != resolve_rules(args.rules):
             raise BadInput(f"--rules {args.rules} differs from the rules of {args.game}")
     game, idx, err = replay(doc)
     if err is not None:
         raise BadInput(f"{args.game}: event {idx} is forbidden by the rules ({err})")
     st = getattr(game, "state", game)  # replay hosts every game; the advisor knows the 1000 family
+    if getattr(st, "game", None) == "pig":
+        if st.over:
+            raise BadInput(f"{args.game}: the game is over, there is no turn to advise")
+        if args.dice not in (None, 1):
+            raise BadInput(f"--dice {args.dice}: Pig is played with 1 die")
+        return st
     if not isinstance(st, GameState):
-        raise BadInput(f"{args.game}: advice is for the 1000 family and Farkle/10000 presets, "
-                       f"not for {getattr(game, 'game', 'this game')}")
+        _no_advice(getattr(game, "game", "this game"), args.game)
     if st.over:
         raise BadInput(f"{args.game}: the game is over, there is no turn to advise")
     if args.dice is not None and args.dice not in st.roll_sizes():
@@ -91,9 +132,22 @@ def advice_state(args: argparse.Namespace) -> GameState:
     return st
 
 
+def _no_advice(game: str, where: str | None = None) -> Any:
+    """Raise the exit-2 reason for a game the advisor has no model of."""
+    head = f"{where}: " if where else ""
+    raise BadInput(f"{head}advice is for the 1000 family and Farkle/10000 presets (turn) and "
+                   f"two-player Pig (win), not for {game}")
+
+
 def run_advise(args: argparse.Namespace) -> int:
     """Handler of ``kosti advise``: exit 0, or 2 for bad input."""
     st = advice_state(args)
+    if not isinstance(st, GameState):  # Pig: the win objective
+        if args.objective == "turn":
+            raise BadInput("--objective turn: Pig has the win objective here (--objective win)")
+        return _run_pig(args, st)
+    if args.objective == "win":
+        raise BadInput(NO_WIN_MODEL)
     a = advise(st)
     if args.json:
         sys.stdout.write(json.dumps(a.to_cli_json(), ensure_ascii=False) + "\n")
@@ -112,3 +166,23 @@ def run_advise(args: argparse.Namespace) -> int:
 
 
 _REQ = {"open": "to open the game", "pit": "to leave the pit", "barrel": "to win from the barrel"}
+
+
+def _run_pig(args: argparse.Namespace, game: Any) -> int:
+    """``kosti advise`` for a Pig game: the win objective. Exit 0, or 2 where the model refuses
+    (more than two players, the order throw, a play-off series, a target above 200)."""
+    try:
+        a = advise_pig(game)
+    except PigModelRefused as exc:
+        raise BadInput(f"--objective win: {exc.text_en}") from None
+    if args.json:
+        sys.stdout.write(json.dumps(a.to_cli_json(), ensure_ascii=False) + "\n")
+        return 0
+    stop = "—" if a.win_if_stop is None else f"{100 * a.win_if_stop:.1f} %"
+    print(f"{a.player}: {a.advice.upper()}  (series {a.series}; score {a.score} against "
+          f"{a.opponent_score}, target {a.target})")
+    print(f"  chance to win the game: throw {100 * a.win_if_throw:.1f} %, stop {stop}")
+    print(f"  {a.why}")
+    print(f"  {a.why_ru}")
+    print(f"  objective: {OBJECTIVE_WIN}; solved in {a.solve_time_s:.1f} s (once per target)")
+    return 0

@@ -91,3 +91,55 @@ def test_bad_files(capsys, tmp_path):
                                      "events": [{"roll": [5, 2, 3, 4, 6]}, {"bank": True}]}))
     code, _, err = run(capsys, str(forbidden))
     assert code == 2 and "forbidden" in err
+
+
+# -- the win objective (two-player Pig) ---------------------------------------------------------
+
+
+def test_pig_fresh_game_json(capsys):
+    """--rules pig: a fresh two-player game (equal series: the starter wins 45.6 %); the cli.md keys
+    in order, then the objective and the win probability; stop_value / throw_value are win
+    probabilities."""
+    from kosti.engine.pig_advisor import solve
+
+    code, out, err = run(capsys, "--rules", "pig", "--json")
+    doc = json.loads(out)
+    assert (code, err) == (0, "")
+    assert list(doc) == KEYS + ["objective", "win_probability"]
+    assert doc["objective"] == "win" and doc["advice"] == "throw" and doc["stop_value"] is None
+    assert doc["throw_value"] == pytest.approx(solve(100, True).wa[0, 0], abs=1e-4)
+    assert doc["dice_to_throw"] == 1 and doc["bust_probability"] == pytest.approx(1 / 6, abs=1e-6)
+
+
+def test_pig_game_file_and_objective_flag(capsys, tmp_path):
+    """A Pig replay document (the paper's rules: equal_series off): Boris starts and holds 11 — throw
+    on, 57.0 % against 55.1 %; --objective turn is refused for Pig and --objective win for the 1000
+    presets, each with its reason."""
+    game = tmp_path / "pig.json"
+    game.write_text(json.dumps({"rules": {"preset": "pig", "overrides": {"equal_series": False}},
+                                "players": ["Ann", "Boris"],
+                                "events": [{"roll": [4]}, {"roll": [2]}, {"roll": [6]}, {"roll": [5]}]}))
+    code, out, _ = run(capsys, "--json", "--objective", "win", str(game))
+    doc = json.loads(out)
+    assert code == 0 and (doc["player"], doc["turn_points"], doc["may_stop"]) == ("Boris", 11, True)
+    assert doc["advice"] == "throw" and doc["throw_value"] > doc["stop_value"]
+    assert (round(doc["throw_value"], 3), round(doc["stop_value"], 3)) == (0.570, 0.551)
+    assert "57.0 %" in doc["why"] and "57,0 %" in doc["why_ru"]
+    code, out, err = run(capsys, "--objective", "turn", str(game))
+    assert (code, out) == (2, "") and "win objective" in err
+    code, out, err = run(capsys, "--objective", "win", "--rules", "classic")
+    assert (code, out) == (2, "") and "10^8 states" in err
+    code, out, _ = run(capsys, "--rules", "pig", str(game))  # human output
+    assert code == 0 and "chance to win the game: throw 57.0 %, stop 55.1 %" in out
+
+
+def test_pig_refusals(capsys, tmp_path):
+    three = tmp_path / "three.json"
+    three.write_text(json.dumps({"rules": {"preset": "pig", "overrides": {"order_throw": False}},
+                                 "players": ["A", "B", "C"], "events": [{"roll": [3]}]}))
+    code, out, err = run(capsys, "--json", str(three))
+    assert (code, out) == (2, "") and "two players" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "--rules", "pig", "--dice", "2")
+    assert code == 2 and "1 die" in err
+    code, _, err = run(capsys, "--rules", "aces")
+    assert code == 2 and "not for aces" in err
