@@ -197,13 +197,11 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
         settings["zones"] = {"roll_area": [list(p) for p in zones.roll_area],
                              "set_aside": [list(p) for p in zones.set_aside] or None}
     th: dict[str, float] = {}
-    for section, key, name in (("reader", "conf", "conf"), ("reader", "value_conf", "value_conf"),
-                               ("settle", "still_time_s", "still_s"),
-                               ("settle", "motion_threshold", "motion_fraction"),
-                               ("settle", "still_threshold", "still_fraction")):
+    for section, key in (("reader", "conf"), ("reader", "value_conf"),  # one name from kosti.toml to the detector
+                         ("settle", "still_s"), ("settle", "motion_fraction"), ("settle", "still_fraction")):
         sec = getattr(cfg, section)
         if key in sec.model_fields_set:
-            th[name] = float(getattr(sec, key))
+            th[key] = float(getattr(sec, key))
     if th:
         settings["thresholds"] = th
     storage = cfg.storage  # type: ignore[attr-defined]

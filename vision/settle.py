@@ -46,8 +46,8 @@ import cv2
 import numpy as np
 
 #: Default changed-pixel fraction (of the 160 px wide grey image) above which the table is moving, and
-#: below which a frame counts as still (the gap is the hysteresis); ``[settle] motion_threshold`` /
-#: ``still_threshold`` in kosti.toml. Tuned on the virtual table and folder replays of the shared photos
+#: below which a frame counts as still (the gap is the hysteresis); ``[settle] motion_fraction`` /
+#: ``still_fraction`` in kosti.toml. Tuned on the virtual table and folder replays of the shared photos
 #: with added sensor noise (module docstring).
 MOTION_FRACTION = 0.004
 STILL_FRACTION = 0.0015

@@ -38,7 +38,7 @@ def test_no_file_gives_defaults_under_xdg(tmp_path: Path) -> None:
     cfg = load_config()
     assert cfg == KostiConfig()
     assert cfg.source.spec == "picamera" and cfg.source.kind == "picamera"
-    assert cfg.settle.still_time_s == 0.4
+    assert cfg.settle.still_s == 0.4
     assert (cfg.server.host, cfg.server.port, cfg.server.pin) == ("127.0.0.1", 8000, None)
     assert cfg.storage.db_path == tmp_path / "xdg-data" / "kosti" / "kosti.db"
     assert C.default_config_path() == tmp_path / "xdg-config" / "kosti" / "kosti.toml"
@@ -117,7 +117,7 @@ def test_full_file_round_trips(tmp_path: Path) -> None:
         "source": {"spec": str(folder), "width": 1640, "height": 1232, "fps": 15.0},
         "zones": {"roll_area": [[0.05, 0.1], [0.7, 0.1], [0.7, 0.9], [0.05, 0.9]],
                   "set_aside": [[0.75, 0.1], [0.95, 0.1], [0.95, 0.9], [0.75, 0.9]]},
-        "settle": {"still_time_s": 0.6, "motion_threshold": 0.01, "still_threshold": 0.002},
+        "settle": {"still_s": 0.6, "motion_fraction": 0.01, "still_fraction": 0.002},
         "reader": {"conf": 0.3, "value_conf": 0.7, "backend": "onnx", "threads": 2, "model": "shipped"},
         "game": {"preset": "classic", "players": ["Аня", "Boris"]},
         "server": {"host": "0.0.0.0", "port": 8080, "pin": "048213"},
@@ -127,7 +127,7 @@ def test_full_file_round_trips(tmp_path: Path) -> None:
     cfg = load_config(p)
     assert cfg.source.kind == "folder" and cfg.source.width == 1640 and cfg.source.fps == 15.0
     assert cfg.zones.set_aside[0] == (0.75, 0.1)
-    assert cfg.settle.motion_threshold == 0.01
+    assert cfg.settle.motion_fraction == 0.01
     assert cfg.reader.model == "shipped" and cfg.reader.threads == 2
     assert cfg.game.players == ["Аня", "Boris"]
     assert cfg.server.pin == "048213" and not cfg.server.is_loopback
@@ -186,9 +186,11 @@ INVALID = [
     ("[zones]\nroll_area = [[0, 0], [1, 0]]\nset_aside = []\n", "zones.roll_area", "at least 3 points"),
     ("[zones]\nroll_area = [[0,0],[0.8,0],[0.8,1],[0,1]]\nset_aside = [[0.5,0],[1,0],[1,1],[0.5,1]]\n",
      "zones.set_aside", "overlaps zones.roll_area"),
-    ("[settle]\nstill_time_s = -1\n", "settle.still_time_s", "must be > 0 and ≤ 10, got -1"),
-    ("[settle]\nmotion_threshold = 0.001\nstill_threshold = 0.01\n", "settle.still_threshold",
-     "must not exceed settle.motion_threshold"),
+    ("[settle]\nstill_s = -1\n", "settle.still_s", "must be > 0 and ≤ 10, got -1"),
+    ("[settle]\nstill_time_s = -1\n", "settle.still_time_s", "must be > 0 and ≤ 10, got -1"),  # the older name
+    ("[settle]\nmotion_fraction = 0.001\nstill_fraction = 0.01\n", "settle.still_fraction",
+     "must not exceed settle.motion_fraction"),
+    ("[settle]\nstill_sec = 1\n", "settle.still_sec", "unknown key (did you mean 'still_s'?)"),
     ("[reader]\nconf = 1.5\n", "reader.conf", "must be > 0 and < 1, got 1.5"),
     ('[reader]\nbackend = "tflite"\n', "reader.backend",
      "must be one of 'onnx', 'ncnn' or 'ultralytics', got 'tflite'"),
@@ -387,3 +389,41 @@ def test_ncnn_backend_needs_an_ncnn_export_of_the_active_version(tmp_path: Path,
     reg.use(version, force=True)
     with pytest.raises(ConfigError, match="has no NCNN export"):
         load_config(p)
+
+
+def test_the_template_is_generated_from_the_field_descriptions() -> None:
+    """Every key's comment in the file is its Field(description=...); changing a description changes the file."""
+    from kosti.config_sections import SECTIONS
+
+    assert {name: info.annotation for name, info in KostiConfig.model_fields.items()} == SECTIONS
+    text = render_config()
+    for name, model in SECTIONS.items():
+        assert f"\n[{name}]\n" in text
+        for key, info in model.model_fields.items():
+            assert info.description, f"{name}.{key} has no description"
+            comment = "".join(f"# {line}".rstrip() + "\n" for line in info.description.splitlines())
+            assert comment in text, f"{name}.{key}: its description is not the comment in the file"
+    info = SECTIONS["settle"].model_fields["still_s"]
+    old = info.description
+    try:
+        info.description = "A changed description."
+        assert "# A changed description.\nstill_s = 0.4\n" in render_config()
+    finally:
+        info.description = old
+
+
+def test_settle_keys_are_the_detector_arguments_and_older_names_still_load(tmp_path: Path) -> None:
+    """[settle] still_s / motion_fraction / still_fraction are SettleDetector's own keyword names; a file
+    written with the older still_time_s / motion_threshold / still_threshold reads the same values."""
+    import inspect
+
+    from kosti.vision.settle import SettleDetector
+
+    old = load_config(write(tmp_path, "[settle]\nstill_time_s = 0.6\nmotion_threshold = 0.01\nstill_threshold = 0.003\n"))
+    new = load_config(write(tmp_path, "[settle]\nstill_s = 0.6\nmotion_fraction = 0.01\nstill_fraction = 0.003\n",
+                            "new.toml"))
+    assert old.settle == new.settle
+    assert old.settle.model_fields_set == {"still_s", "motion_fraction", "still_fraction"}
+    kw = new.settle.detector_kwargs()
+    assert kw == {"still_s": 0.6, "motion_fraction": 0.01, "still_fraction": 0.003}
+    assert set(kw) == set(type(new.settle).model_fields) <= set(inspect.signature(SettleDetector).parameters)

@@ -1,0 +1,540 @@
+"""The sections of the kosti configuration: one pydantic model per ``[section]`` of ``kosti.toml``.
+
+Each knob has one name from the TOML file to the constructor it feeds (``[settle] still_s`` is
+``SettleDetector(still_s=…)``, ``[reader] conf`` is ``DiceReader(conf=…)``); its documentation is the
+field's ``description``, which is also the comment above the key in the generated file
+(:func:`kosti.config_files.render_config`, ``deploy/kosti.toml``). A field's ``json_schema_extra``
+``{"example": …}`` is the commented-out example written for an unset (``None``) key.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+import json
+import re
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic_settings import NoDecode
+
+from kosti.data_dir import default_data_dir
+from kosti.models import (
+    DEFAULT_CONF,
+    DEFAULT_IOU,
+    DEFAULT_VALUE_CONF,
+    DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_PROB,
+    EARLIER_OPERATING_POINTS,
+)
+from kosti.registry import SHIPPED, Registry, RegistryError
+from kosti.vision.frame_source import SourceError
+from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
+from kosti.vision.source_spec import parse_source_spec
+
+_FULL_FRAME: list[tuple[float, float]] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+Point = tuple[Annotated[float, Field(ge=0.0, le=1.0)], Annotated[float, Field(ge=0.0, le=1.0)]]
+
+
+def _doc(text: str) -> str:
+    """A field description written as indented source lines → the text (line breaks and the indentation
+    beyond the common one kept)."""
+    return textwrap.dedent(text).strip("\n").rstrip()
+
+
+class SourceSettings(_Section):
+    """Camera/frame source (``[source]``); the fields map onto :func:`kosti.vision.sources.open_source`."""
+
+    spec: str = Field("picamera", description=_doc("""
+        Camera: "picamera" (Raspberry Pi camera), a device index such as "0" (USB webcam /dev/video0),
+        an rtsp:// or http:// URL, a video file, a folder of photos, or "virtual" (built-in virtual table)."""))
+    width: Annotated[int, Field(ge=160, le=4096)] = Field(1280, description=_doc("""
+        Requested frame width in pixels (160–4096); the camera may round it to a mode it supports."""))
+    height: Annotated[int, Field(ge=120, le=3040)] = Field(720, description="Requested frame height in pixels (120–3040).")
+    fps: Annotated[float, Field(gt=0.0, le=120.0)] = Field(30.0, description=_doc("""
+        Requested frame rate (frames per second, > 0 and ≤ 120)."""))
+
+    @field_validator("spec", mode="before")
+    @classmethod
+    def _spec_str(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("spec")
+    @classmethod
+    def _spec_known(cls, v: str) -> str:
+        s = v.strip()
+        try:
+            spec = parse_source_spec(s)  # the one grammar; its message names the spec and the accepted forms
+        except SourceError as exc:
+            raise ValueError(str(exc)) from None
+        if spec.kind == "device" and isinstance(spec.target, str) and not Path(spec.target).exists():
+            raise ValueError(f"no such device {s!r} (is the camera plugged in?)")
+        return s
+
+    @property
+    def kind(self) -> str:
+        """``picamera``, ``device``, ``url``, ``virtual``, ``folder``, ``photo`` or ``video``
+        (:class:`kosti.vision.source_spec.SourceSpec`)."""
+        try:
+            return parse_source_spec(self.spec).kind
+        except SourceError:  # the file or folder checked at start has gone since: it was one of those
+            return "video"
+
+    def source_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``kosti.vision.sources.open_source(self.spec, **kwargs)``.
+
+        Live cameras get the requested size and rate (``PicameraSource``: ``size=(w, h)``, ``fps``;
+        ``OpenCVSource``: ``width``, ``height``, ``fps``); files, folders and the virtual table play at
+        their own size and rate, so they get none.
+        """
+        if self.kind == "picamera":
+            return {"size": (self.width, self.height), "fps": self.fps}
+        if self.kind in ("device", "url"):
+            return {"width": self.width, "height": self.height, "fps": self.fps}
+        return {}
+
+
+def _polygon_problem(points: list[tuple[float, float]]) -> str | None:
+    """Why ``points`` is not a usable zone polygon, or ``None``: the one rule, :func:`kosti.vision.zones.polygon_problem`."""
+    from kosti.vision.zones import polygon_problem
+
+    return polygon_problem(points)
+
+
+def polygon_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]], grid: int = 200) -> float:
+    """Fraction of the smaller polygon's area covered by the other (0–1), sampled on a ``grid``² lattice.
+
+    Even-odd point-in-polygon test on cell centres of the unit square; error about 1/``grid``.
+    """
+    import numpy as np
+
+    c = (np.arange(grid) + 0.5) / grid
+    xs, ys = np.meshgrid(c, c)
+
+    def inside(poly: list[tuple[float, float]]) -> np.ndarray:
+        m = np.zeros_like(xs, dtype=bool)
+        n = len(poly)
+        for i in range(n):
+            (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % n]
+            if y0 == y1:
+                continue
+            cond = (ys >= min(y0, y1)) & (ys < max(y0, y1))
+            xcross = x0 + (ys - y0) * (x1 - x0) / (y1 - y0)
+            m ^= cond & (xs < xcross)
+        return m
+
+    ma, mb = inside(a), inside(b)
+    smaller = min(int(ma.sum()), int(mb.sum()))
+    return float((ma & mb).sum()) / smaller if smaller else 0.0
+
+
+class ZonesSettings(_Section):
+    """Table zones (``[zones]``) as polygons of ``[x, y]`` points normalised to the frame (0–1, origin top-left).
+
+    The two may touch but not overlap by more than 2 % of the smaller one. Draw them on the dashboard's
+    calibration page rather than by hand (docs/setup.md).
+    """
+
+    roll_area: list[Point] = Field(default_factory=lambda: list(_FULL_FRAME), description=_doc("""
+        Polygons of [x, y] points normalised to the frame (0–1, origin top-left). Draw them on the dashboard
+        (Calibrate) instead of by hand. roll_area: where thrown dice are read (default: the whole frame)."""))
+    set_aside: list[Point] = Field(default_factory=list, description=_doc("""
+        set_aside: where kept dice are put aside between throws (отложенные кости); [] = no such zone."""))
+
+    @field_validator("roll_area")
+    @classmethod
+    def _roll_ok(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        problem = _polygon_problem(v)
+        if problem:
+            raise ValueError(problem)
+        return v
+
+    @field_validator("set_aside")
+    @classmethod
+    def _aside_ok(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        problem = _polygon_problem(v) if v else None
+        if problem:
+            raise ValueError(problem)
+        return v
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> ZonesSettings:
+        if self.set_aside:
+            ov = polygon_overlap(self.roll_area, self.set_aside)
+            if ov > 0.02:
+                raise ValueError(
+                    f"zones.set_aside: overlaps zones.roll_area ({ov:.0%} of the smaller zone); "
+                    "dice there would count both as thrown and as set aside")
+        return self
+
+
+class SettleSettings(_Section):
+    """When the dice count as settled (``[settle]``): the keyword arguments of
+    :class:`kosti.vision.settle.SettleDetector`, under the same names.
+
+    Files written before the names were unified spell them ``still_time_s``, ``motion_threshold`` and
+    ``still_threshold``; those keys are still read.
+    """
+
+    still_s: Annotated[float, Field(gt=0.0, le=10.0)] = Field(
+        0.4, validation_alias=AliasChoices("still_s", "still_time_s"), description=_doc("""
+        A throw is read once the table has been still this long (seconds, > 0, ≤ 10)."""))
+    motion_fraction: Annotated[float, Field(gt=0.0, le=1.0)] = Field(
+        MOTION_FRACTION, validation_alias=AliasChoices("motion_fraction", "motion_threshold"), description=_doc("""
+        Fraction (0–1) of the (downscaled) frame's pixels that must change between frames to count as motion."""))
+    still_fraction: Annotated[float, Field(gt=0.0, le=1.0)] = Field(
+        STILL_FRACTION, validation_alias=AliasChoices("still_fraction", "still_threshold"), description=_doc("""
+        Fraction below which a frame counts as still; must not exceed motion_fraction (hysteresis)."""))
+
+    @model_validator(mode="after")
+    def _hysteresis(self) -> SettleSettings:
+        if self.still_fraction > self.motion_fraction:
+            raise ValueError(
+                f"settle.still_fraction: {self.still_fraction} must not exceed "
+                f"settle.motion_fraction = {self.motion_fraction} (the gap is the hysteresis)")
+        return self
+
+    def detector_kwargs(self) -> dict[str, float]:
+        """Keyword arguments for ``kosti.vision.settle.SettleDetector(**kwargs)``: the fields as they are."""
+        return self.model_dump()
+
+
+#: Reader backend → (the package it imports, how to install it): ``kosti config check`` refuses a backend
+#: whose runtime is missing, rather than ``kosti run`` failing later.
+_RUNTIME_PACKAGES = {
+    "ncnn": ("ncnn", "pip install 'kosti[pi]'"),
+    "ultralytics": ("ultralytics", "pip install 'kosti[train]'"),
+}
+
+
+class ReaderSettings(_Section):
+    """Dice reader (``[reader]``): which models, which runtime, which thresholds; the thresholds are
+    :class:`kosti.vision.reader.DiceReader`'s keyword arguments under the same names. Set either ``model``
+    or the ``detector``/``classifier`` paths, not both; the paths must exist. The threshold defaults are the
+    shipped models' operating point (:data:`kosti.models.DEFAULT_CONF` and its neighbours)."""
+
+    model: str = Field("active", description=_doc("""
+        Models: "active" (the registry's active version; `kosti models use VERSION` switches it live),
+        "shipped" (the weights installed with kosti), or a version listed by `kosti models list`."""))
+    detector: Path | None = Field(None, json_schema_extra={"example": "/path/to/dice_det.onnx"}, description=_doc("""
+        Or explicit model paths instead of `model` (ONNX files; NCNN export folders with backend = "ncnn")."""))
+    classifier: Path | None = Field(None, json_schema_extra={"example": "/path/to/dice_cls.onnx"},
+                                    description="The face classifier's file or folder, as detector.")
+    conf: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(DEFAULT_CONF, description=_doc("""
+        Detector confidence threshold (0–1): boxes scoring above it are dice."""))
+    iou: Annotated[float, Field(gt=0.0, le=1.0)] = Field(DEFAULT_IOU, description=_doc("""
+        Overlap (IoU, 0–1) above which two boxes are taken as the same die and the weaker one is dropped."""))
+    value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VALUE_CONF, description=_doc("""
+        Minimum face probability (0–1); below it a die is shown as uncertain and the throw asks for a check."""))
+    tta: bool = Field(True, description=_doc("""
+        Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time)."""))
+    verify_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_CONF, description=_doc("""
+        Second look: a box scoring above verify_conf (but not above conf) is a die only if the face
+        classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))
+    verify_prob: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_PROB, description=_doc("""
+        Face probability (0–1) with which the classifier confirms such a weak box."""))
+    backend: Literal["onnx", "ncnn", "ultralytics"] = Field("onnx", description=_doc("""
+        Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics"
+        (.pt files, needs the train extra); the runtime's package must be installed."""))
+    threads: Annotated[int, Field(ge=1, le=16)] = Field(1, description=_doc("""
+        CPU threads per model (1–16; a Raspberry Pi's 4 cores are shared by two models and the camera)."""))
+
+    @field_validator("model")
+    @classmethod
+    def _model_known(cls, v: str) -> str:
+        v = v.strip()
+        if v in ("active", SHIPPED):
+            return v
+        known = Registry().version_names()
+        if v not in known:
+            raise ValueError(f"unknown model version {v!r}; known: active, {', '.join(known)}")
+        return v
+
+    @model_validator(mode="after")
+    def _earlier_operating_point(self) -> ReaderSettings:
+        """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
+        value_conf 0.4, verify_prob 0.98, :data:`kosti.models.EARLIER_OPERATING_POINTS`), with the shipped
+        models: an old default, not a choice — those keys take today's defaults and count as unset (a
+        table installed before v1.0 then reads at v1.0's own operating point)."""
+        if self.detector or self.classifier:
+            return self  # own model files: their thresholds are the user's
+        for old in EARLIER_OPERATING_POINTS:
+            if all(getattr(self, k) == v for k, v in old.items()) and (
+                    self.conf, self.value_conf, self.verify_prob) != (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB):
+                for k in old:
+                    object.__setattr__(self, k, type(self).model_fields[k].default)
+                    self.__pydantic_fields_set__.discard(k)
+                break
+        return self
+
+    @model_validator(mode="after")
+    def _paths_ok(self) -> ReaderSettings:
+        if (self.detector or self.classifier) and self.model != "active":
+            raise ValueError("reader.model: set either model or the detector/classifier paths, not both")
+        runtime = _RUNTIME_PACKAGES.get(self.backend)
+        if runtime is not None and importlib.util.find_spec(runtime[0]) is None:
+            raise ValueError(f"reader.backend: {self.backend!r} needs the {runtime[0]!r} package, which is not "
+                             f"installed ({runtime[1]}); or use backend = \"onnx\"")
+        want_dir = self.backend == "ncnn"
+        for name in ("detector", "classifier"):
+            p: Path | None = getattr(self, name)
+            if p is None:
+                continue
+            if want_dir and not p.is_dir():
+                raise ValueError(f"reader.{name}: {str(p)!r} is not an NCNN export folder (backend ncnn)")
+            if not want_dir and not p.is_file():
+                raise ValueError(f"reader.{name}: no such model file {str(p)!r}")
+        if self.backend == "ncnn" and not (self.detector and self.classifier):
+            try:  # the active version too: kosti run would otherwise fail where the check said fine
+                reg = Registry()
+                reg.paths(reg.active_version() if self.model == "active" else self.model).for_backend("ncnn")
+            except RegistryError as exc:
+                raise ValueError(f"reader.backend: {exc}; use backend = \"onnx\"") from exc
+        return self
+
+    def model_paths(self, registry: Registry | None = None) -> tuple[Path, Path, str]:
+        """Resolve to ``(detector, classifier, version)`` for :attr:`backend`.
+
+        Explicit paths win (a missing one comes from the registry's version); ``version`` is the registry
+        version used, or ``"custom"`` when both paths are explicit. For ``model = "active"`` this reads
+        the registry pointer now; poll :meth:`kosti.registry.Registry.change_token` to notice switches.
+        Raises :class:`kosti.registry.RegistryError` when the version lacks this backend's files.
+        """
+        if self.detector and self.classifier:
+            return self.detector, self.classifier, "custom"
+        reg = registry or Registry()
+        version = reg.active_version() if self.model == "active" else self.model
+        det, cls = reg.paths(version).for_backend(self.backend)
+        return self.detector or det, self.classifier or cls, version
+
+    def reader_kwargs(self, registry: Registry | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``kosti.vision.reader.DiceReader(**kwargs)`` (models resolved now).
+
+        ``backend`` maps 1:1 onto the reader's (``ncnn`` = :mod:`kosti.vision.ncnn_backend`, the ``ncnn``
+        package alone, no torch).
+        """
+        det, cls, _version = self.model_paths(registry)
+        return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
+                "value_conf": self.value_conf, "tta": self.tta,
+                "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
+                "backend": self.backend,
+                "threads": self.threads}
+
+
+class GameSettings(_Section):
+    """Game (``[game]``): rule preset (``kosti rules``), parameter overrides and players."""
+
+    preset: str = Field("classic", description=_doc("""
+        Rule preset (`kosti rules` lists them): classic, farkle, ten_thousand, ..."""))
+    players: Annotated[list[str], NoDecode] = Field(default_factory=list, description=_doc("""
+        Players in seat order; [] = enter them on the dashboard."""))
+    overrides: dict[str, Any] = Field(default_factory=dict, description=_doc("""
+        Rule parameter overrides (names as in `kosti rules --json`), as tables, for example:
+          [game.overrides.opening]
+          threshold = 75"""))
+
+    @field_validator("players", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):  # KOSTI_GAME__PLAYERS=Ann,Boris or a JSON list
+            if v.lstrip().startswith("["):
+                try:
+                    return json.loads(v)
+                except ValueError:
+                    raise ValueError(f"not a JSON list of names: {v!r}") from None
+            return [p for p in (s.strip() for s in v.split(",")) if p]
+        return v
+
+    @field_validator("players")
+    @classmethod
+    def _players_ok(cls, v: list[str]) -> list[str]:
+        names = [p.strip() for p in v]
+        if any(not n for n in names):
+            raise ValueError("player names must not be blank")
+        if len(names) > 8:
+            raise ValueError(f"at most 8 players, got {len(names)}")
+        long = [n for n in names if len(n) > 24]
+        if long:
+            raise ValueError(f"player name longer than 24 characters: {long[0]!r}")
+        seen: set[str] = set()
+        for n in names:
+            if n.casefold() in seen:
+                raise ValueError(f"duplicate player name {n!r}")
+            seen.add(n.casefold())
+        return names
+
+    @model_validator(mode="after")
+    def _rules_ok(self) -> GameSettings:
+        problem = _rules_problem(self.preset, self.overrides)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+def _rules_problem(preset: str, overrides: Mapping[str, Any]) -> str | None:
+    """Ask the rules engine whether ``preset`` + ``overrides`` is a valid rule set; ``None`` if it is.
+
+    Uses :func:`kosti.engine.presets.resolve_rules` (the same check ``kosti replay`` applies), which
+    raises ``BadInput`` naming an unknown preset or parameter.
+    """
+    if not re.fullmatch(r"[a-z0-9_]+", preset):
+        return f"game.preset: not a preset name: {preset!r} (see kosti rules)"
+    try:
+        from kosti.engine.presets import get_preset, resolve_rules
+    except ImportError:  # the engine is not installed: only the name's form is checked
+        return None
+    from kosti.engine.games import GAME_PRESETS, game_preset
+
+    try:
+        if preset not in GAME_PRESETS:  # the other dice games of games.md are presets too
+            get_preset(preset)
+    except Exception as exc:  # noqa: BLE001 - BadInput (exit 2) carries the reason
+        if getattr(exc, "exit_code", None) != 2 and not isinstance(exc, ValueError | KeyError):
+            raise
+        return f"game.preset: {_first_line(exc)}"
+    if overrides:
+        try:
+            if preset in GAME_PRESETS:
+                game_preset(preset).params.with_overrides(dict(overrides))
+            else:
+                resolve_rules({"preset": preset, "overrides": dict(overrides)})
+        except Exception as exc:  # noqa: BLE001
+            if getattr(exc, "exit_code", None) != 2 and not isinstance(exc, ValueError | KeyError | TypeError):
+                raise
+            return f"game.overrides: {_first_line(exc)}"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+class ServerSettings(_Section):
+    """Dashboard HTTP server (``[server]``). The installer writes a fixed random 6-digit PIN."""
+
+    host: str = Field("127.0.0.1", description=_doc("""
+        Address to listen on: "127.0.0.1" = this machine only; "0.0.0.0" = the whole network (phones at the table)."""))
+    port: Annotated[int, Field(ge=1, le=65535)] = Field(8000, description=_doc("""
+        TCP port (1–65535)."""))
+    pin: str | None = Field(None, json_schema_extra={"example": "123456"}, description=_doc("""
+        PIN (4–6 digits) asked before anyone can change the game when host is not 127.0.0.1.
+        Unset: a random PIN is chosen at every start and printed in the log (journalctl -u kosti)."""))
+    allowed_hosts: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list, description=_doc("""
+        Host names the dashboard may be changed under, besides IP addresses, localhost and this machine's name
+        (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host cannot change the game."""))
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _names_ok(cls, v: list[str]) -> list[str]:
+        return [cls._host_ok(n) for n in v]
+
+    @field_validator("host")
+    @classmethod
+    def _host_ok(cls, v: str) -> str:
+        v = v.strip()
+        try:
+            ipaddress.ip_address(v)
+            return v
+        except ValueError:
+            pass
+        if not re.fullmatch(r"(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?)+", v):
+            raise ValueError(f"not an IP address or host name: {v!r}")
+        return v
+
+    @field_validator("pin", mode="before")
+    @classmethod
+    def _pin_str(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool):
+            return str(v)
+        if isinstance(v, str) and not v.strip():
+            return None
+        return v
+
+    @field_validator("pin")
+    @classmethod
+    def _pin_ok(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"\d{4,6}", v.strip()):
+            raise ValueError("must be 4–6 digits")
+        return v.strip() if v else v
+
+    @property
+    def is_loopback(self) -> bool:
+        """True when only this machine can reach the server (127.0.0.0/8, ::1, ``localhost``)."""
+        if self.host.lower() in ("localhost", "localhost."):
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+class StorageSettings(_Section):
+    """Where games and frames are kept (``[storage]``)."""
+
+    dir: Path | None = Field(None, json_schema_extra={"example": "/var/lib/kosti"}, description=_doc("""
+        Data folder. Default: $XDG_DATA_HOME/kosti (~/.local/share/kosti); the service uses /var/lib/kosti."""))
+    db: Path = Field(Path("kosti.db"), description=_doc("""
+        SQLite database of games, throws and corrections (relative to dir)."""))
+    frames_dir: Path = Field(Path("frames"), description=_doc("""
+        Frames of uncertain or corrected throws, kept for retraining (relative to dir)."""))
+
+    @property
+    def data_dir(self) -> Path:
+        """``dir``, or :func:`kosti.data_dir.default_data_dir` when unset."""
+        return (self.dir or default_data_dir()).expanduser()
+
+    @property
+    def db_path(self) -> Path:
+        """Absolute path of the SQLite database."""
+        return self.data_dir / self.db.expanduser()
+
+    @property
+    def frames_path(self) -> Path:
+        """Absolute path of the frames folder."""
+        return self.data_dir / self.frames_dir.expanduser()
+
+    @model_validator(mode="after")
+    def _paths_ok(self) -> StorageSettings:
+        for d in (self.data_dir, *self.data_dir.parents):  # `kosti run` must be able to create the folders
+            if d.exists():
+                if not d.is_dir():
+                    raise ValueError(f"storage.dir: {str(d)!r} is a file, not a folder")
+                break
+        if self.db_path.is_dir():
+            raise ValueError(f"storage.db: {str(self.db_path)!r} is a folder, not a database file")
+        if self.frames_path.exists() and not self.frames_path.is_dir():
+            raise ValueError(f"storage.frames_dir: {str(self.frames_path)!r} exists and is not a folder")
+        return self
+
+    def ensure_dirs(self) -> None:
+        """Create the data folder, the database's folder and the frames folder (mode 0750)."""
+        for d in (self.data_dir, self.db_path.parent, self.frames_path):
+            d.mkdir(mode=0o750, parents=True, exist_ok=True)
+
+
+#: The sections in file order: ``[name]`` → model.
+SECTIONS: dict[str, type[_Section]] = {
+    "source": SourceSettings, "zones": ZonesSettings, "settle": SettleSettings, "reader": ReaderSettings,
+    "game": GameSettings, "server": ServerSettings, "storage": StorageSettings,
+}
+
+#: The same sections as :class:`kosti.config.KostiConfig` in a plain model: validates a file's content
+#: alone, without the ``KOSTI_*`` environment (``BaseSettings`` reads it even in ``model_validate``).
+FileConfig = create_model(
+    "FileConfig", __base__=_Section,
+    **{name: (cls, Field(default_factory=cls)) for name, cls in SECTIONS.items()},  # type: ignore[call-overload]
+)
