@@ -2,8 +2,12 @@
 
 * ``GET /api/advice`` — advice for the player to move in the live game
   (:func:`kosti.engine.advisor.advise`): ``{"available": true, "version": n, "game_id": id,
-  "advice": {...kosti advise JSON...}, "objective": "..."}``, or ``{"available": false, "reason",
-  "reason_ru"}`` when there is no game or it is over. ``version`` is the table snapshot's, so the
+  "advice": {...kosti advise JSON...}, "objective": "...", "objective_kind": "turn"}``, or
+  ``{"available": false, "reason", "reason_ru"}`` when there is no game, it is over, or the advisor
+  has no model of it. A two-player Pig table gets the second objective, the win probability
+  (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"`` and the advice carries
+  ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved in the warm-up
+  thread when the game is put on the table (seconds, once per target). ``version`` is the table snapshot's, so the
   page can tell which state the advice belongs to. The page (``static/advisor.js``) fetches it after
   every state push on ``/ws``; it can be hidden by the players, and is off in the spectator view
   (``/tv``, ``/?view=tv``).
@@ -31,6 +35,7 @@ from fastapi.responses import Response
 from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise, prepare_tables
 from kosti.engine.game import GameState
+from kosti.engine.pig_advisor import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 
 from .stats import collect, faces_png
 from .table import TableError
@@ -49,7 +54,24 @@ def create_advisor_router(table: Any) -> APIRouter:
     router = APIRouter()
 
     def warm(state: Any) -> None:
-        st = getattr(state, "state", state)  # the advisor knows the 1000 family only
+        st = getattr(state, "state", state)  # the advisor knows the 1000 family and two-player Pig
+        if getattr(st, "game", None) == "pig":
+            if st.over or len(st.names) != 2 or not 2 <= st.params.target <= MAX_TARGET:
+                return  # no win model for this table (the advice says why)
+
+            def solve_pig() -> None:
+                with _ADVICE_LOCK:
+                    p = st.params
+                    try:
+                        sol = solve(p.target, p.equal_series)
+                    except ValueError:
+                        return
+                    log.debug("Pig win table for target %d solved in %.1f s", p.target, sol.solve_time_s)
+
+            th = threading.Thread(target=solve_pig, name="kosti-advisor-pig", daemon=True)
+            table.advisor_warmup = th
+            th.start()
+            return
         if not isinstance(st, GameState):
             return
 
@@ -78,13 +100,23 @@ def create_advisor_router(table: Any) -> APIRouter:
             return {"available": False, "version": version, "game_id": gid,
                     "reason": "the game is over", "reason_ru": "игра окончена"}
         st = getattr(st, "state", st)  # the table hosts any game; the advisor knows the 1000 family
+        if getattr(st, "game", None) == "pig":
+            refused = pig_refusal(st)
+            if refused is not None:
+                return {"available": False, "version": version, "game_id": gid,
+                        "reason": refused.text_en, "reason_ru": refused.text_ru}
+            with _ADVICE_LOCK:
+                pa = advise_pig(st)
+            return {"available": True, "version": version, "game_id": gid, "advice": pa.to_json(),
+                    "objective": OBJECTIVE_WIN, "objective_kind": "win"}
         if not isinstance(st, GameState):
             return {"available": False, "version": version, "game_id": gid,
-                    "reason": "advice covers 1000, Farkle and 10000", "reason_ru": "советы есть для 1000, фаркла и 10000"}
+                    "reason": "advice covers 1000, Farkle, 10000 and two-player Pig",
+                    "reason_ru": "советы есть для 1000, фаркла, 10000 и «Свиньи» на двоих"}
         with _ADVICE_LOCK:
             a = advise(st)
         return {"available": True, "version": version, "game_id": gid, "advice": a.to_json(),
-                "objective": OBJECTIVE}
+                "objective": OBJECTIVE, "objective_kind": "turn"}
 
     def _stats(game: list[int] | None) -> dict[str, Any]:
         try:

@@ -7,6 +7,7 @@ import math
 
 import cv2
 import numpy as np
+import pytest
 
 from kosti.dashboard.app import STATIC_DIR
 
@@ -132,3 +133,38 @@ def test_page_loads_the_panel_and_spectators_skip_it(client):
     assert '"/tv"' in js and '["tv", "spectator"].includes(params.get("view"))' in js
     assert "kosti.advisor" in js
     assert client.get("/static/advisor.js").status_code == 200
+
+
+def test_pig_table_gets_the_win_objective(client, throw, start_game):
+    """A two-player Pig table: /api/advice carries the win objective — "throw" / "stop" with the win
+    probability of each (equal to the engine's model), both languages — and follows the state; the
+    model's table is solved in the warm-up thread when the game is put on the table. Three players:
+    not available, with the reason in both languages."""
+    from kosti.engine.pig_advisor import solve
+
+    gid = start_game(client, ("Ann", "Boris"), preset="pig", overrides={"order_throw": False})
+    table = client.app.state.table
+    table.advisor_warmup.join(60)
+    assert not table.advisor_warmup.is_alive()
+    assert solve.cache_info().currsize >= 1
+    a = client.get("/api/advice").json()
+    assert a["available"] and a["objective_kind"] == "win" and a["game_id"] == gid
+    adv = a["advice"]
+    assert (adv["player"], adv["turn_points"], adv["may_stop"], adv["advice"]) == ("Ann", 0, False, "throw")
+    assert adv["win_if_stop"] is None
+    assert adv["win_if_throw"] == pytest.approx(solve(100, True).wa[0, 0], abs=1e-4)
+    for f in (6, 6, 6, 6):
+        table.submit_throw(throw([f]))
+    b = client.get("/api/advice").json()["advice"]
+    assert (b["turn_points"], b["may_stop"], b["advice"]) == (24, True, "stop")
+    assert b["win_if_stop"] > b["win_if_throw"] and b["win_probability"] == b["win_if_stop"]
+    assert b["why"].startswith("stop and record 24") and b["why_ru"].startswith("хватит, запишите 24")
+    client.post(f"/api/games/{gid}/bank")
+    c = client.get("/api/advice").json()["advice"]
+    assert (c["player"], c["score"], c["opponent_score"], c["starter"]) == ("Boris", 0, 24, False)
+    assert c["win_if_throw"] == pytest.approx(solve(100, True).wb[0, 24], abs=1e-4)
+    r = client.post("/api/games", json={"players": ["A", "B", "C"], "preset": "pig",
+                                        "overrides": {"order_throw": False}, "replace": True})
+    assert r.status_code == 201, r.text
+    d = client.get("/api/advice").json()
+    assert d["available"] is False and "two players" in d["reason"] and "двух игроков" in d["reason_ru"]
