@@ -95,7 +95,7 @@ class GameSession:
             restored at start-up), under the lock: each must return at once (the advisor starts a thread).
         state_listeners: called with the state (or None) after every change of it, under the lock.
         corrections_dir: folder where confirmed or corrected throws are saved for retraining, or None.
-        model_name: the reader that read the throws, written into saved corrections.
+        model_name: says which reader read the throws (written into saved corrections).
     """
 
     def __init__(self, store: Store) -> None:
@@ -111,7 +111,7 @@ class GameSession:
         self.game_hooks: list[Callable[[GameState], None]] = []
         self.state_listeners: list[Callable[[GameState | None], None]] = []
         self.corrections_dir: Path | None = None
-        self.model_name = ""
+        self.model_name: Callable[[], str] = lambda: ""
         #: Dice of the pending throw before each edit (fix / add / remove), newest last, so that Undo
         #: takes back one edit at a time: ``(throw_id, faces, boxes, confidences)``. Kept in memory only.
         self._pending_edits: list[tuple[int, list[int], list[list[float]], list[float]]] = []
@@ -625,7 +625,7 @@ class GameSession:
         try:
             from kosti.datasets.capture import save_correction
 
-            save_correction(self.corrections_dir, jpeg, dice, model=self.model_name or None,
+            save_correction(self.corrections_dir, jpeg, dice, model=self.model_name() or None,
                             key=f"game{row.game_id}-throw{row.id}")
         except Exception as exc:  # noqa: BLE001 - training data is a bonus; the game goes on
             log.warning("could not save the corrected throw %s for retraining: %s", throw_id, exc)

@@ -101,6 +101,7 @@ class TableService:
         #: The advisor's table-building thread for the game on the table (:mod:`kosti.dashboard.advisor_api`).
         self.advisor_warmup: threading.Thread | None = None
         self.session.state_listeners.append(self.live.on_state)
+        self.session.model_name = lambda: self.live.reader_desc
         self.session.resume_latest()
 
     # ------------------------------------------------------------------ the session's and the wiring's state
@@ -208,7 +209,6 @@ class TableService:
     def start(self) -> None:
         """Open the source and start the camera runner (no-op without a source)."""
         self.live.start()
-        self.session.model_name = self.live.reader_desc
 
     def stop(self) -> None:
         """Stop the camera runner and close the source (idempotent)."""
@@ -424,4 +424,3 @@ class TableService:
         src = self.live.open(spec)
         self.live.switch_source(src, spec)
         self.store.put_settings({"source": spec})
-        self.session.model_name = self.live.reader_desc
