@@ -23,6 +23,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, f
 from pydantic_settings import NoDecode
 
 from kosti.data_dir import default_data_dir
+from kosti.engine.names import check_player_names
 from kosti.models import (
     DEFAULT_CONF,
     DEFAULT_IOU,
@@ -337,7 +338,8 @@ class GameSettings(_Section):
     preset: str = Field("classic", description=_doc("""
         Rule preset (`kosti rules` lists them): classic, farkle, ten_thousand, ..."""))
     players: Annotated[list[str], NoDecode] = Field(default_factory=list, description=_doc("""
-        Players in seat order; [] = enter them on the dashboard."""))
+        Players in seat order; [] = enter them on the dashboard. Names are unique (ignoring case), at most
+        40 characters each, at most 12 players (kosti.engine.names)."""))
     overrides: dict[str, Any] = Field(default_factory=dict, description=_doc("""
         Rule parameter overrides (names as in `kosti rules --json`), as tables, for example:
           [game.overrides.opening]
@@ -358,20 +360,7 @@ class GameSettings(_Section):
     @field_validator("players")
     @classmethod
     def _players_ok(cls, v: list[str]) -> list[str]:
-        names = [p.strip() for p in v]
-        if any(not n for n in names):
-            raise ValueError("player names must not be blank")
-        if len(names) > 8:
-            raise ValueError(f"at most 8 players, got {len(names)}")
-        long = [n for n in names if len(n) > 24]
-        if long:
-            raise ValueError(f"player name longer than 24 characters: {long[0]!r}")
-        seen: set[str] = set()
-        for n in names:
-            if n.casefold() in seen:
-                raise ValueError(f"duplicate player name {n!r}")
-            seen.add(n.casefold())
-        return names
+        return check_player_names(v) if v else []  # the one rule; its PlayerNameError is a ValueError
 
     @model_validator(mode="after")
     def _rules_ok(self) -> GameSettings:
