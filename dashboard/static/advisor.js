@@ -20,6 +20,10 @@
       keep: "Set aside", refresh: "Refresh", faces: "Faces", luck: "Luck", player: "Player",
       turns: "Turns", per_turn: "Points a turn", none: "—",
       objective: "Turn-level advice: the most points this turn records, not a whole-game plan.",
+      win_throw: "Chance to win the game if you throw", win_stop: "Chance to win the game if you stop",
+      win_risk: "A 1 loses the series",
+      objective_win: "Whole-game advice: the chance to win the game when both players play their best " +
+        "(Neller & Presser's optimal Pig; a shared victory counts half).",
     },
     ru: {
       title: "Подсказка", stats: "Статистика костей", hide: "Скрыть подсказку", show: "Показать подсказку",
@@ -30,6 +34,10 @@
       keep: "Отложить", refresh: "Обновить", faces: "Грани", luck: "Везение", player: "Игрок",
       turns: "Ходов", per_turn: "Очков за ход", none: "—",
       objective: "Подсказка на один ход: больше всего очков за этот ход, а не план на всю игру.",
+      win_throw: "Шанс выиграть партию, если бросать", win_stop: "Шанс выиграть партию, если остановиться",
+      win_risk: "Единица сжигает серию",
+      objective_win: "Подсказка на всю партию: шанс выиграть, если оба играют наилучшим образом " +
+        "(оптимальная «Свинья» Неллера и Прессера; общая победа считается за половину).",
     },
   };
 
@@ -44,6 +52,10 @@
   const pct = (p) => {
     const x = 100 * p;
     const s = x > 0 && x < 0.1 ? "< 0.1" : x < 10 ? x.toFixed(1) : x.toFixed(0);
+    return (lang() === "ru" ? s.replace(".", ",") : s) + " %";
+  };
+  const pct1 = (p) => {  // win probabilities: one decimal, as the advice sentence says them
+    const s = (100 * p).toFixed(1);
     return (lang() === "ru" ? s.replace(".", ",") : s) + " %";
   };
   const num = (v) => (v === null || v === undefined ? tx().none : Math.round(v).toString());
@@ -98,6 +110,13 @@
       (a.advice === "throw" ? t.throw : t.stop) + " — " + a.player);
     body.appendChild(verdict);
     body.appendChild(el("div", { class: "adv-why", id: "adv-why" }, lang() === "ru" ? a.why_ru : a.why));
+    if (data.objective_kind === "win") {  // two-player Pig: the win probability of each choice
+      body.appendChild(row(t.win_throw, pct1(a.win_if_throw), "adv-win-throw"));
+      if (a.may_stop) body.appendChild(row(t.win_stop, pct1(a.win_if_stop), "adv-win-stop"));
+      body.appendChild(row(t.win_risk, pct(a.bust_probability), "adv-risk"));
+      body.appendChild(el("div", { class: "small", id: "adv-objective" }, t.objective_win));
+      return;
+    }
     if (a.keep) body.appendChild(row(t.keep, a.keep.join(" ")));
     body.appendChild(row(t.risk, pct(a.bust_probability), "adv-risk"));
     const gain = (Math.round(a.expected_points * 10) / 10).toString();  // a decimal comma in Russian, as pct()

@@ -58,3 +58,48 @@ def test_advice_card_follows_the_game(tmp_path, throw):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_advice_card_on_a_pig_table_shows_the_win_probability(tmp_path, throw):
+    """Two-player Pig: after the order throw the card says throw / stop with the chance to win the
+    game for each choice, in English and Russian; the spectator view still has no card."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="pig"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        d.execute_script("localStorage.setItem('kosti.lang', 'en'); localStorage.removeItem('kosti.advisor');")
+        d.get(srv.url + "/")
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        table = app.state.table
+        table.submit_throw(throw([2]))  # Ann's order throw
+        table.submit_throw(throw([5]))  # Boris's: Ann threw the lowest and starts
+        wait.until(EC.text_to_be_present_in_element((By.ID, "adv-verdict"), "THROW — Ann"))
+        assert "to win the game" in d.find_element(By.ID, "adv-why").text
+        wait.until(EC.text_to_be_present_in_element((By.ID, "adv-body"), "Chance to win the game if you throw"))
+        for f in (6, 6, 6, 6):
+            table.submit_throw(throw([f]))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "adv-verdict"), "STOP — Ann"))
+        body = d.find_element(By.ID, "adv-body").text
+        assert "Chance to win the game if you stop" in body and "stop and record 24" in body
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "adv-verdict"), "ХВАТИТ — Ann"))
+        body = d.find_element(By.ID, "adv-body").text
+        assert "Шанс выиграть партию, если остановиться" in body and "хватит, запишите 24" in body
+        d.get(srv.url + "/?view=tv")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        assert not d.find_elements(By.ID, "advisor")
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
