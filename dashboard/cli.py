@@ -297,8 +297,14 @@ def _probe_camera(spec: str, factory: object = None) -> None:
     that is not there is one clear line (:class:`CliError`, exit 2) instead of OpenCV warnings repeated
     forever; OpenCV's own warnings are silenced for the rest of the run (the dashboard shows the camera's
     state). Other sources are left alone (a network stream may come up later)."""
+    from kosti.vision.sources import SourceError, parse_source_spec  # the one spec grammar
+
     s = str(spec).strip()
-    if not (s.isdigit() or s.startswith("/dev/video")):
+    try:
+        parsed = parse_source_spec(s)
+    except SourceError:
+        return  # open_source says why, in the same words
+    if parsed.kind != "device":
         return
     import cv2
 
@@ -306,7 +312,7 @@ def _probe_camera(spec: str, factory: object = None) -> None:
     if logging_ is not None:  # the probe's failure is said in our line below, not in OpenCV's
         logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
     try:
-        cap = (factory or cv2.VideoCapture)(int(s) if s.isdigit() else s)  # type: ignore[operator]
+        cap = (factory or cv2.VideoCapture)(parsed.target)  # type: ignore[operator]
         try:
             ok = cap.isOpened()
         finally:
