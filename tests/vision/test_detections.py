@@ -88,3 +88,17 @@ def test_unknown_confidences_are_nan_and_tuples_are_accepted():
     # a face that stands in for an unread one (uncertain with a value) is kept as the guess
     marked = Detections.from_dice([{"value": 6, "box": (0, 0, 9, 9), "uncertain": True}])
     assert marked.value.tolist() == [0] and marked.data["guess"].tolist() == [6]
+
+
+def test_voted_dice_give_the_same_arrays_and_json_as_the_pipeline():
+    """What the pipeline's Die records become: the arrays ThrowDetector builds today and the same
+    ``kosti watch --json`` dice (the migration of ``Throw.dice`` to Detections changes no output)."""
+    throws = pytest.importorskip("kosti.vision.throws")
+    dice = [throws.Die(5, 0.9, (1, 2, 30, 40), det_confidence=0.7, votes=(3, 4, 4)),
+            throws.Die(0, 0.2, (50, 2, 80, 40), uncertain=True, guess=2, recovered=True)]
+    d = Detections.from_dice(dice)
+    assert d.to_dicts() == [x.to_dict() for x in dice]
+    assert d.value.tolist() == [5, 0] and d.confidence.tolist() == pytest.approx([0.7, 1.0])
+    assert d.value_confidence.tolist() == pytest.approx([0.9, 0.2])
+    assert d.data["guess"].tolist() == [0, 2] and d.data["recovered"].tolist() == [False, True]
+    assert d.faces == sorted(x.value for x in dice if not x.uncertain)
