@@ -1,19 +1,28 @@
 """kosti.engine — the rules of 1000 (Тысяча), Farkle and 10000: scoring, turns, the game.
 
-Pure Python, no I/O. Public API (see each module for details):
+Pure Python, no I/O, imports nothing else from kosti. Public API (see each module for details):
 
 * scoring (:mod:`kosti.engine.scoring`): :class:`ScoringRules`, :func:`score_throw`,
-  :func:`score_keep`, :func:`legal_keeps`, :class:`ThrowScore`.
-* rules (:mod:`kosti.engine.rules`): :class:`Rules`, the parameter tree of rules.md §1/§3.
+  :func:`score_keep`, :func:`legal_keeps`, :class:`ThrowScore` (tables and switches in
+  :mod:`~kosti.engine.scoring_tables`, the precomputed results in :mod:`~kosti.engine.scoring_catalog`).
+* rules (:mod:`kosti.engine.rules`): :class:`Rules`, the parameter tree of rules.md §1/§3 (one
+  dataclass per house-rule module in :mod:`~kosti.engine.rule_modules`, dict conversion in
+  :mod:`~kosti.engine.rules_dict`).
 * presets (:mod:`kosti.engine.presets`): :func:`get_preset`, :data:`PRESET_NAMES`,
   :func:`with_overrides`, :func:`resolve_rules`, :func:`load_rules_file`.
 * the game (:mod:`kosti.engine.game`): :func:`new_game`, :class:`GameState` (immutable;
   ``apply(action) -> (state, events)``, ``allowed()``, ``summary()``, ``to_json()``/``from_json``),
-  actions :class:`Roll`, :class:`Keep`, :class:`Bank`, :class:`Event`, :class:`Allowed`.
+  actions :class:`Roll`, :class:`Keep`, :class:`Bank` (:mod:`~kosti.engine.actions`),
+  :class:`Event`, :class:`Allowed` (:mod:`~kosti.engine.records`). A throw, a keep and a stop are
+  :mod:`~kosti.engine.turn`; the end of a turn is :data:`kosti.engine.turn_end.AFTER_TURN`, one
+  step per rule module in the order of rules.md §3.13; what the mover may do is
+  :mod:`~kosti.engine.standing`.
+* named values (:mod:`kosti.engine.kinds`): :class:`EventKind`, :class:`Phase`,
+  :class:`TurnOutcome` — ``StrEnum`` members, equal to (and serialised as) their strings.
+* texts (:mod:`kosti.engine.texts`): every English / Russian sentence, from a code and parameters.
 * errors (:mod:`kosti.engine.errors`): :class:`KostiEngineError`, :class:`BadInput` (exit 2),
   :class:`RuleViolation` (exit 3).
 """
-
 from .errors import BadInput, KostiEngineError, RuleViolation
 from .game import (
     Action,
@@ -42,6 +51,7 @@ from .presets import (
     resolve_rules,
     with_overrides,
 )
+from .kinds import EventKind, Phase, TurnOutcome
 from .rules import Rules
 from .scoring import ScoringRules, ThrowScore, legal_keeps, score_keep, score_throw
 
@@ -52,6 +62,6 @@ __all__ = [
     "first_player", "seat_order",
     "PRESET_NAMES", "PRIMARY_PRESETS", "get_preset", "list_presets", "load_rules_file",
     "resolve_rules", "with_overrides",
-    "Rules",
+    "Rules", "EventKind", "Phase", "TurnOutcome",
     "ScoringRules", "ThrowScore", "legal_keeps", "score_keep", "score_throw",
 ]

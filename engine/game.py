@@ -26,7 +26,7 @@ RECOMMENDED decision of rules.md §6 is followed. Where the spec is silent this 
 * keep phase (``selection.set_aside = at_least_one``): after a scoring throw the state waits for a
   :class:`Keep`; a :class:`Bank` takes the best keep; a :class:`Roll` of k dice takes the best legal
   keep that leaves k dice (so a camera that only sees throws still scores correctly). Both go
-  through one place (:func:`_take_implied_keep`): the keep is made exactly as a :class:`Keep`
+  through one place (:func:`kosti.engine.turn.take_implied_keep`): the keep is made exactly as a :class:`Keep`
   would make it, with every mid-turn check; if that keep ends the turn (a win, an overshoot, a
   dump truck) the stop or the throw has nothing left to act on, otherwise the stop or the throw
   follows as on its own — so a stop that sets aside the last die and wins is a win, not a
@@ -192,7 +192,7 @@ class GameState:
 
     def stop_reason(self) -> Reason | None:
         """Why the mover may not stop now (None if he may), rules.md §1.6. While a throw awaits
-        its keep, a stop sets aside the best keep first (:func:`_take_implied_keep`): the answer is
+        its keep, a stop sets aside the best keep first (:func:`kosti.engine.turn.take_implied_keep`): the answer is
         that of the state after the keep, and None when the keep itself ends the turn."""
         if self.over:
             return Reason.of(texts.game_over())

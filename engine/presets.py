@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import BadInput
-from .rules import Rules, _shorthand
+from .rules import Rules
+from .rules_dict import shorthand as _shorthand
 
 #: Annotated type of every top-level Rules field (for the short forms of overrides).
 _RULES_FIELD_TYPES: dict[str, Any] = typing.get_type_hints(Rules)

@@ -48,8 +48,8 @@ def game_over() -> Text:
 
 def keep_hint(best: Sequence[int], points: int) -> Text:
     return (f"set aside at least one scoring die (best: {_fmt(best)} = {points}), then throw again or stop",
-            f"отложите хотя бы одну зачётную кость (лучше всего: {_fmt(best)} = {points}), затем бросайте "
-            f"дальше или скажите «хватит»")
+            (f"отложите хотя бы одну зачётную кость (лучше всего: {_fmt(best)} = {points}), затем бросайте "
+             f"дальше или скажите «хватит»"))
 
 
 def first_throw_hint(name: str, dice: int) -> Text:
@@ -195,10 +195,10 @@ def confirmed(name: str) -> Text:
 
 
 def confirmed_short(name: str, points: int, short: Text) -> Text:
-    return (f"{name}: turn confirmed at {points}, but it may not be recorded ({short[0]}): nothing is "
-            f"recorded, the turn passes",
-            f"{name}: ход подтверждён с {points}, но записать его нельзя ({short[1]}): ничего не записано, "
-            f"ход переходит")
+    return ((f"{name}: turn confirmed at {points}, but it may not be recorded ({short[0]}): nothing is "
+             f"recorded, the turn passes"),
+            (f"{name}: ход подтверждён с {points}, но записать его нельзя ({short[1]}): ничего не записано, "
+             f"ход переходит"))
 
 
 def keep(name: str, faces: Sequence[int], points: int, turn: int) -> Text:

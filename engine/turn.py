@@ -129,7 +129,6 @@ def keep(st: GameState, kept: tuple[int, ...], ev: list[Event]) -> GameState:
     :class:`RuleViolation` for an empty keep or dead dice."""
     t = st.turn
     assert t.pending is not None
-    name = st.players[t.player].name
     if not kept:
         raise RuleViolation(*texts.keep_one())
     pts = keep_points(tuple(sorted(kept)), t.pending, st.rules)

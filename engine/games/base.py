@@ -273,15 +273,6 @@ class Game(ABC):
         """A replay event of this game (:func:`action_from_json` with its ``CHOICES``)."""
         return action_from_json(d, self.CHOICES)
 
-    def apply_all(self, actions: Sequence[GameAction]) -> tuple[Game, tuple[Event, ...]]:
-        """Apply actions in order; returns the final state and all events."""
-        st: Game = self
-        out: list[Event] = []
-        for a in actions:
-            st, evs = st.apply(a)
-            out.extend(evs)
-        return st, tuple(out)
-
 
 # ----------------------------------------------------------------------------------------------
 # Parameters
