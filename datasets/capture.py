@@ -37,6 +37,11 @@ Typical use::
 proposals, i.e. pseudo-labels). To train on checked labels only, link them into a separate folder with
 :func:`link_reviewed` and train on that.
 
+Modules: this one holds the folder's API (writer, readers, review state, statistics; dice are
+:class:`~kosti.vision.detections.Detections`), :mod:`kosti.datasets.capture_files` the files on disk,
+:mod:`kosti.datasets.capture_cli` the ``kosti capture`` command; label lines are written and read by
+:mod:`kosti.vision.yolo_labels`.
+
 Atomicity: every file is written to a hidden temporary file in the same folder, flushed, fsync'ed and
 moved into place with :func:`os.replace` (atomic on POSIX), labels before the image, so a reader (a
 training run, the review page) never sees a half-written file nor an image without its labels. The
