@@ -27,8 +27,6 @@ log = logging.getLogger("kosti.vision.sources")
 
 #: File name endings read as photos by :class:`kosti.sim.replay.FolderSource` (those ``cv2.imread`` decodes).
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
-#: File name endings read as videos by :func:`kosti.vision.sources.open_source`.
-VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg", ".h264", ".ts")
 
 
 class SourceError(RuntimeError):

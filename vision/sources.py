@@ -34,7 +34,6 @@ from kosti.redact import RedactingFilter, install_log_redaction, redact_text, re
 from kosti.vision.camera_sources import STREAM_OPEN_TIMEOUT_S, STREAM_READ_TIMEOUT_S, OpenCVSource, open_capture
 from kosti.vision.frame_source import (
     IMAGE_EXTENSIONS,
-    VIDEO_EXTENSIONS,
     EndOfStream,
     Frame,
     FrameSource,
@@ -47,7 +46,7 @@ from kosti.vision.source_spec import SourceSpec, parse_source_spec
 from kosti.vision.video_source import VideoFileSource
 
 __all__ = [
-    "IMAGE_EXTENSIONS", "STREAM_OPEN_TIMEOUT_S", "STREAM_READ_TIMEOUT_S", "VIDEO_EXTENSIONS", "EndOfStream", "Frame",
+    "IMAGE_EXTENSIONS", "STREAM_OPEN_TIMEOUT_S", "STREAM_READ_TIMEOUT_S", "EndOfStream", "Frame",
     "FrameSource", "OpenCVSource", "PicameraSource", "ReconnectingSource", "RedactingFilter", "SourceError",
     "SourceSpec", "SourceStatus", "SourceTimeout", "VideoFileSource", "install_log_redaction", "open_capture",
     "open_source", "parse_source_spec", "redact_text", "redact_url",
