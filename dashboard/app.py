@@ -164,7 +164,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         kwargs: dict[str, JsonValue] = dict(config.source_kwargs or {})
         if config.source.strip().lower().startswith("virtual"):
             kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
-        source = open_source(config.source, **kwargs)
+        source = open_source(config.source, **kwargs)  # type: ignore[arg-type]  # open_source checks each keyword
     store = Store(config.db_path)  # after everything that can fail without touching the database
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (source.kind if source is not None else None))
@@ -184,7 +184,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             except TableError as exc:
                 store.close()
                 raise ValueError(exc.en) from None
-    if table.game_id is not None and table.game_id == resumed:
+    if table.game_id is not None and table.game_id == resumed and table.state is not None:
         log.info("resumed game %s (%s)", resumed, ", ".join(table.state.player_names))
     elif table.game_id is not None:
         log.info("started game %s%s", table.game_id,

@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from kosti.dashboard import migrations as schema
 from pydantic import JsonValue
@@ -92,7 +93,7 @@ def _is_read_only(message: str) -> bool:
     return "readonly" in message.replace("-", "").replace(" ", "")
 
 
-def _loads(text: str | bytes | None, where: str) -> JsonValue:
+def _loads(text: str | bytes, where: str) -> JsonValue:
     """``json.loads`` that names the database row when the stored text is not JSON (:class:`StoreError`)."""
     try:
         return json.loads(text)
@@ -325,7 +326,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, 'active')",
                 (now, now, json.dumps(rules, ensure_ascii=False), json.dumps(players, ensure_ascii=False), state_json),
             )
-            gid = int(cur.lastrowid)
+            gid = _rowid(cur)
             if first_turn is not None:
                 self._start_turn(c, gid, 1, first_turn[0], first_turn[1], now)
             return gid
@@ -433,7 +434,7 @@ class Store:
                     state_before_json, state_after_json, json.dumps(events, ensure_ascii=False), throw_id,
                 ),
             )
-            action_id = int(cur.lastrowid)
+            action_id = _rowid(cur)
             c.execute(
                 "UPDATE games SET state_json = ?, updated_at = ?, status = ?, winner = ? WHERE id = ?",
                 (state_after_json, now, status, winner, game_id),
@@ -446,7 +447,8 @@ class Store:
                     (now, turn_end.get("score_after"), turn_end.get("outcome"), game_id, turn_no),
                 )
             if next_turn is not None:
-                self._start_turn(c, game_id, next_turn["turn_no"], next_turn["player"], next_turn.get("score_before"), now)
+                self._start_turn(c, game_id, cast(int, next_turn["turn_no"]), cast(str, next_turn["player"]),
+                                 cast("int | None", next_turn.get("score_before")), now)
             return action_id
 
     @staticmethod
@@ -538,7 +540,7 @@ class Store:
                     resolution, source,
                 ),
             )
-            tid = int(cur.lastrowid)
+            tid = _rowid(cur)
             if jpeg is not None:
                 c.execute(
                     "INSERT INTO throw_images(throw_id, jpeg, thumb) VALUES (?, ?, ?)",
@@ -612,7 +614,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (throw_id, game_id, time.time(), die_index, old_value, new_value, actor),
             )
-            return int(cur.lastrowid)
+            return _rowid(cur)
 
     def corrections(self, game_id: int) -> list[dict[str, JsonValue]]:
         """The game's corrections, oldest first, as plain dicts."""
@@ -646,27 +648,43 @@ class Store:
                 )
 
 
+def _rowid(cur: sqlite3.Cursor) -> int:
+    """The id of the row ``cur`` just inserted."""
+    assert cur.lastrowid is not None, "INSERT without a row id"
+    return cur.lastrowid
+
+
+def _json(r: sqlite3.Row, table: str, column: str) -> JsonValue:
+    """Column ``column`` of row ``r`` of ``table`` decoded (:func:`_loads`: a broken one names the row)."""
+    return _loads(r[column], f"{table} row {r['id']} column {column}")
+
+
 def _game(r: sqlite3.Row) -> GameRow:
+    # The JSON columns hold what this module wrote (cast: checked when written, not again on every read).
     return GameRow(
-        id=r["id"], created_at=r["created_at"], updated_at=r["updated_at"], rules=_loads(r["rules_json"], f"games row {r['id']} column rules_json"),
-        players=_loads(r["players_json"], f"games row {r['id']} column players_json"), state_json=r["state_json"], status=r["status"], winner=r["winner"],
+        id=r["id"], created_at=r["created_at"], updated_at=r["updated_at"],
+        rules=cast("dict[str, JsonValue]", _json(r, "games", "rules_json")),
+        players=cast("list[str]", _json(r, "games", "players_json")), state_json=r["state_json"],
+        status=r["status"], winner=r["winner"],
     )
 
 
 def _action(r: sqlite3.Row) -> ActionRow:
     return ActionRow(
         id=r["id"], game_id=r["game_id"], created_at=r["created_at"], kind=r["kind"],
-        payload=_loads(r["payload_json"], f"actions row {r['id']} column payload_json"), player=r["player"], turn_no=r["turn_no"], actor=r["actor"],
-        state_before_json=r["state_before_json"], state_after_json=r["state_after_json"],
-        events=_loads(r["events_json"], f"actions row {r['id']} column events_json"), throw_id=r["throw_id"], undone=bool(r["undone"]),
+        payload=cast("dict[str, JsonValue]", _json(r, "actions", "payload_json")), player=r["player"],
+        turn_no=r["turn_no"], actor=r["actor"], state_before_json=r["state_before_json"],
+        state_after_json=r["state_after_json"], events=cast("list[dict[str, JsonValue]]", _json(r, "actions", "events_json")),
+        throw_id=r["throw_id"], undone=bool(r["undone"]),
     )
 
 
 def _throw(r: sqlite3.Row) -> ThrowRow:
     return ThrowRow(
         id=r["id"], game_id=r["game_id"], created_at=r["created_at"], turn_no=r["turn_no"], player=r["player"],
-        frame_index=r["frame_index"], time_s=r["time_s"], faces=_loads(r["faces_json"], f"throws row {r['id']} column faces_json"),
-        confidences=_loads(r["confidences_json"], f"throws row {r['id']} column confidences_json"), boxes=_loads(r["boxes_json"], f"throws row {r['id']} column boxes_json"), status=r["status"],
-        reasons=_loads(r["reasons_json"], f"throws row {r['id']} column reasons_json"), resolution=r["resolution"], source=r["source"],
-        has_image=bool(r["has_image"]),
+        frame_index=r["frame_index"], time_s=r["time_s"], faces=cast("list[int]", _json(r, "throws", "faces_json")),
+        confidences=cast("list[float]", _json(r, "throws", "confidences_json")),
+        boxes=cast("list[list[float]]", _json(r, "throws", "boxes_json")), status=r["status"],
+        reasons=cast("list[str]", _json(r, "throws", "reasons_json")), resolution=r["resolution"],
+        source=r["source"], has_image=bool(r["has_image"]),
     )

@@ -28,13 +28,14 @@ from kosti.dashboard.schemas import (
     WsCommand,
 )
 from kosti.dashboard.table import TableService
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import BaseModel, ValidationError
 
 B = TypeVar("B", bound=BaseModel)
 #: Largest WebSocket command (bytes of text).
 MAX_WS_MESSAGE = 8 * 1024
-#: What a handler returns: the table's JSON view (a snapshot, or what the virtual table was asked).
-Result = dict[str, JsonValue]
+#: What a handler returns: the table's JSON view (a snapshot, or what the virtual table was asked), checked
+#: against the command's response model by the route.
+Result = dict[str, object]
 #: ``handler(table, actor, game_id, body)``; ``body`` is ``None`` for a command without fields and, on REST,
 #: for an optional body that was not sent.
 Handler = Callable[[TableService, str, "int | None", "BaseModel | None"], Result]

@@ -27,7 +27,7 @@ GameId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="game id (1 … 2
 ThrowId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="throw id (1 … 2^63−1)")]
 #: The control-route dependency: the actor's name (``local:…`` / ``pin:…``); 403/429 without the right PIN.
 PinCheck = Callable[[Request], str]
-JPEG = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
+JPEG: dict[int | str, dict[str, object]] = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
 
 
 def create_games_router(table: TableService, check_pin: PinCheck) -> APIRouter:

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from kosti.dashboard.table import TableService, encode_jpeg, placeholder_frame
 
-JPEG = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
-MJPEG = {200: {"content": {"multipart/x-mixed-replace; boundary=frame": {}},
+JPEG: dict[int | str, dict[str, object]] = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
+MJPEG: dict[int | str, dict[str, object]] = {200: {"content": {"multipart/x-mixed-replace; boundary=frame": {}},
                "description": "JPEG frames, one part each (MJPEG)"}}
 NO_CAMERA = "no camera / нет камеры"
 
