@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 from pydantic_settings import NoDecode
 
