@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kosti.sim.replay import FolderSource
-from kosti.vision.sources import SourceError, VideoFileSource, IMAGE_EXTENSIONS
+from kosti.vision.sources import SourceError, open_source, parse_source_spec
 
 
 #: Why a settle event gave no throw, for the human-readable output.
@@ -68,13 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open(path: Path) -> Any:
-    if path.is_dir():
-        return FolderSource(path, realtime=False)
-    if path.is_file():
-        if path.suffix.lower() in IMAGE_EXTENSIONS:
-            return FolderSource([path], realtime=False)
-        return VideoFileSource(path, realtime=False)
-    raise WatchInputError(f"{path}: no such file or folder")
+    """A folder, a photo or a video file as a source played as fast as possible (the one spec grammar)."""
+    try:
+        kind = parse_source_spec(str(path)).kind
+    except SourceError:
+        kind = ""
+    if kind not in ("folder", "photo", "video"):
+        raise WatchInputError(f"{path}: no such file or folder")
+    return open_source(str(path), realtime=False, reconnect=False)
 
 
 def _new_game(preset: str) -> Any:
