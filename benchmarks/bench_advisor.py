@@ -17,7 +17,12 @@ Times are process CPU seconds (``time.process_time``), medians over ``--runs`` s
 a different pair of starting scores, so nothing is cached between runs), so a loaded machine does
 not distort them.
 
-Run: ``python benchmarks/bench_advisor.py [--runs 7] [--preset classic farkle ...]``.
+The second objective, the win probability of two-player Pig (:mod:`kosti.engine.pig_advisor`), is
+timed on its own line: the value iteration for target 100 (CPU seconds, once per target and
+``equal_series`` setting, cached; the dashboard solves it in the background when a Pig game is put on
+the table) and the advice for a state once it is solved.
+
+Run: ``python benchmarks/bench_advisor.py [--runs 7] [--preset classic farkle ...] [--no-pig]``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--preset", nargs="*", default=list(PRESET_NAMES))
+    ap.add_argument("--no-pig", action="store_true", help="skip the Pig win-model timing")
     args = ap.parse_args()
     print(f"{'preset':<27} {'tables ms':>9} {'cold ms':>8} {'warm ms':>8} {'vs 50 ms (warm)':>16}")
     builds, colds, warms = [], [], []
@@ -75,6 +81,30 @@ def main() -> None:
           f"game, in the background on the dashboard), cold {statistics.median(colds):.1f} ms (max "
           f"{max(colds):.1f}; tables not included), warm {statistics.median(warms):.2f} ms "
           f"(target <= {TARGET_MS:.0f} ms; one core, CPU time)")
+    if not args.no_pig:
+        _bench_pig()
+
+
+def _bench_pig() -> None:
+    """The Pig win model: solve time per equal_series setting (target 100) and advice time."""
+    from kosti.engine.games import new_any_game
+    from kosti.engine.pig_advisor import advise_pig, solve
+
+    parts = []
+    for eq in (False, True):
+        solve.cache_clear()
+        c0 = time.process_time()
+        sol = solve(100, eq)
+        parts.append(f"equal_series {str(eq).lower()}: {time.process_time() - c0:.2f} s "
+                     f"({sol.iterations} sweeps)")
+    game = new_any_game({"preset": "pig", "overrides": {"order_throw": False}}, ["A", "B"])
+    game, _ = game.apply(Roll((4,)))
+    c0 = time.process_time()
+    for _ in range(20):
+        advise_pig(game)
+    ms = (time.process_time() - c0) / 20 * 1000
+    print(f"Pig win model, target 100 (solved once per target, cached): {'; '.join(parts)}; "
+          f"advice once solved {ms:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -246,7 +246,7 @@ def solve(target: int = 100, equal_series: bool = False) -> PigSolution:
                            time.process_time() - c0)
     if max(playoff_value()) >= 5.0 / 6.0:  # pragma: no cover - 0.70 here
         raise AssertionError("a play-off worth more than one more throw: the model needs a tie value")
-    dcap = t + 20
+    dcap = 2 * t + 40  # enough at every target tried (2..200); widened below if the check fails
     while True:
         last = last_series_table(dcap + 2 * t + 12)
         rows = np.arange(t, 2 * t + dcap + 12)[:, None]
