@@ -25,13 +25,11 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
 from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError
 from kosti.dashboard.store import ActionRow, GameRow, Store, ThrowRow
 from kosti.dashboard.throws import TableThrow, unstored_view
 from kosti.dashboard.views import (
-    OUTCOMES, GameState, action_text, dice_ru, event_json, faces_text, make_game, roll_sizes, rules_reason_ru,
+    OUTCOMES, GameState, JsonObject, action_text, dice_ru, event_json, faces_text, make_game, roll_sizes, rules_reason_ru,
     score_of, state_from_json, state_to_json, throw_view,
 )
 from kosti.engine.errors import BadInput, RuleViolation
@@ -42,10 +40,6 @@ from kosti.engine.records import Reason
 from kosti.vision.overlay import encode_jpeg
 
 log = logging.getLogger(__name__)
-
-#: A JSON object (a view, an event, a payload).
-JsonObject = dict[str, Any]
-
 
 @dataclass(frozen=True)
 class CountMismatch:
@@ -367,6 +361,7 @@ class GameSession:
                     self.state = state_from_json(last.state_before_json)
                     self.turn_no = last.turn_no
                     st = self.state
+                    self._state_changed()
             reasons = list(thr.reasons)  # the pipeline's reasons (and warnings) "English / Русский"
             blocking = []
             why = why_no_throw(st)  # the game waits for a choice first (a bet, a claim, the 2–7 die): say which

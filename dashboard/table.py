@@ -35,7 +35,7 @@ from kosti.dashboard.history import games as _games
 from kosti.dashboard.history import history as _history
 from kosti.dashboard.history import score_sheet as _score_sheet
 from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_reader
-from kosti.dashboard.session import GameSession, JsonObject
+from kosti.dashboard.session import GameSession
 from kosti.dashboard.store import Store, StoreError
 from kosti.dashboard.table_settings import (
     DEFAULT_SETTINGS, OLD_DEFAULT_THRESHOLDS, Settings, check_settle, merged, valid_stored_settings,
@@ -43,7 +43,7 @@ from kosti.dashboard.table_settings import (
 )
 from kosti.dashboard.throws import TableDie, TableThrow, throw_from_pipeline
 from kosti.dashboard.views import (
-    _BARREL_KIND_WORDS, BANNER_KINDS, BUST_KINDS, MAX_RULE_NUMBER, GameState, bank_preview, banner, event_json,
+    _BARREL_KIND_WORDS, BANNER_KINDS, BUST_KINDS, MAX_RULE_NUMBER, GameState, JsonObject, bank_preview, banner, event_json,
     list_presets, make_game, roll_sizes, rules_reason_ru, rules_summary, score_of, state_from_json, state_to_json,
     throw_view, view_state,
 )

@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pydantic import JsonValue
+
 from kosti.dashboard.errors import Invalid
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, EARLIER_OPERATING_POINTS
 from kosti.vision.runner import Tuning
@@ -22,9 +24,9 @@ from kosti.vision.zones import Zones
 log = logging.getLogger(__name__)
 
 #: A settings object (JSON).
-Settings = dict[str, Any]
+Settings = dict[str, JsonValue]
 
-DEFAULT_SETTINGS: dict[str, Any] = {
+DEFAULT_SETTINGS: Settings = {
     "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
     # The shipped reader's operating point (kosti.models, chosen by benchmarks/select_operating_point.py)
     # and the settle detector's still time; the table changes them in Settings or in kosti.toml.
@@ -46,7 +48,7 @@ OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
 
 
 
-def merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def merged(base: Settings, values: Settings) -> Settings:
     """``base`` settings updated by ``values``: a table of values (``thresholds``) is merged key by key,
     anything else (``zones``, sizes) is replaced; ``source`` is not a stored setting and is skipped."""
     out = dict(base)
@@ -60,7 +62,7 @@ def merged(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def valid_stored_settings(stored: dict[str, Any]) -> dict[str, Any]:
+def valid_stored_settings(stored: Settings) -> Settings:
     """The stored settings whose values have the right kind and range; any other row is left out with a
     warning in the log (a hand-edited or damaged ``settings`` row must not stop the table: defaults apply).
 
@@ -97,7 +99,7 @@ def valid_stored_settings(stored: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def without_old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+def without_old_defaults(stored: Settings) -> Settings:
     """``stored`` settings without an earlier version's default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
     th = stored.get("thresholds")
     if not isinstance(th, dict):

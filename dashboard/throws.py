@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
+from kosti.dashboard.views import JsonObject
 from kosti.vision.throws import Throw
 
 
@@ -51,7 +50,7 @@ class TableThrow:
         return [int(d.value) for d in self.dice]
 
 
-def unstored_view(thr: TableThrow, resolution: str) -> dict[str, Any]:
+def unstored_view(thr: TableThrow, resolution: str) -> JsonObject:
     """The snapshot's view of a settled throw that has no database row (``ignored``: no game; ``not stored``:
     the write failed) — the same keys as a stored throw's view, ``id`` None."""
     return {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],

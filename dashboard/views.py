@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from pydantic import JsonValue
 
 from kosti.dashboard.store import Store, ThrowRow
 from kosti.engine.errors import BadInput, RuleViolation
@@ -24,8 +24,10 @@ from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: F401 - 
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game
+#: A JSON object: a view, an event, a payload.
+JsonObject = dict[str, JsonValue]
 
-def list_presets() -> list[dict[str, Any]]:
+def list_presets() -> list[JsonObject]:
     """Every rule preset as ``{"name", "game", "dice", "target", "description", "parameters"}`` (cli.md
     ``kosti rules``): the 1000 family (``"game": "1000"``), then the games of games.md with their rules pages
     (``rules_en`` / ``rules_ru``) and ``description_ru``."""
@@ -39,9 +41,9 @@ def list_presets() -> list[dict[str, Any]]:
     return out
 
 
-def make_game(preset: str, overrides: dict[str, Any] | None, players: list[str]) -> Game:
+def make_game(preset: str, overrides: JsonObject | None, players: list[str]) -> Game:
     """A fresh game of any preset. Raises :class:`BadInput` (unknown preset/parameter, bad players)."""
-    rules: str | dict[str, Any] = {"preset": preset, "overrides": overrides or {}} if overrides else preset
+    rules: str | JsonObject = {"preset": preset, "overrides": overrides or {}} if overrides else preset
     return new_any_game(rules, players)
 
 
@@ -71,7 +73,7 @@ def _reason(r: Reason | None) -> dict[str, str] | None:
     return None if r is None else {"en": r.text_en, "ru": r.text_ru}
 
 
-def view_state(game: Game | EngineGameState) -> dict[str, Any]:
+def view_state(game: Game | EngineGameState) -> JsonObject:
     """Game state → the dashboard's JSON view (scoreboard, turn, allowed actions with reasons). The same keys
     for every game; ``game`` names it (``"1000"``, ``"pig"``, …). A bare 1000-family ``GameState`` is viewed
     as its game."""
@@ -121,7 +123,7 @@ def view_state(game: Game | EngineGameState) -> dict[str, Any]:
     }
 
 
-def _moves_view(m: Moves, sizes: tuple[int, ...]) -> dict[str, Any]:
+def _moves_view(m: Moves, sizes: tuple[int, ...]) -> JsonObject:
     return {"roll": m.roll, "dice": m.dice, "keep": m.keep, "bank": m.bank, "dice_options": list(sizes),
             "keeps": [{"faces": list(k.faces), "points": k.points} for k in m.keeps],
             "why_not_roll": _reason(m.why_not_roll), "why_not_bank": _reason(m.why_not_bank),
@@ -129,7 +131,7 @@ def _moves_view(m: Moves, sizes: tuple[int, ...]) -> dict[str, Any]:
             "bank_label": _reason(m.bank_label)}
 
 
-def _table_game_view(g: TableGame) -> dict[str, Any]:
+def _table_game_view(g: TableGame) -> JsonObject:
     """The view of a games.md game: players carry ``tags`` (``{"en", "ru"}`` marks) and the game's own keys;
     ``status`` is the game's one-line state; ``rules_page`` its rules in both languages."""
     s = g.summary()
@@ -189,7 +191,7 @@ _BARREL_KIND_WORDS = {"points": ("points", "по очкам"), "open": ("open, e
                       "capped": ("capped", "с потолком"), "final_range": ("final range", "зона перед финишем")}
 
 
-def event_json(e: Event) -> dict[str, Any]:
+def event_json(e: Event) -> JsonObject:
     """One engine event as JSON (``kind``, ``player``, ``points``, ``faces``, ``text_en``, ``text_ru``)."""
     return e.to_json()
 
@@ -201,7 +203,7 @@ BANNER_KINDS = ("win", "instant_win", "dump_truck", "overtaken", "knocked_off", 
                 "pit", "barrel", "capped", "overshoot", "dot", "three_farkles", "toxic_twos", "bust", "skip_turn")
 
 
-def score_changes(before_json: str, after_json: str) -> list[dict[str, Any]]:
+def score_changes(before_json: str, after_json: str) -> list[JsonObject]:
     """Players whose recorded score differs between two stored engine states: ``[{"player", "before", "after"}]``."""
     try:
         a, b = state_from_json(before_json), state_from_json(after_json)
@@ -230,7 +232,7 @@ def dice_ru(n: int) -> str:
     return "костей"
 
 
-def action_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
+def action_text(kind: str, payload: JsonObject) -> tuple[str, str]:
     """A stored action in words, ``(English, Russian)``: "throw 1 1 5" / "бросок 1 1 5"."""
     faces = faces_text(list(payload.get("faces") or []))
     if kind == "roll":
@@ -276,7 +278,7 @@ def rules_reason_ru(msg: str) -> str:
     return msg
 
 
-def throw_view(store: Store, t: ThrowRow) -> dict[str, Any]:
+def throw_view(store: Store, t: ThrowRow) -> JsonObject:
     """A stored throw as JSON. ``outcome`` says what the throw did once scored: ``scored`` (``points``
     added to the turn), ``bust`` (nothing scored, the turn is lost), or ``None`` while it is not scored."""
     outcome, points, events = None, None, []
@@ -296,7 +298,7 @@ def throw_view(store: Store, t: ThrowRow) -> dict[str, Any]:
     }
 
 
-def banner(store: Store, game_id: int | None) -> dict[str, Any] | None:
+def banner(store: Store, game_id: int | None) -> JsonObject | None:
     """What the latest action did that the whole table must see (bust, bolt, dump truck, pit, barrel,
     overtaking, fall, win …): ``{"id": action id, "kind", "events": [...], "changes": [{"player",
     "before", "after"}]}`` or ``None``. ``kind`` is the most important event kind (:data:`BANNER_KINDS`
@@ -321,7 +323,7 @@ def banner(store: Store, game_id: int | None) -> dict[str, Any] | None:
             "changes": score_changes(act.state_before_json, act.state_after_json)}
 
 
-def bank_preview(st: Game | None) -> dict[str, Any] | None:
+def bank_preview(st: Game | None) -> JsonObject | None:
     """What Stop ("хватит") would do now, computed by the engine on a copy of the state (nothing is
     stored): ``{"events": [...], "changes": [{"player", "before", "after"}], "warn": bool}``; ``warn``
     when stopping costs someone points or hits a rule (pit, dump truck, overtaking, barrel, bolt).

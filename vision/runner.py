@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -78,6 +78,17 @@ class Tuning:
     still_fraction: float | None = None
     value_conf: float | None = None
     conf: float | None = None
+
+    def updated(self, new: Tuning) -> Tuning:
+        """This tuning with every value ``new`` sets (not None) replaced."""
+
+        def pick(a: float | None, b: float | None) -> float | None:
+            return a if b is None else b
+
+        return Tuning(zones=self.zones if new.zones is None else new.zones, still_s=pick(self.still_s, new.still_s),
+                      motion_fraction=pick(self.motion_fraction, new.motion_fraction),
+                      still_fraction=pick(self.still_fraction, new.still_fraction),
+                      value_conf=pick(self.value_conf, new.value_conf), conf=pick(self.conf, new.conf))
 
 
 class _NoDice:
@@ -217,8 +228,7 @@ class LivePipeline:
         above the motion fraction is refused with a warning in the log (each may come from another file)."""
 
         def change() -> None:
-            self._tuning = Tuning(**{f.name: getattr(tuning, f.name) if getattr(tuning, f.name) is not None
-                                     else getattr(self._tuning, f.name) for f in fields(Tuning)})
+            self._tuning = self._tuning.updated(tuning)
             det, settle = self.detector, self.detector.settle
             if tuning.zones is not None:
                 det.zones = tuning.zones

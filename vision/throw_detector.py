@@ -130,7 +130,7 @@ class ThrowDetector:
         self.reader = reader
         self.zones = zones or Zones()
         self.settle = settle or SettleDetector()
-        self.expected_dice = expected_dice
+        self.expected_dice: int | None = expected_dice
         self.expected_set_aside: list[int] | None = None
         self.vote_frames = vote_frames
         self.min_value_confidence = min_value_confidence

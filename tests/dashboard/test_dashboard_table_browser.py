@@ -46,6 +46,9 @@ class FlakyCamera:
         self.index += 1
         return Frame(self.image, time.monotonic(), self.index)
 
+    def cancel(self) -> None:  # the runner wakes a blocked read on stop (FrameSource.cancel)
+        pass
+
     def close(self) -> None:
         pass
 
