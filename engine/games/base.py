@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Bank, Event, Keep, KeepOption, Reason, Roll
+from ..names import check_player_names
 
 __all__ = ["Choose", "ChoiceOption", "Moves", "OVER_MOVES", "Game", "TableGame", "GameParams", "GameAction",
            "SCORE_KINDS", "action_from_json", "action_to_json", "check_roll", "freeze", "thaw",
@@ -380,10 +381,7 @@ class TableGame(Game):
         """A new game of ``players`` (names in seat order) under ``params``; ``scores``: optional
         starting scores by name. Raises :class:`BadInput` for bad names, counts or scores."""
         names = list(players)
-        if not names or any(not isinstance(n, str) or not n.strip() for n in names):
-            raise BadInput("players: need a non-empty list of names")
-        if len(set(names)) != len(names):
-            raise BadInput("players: names must be unique")
+        check_player_names(names)  # the one player-name rule (kosti.engine.names)
         lo, hi = cls.PLAYERS
         if not lo <= len(names) <= hi:
             raise BadInput(f"players: {params.name} allows {lo}–{hi} players, got {len(names)}")
