@@ -195,6 +195,13 @@ class _DPTable:
     best_weights: tuple[int, ...]
     zero: tuple[tuple[str, int, tuple[int, ...]], ...]
     wins: tuple[tuple[int, tuple[int, ...], tuple[int, ...], int], ...]
+    #: ``(row, weight)`` per scoring class as plain Python where the table is small (numpy's call
+    #: overhead outweighs its speed there: at most ``_PY_ROWS`` classes), else None
+    py_rows: Any = None
+
+
+#: Largest table (scoring classes) whose best keeps are chosen in plain Python (measured crossover).
+_PY_ROWS = 40
 
 
 @lru_cache(maxsize=256)
@@ -237,7 +244,8 @@ def _dp_table(rules: Rules, n: int) -> _DPTable:
     best = tuple(sorted(best_w))
     return _DPTable(tuple(succ.values()), opt, np.arange(opt.shape[0]),
                     np.array(weights, dtype=float), best, tuple(best_w[i] for i in best),
-                    tuple(tuple(z) for z in zero.values()), tuple(wins))
+                    tuple(tuple(z) for z in zero.values()), tuple(wins),
+                    tuple(zip(map(tuple, rows), weights)) if len(rows) <= _PY_ROWS else None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -481,7 +489,16 @@ class TurnPolicy:
                     v = self._post_value(pkey, pre, faces, keep)
                 vals.append(v[0])
                 recs.append(v[1])
-            if vals:
+            if vals and table.py_rows is not None:  # small table: plain Python, first best wins
+                for row, w in table.py_rows:
+                    b = row[0]
+                    bv = vals[b]
+                    for i in row[1:]:
+                        if vals[i] > bv:
+                            b, bv = i, vals[i]
+                    ev_sum += w * bv
+                    rec_sum += w * recs[b]
+            elif vals:
                 va = np.array(vals + [-np.inf])
                 ra = np.array(recs + [0.0])
                 best = table.opt[table.rows, va[table.opt].argmax(axis=1)]
