@@ -9,12 +9,13 @@ is :meth:`kosti.engine.game.GameState.apply`'s business.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Union
+from typing import Any
 
 from .errors import BadInput
 
-__all__ = ["Roll", "Keep", "Bank", "Action", "action_from_json", "action_to_json"]
+__all__ = ["Action", "Bank", "Keep", "Roll", "action_from_json", "action_to_json"]
 
 def _faces_tuple(faces: Any) -> tuple[int, ...]:
     if isinstance(faces, (str, bytes)) or not isinstance(faces, Iterable):
@@ -54,7 +55,7 @@ class Bank:
     """Stop ("хватит") and record the turn points."""
 
 
-Action = Union[Roll, Keep, Bank]
+Action = Roll | Keep | Bank
 
 
 def action_from_json(d: Any) -> Action:

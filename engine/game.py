@@ -43,24 +43,51 @@ RECOMMENDED decision of rules.md §6 is followed. Where the spec is silent this 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from . import texts
 from .actions import Action, Bank, Keep, Roll, action_from_json, action_to_json
 from .errors import BadInput, RuleViolation
 from .kinds import EventKind, Phase, TurnOutcome
-from .records import Allowed, Event, KeepOption, Log, PlayerState, Reason, TurnState, replace
+from .records import (
+    Allowed,
+    Event,
+    KeepOption,
+    Log,
+    PlayerState,
+    Reason,
+    TurnState,
+    replace,
+)
 from .rules import Rules, rules_1_0
 from .standing import barrel_need, keep_options, seated, stop_block, teams
 from .turn import bank, implied_keep, keep, roll, take_implied_keep
 from .turn_end import pass_turn
 
 __all__ = [
-    "Roll", "Keep", "Bank", "Action", "action_from_json", "action_to_json",
-    "Reason", "Event", "KeepOption", "Allowed", "PlayerState", "TurnState", "GameState", "Log",
-    "EventKind", "Phase", "TurnOutcome", "replace",
-    "new_game", "first_player", "seat_order",
+    "Action",
+    "Allowed",
+    "Bank",
+    "Event",
+    "EventKind",
+    "GameState",
+    "Keep",
+    "KeepOption",
+    "Log",
+    "Phase",
+    "PlayerState",
+    "Reason",
+    "Roll",
+    "TurnOutcome",
+    "TurnState",
+    "action_from_json",
+    "action_to_json",
+    "first_player",
+    "new_game",
+    "replace",
+    "seat_order",
 ]
 
 #: The saved-game format written by :meth:`GameState.to_json`. Version 2 came with rules.md 1.1
@@ -86,7 +113,7 @@ class GameState:
     over: bool = False
     winners: tuple[int, ...] = ()
     final_round: tuple[int, ...] | None = None
-    log: Log = Log()
+    log: Log = Log()  # noqa: RUF009 - frozen, safe to share
 
     # -- queries -------------------------------------------------------------------------------
     @property

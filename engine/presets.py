@@ -18,8 +18,9 @@ import copy
 import dataclasses
 import json
 import typing
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import BadInput
 from .rules import Rules
@@ -28,8 +29,15 @@ from .rules_dict import shorthand as _shorthand
 #: Annotated type of every top-level Rules field (for the short forms of overrides).
 _RULES_FIELD_TYPES: dict[str, Any] = typing.get_type_hints(Rules)
 
-__all__ = ["PRESET_NAMES", "PRIMARY_PRESETS", "get_preset", "list_presets", "with_overrides",
-           "resolve_rules", "load_rules_file"]
+__all__ = [
+    "PRESET_NAMES",
+    "PRIMARY_PRESETS",
+    "get_preset",
+    "list_presets",
+    "load_rules_file",
+    "resolve_rules",
+    "with_overrides",
+]
 
 # Scoring switches that rules.md §4 writes at the top level of a preset; they live in
 # ``Rules.scoring`` (kosti.engine.scoring.ScoringRules) and overrides may use either place.

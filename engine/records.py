@@ -7,12 +7,15 @@ every rule step uses; :class:`Log` the persistent replay log.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from .kinds import EventKind, TurnOutcome
 
-__all__ = ["replace", "Log", "Reason", "Event", "event", "KeepOption", "Allowed", "PlayerState", "TurnState"]
+_T = TypeVar("_T")
+
+__all__ = ["Allowed", "Event", "KeepOption", "Log", "PlayerState", "Reason", "TurnState", "event", "replace"]
 
 
 _REPLACERS: dict[type, Any] = {}
@@ -29,13 +32,14 @@ def _make_replacer(cls: type) -> Any:
     return ns["rep"]
 
 
-def replace(obj: Any, **changes: Any) -> Any:
+def replace(obj: _T, **changes: Any) -> _T:
     """Fast ``dataclasses.replace`` for the engine's frozen slot dataclasses (no __post_init__):
     a per-class generated copier, several times faster than the generic one."""
     rep = _REPLACERS.get(obj.__class__)
     if rep is None:
         rep = _REPLACERS[obj.__class__] = _make_replacer(obj.__class__)
-    return rep(obj, changes)
+    out: _T = rep(obj, changes)
+    return out
 
 
 class Log(Sequence[str]):
@@ -43,7 +47,7 @@ class Log(Sequence[str]):
     existing lines (O(1)), so every :class:`GameState` can carry its whole history cheaply.
     Compares equal to any sequence with the same lines."""
 
-    __slots__ = ("_parent", "_lines", "_len", "_flat")
+    __slots__ = ("_flat", "_len", "_lines", "_parent")
 
     def __init__(self, lines: Iterable[str] = (), parent: Log | None = None) -> None:
         self._lines = tuple(lines)
@@ -63,7 +67,7 @@ class Log(Sequence[str]):
             while node is not None and node._flat is None:
                 chunks.append(node._lines)
                 node = node._parent
-            out: list[str] = list(node._flat) if node is not None else []
+            out: list[str] = list(node._flat or ()) if node is not None else []
             for c in reversed(chunks):
                 out.extend(c)
             self._flat = tuple(out)
@@ -72,7 +76,7 @@ class Log(Sequence[str]):
     def __len__(self) -> int:
         return self._len
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i: Any) -> Any:
         return self.lines()[i]
 
     def __iter__(self) -> Iterator[str]:

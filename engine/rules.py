@@ -17,19 +17,50 @@ off), presets (:mod:`kosti.engine.presets`) switch them on.
 """
 
 from __future__ import annotations
-from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from .errors import BadInput
-from .rule_modules import (BARREL_KINDS, BOLT_EXEMPTIONS, BOLT_TRIGGERS, CONFIRM_BELOW_MINIMUM, DUMP_TRIGGER,
-                           ENDING_MODES, FINAL_ROUNDS, FIRST_PLAYER, HOT_DICE, HOT_DICE_WIN, KNOCKOFF_EFFECTS,
-                           MAX_PARAMETER, NEGATIVE_SCORES, OVERSHOOT_EFFECTS, PIT_EXIT, SEAT_SCORES, SET_ASIDE,
-                           SKIP_MODES, SKIP_TRIGGERS, SKIP_UPPER, Barrel, Bolts, DumpTruck, Ending, FailurePenalty,
-                           HighStakes, Opening, OvershootPenalty, Overtaking, Pit, Players, Selection, Settlement,
-                           SkipBarrels, TeamPlay, ThreeFarkles)
+from .rule_modules import (
+    BARREL_KINDS,
+    BOLT_EXEMPTIONS,
+    BOLT_TRIGGERS,
+    CONFIRM_BELOW_MINIMUM,
+    DUMP_TRIGGER,
+    ENDING_MODES,
+    FINAL_ROUNDS,
+    FIRST_PLAYER,
+    HOT_DICE,
+    HOT_DICE_WIN,
+    KNOCKOFF_EFFECTS,
+    MAX_PARAMETER,
+    NEGATIVE_SCORES,
+    OVERSHOOT_EFFECTS,
+    PIT_EXIT,
+    SEAT_SCORES,
+    SET_ASIDE,
+    SKIP_MODES,
+    SKIP_TRIGGERS,
+    SKIP_UPPER,
+    Barrel,
+    Bolts,
+    DumpTruck,
+    Ending,
+    FailurePenalty,
+    HighStakes,
+    Opening,
+    OvershootPenalty,
+    Overtaking,
+    Pit,
+    Players,
+    Selection,
+    Settlement,
+    SkipBarrels,
+    TeamPlay,
+    ThreeFarkles,
+)
 from .rules_dict import CHOICES as _CHOICES  # noqa: F401 - kept importable from here
 from .rules_dict import build as _build
 from .rules_dict import plain as _plain
@@ -37,13 +68,45 @@ from .rules_dict import shorthand as _shorthand  # noqa: F401 - kept importable 
 from .scoring import ScoringRules
 
 __all__ = [
-    "Rules", "RULES_1_0_VALUES", "rules_1_0", "MAX_PARAMETER",
-    "Selection", "FailurePenalty", "Opening", "Pit", "Overtaking", "DumpTruck", "Bolts", "Barrel",
-    "SkipBarrels", "OvershootPenalty", "Ending", "ThreeFarkles", "HighStakes", "TeamPlay", "Players",
+    "BARREL_KINDS",
+    "BOLT_EXEMPTIONS",
+    "BOLT_TRIGGERS",
+    "CONFIRM_BELOW_MINIMUM",
+    "DUMP_TRIGGER",
+    "ENDING_MODES",
+    "FINAL_ROUNDS",
+    "FIRST_PLAYER",
+    "HOT_DICE",
+    "HOT_DICE_WIN",
+    "KNOCKOFF_EFFECTS",
+    "MAX_PARAMETER",
+    "NEGATIVE_SCORES",
+    "OVERSHOOT_EFFECTS",
+    "PIT_EXIT",
+    "RULES_1_0_VALUES",
+    "SEAT_SCORES",
+    "SET_ASIDE",
+    "SKIP_MODES",
+    "SKIP_TRIGGERS",
+    "SKIP_UPPER",
+    "Barrel",
+    "Bolts",
+    "DumpTruck",
+    "Ending",
+    "FailurePenalty",
+    "HighStakes",
+    "Opening",
+    "OvershootPenalty",
+    "Overtaking",
+    "Pit",
+    "Players",
+    "Rules",
+    "Selection",
     "Settlement",
-    "SET_ASIDE", "HOT_DICE", "PIT_EXIT", "DUMP_TRIGGER", "BOLT_TRIGGERS", "BOLT_EXEMPTIONS", "BARREL_KINDS",
-    "KNOCKOFF_EFFECTS", "SKIP_MODES", "SKIP_UPPER", "SKIP_TRIGGERS", "SEAT_SCORES", "CONFIRM_BELOW_MINIMUM",
-    "HOT_DICE_WIN", "ENDING_MODES", "OVERSHOOT_EFFECTS", "FINAL_ROUNDS", "NEGATIVE_SCORES", "FIRST_PLAYER",
+    "SkipBarrels",
+    "TeamPlay",
+    "ThreeFarkles",
+    "rules_1_0",
 ]
 
 
@@ -77,28 +140,28 @@ class Rules:
     dice_count: int = 5
     target: int = 1000
     scoring: ScoringRules = field(default_factory=ScoringRules)
-    selection: Selection = Selection()
+    selection: Selection = Selection()  # noqa: RUF009 - frozen, safe to share
     hot_dice: Literal["must_roll", "confirm_and_bank", "may_roll_or_bank"] = "must_roll"
     confirm_below_minimum: Literal["lose", "continue"] = "lose"
     hot_dice_win: Literal["exact_only", "any_ending"] = "exact_only"
     first_throw_retry: bool = False
-    opening: Opening = Opening(threshold=0)
+    opening: Opening = Opening(threshold=0)  # noqa: RUF009 - frozen, safe to share
     negative_scores: Literal["allowed", "clamp_zero"] = "clamp_zero"
     pits: tuple[Pit, ...] = ()
-    overtaking: Overtaking = Overtaking()
-    dump_truck: DumpTruck = DumpTruck()
-    bolts: Bolts = Bolts()
-    barrel: Barrel = Barrel()
-    skip_barrels: SkipBarrels = SkipBarrels()
-    ending: Ending = Ending()
+    overtaking: Overtaking = Overtaking()  # noqa: RUF009 - frozen, safe to share
+    dump_truck: DumpTruck = DumpTruck()  # noqa: RUF009 - frozen, safe to share
+    bolts: Bolts = Bolts()  # noqa: RUF009 - frozen, safe to share
+    barrel: Barrel = Barrel()  # noqa: RUF009 - frozen, safe to share
+    skip_barrels: SkipBarrels = SkipBarrels()  # noqa: RUF009 - frozen, safe to share
+    ending: Ending = Ending()  # noqa: RUF009 - frozen, safe to share
     final_round: Literal["none", "others_one_more_turn", "equalize_turns"] = "none"
-    three_farkles: ThreeFarkles = ThreeFarkles()
+    three_farkles: ThreeFarkles = ThreeFarkles()  # noqa: RUF009 - frozen, safe to share
     toxic_twos: bool = False
-    high_stakes: HighStakes = HighStakes()
-    team_play: TeamPlay = TeamPlay()
-    players: Players = Players()
+    high_stakes: HighStakes = HighStakes()  # noqa: RUF009 - frozen, safe to share
+    team_play: TeamPlay = TeamPlay()  # noqa: RUF009 - frozen, safe to share
+    players: Players = Players()  # noqa: RUF009 - frozen, safe to share
     first_player: Literal["highest_throw", "highest_single_die_throw", "seat_order"] = "highest_throw"
-    settlement: Settlement = Settlement()
+    settlement: Settlement = Settlement()  # noqa: RUF009 - frozen, safe to share
 
     # -- derived values ------------------------------------------------------------------------
     @property
@@ -171,7 +234,7 @@ class Rules:
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         """Build and validate rules from a dict as produced by :meth:`to_dict` (missing keys take
         the defaults). Raises :class:`BadInput` naming the offending parameter."""
-        rules = _build(cls, data, "")
+        rules: Rules = _build(cls, data, "")
         rules.validate()
         return rules
 

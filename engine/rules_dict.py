@@ -17,13 +17,30 @@ from dataclasses import fields
 from typing import Any, Literal
 
 from .errors import BadInput
-from .rule_modules import (BARREL_KINDS, CONFIRM_BELOW_MINIMUM, DUMP_TRIGGER, ENDING_MODES, FINAL_ROUNDS,
-                           FIRST_PLAYER, HOT_DICE, HOT_DICE_WIN, KNOCKOFF_EFFECTS, MAX_PARAMETER, NEGATIVE_SCORES,
-                           OVERSHOOT_EFFECTS, PIT_EXIT, SEAT_SCORES, SET_ASIDE, SKIP_MODES, SKIP_TRIGGERS,
-                           SKIP_UPPER, Pit)
+from .rule_modules import (
+    BARREL_KINDS,
+    CONFIRM_BELOW_MINIMUM,
+    DUMP_TRIGGER,
+    ENDING_MODES,
+    FINAL_ROUNDS,
+    FIRST_PLAYER,
+    HOT_DICE,
+    HOT_DICE_WIN,
+    KNOCKOFF_EFFECTS,
+    MAX_PARAMETER,
+    NEGATIVE_SCORES,
+    OVERSHOOT_EFFECTS,
+    PIT_EXIT,
+    SEAT_SCORES,
+    SET_ASIDE,
+    SKIP_MODES,
+    SKIP_TRIGGERS,
+    SKIP_UPPER,
+    Pit,
+)
 from .scoring import ScoringRules
 
-__all__ = ["CHOICES", "plain", "convert", "shorthand", "build"]
+__all__ = ["CHOICES", "build", "convert", "plain", "shorthand"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "selection.set_aside": SET_ASIDE,
@@ -105,7 +122,7 @@ def convert(tp: Any, value: Any, path: str) -> Any:
             raise
         except (ValueError, TypeError, KeyError) as exc:
             raise BadInput(f"{path}: {exc}") from None
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if isinstance(value, tp):
             return value
         value = shorthand(tp, value)

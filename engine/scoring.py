@@ -53,29 +53,45 @@ from typing import Any
 
 from . import texts
 from .errors import BadInput
-from .scoring_catalog import Combination, IllegalKeep, ThrowScore, _counts, _faces, combination_catalog
-from .scoring_catalog import _lookup
-from .scoring_tables import (COMBINATION_LABELS, COMBINATION_NAMES, FIVE_DICE_TABLES, INSTANT_WINS, KIND_BONUSES,
-                             QUAD_RULES, SIX_DICE_TABLES, TABLES, ScoringRules)
-from .scoring_tables import _rebuild_rules  # noqa: F401 - pickles name it here
+from .scoring_catalog import (
+    Combination,
+    IllegalKeep,
+    ThrowScore,
+    _counts,
+    _faces,
+    _lookup,
+    combination_catalog,
+)
+from .scoring_tables import (
+    COMBINATION_LABELS,
+    COMBINATION_NAMES,
+    FIVE_DICE_TABLES,
+    INSTANT_WINS,
+    KIND_BONUSES,
+    QUAD_RULES,
+    SIX_DICE_TABLES,
+    TABLES,
+    ScoringRules,
+    _rebuild_rules,  # noqa: F401 - pickles name it here
+)
 
 __all__ = [
-    "TABLES",
+    "COMBINATION_LABELS",
+    "COMBINATION_NAMES",
     "FIVE_DICE_TABLES",
-    "SIX_DICE_TABLES",
     "INSTANT_WINS",
     "KIND_BONUSES",
     "QUAD_RULES",
-    "COMBINATION_NAMES",
-    "COMBINATION_LABELS",
-    "ScoringRules",
+    "SIX_DICE_TABLES",
+    "TABLES",
     "Combination",
-    "ThrowScore",
     "IllegalKeep",
-    "score_throw",
-    "score_keep",
-    "legal_keeps",
+    "ScoringRules",
+    "ThrowScore",
     "combination_catalog",
+    "legal_keeps",
+    "score_keep",
+    "score_throw",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -92,8 +108,8 @@ def _bad_faces(faces: Any, r: ScoringRules, what: str = "throw") -> BadInput:
         if isinstance(f, bool) or not (f == int(f) if isinstance(f, (int, float)) else False) \
                 or not 1 <= f <= 6:
             return BadInput(f"{what}: face {f!r} is outside 1-6")
-    if not 1 <= len(items) <= r.dice:
-        return BadInput(f"{what}: {len(items)} dice; a throw has 1 to {r.dice} dice "
+    if not 1 <= len(items) <= r.dice_count:
+        return BadInput(f"{what}: {len(items)} dice; a throw has 1 to {r.dice_count} dice "
                         f"in this game ({r.table})")
     return BadInput(f"{what}: invalid faces {items!r}")
 

@@ -121,7 +121,7 @@ def _kind_points(r: ScoringRules, face: int, n: int) -> int | None:
             return 100 * v  # T1, T2, T5
         return None
     # six-dice tables (§2.3)
-    triple = r.three_ones_value if face == 1 else 100 * face
+    triple = (r.three_ones_value or 0) if face == 1 else 100 * face
     if n == 3:
         return triple
     bonus = r.kind_bonus
@@ -129,8 +129,8 @@ def _kind_points(r: ScoringRules, face: int, n: int) -> int | None:
         return None
     if bonus == "doubling":
         if table == "WIKIHOW_10000" and face == 1 and not r.ones_count_as_ten:
-            return 200 * 2 ** (n - 4)  # F1 literal "200/400/800 × face" for ones (§6.17)
-        return triple * 2 ** (n - 3)
+            return 200 << (n - 4)  # F1 literal "200/400/800 × face" for ones (§6.17)
+        return triple << (n - 3)
     if bonus == "linear":
         return triple * (n - 2)
     if bonus == "flat":
@@ -140,11 +140,11 @@ def _kind_points(r: ScoringRules, face: int, n: int) -> int | None:
 
 def combination_catalog(r: ScoringRules) -> list[Combination]:
     """Every combination the rules enable (excluding ``double_zero``, which depends on the number of
-    dice thrown), with its points, in :data:`COMBINATION_NAMES` order. Shapes: at most ``r.dice``
+    dice thrown), with its points, in :data:`COMBINATION_NAMES` order. Shapes: at most ``r.dice_count``
     dice each. Used for the evaluation and for describing a table to players."""
     s1, s5 = r.single_values
     out = [Combination("single", (1,), s1), Combination("single", (5,), s5)]
-    for n in range(3, r.dice + 1):
+    for n in range(3, r.dice_count + 1):
         for face in range(1, 7):
             pts = _kind_points(r, face, n)
             if face == 1 and n == 6 and r.six_ones_value:
@@ -155,9 +155,9 @@ def combination_catalog(r: ScoringRules) -> list[Combination]:
         out.append(Combination("small_straight", (1, 2, 3, 4, 5), r.small_straight))
     if r.straights and r.large_straight:
         out.append(Combination("large_straight", (2, 3, 4, 5, 6), r.large_straight))
-    if r.dice >= 6 and r.straight6:
+    if r.dice_count >= 6 and r.straight6:
         out.append(Combination("straight6", (1, 2, 3, 4, 5, 6), r.straight6))
-    if r.dice >= 6 and r.three_pairs:
+    if r.dice_count >= 6 and r.three_pairs:
         for a, b, c in itertools.combinations(range(1, 7), 3):
             out.append(Combination("three_pairs", (a, a, b, b, c, c), r.three_pairs))
         if r.three_pairs_same_face:
@@ -166,7 +166,7 @@ def combination_catalog(r: ScoringRules) -> list[Combination]:
                                        r.three_pairs))
             for a in range(1, 7):  # six of a kind as three pairs (§6.15)
                 out.append(Combination("three_pairs", (a,) * 6, r.three_pairs))
-    if r.dice >= 6 and r.two_triplets:
+    if r.dice_count >= 6 and r.two_triplets:
         for a, b in itertools.combinations(range(1, 7), 2):
             out.append(Combination("two_triplets", (a, a, a, b, b, b), r.two_triplets))
     out.sort(key=lambda c: (_NAME_ORDER[c.name], c.faces))
@@ -188,7 +188,7 @@ class _Lookup:
     when some die cannot be covered. ``throws[sorted faces]`` — the best :class:`ThrowScore`.
     ``legal[sorted faces]`` — every legal keep of the throw as a tuple, best first."""
 
-    __slots__ = ("keeps", "throws", "legal", "legal_by_keep")
+    __slots__ = ("keeps", "legal", "legal_by_keep", "throws")
 
     def __init__(self, r: ScoringRules) -> None:
         catalog = [(_counts(c.faces), c) for c in combination_catalog(r)]
@@ -214,7 +214,7 @@ class _Lookup:
             memo[counts] = result
             return result
 
-        all_counts = [c for n in range(1, r.dice + 1) for c in _multisets(n)]
+        all_counts = [c for n in range(1, r.dice_count + 1) for c in _multisets(n)]
         for counts in all_counts:
             best(counts)
         self.keeps = memo
@@ -224,7 +224,7 @@ class _Lookup:
         for counts in all_counts:
             faces = _faces(counts)
             n = len(faces)
-            win = _instant_win(r.instant_win, counts)
+            win = _instant_win(r.instant_win or "none", counts)
             options: list[ThrowScore] = []
             for sub in itertools.product(*(range(c + 1) for c in counts)):
                 k = sum(sub)
@@ -253,8 +253,8 @@ class _Lookup:
 def _better(key: tuple[Any, ...], rank: tuple[Any, ...]) -> bool:
     """Grouping order: more points, then fewer combinations, then the smaller canonical tuple."""
     if key[:2] != rank[:2]:
-        return key[:2] > rank[:2]
-    return key[2] < rank[2]
+        return bool(key[:2] > rank[:2])
+    return bool(key[2] < rank[2])
 
 
 def _multisets(n: int) -> list[_Counts]:
@@ -276,7 +276,7 @@ _LOOKUPS: dict[ScoringRules, _Lookup] = {}
 
 
 def _lookup(r: ScoringRules) -> _Lookup:
-    lk = r._cache
+    lk: _Lookup | None = r._cache
     if lk is None:
         if not isinstance(r, ScoringRules):
             raise TypeError(f"rules must be a ScoringRules, got {type(r).__name__}")

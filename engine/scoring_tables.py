@@ -289,8 +289,6 @@ def _check_switch(name: str, value: Any) -> None:
     elif name in _POINT_SWITCHES:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise BadInput(f"{name}: expected points (an integer >= 0), got {value!r}")
-    elif name in _CHOICE_SWITCHES:
-        if value not in _CHOICE_SWITCHES[name]:
-            raise BadInput(f"{name}: expected one of {', '.join(_CHOICE_SWITCHES[name])}, "
-                           f"got {value!r}")
+    elif name in _CHOICE_SWITCHES and value not in _CHOICE_SWITCHES[name]:
+        raise BadInput(f"{name}: expected one of {', '.join(_CHOICE_SWITCHES[name])}, got {value!r}")
 

@@ -23,7 +23,7 @@ from .turn_end import end_turn
 if TYPE_CHECKING:
     from .game import GameState
 
-__all__ = ["roll", "keep", "bank", "implied_keep", "take_implied_keep", "apply_keep"]
+__all__ = ["apply_keep", "bank", "implied_keep", "keep", "roll", "take_implied_keep"]
 
 
 def roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:

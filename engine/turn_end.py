@@ -19,12 +19,20 @@ from .kinds import EventKind as K
 from .kinds import TurnOutcome
 from .records import Event, PlayerState, TurnState, event, replace
 from .rules import Rules
-from .standing import barrel_need, clamp, partners_score, seated, team_of, teams, wins_recorded
+from .standing import (
+    barrel_need,
+    clamp,
+    partners_score,
+    seated,
+    team_of,
+    teams,
+    wins_recorded,
+)
 
 if TYPE_CHECKING:
     from .game import GameState
 
-__all__ = ["TurnEnd", "AFTER_TURN", "end_turn", "pass_turn", "fall"]
+__all__ = ["AFTER_TURN", "TurnEnd", "end_turn", "fall", "pass_turn"]
 
 
 class TurnEnd:
@@ -40,10 +48,31 @@ class TurnEnd:
     barrel in step 3), ``extra_next`` (the mover plays again, §3.7), ``mark`` (index in ``ev`` of
     the event that carries the outcome)."""
 
-    __slots__ = ("st", "r", "t", "m", "name", "before", "start", "was_open", "was_pit",
-                 "was_barrel", "outcome", "zero_turn", "first_throw", "players", "ev",
-                 "after_record", "decided", "over", "winners", "final_round", "knocked",
-                 "extra_next", "mark")
+    __slots__ = (
+        "after_record",
+        "before",
+        "decided",
+        "ev",
+        "extra_next",
+        "final_round",
+        "first_throw",
+        "knocked",
+        "m",
+        "mark",
+        "name",
+        "outcome",
+        "over",
+        "players",
+        "r",
+        "st",
+        "start",
+        "t",
+        "was_barrel",
+        "was_open",
+        "was_pit",
+        "winners",
+        "zero_turn",
+    )
 
     def __init__(self, st: GameState, outcome: TurnOutcome, ev: list[Event], first_throw: bool) -> None:
         r = self.r = st.rules

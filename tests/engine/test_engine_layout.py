@@ -9,9 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from kosti.engine import Bank, Keep, Roll, new_game, with_overrides
-from kosti.engine import texts
+from kosti.engine import Bank, Keep, Roll, new_game, texts, with_overrides
 from kosti.engine.game import Event, EventKind, GameState, Phase, TurnOutcome
 from kosti.engine.turn_end import AFTER_TURN
 
@@ -58,7 +56,7 @@ def test_after_turn_steps_follow_rules_section_3_13():
 def test_section_3_13_still_lists_eight_after_turn_steps():
     text = RULES_MD.read_text(encoding="utf-8")
     after = text.split("After the turn ends", 1)[1].split("-----", 1)[0]
-    assert re.findall(r"^(\d)\. ", after, re.M) == [str(i) for i in range(1, 9)]
+    assert re.findall(r"^(\d)\. ", after, re.MULTILINE) == [str(i) for i in range(1, 9)]
 
 
 def test_enums_are_their_strings_in_json_and_comparisons():
