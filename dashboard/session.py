@@ -33,6 +33,7 @@ from kosti.dashboard.views import (
     score_of, state_from_json, state_to_json, throw_view,
 )
 from kosti.engine.errors import BadInput, RuleViolation
+from kosti.engine.names import PlayerNameError, check_player_names
 from kosti.engine.game import Bank, Keep, Roll
 from kosti.engine.games import Choose
 from kosti.engine.games.base import GameAction
@@ -211,19 +212,15 @@ class GameSession:
         """Start a game.
 
         An unfinished game on the table is replaced only when ``replace`` is true (it is then kept as
-        ``abandoned`` and can be put back with :meth:`resume`); otherwise :class:`TableError` 409 with code
+        ``abandoned`` and can be put back with :meth:`resume`); otherwise :class:`Conflict` with code
         ``replace_needed`` — one tap on one phone must not end the game the table is playing.
-        Raises :class:`TableError` 422 for bad players, an unknown preset or parameter.
+        Raises :class:`Invalid` for names that break the player-name rule (:func:`check_player_names`, code
+        ``players``), an unknown preset or parameter (code ``rules``).
         """
-        names = [str(n).strip() for n in players]
-        if not names or any(not n for n in names):
-            raise Invalid("give at least one player name", "укажите хотя бы одно имя игрока", code="players")
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise Invalid(f"two players have the same name: {dup[0]}; names must differ",
-                             f"у двух игроков одно имя: {dup[0]}; имена должны различаться", code="players")
-        if len(names) > 12:
-            raise Invalid("at most 12 players", "не больше 12 игроков", code="players")
+        try:  # the one player-name rule (kosti.engine.names), the same reason in every layer
+            names = check_player_names(list(players))
+        except PlayerNameError as exc:
+            raise Invalid(exc.reason_en, exc.reason_ru, code="players") from None
         try:
             state = make_game(preset, overrides, names)
         except BadInput as exc:
