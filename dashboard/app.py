@@ -65,11 +65,11 @@ from kosti.dashboard.routes.ws import create_ws_router
 from kosti.dashboard.schemas import MAX_ID, MAX_NAME
 from kosti.dashboard.store import Store
 from kosti.dashboard.table import TableService
+from pydantic import JsonValue
 
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
     from kosti.vision.pipeline import Reader
     from kosti.vision.sources import FrameSource
-from pydantic import JsonValue
 
 log = logging.getLogger(__name__)
 

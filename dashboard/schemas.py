@@ -497,7 +497,8 @@ class ThresholdValues(BaseModel):
 
 
 class SettingsView(BaseModel):
-    """The table's settings: source spec (credentials hidden), zones, thresholds, live view size and quality."""
+    """The table's settings: source spec (credentials hidden), zones, thresholds, live view size and quality;
+    a setting an earlier version stored under another key is passed through (open)."""
 
     model_config = ConfigDict(extra="allow")
     source: str | None
