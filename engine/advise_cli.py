@@ -88,8 +88,8 @@ def fresh_pig(rules: Any, dice: int | None) -> Any:
     the order throw). Raises :class:`BadInput` for ``dice`` other than 1."""
     if dice not in (None, 1):
         raise BadInput(f"--dice: Pig is played with 1 die, got {dice}")
-    spec = rules if not isinstance(rules, str) else {"preset": rules}
-    spec = {**spec, "overrides": {**(spec.get("overrides") or {}), "order_throw": False}}
+    spec: dict[str, Any] = dict(rules) if not isinstance(rules, str) else {"preset": rules}
+    spec["overrides"] = {**(spec.get("overrides") or {}), "order_throw": False}
     return new_any_game(spec, ["Player", "Opponent"])
 
 

@@ -48,8 +48,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PigSolution", "PigAdvice", "PigModelRefused", "solve", "last_series_table",
-           "playoff_value", "tie_value", "advise_pig", "MAX_TARGET", "OBJECTIVE_WIN", "pig_refusal"]
+__all__ = [
+    "MAX_TARGET",
+    "OBJECTIVE_WIN",
+    "PigAdvice",
+    "PigModelRefused",
+    "PigSolution",
+    "advise_pig",
+    "last_series_table",
+    "pig_refusal",
+    "playoff_value",
+    "solve",
+    "tie_value",
+]
 
 #: Largest target the win model solves (the solve grows with target³: ~1 s at 100 here).
 MAX_TARGET = 200
@@ -82,7 +93,7 @@ def last_series_table(dmax: int, level_value: float = 0.5) -> np.ndarray:
     # index shift: g_at(e) for e >= -6 lives at g[e + 6]
     g[:6] = 1.0  # ahead: stop and win
     level = max(level_value, 5.0 / 6.0)  # level (e == 0): stop for the tie, or throw once more
-    for e in range(0, dmax + 1):
+    for e in range(dmax + 1):
         roll = sum(g[e - r + 6] for r in range(2, 7)) / 6.0
         g[e + 6] = max(level, roll) if e == 0 else roll
     # L[d] is the value at the start of the series with deficit d: at k = 0 a stop is not

@@ -10,11 +10,16 @@ import functools
 
 import numpy as np
 import pytest
-
 from kosti.engine import Bank, Roll
 from kosti.engine.games import new_any_game
-from kosti.engine.pig_advisor import (MAX_TARGET, PigModelRefused, advise_pig, last_series_table,
-                                      playoff_value, solve)
+from kosti.engine.pig_advisor import (
+    MAX_TARGET,
+    PigModelRefused,
+    advise_pig,
+    last_series_table,
+    playoff_value,
+    solve,
+)
 
 
 def _pig(players=("Ann", "Boris"), **overrides):
@@ -144,7 +149,7 @@ BRUTE_TARGET = 7
 def test_model_matches_a_brute_force_through_the_engine(equal_series):
     target = BRUTE_TARGET
     sol = solve(target, equal_series)
-    v, key = _engine_solution(target, equal_series, sol.deficit_cap + 6)
+    v, _ = _engine_solution(target, equal_series, sol.deficit_cap + 6)
     checked = 0
     for (mover, scores, series, thrown, over, _), val in v.items():
         if over or series or thrown or mover != 0:
