@@ -244,7 +244,7 @@ class OpenCVSource(GrabbedSource):
             raise SourceError(f"cannot open {self._describe()}")
         if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
             # USB webcams deliver 720p at 30 fps only as MJPG (raw YUYV is limited by USB 2 bandwidth).
-            cap.set(cv2.CAP_PROP_FOURCC, float(cv2.VideoWriter_fourcc(*"MJPG")))
+            cap.set(cv2.CAP_PROP_FOURCC, float(cv2.VideoWriter.fourcc(*"MJPG")))
             if self.width and self.height:
                 cap.set(cv2.CAP_PROP_FRAME_WIDTH, float(self.width))
                 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(self.height))

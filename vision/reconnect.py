@@ -199,8 +199,8 @@ class ReconnectingSource(FrameSource):
             if wait > 0:
                 if deadline is not None and self._clock() + wait > deadline:
                     self._wait(max(0.0, deadline - self._clock()))
-                    left = max(0.0, self._next_try - self._clock())
-                    raise SourceError(f"reconnecting ({self._status.message}); next attempt in {left:.1f} s")
+                    wait_s = max(0.0, self._next_try - self._clock())
+                    raise SourceError(f"reconnecting ({self._status.message}); next attempt in {wait_s:.1f} s")
                 self._wait(wait)
                 if self._stopping.is_set():
                     break

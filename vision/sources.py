@@ -26,6 +26,7 @@ simulation (:mod:`kosti.sim.replay`, :mod:`kosti.sim.virtual`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 # The one secret-redaction rule for source URLs lives in kosti.redact (light: the CLI installs it for every
@@ -111,5 +112,7 @@ def open_source(
 
         if fps:
             kwargs.setdefault("fps", fps)
+        assert isinstance(parsed.target, Path)
         return FolderSource(parsed.target if parsed.kind == "folder" else [parsed.target], realtime=realtime, **kwargs)
-    return VideoFileSource(parsed.target, realtime=realtime, **kwargs)  # type: ignore[arg-type]
+    assert isinstance(parsed.target, Path)  # kind "video": an existing file
+    return VideoFileSource(parsed.target, realtime=realtime, **kwargs)
