@@ -12,7 +12,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
 from kosti.datasets import capture as cap
 from kosti.datasets import capture_cli
 from kosti.datasets.prepare import label_path, read_labels, split_images
@@ -338,8 +337,9 @@ def test_capture_cli_over_real_photos(tmp_path: Path, capsys) -> None:
     photos = _photos_with_1_to_5_dice(3)
     if not (DETECTOR.exists() and CLASSIFIER.exists()):
         pytest.skip("models/dice_det.onnx and dice_cls.onnx are not built yet (scripts/build_models.sh)")
-    from kosti.cli import main
     from kosti.vision.reader import DiceReader
+
+    from kosti.cli import main
 
     src = tmp_path / "src"
     src.mkdir()
@@ -447,3 +447,18 @@ def test_default_capture_dir_is_the_configured_frames_folder(tmp_path: Path, mon
     assert cap.default_capture_dir() == tmp_path / "data" / "frames"
     monkeypatch.setenv("KOSTI_STORAGE__FRAMES_DIR", "caps")
     assert cap.default_capture_dir() == tmp_path / "data" / "caps"
+
+
+def test_writer_takes_detections_as_they_flow(tmp_path: Path) -> None:
+    """A throw's Detections go in as they are: read faces as values, an unread die by its guess column."""
+    from kosti.vision.detections import Detections
+
+    dets = Detections(np.array([[10, 20, 50, 60], [100, 100, 140, 140]]), [0.9, 0.8], [4, 0], [0.95, 0.3],
+                      {"guess": [0, 2]})
+    image_id = cap.CaptureWriter(tmp_path).add(frame(), dets, reviewed=True)
+    rec = cap.load(tmp_path, image_id, with_image=False)
+    assert faces(rec) == [(4, False), (2, True)] and not rec.reviewed  # an unread die leaves it for review
+    assert [l.split()[0] for l in (tmp_path / "labels" / f"{image_id}.txt").read_text().splitlines()] == ["3", "1"]
+    with pytest.raises(cap.CaptureError, match="1–6"):
+        cap.CaptureWriter(tmp_path).add(frame(), dets.with_data(guess=[0, 0]))
+    assert len(cap.list_ids(tmp_path)) == 1  # nothing written for the refused throw
