@@ -60,6 +60,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+
 from kosti.datasets.capture_dice import _field, dice_json, labelled_dice, yolo_lines
 from kosti.datasets.capture_files import (  # noqa: F401 - re-exported: the capture folder API in one place
     _ID_RE,

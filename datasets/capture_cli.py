@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from kosti.datasets.capture import (
     CaptureError,
     CaptureWriter,
@@ -63,9 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _open_reader(args: argparse.Namespace) -> tuple[Any, str]:
     """The dice reader and the model version string recorded with each image."""
-    from kosti.vision.reader import DiceReader
-
     from kosti.registry import reader_files
+    from kosti.vision.reader import DiceReader
 
     det, cls, version = reader_files(args.model, args.cls_model)
     reader = DiceReader(det_path=det, cls_path=cls)

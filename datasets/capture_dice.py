@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
+
 from kosti.datasets.capture_files import CaptureError
 from kosti.vision.detections import Detections
 from kosti.vision.yolo_labels import LabelError, label_lines

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
+
 from kosti.sim import render
 from kosti.vision.yolo_labels import read_labels
 

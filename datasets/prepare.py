@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import yaml
+
 from kosti.vision.crops import CROP_SIZE, square_crop
 from kosti.vision.evaluate import read_labels as _read_labels
 from kosti.vision.yolo_labels import FACE_CLASSES, label_path, single_class

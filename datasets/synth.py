@@ -50,6 +50,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
 from kosti.datasets.synth_config import (  # noqa: F401 - re-exported: the generator's API in one place
     _IMAGE_SUFFIXES,
     ATTRIBUTION,

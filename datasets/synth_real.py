@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
 from kosti.datasets.prepare import read_labels
 from kosti.datasets.synth_config import (
     _IMAGE_SUFFIXES,

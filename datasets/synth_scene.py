@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
 from kosti.datasets.synth_config import SynthConfig, SynthError
 from kosti.datasets.synth_real import RealBank, _dihedral, real_background
 from kosti.datasets.synth_sprites import (

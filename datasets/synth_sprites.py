@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
 from kosti.datasets.synth_real import RealCrop
 from kosti.sim.render import (
     DieStyle,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from kosti.vision import yolo_labels
 from kosti.vision.detections import Detections, box_iou
 from kosti.vision.reader import DiceReader, face_values, load_image

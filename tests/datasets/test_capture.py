@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from kosti.datasets import capture as cap
 from kosti.datasets import capture_cli
 from kosti.datasets.prepare import label_path, read_labels, split_images
@@ -337,9 +338,8 @@ def test_capture_cli_over_real_photos(tmp_path: Path, capsys) -> None:
     photos = _photos_with_1_to_5_dice(3)
     if not (DETECTOR.exists() and CLASSIFIER.exists()):
         pytest.skip("models/dice_det.onnx and dice_cls.onnx are not built yet (scripts/build_models.sh)")
-    from kosti.vision.reader import DiceReader
-
     from kosti.cli import main
+    from kosti.vision.reader import DiceReader
 
     src = tmp_path / "src"
     src.mkdir()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+
 from kosti.vision.detections import COLUMNS, Detections
 
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from reader_models import REPO, untrained_models
 
+from kosti.sim.synthetic import synthetic_frame
 from kosti.vision.evaluate import evaluate, evaluate_data, load_dataset
 from kosti.vision.reader import DiceReader
 from kosti.vision.yolo_labels import label_lines, label_text, read_labels
-from kosti.sim.synthetic import synthetic_frame
 
 KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
         "ms_per_image_median", "confusion"}

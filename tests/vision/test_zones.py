@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+
 from kosti.vision.detections import Detections
 from kosti.vision.zones import OUTSIDE, ROLL, SET_ASIDE, Zones, polygon_problem
 
