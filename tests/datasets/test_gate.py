@@ -196,3 +196,42 @@ def test_train_retrains_nothing_when_the_reader_already_reads_the_dice(tmp_path,
     assert len(calls) == 1 and summary["trained"] == "classifier" and "version" in summary
     assert summary["gate"][0]["passed"] and summary["activated"] is True  # the same models: no worse
     assert summary["gate"][0]["reason_ru"].startswith("не хуже текущей модели")
+
+
+def test_calibration_on_held_back_crops_without_errors_keeps_the_base_temperature(tmp_path, monkeypatch):
+    """A temperature fitted on held-back crops that are all read right runs to its lower bound (the proof of
+    new dice got 0.18 against the base 0.895, and the second look then confirmed clutter: reference precision
+    0.947 → 0.917). With fewer than MIN_CALIBRATION_ERRORS wrong reads it may not fall below the base's; with
+    enough wrong reads the fit stands."""
+    from kosti.datasets import train_cli
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+    from kosti.vision import evaluate
+    from kosti.vision.evaluate import fit_temperature
+
+    base = tmp_path / "base_reader.json"
+    base.write_text(json.dumps({"temperature": 0.9}))
+    rng = np.random.default_rng(0)
+    target = rng.integers(0, 6, 60)
+    probs = np.full((60, 7), 0.02, np.float32)
+    probs[np.arange(60), target] = 0.88  # every crop read right
+
+    def run(probs, target):
+        monkeypatch.setattr(evaluate, "collect_face_probs", lambda reader, data: (probs, target))
+        monkeypatch.setattr(evaluate, "load_dataset", lambda path, split: None)
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        out.mkdir()
+        cls = out / "dice_cls.onnx"
+        cls.write_bytes(CLASSIFIER_ONNX.read_bytes())
+        doc = train_cli._calibrate(DETECTOR_ONNX, cls, tmp_path, base)
+        assert json.loads((out / "reader.json").read_text()) == doc
+        return doc
+
+    assert fit_temperature(probs, target) < 0.9, "the degenerate fit falls below the base temperature"
+    doc = run(probs, target)
+    assert doc["temperature"] == 0.9 and doc["fitted"] < 0.9 and "0 wrong reads" in doc["fitted_on"]
+    noisy = probs.copy()
+    wrong = np.arange(0, 60, 6)  # 10 wrong reads, confidently wrong: the fit wants a high temperature
+    noisy[wrong] = 0.02
+    noisy[wrong, (target[wrong] + 1) % 6] = 0.88
+    doc = run(noisy, target)
+    assert doc["temperature"] == round(fit_temperature(noisy, target), 4) and doc["temperature"] > 0.9
