@@ -8,8 +8,9 @@ Each enum is an :class:`enum.StrEnum`: a member *is* its string (``EventKind.BUS
 from __future__ import annotations
 
 from enum import StrEnum
+from types import SimpleNamespace
 
-__all__ = ["EventKind", "Phase", "TurnOutcome"]
+__all__ = ["EventKind", "Kinds", "Outcomes", "Phase", "TurnOutcome"]
 
 
 class EventKind(StrEnum):
@@ -64,3 +65,10 @@ class TurnOutcome(StrEnum):
     DUMP = "dump"                #: the running total hit the dump truck: score 0 (§3.5)
     OVERSHOOT = "overshoot"      #: past an exact target: void / dot / transfer (§3.8)
     INSTANT_WIN = "instant_win"  #: a throw that wins the game at once (§3.10)
+
+
+#: The members of :class:`EventKind` / :class:`TurnOutcome` as plain attributes (``Kinds.THROW is
+#: EventKind.THROW``) for the rule modules' hot paths: reading a member off an enum class costs
+#: about 0.2 µs in Python 3.11, off a namespace a tenth of that.
+Kinds = SimpleNamespace(**EventKind.__members__)
+Outcomes = SimpleNamespace(**TurnOutcome.__members__)

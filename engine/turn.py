@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from . import texts
 from .errors import BadInput, RuleViolation
-from .kinds import EventKind as K
-from .kinds import TurnOutcome
+from .kinds import Kinds as K
+from .kinds import Outcomes
 from .records import Event, event, replace
 from .standing import best_throw, keep_options, keep_points, may_win_now, stop_block
 from .texts import faces_text
@@ -52,18 +52,18 @@ def roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
         return instant_win(st, ts.points, ev)
     if r.toxic_twos and faces.count(2) >= 4:
         ev.append(event(K.TOXIC_TWOS, name, texts.toxic_twos(name, faces), 0, faces))
-        return end_turn(st, TurnOutcome.BUST, ev)
+        return end_turn(st, Outcomes.BUST, ev)
     if ts.bust:
         if confirm:
             ev.append(event(K.BUST, name, texts.confirmation_failed(name, faces, t.points), -t.points,
                             faces))
-            return end_turn(st, TurnOutcome.BUST, ev)
+            return end_turn(st, Outcomes.BUST, ev)
         if first and r.first_throw_retry and not t.retried and not t.hot and not t.stakes:
             ev.append(event(K.RETRY, name, texts.retry(name, faces), 0, faces))
             return replace(st, turn=replace(t, retried=True))
         ev.append(event(K.BUST, name, texts.bust(name, faces, t.points, r.dice_count == 6), -t.points,
                         faces))
-        return end_turn(st, TurnOutcome.BUST, ev, first_throw=first)
+        return end_turn(st, Outcomes.BUST, ev, first_throw=first)
     if stakes_throw:
         bonus = r.high_stakes.bonus
         ev.append(event(K.HIGH_STAKES, name, texts.high_stakes(name, bonus), bonus, faces))
@@ -81,11 +81,11 @@ def roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
         short = stop_block(st, st.turn.points, ignore_hot=True)
         if short is None:
             ev.append(event(K.CONFIRMATION, name, texts.confirmed(name), st.turn.points))
-            return end_turn(replace(st, turn=replace(st.turn, hot=False)), TurnOutcome.BANK, ev)
+            return end_turn(replace(st, turn=replace(st.turn, hot=False)), Outcomes.BANK, ev)
         if r.confirm_below_minimum == "lose":
             pts = st.turn.points
             ev.append(event(K.CONFIRMATION, name, texts.confirmed_short(name, pts, short.text), 0))
-            return end_turn(replace(st, turn=replace(st.turn, hot=False)), TurnOutcome.BUST, ev)
+            return end_turn(replace(st, turn=replace(st.turn, hot=False)), Outcomes.BUST, ev)
         return st
     if r.selection.set_aside == "at_least_one":
         ev.append(event(K.THROW, name, texts.throw_up_to(name, faces, ts.points), ts.points, faces))
@@ -163,15 +163,15 @@ def apply_keep(st: GameState, kept: tuple[int, ...], pts: int, ev: list[Event],
     if (first_scoring and not p.opened and r.opening.first_throw_only
             and pts < r.opening.threshold):
         ev.append(event(K.BUST, name, texts.first_throw_opening(name, r.opening.threshold)))
-        return end_turn(st, TurnOutcome.BUST, ev)
+        return end_turn(st, Outcomes.BUST, ev)
     dt = r.dump_truck
     if dt.enabled and dt.trigger == "running" and running == dt.value:
         ev.append(event(K.DUMP_TRUCK, name, texts.dump_truck_running(name, dt.value), -p.score))
-        return end_turn(st, TurnOutcome.DUMP, ev)
+        return end_turn(st, Outcomes.DUMP, ev)
     if r.overshoots(running) and r.ending.overshoot_immediate:
-        return end_turn(st, TurnOutcome.OVERSHOOT, ev)
+        return end_turn(st, Outcomes.OVERSHOOT, ev)
     if r.final_round == "none" and st.final_round is None and may_win_now(st, running, points):
-        return end_turn(st, TurnOutcome.BANK, ev)
+        return end_turn(st, Outcomes.BANK, ev)
     if hot:
         if r.hot_dice == "confirm_and_bank":
             ev.append(event(K.HOT_DICE, name, texts.hot_dice_confirm(name, n)))
@@ -192,8 +192,8 @@ def bank(st: GameState, ev: list[Event]) -> GameState:
     p = st.players[st.turn.player]
     running = p.score + st.turn.points
     if r.overshoots(running):
-        return end_turn(st, TurnOutcome.OVERSHOOT, ev)
-    return end_turn(st, TurnOutcome.BANK, ev)
+        return end_turn(st, Outcomes.OVERSHOOT, ev)
+    return end_turn(st, Outcomes.BANK, ev)
 
 
 def instant_win(st: GameState, pts: int, ev: list[Event]) -> GameState:
@@ -203,7 +203,7 @@ def instant_win(st: GameState, pts: int, ev: list[Event]) -> GameState:
     p = st.players[t.player]
     total = t.points + pts
     ev.append(replace(event(K.INSTANT_WIN, p.name, texts.instant_win(p.name, t.last_roll), total,
-                            t.last_roll), outcome=TurnOutcome.INSTANT_WIN))
+                            t.last_roll), outcome=Outcomes.INSTANT_WIN))
     players = list(st.players)
     players[t.player] = replace(p, score=p.score + total, opened=True, turns=p.turns + 1)
     return replace(st, players=tuple(players), over=True, winners=(t.player,),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import texts
-from .kinds import EventKind as K
+from .kinds import Kinds as K
 from .kinds import TurnOutcome
 from .records import Event, PlayerState, TurnState, event, replace
 from .rules import Rules
@@ -409,7 +409,8 @@ def end_turn(st: GameState, outcome: TurnOutcome, ev: list[Event], *,
     for step in AFTER_TURN:
         step(c)
     if 0 <= c.mark < len(ev):
-        ev[c.mark] = replace(ev[c.mark], outcome=outcome)
+        e = ev[c.mark]
+        ev[c.mark] = Event(e.kind, e.player, e.text_en, e.text_ru, e.points, e.faces, outcome)
     r, t = c.r, c.t
     if c.over:
         return replace(st, players=tuple(c.players), over=True, winners=c.winners,
