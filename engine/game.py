@@ -14,7 +14,14 @@ Actions: :class:`Roll` (the faces of one throw of exactly ``state.dice_to_throw`
 ``at_least_one``; otherwise the best keep is set aside automatically) and :class:`Bank`.
 Busts, forced ends (dump truck, overshoot, dot), hot-dice obligations, the second attempt and
 passing the turn follow from the rules with no action. Each step returns small :class:`Event`
-values carrying English and Russian text (``text_en`` / ``text_ru``) for the score sheet.
+values carrying English and Russian text (``text_en`` / ``text_ru``, worded in
+:mod:`kosti.engine.texts`) for the score sheet, a ``kind`` (:class:`EventKind`) and, on the one event
+of an action that ends a turn, its ``outcome`` (:class:`TurnOutcome`).
+
+Where the work is done: the throw, the keep and the stop in :mod:`kosti.engine.turn`; the end of a
+turn in :mod:`kosti.engine.turn_end` (``AFTER_TURN``, the steps of rules.md §3.13 in order); the
+stop constraints and barrel queries in :mod:`kosti.engine.standing`; this module holds the state,
+its queries and the one mutator :meth:`GameState.apply`.
 
 Errors: a roll of the wrong number of dice or a face outside 1–6 raises
 :class:`~kosti.engine.errors.BadInput`; an action the rules forbid raises
@@ -51,6 +58,7 @@ from . import texts
 from .actions import Action, Bank, Keep, Roll, action_from_json, action_to_json
 from .errors import BadInput, RuleViolation
 from .kinds import EventKind, Phase, TurnOutcome
+from .names import check_player_names
 from .records import (
     Allowed,
     Event,
@@ -474,10 +482,7 @@ def new_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str],
 
     r = resolve_rules(rules)
     names = list(players)
-    if not names or any(not isinstance(n, str) or not n.strip() for n in names):
-        raise BadInput("players: need a non-empty list of names")
-    if len(set(names)) != len(names):
-        raise BadInput("players: names must be unique")
+    check_player_names(names)  # the one player-name rule (kosti.engine.names)
     if not r.players.min <= len(names) <= r.players.max:
         raise BadInput(f"players: {r.name} allows {r.players.min}–{r.players.max} players, "
                        f"got {len(names)}")
