@@ -68,7 +68,7 @@ def check_player_names(names: Sequence[object]) -> list[str]:
     seen: set[str] = set()
     for n in out:
         if n.casefold() in seen:
-            raise PlayerNameError("duplicate", f"two players have the same name: {n}; names must differ",
+            raise PlayerNameError("duplicate", f"two players have the same name: {n}; names must be unique",
                                   f"у двух игроков одно имя: {n}; имена должны различаться", n)
         seen.add(n.casefold())
     return out
