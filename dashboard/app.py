@@ -159,10 +159,10 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         raise ValueError("the PIN must be 4–6 digits")
     source = config.source_obj
     if source is None and config.source:
-        from kosti.vision.sources import open_source
+        from kosti.vision.sources import open_source, parse_source_spec
 
         kwargs: dict[str, JsonValue] = dict(config.source_kwargs or {})
-        if config.source.strip().lower().startswith("virtual"):
+        if parse_source_spec(config.source).kind == "virtual":
             kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
         source = open_source(config.source, **kwargs)  # type: ignore[arg-type]  # open_source checks each keyword
     store = Store(config.db_path)  # after everything that can fail without touching the database

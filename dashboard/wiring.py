@@ -24,7 +24,16 @@ from kosti.dashboard.views import GameState, roll_sizes
 from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.overlay import encode_jpeg, placeholder_frame
 from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
-from kosti.vision.sources import Frame, FrameSource, ReconnectingSource, SourceError, open_source, redact_text, redact_url
+from kosti.vision.sources import (
+    Frame,
+    FrameSource,
+    ReconnectingSource,
+    SourceError,
+    open_source,
+    parse_source_spec,
+    redact_text,
+    redact_url,
+)
 from kosti.vision.throw_detector import FrameResult
 from kosti.vision.throws import Reader, Throw
 
@@ -190,7 +199,7 @@ class LiveTable(RunnerObserver):
         """Open source ``spec`` (a virtual table without its first automatic throw); Invalid when it names
         nothing usable."""
         try:
-            if spec.strip().lower().startswith("virtual"):
+            if parse_source_spec(spec).kind == "virtual":
                 return open_source(spec, initial_throw=False)
             return open_source(spec)
         except SourceError as exc:
