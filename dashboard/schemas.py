@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
+from kosti.engine.names import MAX_NAME_LENGTH, MAX_PLAYERS
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER
 from pydantic import (
     BaseModel,
@@ -28,7 +29,7 @@ from pydantic import (
 #: Largest id a route accepts (SQLite's INTEGER is 64-bit signed); a larger one is refused with 422.
 MAX_ID = 2**63 - 1
 #: Longest player name (characters): a name is shown on a scoreboard row, not stored as a document.
-MAX_NAME = 40
+MAX_NAME = MAX_NAME_LENGTH  # the one player-name rule, kosti.engine.names
 #: Largest JSON text (characters) and nesting of the free-form fields ``overrides`` and ``zones``.
 MAX_FIELD_JSON, MAX_FIELD_DEPTH = 4096, 6
 
@@ -71,7 +72,7 @@ class NewGame(BaseModel):
     ``replace_needed``). Names are checked by :meth:`TableService.new_game` (a reason in both languages)."""
 
     model_config = ConfigDict(extra="forbid")
-    players: list[PlayerName] = Field(min_length=1, max_length=12, examples=[["Ann", "Boris"]])
+    players: list[PlayerName] = Field(min_length=1, max_length=MAX_PLAYERS, examples=[["Ann", "Boris"]])
     preset: str = Field("classic", min_length=1, max_length=40, examples=["classic"])
     overrides: JsonObject | None = Field(None, examples=[{"opening": {"threshold": 75}}])
     replace: bool = False
@@ -145,8 +146,8 @@ class ThrowBody(BaseModel):
 class Thresholds(BaseModel):
     """Reader / settle thresholds: detector ``conf`` and face ``value_conf`` (0–1), settle ``still_s`` (s) and
     the settle detector's changed-pixel fractions ``motion_fraction`` / ``still_fraction`` (0–1, still ≤ motion,
-    checked against the current pair by :meth:`TableService.update_settings`; ``[settle] motion_threshold`` /
-    ``still_threshold`` in kosti.toml)."""
+    checked against the current pair by :meth:`TableService.update_settings`; ``[settle] motion_fraction`` /
+    ``still_fraction`` in kosti.toml)."""
 
     model_config = ConfigDict(extra="forbid")
     conf: float | None = Field(None, ge=0.0, lt=1.0)
