@@ -3,15 +3,16 @@
 * ``GET /api/advice`` — advice for the player to move in the live game
   (:func:`kosti.engine.advisor.advise`): ``{"available": true, "version": n, "game_id": id,
   "advice": {...kosti advise JSON...}, "objective": "...", "objective_kind": "turn"}``, or
-  ``{"available": false, "reason", "reason_ru"}`` when there is no game, it is over, or the advisor
-  has no model of it. A two-player Pig table gets the second objective, the win probability
-  (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"`` and the advice carries
-  ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved in the warm-up
-  thread when the game is put on the table (seconds, once per target). ``version`` is the table snapshot's, so the
-  page can tell which state the advice belongs to. The page (``static/advisor.js``) fetches it after
-  every state push on ``/ws``; it can be hidden by the players, and is off in the spectator view
-  (``/tv``, ``/?view=tv``).
-* ``GET /api/stats`` (``?game=ID`` repeatable) — :func:`kosti.dashboard.stats.collect`.
+  ``{"available": false, "version", "game_id", "reason", "reason_ru"}`` when there is no game, it is over,
+  or the advisor has no model of it (:class:`AdviceAnswer`). A two-player Pig table gets the second
+  objective, the win probability (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"``
+  and the advice carries ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved
+  in the warm-up thread when the game is put on the table (seconds, once per target). ``version`` is the
+  table snapshot's, so the page can tell which state the advice belongs to. The page
+  (``static/advisor.js``) fetches it after every state push on ``/ws``; it can be hidden by the players,
+  and is off in the spectator view (``/tv``, ``/?view=tv``).
+* ``GET /api/stats`` (``?game=ID`` repeatable) — :func:`kosti.dashboard.stats.collect`
+  (:class:`kosti.dashboard.stats.StatsDocument`); an unknown game is a 404 (:class:`NotFound`).
 * ``GET /api/stats/faces.png`` — the face-frequency plot with its expected band.
 
 Advice is computed outside the table lock, one request at a time (the advisor's memo is shared).
@@ -26,19 +27,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Annotated, Any
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import Field
 from fastapi.responses import Response
+from pydantic import BaseModel, Field
 
 from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise, prepare_tables
 from kosti.engine.game import GameState
+from kosti.engine.games import Game
+from kosti.engine.games.pig import Pig, PigParams
+from kosti.engine.games.thousand import ThousandGame
 from kosti.engine.pig_advisor import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 
-from .stats import collect, faces_png
-from .table import TableError
+from .errors import NotFound
+from .stats import StatsDocument, collect, faces_png
+from .table import TableService
 
 log = logging.getLogger(__name__)
 _ADVICE_LOCK = threading.Lock()
@@ -46,22 +51,78 @@ _ADVICE_LOCK = threading.Lock()
 GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 
 
-def create_advisor_router(table: Any) -> APIRouter:
+class AdviceFigures(BaseModel):
+    """The advice itself: :meth:`kosti.engine.advisor.Advice.to_json` (the cli.md ``kosti advise`` keys plus
+    ``requirement``, ``record_probability``, ``keep``, ``at_risk``), or for two-player Pig
+    :meth:`kosti.engine.pig_advisor.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
+    below are absent for the 1000 family)."""
+
+    player: str
+    dice_to_throw: int
+    turn_points: int = Field(description="points of the turn so far (Pig: of the series)")
+    bust_probability: float = Field(description="probability that the next throw scores nothing, 0–1")
+    expected_points: float = Field(description="points the next throw adds with its best keep")
+    may_stop: bool
+    advice: Literal["throw", "stop"]
+    stop_value: float | None = Field(description="value of stopping now (None when the rules forbid it)")
+    throw_value: float = Field(description="value of throwing now and playing on optimally")
+    requirement: str | None = Field(description="what the turn must reach to record: open, pit, barrel, or None")
+    record_probability: float | None = Field(description="probability the turn records its points (Pig: None)")
+    keep: list[int] | None = Field(description="dice to set aside in the keep phase, sorted (else None)")
+    at_risk: int = Field(description="turn points a zero throw would lose")
+    why: str
+    why_ru: str
+    objective: Literal["win"] | None = Field(default=None, description="Pig only: the objective of the values")
+    win_probability: float | None = Field(default=None, description="Pig only: of the advised action")
+    score: int | None = Field(default=None, description="Pig only: the mover's score")
+    opponent_score: int | None = Field(default=None, description="Pig only")
+    target: int | None = Field(default=None, description="Pig only: the game's target")
+    win_if_throw: float | None = Field(default=None, description="Pig only: win probability if he throws now")
+    win_if_stop: float | None = Field(default=None, description="Pig only: win probability if he stops now")
+    starter: bool | None = Field(default=None, description="Pig only: he started the round")
+    solve_time_s: float | None = Field(default=None, description="Pig only: seconds the win table took to solve")
+
+
+class AdviceAnswer(BaseModel):
+    """``GET /api/advice``: the advice for the state of snapshot ``version`` when ``available``, else the
+    reason in both languages (``advice``, ``objective`` and ``objective_kind`` then absent)."""
+
+    available: bool
+    version: int = Field(description="the table snapshot's version the advice belongs to")
+    game_id: int | None
+    advice: AdviceFigures | None = None
+    objective: str | None = Field(default=None, description="what the values measure, in words")
+    objective_kind: Literal["turn", "win"] | None = None
+    reason: str | None = Field(default=None, description="why there is no advice (English)")
+    reason_ru: str | None = Field(default=None, description="why there is no advice (Russian)")
+
+
+def advised_game(game: Game | GameState) -> GameState | Pig | None:
+    """The state the advisor reasons about: the 1000 engine's :class:`GameState` (also inside a
+    :class:`ThousandGame`), a :class:`Pig`, or None for a game it has no model of."""
+    if isinstance(game, ThousandGame):
+        return game.state
+    if isinstance(game, GameState | Pig):
+        return game
+    return None
+
+
+def create_advisor_router(table: TableService) -> APIRouter:
     """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`.
 
     Registers a game hook on ``table`` that builds the game's throw tables in the background (the latest
     thread is ``table.advisor_warmup``), and starts one at once for a game already on the table."""
     router = APIRouter()
 
-    def warm(state: Any) -> None:
-        st = getattr(state, "state", state)  # the advisor knows the 1000 family and two-player Pig
-        if getattr(st, "game", None) == "pig":
-            if st.over or len(st.names) != 2 or not 2 <= st.params.target <= MAX_TARGET:
+    def warm(game: Game | GameState) -> None:
+        st = advised_game(game)  # the advisor knows the 1000 family and two-player Pig
+        if isinstance(st, Pig):
+            p = st.params
+            if not isinstance(p, PigParams) or st.over or len(st.names) != 2 or not 2 <= p.target <= MAX_TARGET:
                 return  # no win model for this table (the advice says why)
 
             def solve_pig() -> None:
                 with _ADVICE_LOCK:
-                    p = st.params
                     try:
                         sol = solve(p.target, p.equal_series)
                     except ValueError:
@@ -72,14 +133,15 @@ def create_advisor_router(table: Any) -> APIRouter:
             table.advisor_warmup = th
             th.start()
             return
-        if not isinstance(st, GameState):
+        if st is None:
             return
+        rules = st.rules
 
         def build() -> None:
             with _ADVICE_LOCK:  # an advice asked meanwhile waits for the tables instead of building them twice
                 t0 = time.perf_counter()
-                prepare_tables(st.rules)
-                log.debug("advisor throw tables for %s ready in %.0f ms", st.rules.name, 1000 * (time.perf_counter() - t0))
+                prepare_tables(rules)
+                log.debug("advisor throw tables for %s ready in %.0f ms", rules.name, 1000 * (time.perf_counter() - t0))
 
         th = threading.Thread(target=build, name="kosti-advisor-tables", daemon=True)
         table.advisor_warmup = th
@@ -89,43 +151,46 @@ def create_advisor_router(table: Any) -> APIRouter:
     if table.state is not None:
         warm(table.state)
 
-    @router.get("/api/advice", summary="Throw or stop: advice for the player to move")
-    def get_advice() -> dict[str, Any]:
-        with table._lock:
-            st, version, gid = table.state, table.version, table.game_id
-        if st is None:
-            return {"available": False, "version": version, "game_id": gid,
-                    "reason": "no game", "reason_ru": "игры нет"}
-        if st.over:
-            return {"available": False, "version": version, "game_id": gid,
-                    "reason": "the game is over", "reason_ru": "игра окончена"}
-        st = getattr(st, "state", st)  # the table hosts any game; the advisor knows the 1000 family
-        if getattr(st, "game", None) == "pig":
-            refused = pig_refusal(st)
-            if refused is not None:
-                return {"available": False, "version": version, "game_id": gid,
-                        "reason": refused.text_en, "reason_ru": refused.text_ru}
+    @router.get("/api/advice", summary="Throw or stop: advice for the player to move",
+                response_model=AdviceAnswer, response_model_exclude_unset=True)
+    def get_advice() -> AdviceAnswer:
+        with table.session.lock:
+            game, version, gid = table.state, table.version, table.game_id
+
+        def refused(en: str, ru: str) -> AdviceAnswer:
+            return AdviceAnswer(available=False, version=version, game_id=gid, reason=en, reason_ru=ru)
+
+        if game is None:
+            return refused("no game", "игры нет")
+        if game.over:
+            return refused("the game is over", "игра окончена")
+        st = advised_game(game)  # the table hosts any game; the advisor knows the 1000 family and Pig
+        if isinstance(st, Pig):
+            why_not = pig_refusal(st)
+            if why_not is not None:
+                return refused(why_not.text_en, why_not.text_ru)
             with _ADVICE_LOCK:
                 pa = advise_pig(st)
-            return {"available": True, "version": version, "game_id": gid, "advice": pa.to_json(),
-                    "objective": OBJECTIVE_WIN, "objective_kind": "win"}
-        if not isinstance(st, GameState):
-            return {"available": False, "version": version, "game_id": gid,
-                    "reason": "advice covers 1000, Farkle, 10000 and two-player Pig",
-                    "reason_ru": "советы есть для 1000, фаркла, 10000 и «Свиньи» на двоих"}
+            return AdviceAnswer(available=True, version=version, game_id=gid,
+                                advice=AdviceFigures.model_validate(pa.to_json()),
+                                objective=OBJECTIVE_WIN, objective_kind="win")
+        if st is None:
+            return refused("advice covers 1000, Farkle, 10000 and two-player Pig",
+                           "советы есть для 1000, фаркла, 10000 и «Свиньи» на двоих")
         with _ADVICE_LOCK:
             a = advise(st)
-        return {"available": True, "version": version, "game_id": gid, "advice": a.to_json(),
-                "objective": OBJECTIVE, "objective_kind": "turn"}
+        return AdviceAnswer(available=True, version=version, game_id=gid,
+                            advice=AdviceFigures.model_validate(a.to_json()),
+                            objective=OBJECTIVE, objective_kind="turn")
 
-    def _stats(game: list[int] | None) -> dict[str, Any]:
+    def _stats(game: list[int] | None) -> StatsDocument:
         try:
             return collect(table.store, game or None)
         except KeyError as exc:
-            raise TableError(404, f"no game {exc.args[0]}", f"игры {exc.args[0]} нет") from None
+            raise NotFound(f"no game {exc.args[0]}", f"игры {exc.args[0]} нет") from None
 
-    @router.get("/api/stats", summary="Dice statistics of the stored games")
-    def get_stats(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> dict[str, Any]:
+    @router.get("/api/stats", summary="Dice statistics of the stored games", response_model=StatsDocument)
+    def get_stats(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> StatsDocument:
         return _stats(game)
 
     @router.get("/api/stats/faces.png", summary="Face frequencies with the expected band (PNG)",
@@ -135,3 +200,6 @@ def create_advisor_router(table: Any) -> APIRouter:
                         headers={"Cache-Control": "no-store"})
 
     return router
+
+
+__all__ = ["AdviceAnswer", "AdviceFigures", "advised_game", "create_advisor_router"]

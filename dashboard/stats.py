@@ -21,10 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import cast
+
+from typing_extensions import TypedDict
 
 from kosti.engine import resolve_rules
+from kosti.engine.rules import Rules
 from kosti.engine.games import is_game_preset
 from kosti.engine.dice_stats import (TABLE_SUBJECT, bust_rate, chi_square_uniform, expected_band,
                                      face_counts, per_die_counts, summarise_counts, throw_luck)
@@ -39,14 +43,94 @@ PER_DIE_NOTE_RU = ("камера пока не различает кости (н
                    "есть только общий счёт стола")
 
 
-def _die_ids(reasons: list[Any]) -> list[Any] | None:
+class ChiSquareJson(TypedDict):
+    """:meth:`kosti.engine.dice_stats.ChiSquare.to_json`: dice counted ``n``, Pearson's ``statistic``, ``dof``
+    (5), ``p_value`` (None without dice), ``enough`` (expected count ≥ 5 per face), the verdict in words."""
+
+    n: int
+    statistic: float
+    dof: int
+    p_value: float | None
+    enough: bool
+    verdict: str
+    verdict_ru: str
+
+
+class LuckJson(TypedDict):
+    """:meth:`kosti.engine.dice_stats.Luck.to_json`: points of the scored throws against their expectation
+    under the same rules (``z``: standard deviations above it), per turn, with the verdict in words."""
+
+    player: str
+    throws: int
+    turns: int
+    points: int
+    expected: float
+    per_turn: float
+    z: float
+    verdict: str
+    verdict_ru: str
+
+
+class PlayerStatsJson(TypedDict):
+    """One player's row: turns, throws, recorded ``points_per_turn`` (None before a turn ends), zero throws
+    and the number fair dice would give, ``luck`` (1000 family throws only)."""
+
+    player: str
+    turns: int
+    throws: int
+    points_per_turn: float | None
+    zero_throws: int
+    expected_zero_throws: float
+    luck: LuckJson
+
+
+class DieStatsJson(TypedDict):
+    """One tracked die: its six face ``counts`` and their fairness test."""
+
+    counts: list[int]
+    chi_square: ChiSquareJson
+
+
+class PerDieJson(TypedDict):
+    """Per-die counts: ``available`` only when the camera tells the dice apart (``note`` says why not)."""
+
+    available: bool
+    note: str | None
+    note_ru: str | None
+    dice: dict[str, DieStatsJson]
+
+
+class StatsDocument(TypedDict):
+    """The ``/api/stats`` and ``kosti stats --json`` document (see :func:`collect`)."""
+
+    games: int
+    throws: int
+    dice: int
+    faces: list[int]
+    expected: float
+    band: list[float]
+    chi_square: ChiSquareJson
+    per_die: PerDieJson
+    players: list[PlayerStatsJson]
+
+
+class _PlayerTally(TypedDict):
+    throws: list[tuple[Rules | None, tuple[int, ...]]]
+    turns: int
+    points: int
+
+
+def _die_ids(reasons: Sequence[object]) -> list[object] | None:
+    """The ``die_ids`` list a stored throw's reasons carry (one id per die), or None."""
     for r in reasons:
-        if isinstance(r, dict) and isinstance(r.get("die_ids"), list):
-            return r["die_ids"]
+        if isinstance(r, dict):
+            ids = r.get("die_ids")
+            if isinstance(ids, list):
+                return ids
     return None
 
 
-def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
+def collect(store: Store, game_ids: list[int] | None = None) -> StatsDocument:
     """The statistics document of the stored games (all, or ``game_ids``).
 
     Keys: ``games``, ``throws`` (scored throws), ``dice`` (dice in them), ``faces`` (six counts),
@@ -69,8 +153,8 @@ def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
                 raise KeyError(gid)
             games.append(g)
     all_faces: list[list[int]] = []
-    tracked: list[tuple[list[int], list[Any] | None]] = []
-    by_player: dict[str, dict[str, Any]] = {}
+    tracked: list[tuple[list[int], list[object] | None]] = []
+    by_player: dict[str, _PlayerTally] = {}
     for g in games:
         rules = None if is_game_preset(g.rules) else resolve_rules(g.rules)
         live = {a.throw_id for a in store.actions(g.id) if a.throw_id is not None}
@@ -86,42 +170,43 @@ def collect(store: Store, game_ids: list[int] | None = None) -> dict[str, Any]:
                 p = by_player.setdefault(t.player, {"throws": [], "turns": 0, "points": 0})
                 p["throws"].append((rules, tuple(t.faces)))
         for turn in store.turns(g.id):
-            if turn.get("outcome") is None:
+            player = turn["player"]
+            if turn.get("outcome") is None or not isinstance(player, str):  # a turn in progress
                 continue
-            p = by_player.setdefault(turn["player"], {"throws": [], "turns": 0, "points": 0})
+            p = by_player.setdefault(player, {"throws": [], "turns": 0, "points": 0})
             p["turns"] += 1
             before, after = turn.get("score_before"), turn.get("score_after")
-            if before is not None and after is not None:
+            if isinstance(before, int) and isinstance(after, int):  # the turns table's INTEGER columns
                 p["points"] += after - before
     counts = face_counts(all_faces)
     n = sum(counts)
     mean, lo, hi = expected_band(n)
     per_die = per_die_counts(tracked)
-    players = []
+    players: list[PlayerStatsJson] = []
     for name, p in by_player.items():
         scored = [(r, f) for r, f in p["throws"] if r is not None]  # the 1000 family's throws
         luck = throw_luck(name, scored, p["turns"])
-        zeros = [0, 0.0]
+        zero_throws, expected_zero = 0, 0.0
         for rules, faces in scored:
             z, e = bust_rate(rules, [faces])
-            zeros[0] += z
-            zeros[1] += e
+            zero_throws += z
+            expected_zero += e
         players.append({"player": name, "turns": p["turns"], "throws": len(p["throws"]),
                         "points_per_turn": round(p["points"] / p["turns"], 2) if p["turns"] else None,
-                        "zero_throws": zeros[0], "expected_zero_throws": round(zeros[1], 2),
-                        "luck": luck.to_json()})
+                        "zero_throws": zero_throws, "expected_zero_throws": round(expected_zero, 2),
+                        "luck": cast(LuckJson, luck.to_json())})  # the engine's JSON, keys as LuckJson
     return {
         "games": len(games), "throws": len(all_faces), "dice": n, "faces": counts,
         "expected": round(mean, 3), "band": [round(lo, 3), round(hi, 3)],
-        "chi_square": chi_square_uniform(counts, TABLE_SUBJECT).to_json(),
+        "chi_square": cast(ChiSquareJson, chi_square_uniform(counts, TABLE_SUBJECT).to_json()),
         "per_die": {"available": bool(per_die), "note": None if per_die else PER_DIE_NOTE,
                     "note_ru": None if per_die else PER_DIE_NOTE_RU,
-                    "dice": summarise_counts(per_die)},
+                    "dice": cast(dict[str, DieStatsJson], summarise_counts(per_die))},
         "players": players,
     }
 
 
-def faces_png(doc: dict[str, Any], width: int = 640, height: int = 360) -> bytes:
+def faces_png(doc: StatsDocument, width: int = 640, height: int = 360) -> bytes:
     """A PNG bar chart of ``doc["faces"]`` with the expected count (line) and its 95 % band
     (shaded), drawn with OpenCV (no plotting library on the Pi). Returns the PNG bytes."""
     import cv2  # imported here: ``kosti stats`` without --plot needs no OpenCV
@@ -170,7 +255,7 @@ class StatsInputError(ValueError):
     exit_code = 2
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``kosti stats``."""
     p = subparsers.add_parser(
         "stats", help="dice statistics of the stored games: faces, fairness test, luck",
@@ -219,9 +304,9 @@ def run_stats(args: argparse.Namespace) -> int:
             args.plot.write_bytes(faces_png(doc))
         except OSError as exc:
             raise StatsInputError(f"{args.plot}: cannot write ({exc.strerror or exc})") from None
-        doc["plot"] = str(args.plot)
-    if args.json:
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    if args.json:  # the document, with the plot's path last when one was written
+        out = doc if args.plot is None else {**doc, "plot": str(args.plot)}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return 0
     cs = doc["chi_square"]
     print(f"{doc['games']} games, {doc['throws']} scored throws, {doc['dice']} dice")

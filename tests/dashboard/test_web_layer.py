@@ -11,16 +11,6 @@ from kosti.dashboard.routes.commands import COMMANDS, parse_ws_command
 from kosti.dashboard.routes.errors import error_body, status_of
 from kosti.dashboard.schemas import Snapshot
 
-#: Routes of the advice, review and teach routers (advisor_api.py, review.py, teach.py) that still answer an
-#: open JSON object, named so that a new route without a model cannot hide among them.
-OPEN_JSON_ROUTES = {
-    ("get", "/api/advice"), ("get", "/api/stats"), ("get", "/api/review/stats"), ("get", "/api/review/images"),
-    ("get", "/api/review/images/{image_id}"), ("put", "/api/review/images/{image_id}/labels"),
-    ("post", "/api/review/images/{image_id}/reviewed"), ("get", "/api/teach/status"),
-    ("post", "/api/teach/capture"), ("post", "/api/teach/train"),
-}
-
-
 def _response_schemas(app) -> dict[tuple[str, str], dict]:
     """``{(method, path): {media type: schema}}`` of each route's 2xx answer in ``app.openapi()``."""
     out = {}
@@ -41,10 +31,19 @@ def test_every_route_documents_its_answer(make_client, tmp_path, review: bool) -
     missing = [f"{m.upper()} {p}" for (m, p), content in schemas.items() if not content]
     assert not missing, f"routes without a documented 2xx answer: {missing}"
     unnamed = [f"{m.upper()} {p}" for (m, p), content in schemas.items()
-               if "application/json" in content and "$ref" not in (content["application/json"] or {})
-               and (m, p) not in OPEN_JSON_ROUTES]
+               if "application/json" in content and "$ref" not in (content["application/json"] or {})]
     assert not unnamed, f"JSON routes without a response model: {unnamed}"
     assert schemas[("get", "/api/state")]["application/json"]["$ref"].endswith("/Snapshot")
+    named = {("get", "/api/advice"): "AdviceAnswer", ("get", "/api/stats"): "StatsDocument"}
+    if review:  # the review and teach routers, each answer with its own model
+        named |= {("get", "/api/review/stats"): "ReviewStats", ("get", "/api/review/images"): "ImageList",
+                  ("get", "/api/review/images/{image_id}"): "ImageView",
+                  ("put", "/api/review/images/{image_id}/labels"): "ImageView",
+                  ("post", "/api/review/images/{image_id}/reviewed"): "ImageView",
+                  ("get", "/api/teach/status"): "TeachStatus", ("post", "/api/teach/capture"): "CaptureAnswer",
+                  ("post", "/api/teach/train"): "TeachStatus"}
+    for route, model in named.items():
+        assert schemas[route]["application/json"]["$ref"].endswith(f"/{model}"), (route, schemas[route])
     assert set(schemas[("get", "/snapshot.jpg")]) == {"image/jpeg"}
     assert set(schemas[("get", "/video.mjpg")]) == {"multipart/x-mixed-replace; boundary=frame"}
 
