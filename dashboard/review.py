@@ -14,8 +14,11 @@
 * ``POST /api/review/images/{id}/reviewed`` — mark reviewed (or not) without changing the labels;
 * ``GET /api/review/stats`` — ``{"images", "reviewed", "unreviewed", "dice", "reviewed_dice", "corrections", "faces"}``.
 
-Errors are JSON with an English and a Russian message, ``{"error", "error_ru", "status"}`` as everywhere
-in the dashboard; bad label bodies are refused with 422 and say which die and why (value not 1–6, box
+Each answer has its response model (:class:`ReviewStats`, :class:`ImageList`, :class:`ImageView`), so
+``/openapi.json`` documents it. Errors are the dashboard's typed errors (:mod:`kosti.dashboard.errors`:
+:class:`NotFound` 404, :class:`Invalid` 422, the door's :class:`AccessError` 403), answered by the router's
+own route class as JSON ``{"error", "error_ru", "status"}`` as everywhere in the dashboard, whichever app
+includes the router; bad label bodies are refused with 422 and say which die and why (value not 1–6, box
 empty or outside the image; body-shape errors are FastAPI's validation answer, which the dashboard app
 formats the same way). The two writing routes depend on ``pin_check`` — pass the dashboard's PIN dependency (or
 :func:`pin_dependency`) so that, bound to a non-loopback address, only players with the PIN edit labels.
@@ -27,7 +30,7 @@ import math
 import secrets
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -35,11 +38,16 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from kosti.dashboard.access import AccessError
+from kosti.dashboard.errors import Invalid, NotFound, TableError
 from kosti.datasets import capture as cap
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: Most dice one image may carry (a tray photo holds at most a few dozen dice).
 MAX_DICE = 64
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 class ReviewDie(BaseModel):
@@ -74,33 +82,92 @@ class ReviewedBody(BaseModel):
     reviewed: bool = True
 
 
-class ReviewError(Exception):
-    """A review request that cannot be served; answered as JSON ``{"error", "error_ru", "status"}`` (the
-    dashboard's error format) with HTTP ``status`` by the router's routes, whichever app includes them."""
+# -- answers (the JSON of :mod:`kosti.datasets.capture`, field for field) ------------------------------
+class ReviewStats(BaseModel):
+    """Counts of a capture folder (:func:`kosti.datasets.capture.stats`); ``folder`` (the folder's name) on
+    ``/api/review/stats`` and in the image list, absent inside one image's view."""
 
-    def __init__(self, status: int, en: str, ru: str) -> None:
-        super().__init__(en)
-        self.status, self.en, self.ru = status, en, ru
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": self.en, "error_ru": self.ru, "status": self.status}
-
-
-def _error(status: int, en: str, ru: str) -> ReviewError:
-    return ReviewError(status, en, ru)
+    images: int
+    reviewed: int
+    unreviewed: int
+    dice: int = Field(description="label lines (dice) in every image")
+    reviewed_dice: int = Field(description="dice in the reviewed images")
+    corrections: int = Field(description="images from play (confirmed or corrected throws)")
+    faces: dict[str, int] = Field(description="dice per face, keys \"1\"–\"6\"")
+    folder: str | None = Field(default=None, description="the capture folder's name")
 
 
-class _ReviewRoute(APIRoute):
-    """Route class turning :class:`ReviewError` (raised by a route or a dependency) into its JSON answer."""
+class ImageItem(BaseModel):
+    """One image of the list (:func:`kosti.datasets.capture.list_images`)."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    id: str
+    reviewed: bool
+    source: str = Field(description="capture, correction or import")
+    dice: int = Field(description="label lines")
+    time: str | None = Field(description="UTC capture time (ISO 8601), None for an imported image")
+    width: int | None
+    height: int | None
+    uncertain: int = Field(description="dice the model could not read, while the labels are its own")
+
+
+class ImageList(BaseModel):
+    """``GET /api/review/images``: the images (filtered by ``status``) and the folder's counts."""
+
+    images: list[ImageItem]
+    stats: ReviewStats
+
+
+class LabelledDie(BaseModel):
+    """One die of an image's labels (:func:`kosti.datasets.capture_dice.dice_json`)."""
+
+    value: int = Field(description="the label face 1–6 (an unread die's guess, uncertain then)")
+    box: list[float] = Field(description="x1, y1, x2, y2 in image pixels (0.01 px)")
+    confidence: float | None = Field(description="the model's value confidence, None when unknown")
+    uncertain: bool
+
+
+class ImageView(BaseModel):
+    """One image: :meth:`kosti.datasets.capture.CaptureRecord.to_dict` plus its URL, its place in the
+    folder (``index``, ``prev``, ``next``, ``next_unreviewed``: ids or None) and the folder's counts."""
+
+    id: str
+    file: str
+    width: int
+    height: int
+    reviewed: bool
+    source: str
+    model: str | None = Field(description="model version that proposed the labels")
+    time: str | None
+    reviewed_at: str | None
+    edited: bool = Field(description="a person changed the labels")
+    note: str | None
+    dice: list[LabelledDie]
+    image_url: str
+    index: int = Field(description="position in the folder, -1 when not listed")
+    prev: str | None
+    next: str | None
+    next_unreviewed: str | None
+    stats: ReviewStats
+
+
+def refusal_response(exc: TableError | AccessError) -> JSONResponse:
+    """A typed refusal as the dashboard's error answer ``{"error", "error_ru", "status"}`` (plus ``code``)."""
+    return JSONResponse(exc.to_json(), status_code=exc.status)
+
+
+class RefusalRoute(APIRoute):
+    """Route class answering a typed refusal (:class:`TableError`, :class:`AccessError`) raised by a route
+    or a dependency with its JSON (:func:`refusal_response`), in any app that includes the router (the
+    dashboard's handlers give the same answer)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[object, object, Response]]:
         handler = super().get_route_handler()
 
         async def route_handler(request: Request) -> Response:
             try:
                 return await handler(request)
-            except ReviewError as exc:
-                return JSONResponse(exc.to_json(), status_code=exc.status)
+            except (TableError, AccessError) as exc:
+                return refusal_response(exc)
 
         return route_handler
 
@@ -109,7 +176,7 @@ def pin_dependency(pin: str | None) -> Callable[[Request], str]:
     """A FastAPI dependency equivalent to the dashboard's PIN check, for apps that do not have one.
 
     With ``pin`` None every client may write (loopback binding); otherwise the request must carry the PIN
-    in the ``X-Kosti-Pin`` header or the ``?pin=`` query, else 403. Returns the actor name.
+    in the ``X-Kosti-Pin`` header or the ``?pin=`` query, else :class:`AccessError` 403. Returns the actor.
     """
 
     def check(request: Request) -> str:
@@ -118,40 +185,40 @@ def pin_dependency(pin: str | None) -> Callable[[Request], str]:
             return f"local:{who}"
         given = request.headers.get("x-kosti-pin") or request.query_params.get("pin")
         if not given or not secrets.compare_digest(str(given), str(pin)):
-            raise _error(403, "editing labels needs the PIN shown when the dashboard started",
-                         "для правки разметки нужен PIN, показанный при запуске")
+            raise AccessError(403, "editing labels needs the PIN shown when the dashboard started",
+                              "для правки разметки нужен PIN, показанный при запуске")
         return f"pin:{who}"
 
     return check
 
 
-def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] | None = None) -> APIRouter:
+def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] | None = None) -> APIRouter:
     """Build the review page and API over the capture folder ``capture_dir`` (created if missing).
 
     Args:
         capture_dir: the folder ``kosti capture`` writes (``images/``, ``labels/``, ``review.json``).
-        pin_check: FastAPI dependency run before every write (the dashboard's ``check_pin``); ``None`` =
-            writes are open (use only on a loopback binding).
+        pin_check: FastAPI dependency run before every write (the dashboard's ``check_pin``), returning the
+            actor name; ``None`` = writes are open (use only on a loopback binding).
 
     Mount with ``app.include_router(create_review_router(dir, pin_check=check_pin))``.
     """
     root = Path(capture_dir).expanduser()
     root.mkdir(parents=True, exist_ok=True)
     guard = pin_check or pin_dependency(None)
-    router = APIRouter(tags=["review"], route_class=_ReviewRoute)
+    router = APIRouter(tags=["review"], route_class=RefusalRoute)
 
     def _known(image_id: str) -> None:
         try:
             cap.image_path(root, image_id)
         except cap.CaptureError:
-            raise _error(404, f"no image {image_id!r} in the capture folder",
-                         f"нет снимка {image_id!r} в папке снимков") from None
+            raise NotFound(f"no image {image_id!r} in the capture folder",
+                           f"нет снимка {image_id!r} в папке снимков") from None
 
-    def _call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    def _call(fn: Callable[_P, _T], *args: _P.args, **kw: _P.kwargs) -> _T:
         try:
             return fn(*args, **kw)
         except cap.CaptureError as exc:
-            raise _error(422, str(exc), f"неверная разметка: {exc}") from None
+            raise Invalid(str(exc), f"неверная разметка: {exc}") from None
 
     # -- page ------------------------------------------------------------------------------------------
     @router.get("/review", include_in_schema=False)
@@ -167,20 +234,21 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
         return FileResponse(STATIC_DIR / "review.css", media_type="text/css", headers={"Cache-Control": "no-cache"})
 
     # -- read ------------------------------------------------------------------------------------------
-    @router.get("/api/review/stats", summary="Counts of the capture folder")
-    def get_stats() -> dict[str, Any]:
-        return {**_call(cap.stats, root), "folder": root.name}
+    @router.get("/api/review/stats", summary="Counts of the capture folder", response_model=ReviewStats)
+    def get_stats() -> ReviewStats:
+        return ReviewStats.model_validate({**_call(cap.stats, root), "folder": root.name})
 
-    @router.get("/api/review/images", summary="Captured images with their reviewed status")
-    def get_images(status: str = Query("all", pattern="^(all|reviewed|unreviewed)$")) -> dict[str, Any]:
+    @router.get("/api/review/images", summary="Captured images with their reviewed status", response_model=ImageList)
+    def get_images(status: str = Query("all", pattern="^(all|reviewed|unreviewed)$")) -> ImageList:
         items = _call(cap.list_images, root)
         counts = {**_call(cap.stats, root, items), "folder": root.name}
         if status != "all":
             items = [it for it in items if it["reviewed"] == (status == "reviewed")]
-        return {"images": items, "stats": counts}
+        return ImageList.model_validate({"images": items, "stats": counts})
 
-    @router.get("/api/review/images/{image_id}", summary="One image's labels and its neighbours")
-    def get_image(image_id: str) -> dict[str, Any]:
+    @router.get("/api/review/images/{image_id}", summary="One image's labels and its neighbours",
+                response_model=ImageView, response_model_exclude_unset=True)
+    def get_image(image_id: str) -> ImageView:
         _known(image_id)
         rec = _call(cap.load, root, image_id, with_image=False)
         return _view(rec)
@@ -194,36 +262,38 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
         return FileResponse(path, media_type=media, headers={"Cache-Control": "no-cache"})
 
     # -- write -----------------------------------------------------------------------------------------
-    @router.put("/api/review/images/{image_id}/labels", summary="Replace an image's labels (and mark it reviewed)")
-    async def put_labels(image_id: str, body: LabelsBody, actor: Any = Depends(guard)) -> dict[str, Any]:
+    @router.put("/api/review/images/{image_id}/labels", summary="Replace an image's labels (and mark it reviewed)",
+                response_model=ImageView, response_model_exclude_unset=True)
+    async def put_labels(image_id: str, body: LabelsBody, actor: str = Depends(guard)) -> ImageView:
         _known(image_id)
         rec = await run_in_threadpool(_call, cap.load, root, image_id, with_image=False)
         for i, d in enumerate(body.dice):
             x1, y1, x2, y2 = d.box
             tol = cap.BOX_TOLERANCE_PX
             if x1 < -tol or y1 < -tol or x2 > rec.width + tol or y2 > rec.height + tol:
-                raise _error(422, f"die {i}: box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] lies outside the "
-                             f"{rec.width}×{rec.height} image",
-                             f"кость {i}: рамка [{x1:g}, {y1:g}, {x2:g}, {y2:g}] выходит за снимок "
-                             f"{rec.width}×{rec.height}")
+                raise Invalid(f"die {i}: box [{x1:g}, {y1:g}, {x2:g}, {y2:g}] lies outside the "
+                              f"{rec.width}×{rec.height} image",
+                              f"кость {i}: рамка [{x1:g}, {y1:g}, {x2:g}, {y2:g}] выходит за снимок "
+                              f"{rec.width}×{rec.height}")
         dice = [(d.value, tuple(d.box)) for d in body.dice]
         rec = await run_in_threadpool(_call, cap.save_labels, root, image_id, dice, reviewed=body.reviewed)
         return _view(rec)
 
-    @router.post("/api/review/images/{image_id}/reviewed", summary="Mark an image reviewed (labels unchanged)")
-    async def post_reviewed(image_id: str, body: ReviewedBody | None = None, actor: Any = Depends(guard)) -> dict[str, Any]:
+    @router.post("/api/review/images/{image_id}/reviewed", summary="Mark an image reviewed (labels unchanged)",
+                 response_model=ImageView, response_model_exclude_unset=True)
+    async def post_reviewed(image_id: str, body: ReviewedBody | None = None, actor: str = Depends(guard)) -> ImageView:
         _known(image_id)
         rec = await run_in_threadpool(_call, cap.set_reviewed, root, image_id, True if body is None else body.reviewed)
         return _view(rec)
 
-    def _view(rec: cap.CaptureRecord) -> dict[str, Any]:
+    def _view(rec: cap.CaptureRecord) -> ImageView:
         items = cap.list_images(root)
         ids = [it["id"] for it in items]
         i = ids.index(rec.id) if rec.id in ids else -1
         unreviewed = [it["id"] for it in items if not it["reviewed"] and it["id"] != rec.id]
         after = [x for x in unreviewed if x > rec.id]
         nxt_unrev = after[0] if after else (unreviewed[0] if unreviewed else None)
-        return {
+        return ImageView.model_validate({
             **rec.to_dict(),
             "image_url": f"/api/review/images/{rec.id}/image.jpg",
             "index": i,
@@ -231,9 +301,10 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., Any] 
             "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
             "next_unreviewed": nxt_unrev,
             "stats": cap.stats(root, items),
-        }
+        })
 
     return router
 
 
-__all__ = ["LabelsBody", "ReviewDie", "ReviewError", "ReviewedBody", "create_review_router", "pin_dependency"]
+__all__ = ["ImageItem", "ImageList", "ImageView", "LabelledDie", "LabelsBody", "RefusalRoute", "ReviewDie",
+           "ReviewStats", "ReviewedBody", "create_review_router", "pin_dependency", "refusal_response"]

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from kosti.dashboard.teach import MIN_REVIEWED, TeachJob, create_teach_router
+from kosti.dashboard.throws import TableDie, TableThrow
 from kosti.datasets import capture as cap
 
 RESULT = {"version": "20261201-090000", "activated": False, "minutes": 0.1, "held_back_images": 2,
@@ -37,9 +38,10 @@ def _stand_in(tmp: Path):
     return lambda data, work: [sys.executable, str(script), str(work)]
 
 
-def _throw(values):
-    dice = [SimpleNamespace(value=v, box=[10 + 40 * i, 10, 40 + 40 * i, 40], confidence=0.9) for i, v in enumerate(values)]
-    return SimpleNamespace(dice=dice, image=np.full((120, 320, 3), 128, np.uint8))
+def _throw(values) -> TableThrow:
+    """A settled throw with its frame, as the table's ``last_settled`` holds it (0 = an unread die)."""
+    dice = [TableDie(v, 0.9, [10.0 + 40 * i, 10.0, 40.0 + 40 * i, 40.0], uncertain=v == 0) for i, v in enumerate(values)]
+    return TableThrow(dice=dice, image=np.full((120, 320, 3), 128, np.uint8))
 
 
 def test_teach_flow_capture_train_result(tmp_path: Path) -> None:
