@@ -27,9 +27,10 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: Largest request body any dashboard route accepts (bytes). The largest legitimate body is a settings
 #: change with two zone polygons (< 4 KiB); 64 KiB leaves room and keeps a flood from reaching memory.
@@ -46,7 +47,7 @@ class AccessError(Exception):
         super().__init__(en)
         self.status, self.en, self.ru = status, en, ru
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str | int]:
         """``{"error": English, "error_ru": Russian, "status": HTTP status}``."""
         return {"error": self.en, "error_ru": self.ru, "status": self.status}
 
@@ -92,7 +93,7 @@ class PinGuard:
         with self._lock:
             return max(0.0, self._locked_until - self._clock())
 
-    def check(self, who: str, given: Any) -> None:
+    def check(self, who: str, given: object) -> None:
         """Accept the right PIN; raise :class:`AccessError` 403 (wrong or missing PIN) or 429 (locked).
 
         ``who`` (the client address) is only used in messages; the lockout is global. A missing PIN is not
@@ -192,11 +193,6 @@ def _foreign() -> AccessError:
                        "отказано: запрос пришёл со страницы другого сайта")
 
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
 class _TooLarge(Exception):
     pass
 
@@ -205,7 +201,7 @@ class BodyLimit:
     """ASGI middleware: HTTP request bodies larger than ``max_bytes`` are answered 413 (the error shape) before
     the route reads them; a streamed body is cut off as soon as it passes the limit."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]], max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -223,7 +219,7 @@ class BodyLimit:
         seen = 0
         over = refused = False
 
-        async def limited_receive() -> MutableMapping[str, Any]:
+        async def limited_receive() -> Message:
             nonlocal seen, over
             msg = await receive()
             if msg["type"] == "http.request":
@@ -233,7 +229,7 @@ class BodyLimit:
                     raise _TooLarge
             return msg
 
-        async def guarded_send(msg: MutableMapping[str, Any]) -> None:
+        async def guarded_send(msg: Message) -> None:
             # Once the body ran over the limit, whatever the app answers (its body parser fails) becomes the 413.
             nonlocal refused
             if over:
@@ -266,14 +262,15 @@ class CrossSiteGuard:
     WebSocket handshake (a foreign page could otherwise read the table and send commands); refused HTTP
     requests get 403 in the error shape, refused WebSockets are closed before they are accepted (HTTP 403)."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]], names: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
         self.app, self.names = app, names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "websocket" or (kind == "http" and scope.get("method", "GET") in UNSAFE_METHODS):
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
-            scheme = {"wss": "https", "ws": "http"}.get(scope.get("scheme", "http"), scope.get("scheme", "http"))
+            given = str(scope.get("scheme", "http"))
+            scheme = {"wss": "https", "ws": "http"}.get(given, given)
             refused = request_allowed(headers, self.names, scheme)
             if refused is not None:
                 if kind == "websocket":

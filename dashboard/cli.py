@@ -17,8 +17,20 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the heavy modules are imported when a command runs, not when the CLI starts
+    from pydantic import JsonValue
+
+    from kosti.config import KostiConfig
+    from kosti.dashboard.app import DashboardConfig
+    from kosti.vision.runner import ReaderReload
+    from kosti.vision.throws import Reader
 
 
 class CliError(Exception):
@@ -27,7 +39,7 @@ class CliError(Exception):
     exit_code = 2
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``demo`` and ``run`` to the ``kosti`` command line."""
     demo = subparsers.add_parser("demo", help="dashboard on the built-in virtual dice table",
                                  description="Start the dashboard on the virtual table (whole chain from pixels).")
@@ -51,14 +63,14 @@ def _game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", default=None, metavar="A,B,...", help="start a game with these players (default: game.players)")
 
 
-def _game_settings(args: argparse.Namespace, cfg: object) -> tuple[list[str] | None, str, dict | None]:
+def _game_settings(args: argparse.Namespace, cfg: KostiConfig) -> tuple[list[str] | None, str, dict[str, JsonValue] | None]:
     """``(players, preset, overrides)`` from the flags over the config file (``CliError`` on bad flags)."""
-    players = cfg.game.players or None  # type: ignore[attr-defined]
+    players = list(cfg.game.players) or None
     if args.players is not None:
         players = [p.strip() for p in args.players.split(",") if p.strip()]
         if not players:
             raise CliError("--players: give names separated by commas")
-    preset, overrides = cfg.game.preset, cfg.game.overrides or None  # type: ignore[attr-defined]
+    preset, overrides = cfg.game.preset, cfg.game.overrides or None
     if args.rules is not None:
         from kosti.engine import PRESET_NAMES
         from kosti.engine.games import GAME_PRESETS
@@ -88,7 +100,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
 
 
-def _serve(config: object, args: argparse.Namespace) -> int:
+def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
     """Claim the port and the database, then build the app and serve it.
 
     Order matters: a process that cannot start (the port is taken, another kosti holds the database) exits
@@ -99,12 +111,11 @@ def _serve(config: object, args: argparse.Namespace) -> int:
     from kosti.dashboard.app import create_app
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    cfg = config
-    sock = _listen(cfg.host, cfg.port)  # type: ignore[attr-defined]
-    lock = _lock_database(Path(cfg.db_path))  # type: ignore[attr-defined]
+    sock = _listen(config.host, config.port)
+    lock = _lock_database(Path(config.db_path))
     try:
         try:
-            app = create_app(config)  # type: ignore[arg-type]
+            app = create_app(config)
         except ValueError as exc:
             raise CliError(str(exc)) from None
         cfg = app.state.config
@@ -123,11 +134,9 @@ def _serve(config: object, args: argparse.Namespace) -> int:
     return 0
 
 
-def _listen(host: str, port: int) -> object:
+def _listen(host: str, port: int) -> socket.socket:
     """A bound, listening TCP socket on ``host:port`` (:class:`CliError` when the port is taken or the
     address is not this machine's)."""
-    import socket
-
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -143,7 +152,7 @@ def _listen(host: str, port: int) -> object:
     return sock
 
 
-def _lock_database(db: Path) -> object:
+def _lock_database(db: Path) -> IO[str]:
     """Hold an exclusive lock beside the database (``<db>.lock``) while this process serves it, so a second
     ``kosti run``/``demo`` on the same database refuses to start instead of taking over the game
     (:class:`CliError`). The lock goes with the process (also on kill -9)."""
@@ -166,8 +175,6 @@ def _lan_address() -> str:
     A UDP socket "connected" to a private address makes the OS pick the outgoing interface; no packet
     is sent.
     """
-    import socket
-
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.connect(("10.254.254.254", 1))
@@ -176,14 +183,14 @@ def _lan_address() -> str:
         return "127.0.0.1"
 
 
-def _load(args: argparse.Namespace) -> object:
+def _load(args: argparse.Namespace) -> KostiConfig:
     """The kosti configuration (file + ``KOSTI_*`` environment); :class:`kosti.config.ConfigError` exits 2."""
     from kosti.config import load_config
 
     return load_config(args.config)
 
 
-def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
+def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> DashboardConfig:
     """Command line over configuration file → :class:`kosti.dashboard.app.DashboardConfig`."""
     from kosti.dashboard.app import DashboardConfig
 
@@ -191,21 +198,20 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
         raise CliError("--pin must be 4–6 digits")
     if args.port is not None and not 0 < args.port < 65536:
         raise CliError("--port must be 1–65535")
-    settings: dict[str, object] = {}
-    zones = cfg.zones  # type: ignore[attr-defined]
+    settings: dict[str, JsonValue] = {}
+    zones = cfg.zones
     if zones.model_fields_set:  # only what the file (or environment) says; else the dashboard's own calibration
         settings["zones"] = {"roll_area": [list(p) for p in zones.roll_area],
                              "set_aside": [list(p) for p in zones.set_aside] or None}
-    th: dict[str, float] = {}
-    for section, key in (("reader", "conf"), ("reader", "value_conf"),  # one name from kosti.toml to the detector
-                         ("settle", "still_s"), ("settle", "motion_fraction"), ("settle", "still_fraction")):
-        sec = getattr(cfg, section)
-        if key in sec.model_fields_set:
-            th[key] = float(getattr(sec, key))
+    th: dict[str, JsonValue] = {}
+    # one name from kosti.toml to the detector: each knob set in the file, read from its section's dump
+    for sec, keys in ((cfg.reader, ("conf", "value_conf")), (cfg.settle, ("still_s", "motion_fraction", "still_fraction"))):
+        values = sec.model_dump(include=set(keys) & sec.model_fields_set)
+        th.update({key: float(values[key]) for key in keys if key in values})
     if th:
         settings["thresholds"] = th
-    storage = cfg.storage  # type: ignore[attr-defined]
-    server = cfg.server  # type: ignore[attr-defined]
+    storage = cfg.storage
+    server = cfg.server
     return DashboardConfig(
         db_path=args.db or storage.db_path, host=args.host or server.host, port=args.port or server.port,
         pin=args.pin or server.pin, require_pin=True if args.pin else None,
@@ -214,7 +220,7 @@ def _config(args: argparse.Namespace, cfg: object, **kw: object) -> object:
         allowed_hosts=list(server.allowed_hosts), **kw)  # type: ignore[arg-type]
 
 
-def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
+def _reader(args: argparse.Namespace, cfg: KostiConfig, virtual: bool) -> Reader | None:
     """The dice reader the configuration names (``[reader]``), or ``None`` = the virtual table's ground truth.
 
     Raises :class:`CliError` when the models cannot be loaded, except for ``demo --reader auto``, which
@@ -226,7 +232,7 @@ def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
     try:
         from kosti.vision.reader import DiceReader
 
-        return DiceReader(**cfg.reader.reader_kwargs())  # type: ignore[attr-defined]
+        return DiceReader(**cfg.reader.reader_kwargs())
     except Exception as exc:  # noqa: BLE001 - any load failure is the same problem for the user
         if virtual and args.reader == "auto":
             logging.getLogger(__name__).warning("dice models not available (%s); the virtual table's ground "
@@ -235,10 +241,10 @@ def _reader(args: argparse.Namespace, cfg: object, virtual: bool) -> object:
         raise CliError(f"cannot load the dice reader: {exc}") from None
 
 
-def _reload(args: argparse.Namespace, cfg: object, reader: object) -> object:
+def _reload(args: argparse.Namespace, cfg: KostiConfig, reader: Reader | None) -> ReaderReload | None:
     """``(factory, token)`` that follows ``kosti models use`` while running (``[reader] model = "active"``
     without explicit paths), else ``None``."""
-    rs = cfg.reader  # type: ignore[attr-defined]
+    rs = cfg.reader
     if reader is None or rs.model != "active" or rs.detector or rs.classifier:
         return None
     from kosti.registry import Registry
@@ -268,7 +274,7 @@ def _run(args: argparse.Namespace) -> int:
 
     cfg = _load(args)
     players, preset, overrides = _game_settings(args, cfg)
-    src_cfg = cfg.source  # type: ignore[attr-defined]
+    src_cfg = cfg.source
     if args.source is not None:
         try:
             src_cfg = SourceSettings(spec=args.source, width=src_cfg.width, height=src_cfg.height, fps=src_cfg.fps)
@@ -279,12 +285,12 @@ def _run(args: argparse.Namespace) -> int:
         kwargs["initial_throw"] = False  # a game's first throw comes when asked for
     try:
         src = open_source(src_cfg.spec, **kwargs)  # validate now: a clear error before serving
-        if getattr(src, "kind", "") in ("video", "folder"):
+        if src.kind in ("video", "folder"):
             src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
         raise CliError(redact_text(str(exc))) from None
     _probe_camera(src_cfg.spec)
-    virtual = getattr(src, "kind", "") == "virtual"
+    virtual = src.kind == "virtual"
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,
                           overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader,
@@ -292,7 +298,14 @@ def _run(args: argparse.Namespace) -> int:
                   args)
 
 
-def _probe_camera(spec: str, factory: object = None) -> None:
+class _Capture(Protocol):
+    """What the camera probe uses of a ``cv2.VideoCapture``."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 - OpenCV's name
+    def release(self) -> None: ...
+
+
+def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = None) -> None:
     """For a local camera (a device index such as ``0`` or ``/dev/videoN``): open it once now, so a camera
     that is not there is one clear line (:class:`CliError`, exit 2) instead of OpenCV warnings repeated
     forever; OpenCV's own warnings are silenced for the rest of the run (the dashboard shows the camera's
@@ -304,15 +317,20 @@ def _probe_camera(spec: str, factory: object = None) -> None:
         parsed = parse_source_spec(s)
     except SourceError:
         return  # open_source says why, in the same words
-    if parsed.kind != "device":
+    target = parsed.target
+    if parsed.kind != "device" or not isinstance(target, int | str):  # a device: an index or a /dev path
         return
     import cv2
 
-    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    logging_: ModuleType | None
+    try:
+        logging_ = cv2.utils.logging  # OpenCV's own log (not in every build)
+    except AttributeError:
+        logging_ = None
     if logging_ is not None:  # the probe's failure is said in our line below, not in OpenCV's
         logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
     try:
-        cap = (factory or cv2.VideoCapture)(parsed.target)  # type: ignore[operator]
+        cap = factory(target) if factory is not None else cv2.VideoCapture(target)
         try:
             ok = cap.isOpened()
         finally:
