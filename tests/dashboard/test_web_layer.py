@@ -121,3 +121,21 @@ def test_typed_errors_map_to_their_status(client, error, status) -> None:
         expected["code"] = error.code
     assert r.status_code == status and r.json() == expected
     assert error_body(error) == expected and error.to_json() == expected
+
+
+def test_review_and_teach_refusals_have_the_one_error_shape(make_client, tmp_path) -> None:
+    """The review and teach routers raise typed errors; in the dashboard app they are answered with the one
+    error body, status by class: unknown image 404, bad labels 422, no settled throw / nothing confirmed 409."""
+    client = make_client(review_dir=tmp_path / "capture")
+    r = client.get("/api/review/images/20990101-000000-000")
+    assert r.status_code == 404 and r.json() == {
+        "error": "no image '20990101-000000-000' in the capture folder",
+        "error_ru": "нет снимка '20990101-000000-000' в папке снимков", "status": 404}
+    r = client.post("/api/teach/capture")
+    assert r.status_code == 409 and r.json() == error_body(Conflict(
+        "no settled throw yet: throw the dice and wait until they lie still",
+        "ещё нет броска: бросьте кости и дождитесь, пока они остановятся"))
+    r = client.post("/api/teach/train")
+    assert r.status_code == 409 and set(r.json()) == {"error", "error_ru", "status"} and "at least 2" in r.json()["error"]
+    r = client.get("/api/stats", params={"game": 9})
+    assert r.status_code == 404 and r.json() == {"error": "no game 9", "error_ru": "игры 9 нет", "status": 404}
