@@ -211,7 +211,8 @@ class LivePipeline:
     @property
     def expected_dice(self) -> int | None:
         """Dice expected in the roll area for the next throw (None = any); setting it is :meth:`expect`."""
-        return self.detector.expected_dice
+        n: int | None = self.detector.expected_dice
+        return n
 
     @expected_dice.setter
     def expected_dice(self, n: int | None) -> None:

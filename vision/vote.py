@@ -6,6 +6,7 @@ and :class:`~kosti.vision.throws.Die` lists (no state, no threads)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def vote(
     """
     if not reads:
         return []
-    tracks: list[dict[str, list]] = []
+    tracks: list[dict[str, list[Any]]] = []
     for det in reads:
         if dedupe_iou is not None:
             det = dedupe(det, dedupe_iou)
@@ -86,7 +87,7 @@ def vote(
                 used_tracks.add(j)
         for i in range(len(det)):
             if i not in used_rows:
-                tr: dict[str, list] = {"box": [], "value": [], "vconf": [], "dconf": []}
+                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": []}
                 _add(tr, det, i)
                 tracks.append(tr)
     n = len(reads)
@@ -108,11 +109,11 @@ def vote(
         mean_p = float(vconf[values == best].mean()) if best else 0.0
         uncertain = best == 0 or agree < seen // 2 + 1 or mean_p < min_value_confidence
         confidence = (agree / seen) * mean_p if best else 0.0
-        box = tuple(float(v) for v in np.median(np.array(tr["box"]), axis=0))
+        x1, y1, x2, y2 = (float(v) for v in np.median(np.array(tr["box"]), axis=0))
         dice.append(Die(
             value=UNKNOWN_VALUE if uncertain else best,
             confidence=confidence,
-            box=box,  # type: ignore[arg-type]
+            box=(x1, y1, x2, y2),
             uncertain=uncertain,
             guess=best,
             det_confidence=float(np.mean(tr["dconf"])),
@@ -122,7 +123,7 @@ def vote(
     return dice
 
 
-def _add(tr: dict, det: Detections, i: int) -> None:
+def _add(tr: dict[str, list[Any]], det: Detections, i: int) -> None:
     tr["box"].append(det.xyxy[i].astype(np.float64))
     tr["value"].append(int(det.value[i]))
     tr["vconf"].append(float(det.value_confidence[i]))
