@@ -66,6 +66,8 @@ class TrainPlan:
         base: folder holding ``dice_det.pt`` / ``dice_cls.pt`` to fine-tune (ignored with ``from_scratch``).
         batch_det / batch_cls: batch sizes; ``fraction``: fraction of the training images used (tests).
         crops_per_die: classifier crops cut per labelled die.
+        lr_finetune: initial learning rate when fine-tuning (AdamW, no warm-up); ``lr_cls`` the classifier's
+            own when set (``kosti train`` fine-tunes the classifier gentler: 0.0005, see docs/retraining.md).
     """
 
     train: list[tuple[Path, str]]
@@ -82,6 +84,7 @@ class TrainPlan:
     crops_per_die: int = 3
     seed: int = 1
     lr_finetune: float = 0.002
+    lr_cls: float | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -162,7 +165,8 @@ def _fit(plan: TrainPlan, role: str, yaml: str, settings: dict) -> Path:
             device="cpu", amp=False, plots=False, project=str(run.parent.resolve()), name=role, exist_ok=True,
             cache=True, seed=plan.seed, deterministic=False, fraction=plan.fraction, fliplr=0.5, flipud=0.5,
             **settings,
-            **({"lr0": plan.lr_finetune, "optimizer": "AdamW", "warmup_epochs": 0} if finetune else {}),
+            **({"lr0": plan.lr_cls if role == "cls" and plan.lr_cls is not None else plan.lr_finetune,
+                "optimizer": "AdamW", "warmup_epochs": 0} if finetune else {}),
             **plan.extra.get(role, {}),
         )
     done.write_text("finished\n")

@@ -38,6 +38,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="retrain the detector: auto = only when it misses your dice (default)")
     p.add_argument("--classifier-only", action="store_true", help="same as --detector never")
     p.add_argument("--epochs-det", type=int, default=10, help="detector epochs when it is retrained")
-    p.add_argument("--epochs-cls", type=int, default=10, help="classifier epochs (0 = keep the current one)")
+    p.add_argument("--epochs-cls", type=int, default=5, help="classifier epochs (0 = keep the current one)")
     p.add_argument("--imgsz", type=int, default=None,
                    help=f"detector input size in pixels (default: the base detector's own size; "
                         f"{DEFAULT_IMGSZ} with --from-scratch)")
@@ -110,7 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--batch-det", type=int, default=16)
     p.add_argument("--batch-cls", type=int, default=128)
     p.add_argument("--lr", type=float, default=0.002,
-                   help="initial learning rate when fine-tuning (AdamW, no warm-up); lower it for very short runs")
+                   help="initial learning rate when fine-tuning the detector (AdamW, no warm-up)")
+    p.add_argument("--lr-cls", type=float, default=0.0005,
+                   help="initial learning rate when fine-tuning the face classifier (gentler: it must not forget)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
     p.add_argument("--no-activate", action="store_true", help="register the new version without activating it")
@@ -264,7 +267,7 @@ def _say(msg: str) -> None:
 
 
 def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from kosti.datasets.gate import found_recall, gate_verdict, holdout_count, needs_detector
+    from kosti.datasets.gate import FOUND_TARGET, found_recall, gate_verdict, holdout_count, needs_detector
     from kosti.datasets.replay import ReplayUnavailable, reference_metrics, replay_train
     from kosti.registry import Registry, reader_files
     from kosti.vision.evaluate import load_dataset
@@ -290,16 +293,20 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         summary["found_before"] = found
         detector = "never" if args.classifier_only else args.detector
         if detector == "auto":
-            detector = "always" if needs_detector(found) else "never"
+            detector = "classifier_first" if needs_detector(found) and args.epochs_cls > 0 else \
+                "always" if needs_detector(found) else "never"
+        plan_words = {"always": "retraining the detector too", "never": "classifier only",
+                      "classifier_first": "the classifier first, the detector only if your dice are still missed"}
         _say(f"the current detector finds {found['found']:.3f} of your {found['dice']} dice (boxes above "
-             f"{found['floor']}): {'retraining the detector too' if detector == 'always' else 'classifier only'}")
+             f"{found['floor']}): {plan_words[detector]}")
         if detector == "never" and not args.retrain and not args.force:
             reads = _already_reads(user_train, holdout, before_det, before_cls)
             if reads is not None:
                 summary.update(reads, passes=[], trained="nothing", activated=False)
                 _say(summary["nothing_to_learn"])
                 return summary
-    summary["passes"] = (["detector"] if detector == "always" else []) + (["classifier"] if args.epochs_cls > 0 else [])
+    summary["passes"] = (["detector"] if detector in ("always", "classifier_first") else []) + (
+        ["classifier"] if args.epochs_cls > 0 else [])
 
     replay = []
     if not args.no_replay:
@@ -316,12 +323,30 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     plan = TrainPlan(
         train=[(user_train, "train")] * repeat + replay + list(args.base_data),
         val=list(args.val) or [(user_train, "train")], work=work,
-        epochs_det=args.epochs_det if detector == "always" else 0, epochs_cls=args.epochs_cls, imgsz=args.imgsz,
+        epochs_det=args.epochs_det if detector in ("always", "classifier_first") else 0,
+        epochs_cls=args.epochs_cls, imgsz=args.imgsz,
         base=None if args.from_scratch else args.base, from_scratch=args.from_scratch, batch_det=args.batch_det,
         batch_cls=args.batch_cls, fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
+        lr_cls=args.lr_cls,
     )
     out = args.out or work / "export"
-    files = run_training(plan, out, ncnn=args.ncnn)
+    if detector == "classifier_first":
+        # Classifier first: a detector pass costs several times the classifier's time (issue 14: ≤ 15 min), and
+        # a classifier that knows the dice confirms the detector's weak boxes (the reader's second look).
+        files = run_training(replace(plan, epochs_det=0), out, ncnn=args.ncnn)
+        _calibrate(Path(files["det"]), Path(files["cls"]), holdout, args.base / "reader.json" if args.base else None)
+        reads = _eval(user_train, Path(files["det"]), Path(files["cls"]))
+        summary["classifier_first"] = reads
+        detector = "never" if reads["recall"] >= FOUND_TARGET else "always"
+        _say(f"with the new classifier the reader finds {reads['recall']:.3f} of your dice: "
+             + ("the detector stays" if detector == "never" else "retraining the detector too"))
+        if detector == "always":
+            det_files = run_training(replace(plan, epochs_cls=0), work / "export_detector", ncnn=args.ncnn)
+            files = {**{k: v for k, v in det_files.items() if k.startswith("det")},
+                     **{k: v for k, v in files.items() if k.startswith("cls")}}
+        summary["passes"] = (["detector"] if detector == "always" else []) + ["classifier"]
+    else:
+        files = run_training(plan, out, ncnn=args.ncnn)
     summary["files"] = {k: str(v) for k, v in files.items()}
 
     # Candidates, best first: the retrained pair; then the kept detector with the new classifier.
