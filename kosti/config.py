@@ -50,13 +50,12 @@ from kosti.config_sections import (
     SourceSettings,
     StorageSettings,
     ZonesSettings,
-    polygon_overlap,
 )
 
 __all__ = [
     "CONFIG_ENV", "ENV_NESTED", "ENV_PREFIX", "MAX_CONFIG_BYTES", "SECTIONS", "SYSTEM_CONFIG", "ConfigError",
     "GameSettings", "KostiConfig", "Point", "ReaderSettings", "ServerSettings", "SettleSettings", "SourceSettings",
-    "StorageSettings", "ZonesSettings", "default_config_path", "load_config", "parse_assignment", "polygon_overlap",
+    "StorageSettings", "ZonesSettings", "default_config_path", "load_config", "parse_assignment",
     "render_config", "write_default_config",
 ]
 

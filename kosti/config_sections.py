@@ -111,38 +111,12 @@ def _polygon_problem(points: list[tuple[float, float]]) -> str | None:
     return polygon_problem(points)
 
 
-def polygon_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]], grid: int = 200) -> float:
-    """Fraction of the smaller polygon's area covered by the other (0–1), sampled on a ``grid``² lattice.
-
-    Even-odd point-in-polygon test on cell centres of the unit square; error about 1/``grid``.
-    """
-    import numpy as np
-
-    c = (np.arange(grid) + 0.5) / grid
-    xs, ys = np.meshgrid(c, c)
-
-    def inside(poly: list[tuple[float, float]]) -> np.ndarray:
-        m = np.zeros_like(xs, dtype=bool)
-        n = len(poly)
-        for i in range(n):
-            (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % n]
-            if y0 == y1:
-                continue
-            cond = (ys >= min(y0, y1)) & (ys < max(y0, y1))
-            xcross = x0 + (ys - y0) * (x1 - x0) / (y1 - y0)
-            m ^= cond & (xs < xcross)
-        return m
-
-    ma, mb = inside(a), inside(b)
-    smaller = min(int(ma.sum()), int(mb.sum()))
-    return float((ma & mb).sum()) / smaller if smaller else 0.0
-
-
 class ZonesSettings(_Section):
     """Table zones (``[zones]``) as polygons of ``[x, y]`` points normalised to the frame (0–1, origin top-left).
 
-    The two may touch but not overlap by more than 2 % of the smaller one. Draw them on the dashboard's
-    calibration page rather than by hand (docs/setup.md).
+    The set-aside area may lie inside the roll area: a die is tested against it first
+    (:class:`kosti.vision.zones.Zones`), as on the dashboard's calibration page, where they are best drawn
+    (docs/setup.md).
     """
 
     roll_area: list[Point] = Field(default_factory=lambda: list(_FULL_FRAME), description=_doc("""
@@ -166,16 +140,6 @@ class ZonesSettings(_Section):
         if problem:
             raise ValueError(problem)
         return v
-
-    @model_validator(mode="after")
-    def _no_overlap(self) -> ZonesSettings:
-        if self.set_aside:
-            ov = polygon_overlap(self.roll_area, self.set_aside)
-            if ov > 0.02:
-                raise ValueError(
-                    f"zones.set_aside: overlaps zones.roll_area ({ov:.0%} of the smaller zone); "
-                    "dice there would count both as thrown and as set aside")
-        return self
 
 
 class SettleSettings(_Section):
