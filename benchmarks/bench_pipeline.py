@@ -31,11 +31,11 @@ import cv2
 import numpy as np
 
 from kosti.models import DETECTOR_ONNX
+from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.detections import Detections
 from kosti.vision.pipeline import LivePipeline, ThrowDetector
 from kosti.vision.settle import SettleDetector
 from kosti.vision.sources import VideoFileSource
-from kosti.sim.virtual import VirtualTableSource
 
 
 class NullReader:

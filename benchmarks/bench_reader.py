@@ -81,10 +81,10 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
-    from kosti.vision.crops import square_crop
-    from kosti.vision.reader import DiceReader
     from kosti.sim.synthetic import synthetic_frame
     from kosti.sim.untrained_models import build_untrained_models
+    from kosti.vision.crops import square_crop
+    from kosti.vision.reader import DiceReader
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-reader-"))
     have = all(p.exists() for p in (args.det, args.cls, args.det_pt, args.cls_pt))

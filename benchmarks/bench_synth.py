@@ -49,13 +49,13 @@ def main() -> None:
     rng = np.random.default_rng(0)
 
     for size in (32, 64, 128, 200):
-        ms = _median_ms(lambda: render_die(5, size, rotation_deg=33, rng=rng, tilt=(0.1, 0.15), glare=0.4), 50, args.runs)
+        ms = _median_ms(lambda size=size: render_die(5, size, rotation_deg=33, rng=rng, tilt=(0.1, 0.15), glare=0.4), 50, args.runs)
         print(f"render_die {size:>3} px: {ms:6.2f} ms")
 
     bg = make_background("felt", 1280, 720, 1)
     dice = [(v, 200.0 + 150 * v, 300.0 + 40 * (v % 2), 17.0 * v) for v in range(1, 7)]
     for blur in (0.0, 20.0):
-        ms = _median_ms(lambda: render_table(dice, bg, "ivory", blur), 20, args.runs)
+        ms = _median_ms(lambda blur=blur: render_table(dice, bg, "ivory", blur), 20, args.runs)
         print(f"render_table 1280x720, 6 dice, motion_blur {blur:>4}: {ms:6.2f} ms/frame")
 
     def bench_scenes(label: str, cfg: SynthConfig, bank: RealBank | None) -> None:

@@ -55,7 +55,9 @@ def run_dashboard(kosti, seconds=RUN_SECONDS):
 
 
 def iou(a, b):
-    lt = np.maximum(a[:2], b[:2]); rb = np.minimum(a[2:], b[2:]); i = np.prod(np.clip(rb - lt, 0, None))
+    lt = np.maximum(a[:2], b[:2])
+    rb = np.minimum(a[2:], b[2:])
+    i = np.prod(np.clip(rb - lt, 0, None))
     return i / (np.prod(a[2:] - a[:2]) + np.prod(b[2:] - b[:2]) - i)
 
 
@@ -76,17 +78,22 @@ def main(kosti):
     assert importlib.util.find_spec("torch") is None and importlib.util.find_spec("ultralytics") is None
     photos = sorted(glob.glob(str(Path(__file__).resolve().parents[2] / "shared/datasets/byler-d6/images/test/*.jpg")))
     assert photos, "byler-d6 test photos not found beside the repository"
-    one_n, rss_one_n = run(kosti, "ncnn", photos[:1]); one_o, rss_one_o = run(kosti, "onnx", photos[:1])
-    all_n, rss_all_n = run(kosti, "ncnn", photos); all_o, rss_all_o = run(kosti, "onnx", photos)
+    one_n, rss_one_n = run(kosti, "ncnn", photos[:1])
+    one_o, rss_one_o = run(kosti, "onnx", photos[:1])
+    all_n, rss_all_n = run(kosti, "ncnn", photos)
+    all_o, rss_all_o = run(kosti, "onnx", photos)
     rss_run = run_dashboard(kosti)
     bad, ious, dice = 0, [], 0
     for a, b in zip(all_o, all_n):
         if len(a["dice"]) != len(b["dice"]):
-            bad += 1; continue
+            bad += 1
+            continue
         used = set()
         for d in a["dice"]:
             best = max(((iou(np.array(d["box"]), np.array(e["box"])), j) for j, e in enumerate(b["dice"]) if j not in used))
-            used.add(best[1]); ious.append(best[0]); dice += 1
+            used.add(best[1])
+            ious.append(best[0])
+            dice += 1
             bad += b["dice"][best[1]]["value"] != d["value"]
     report = {"images": len(photos), "dice": dice, "mismatches": int(bad),
               "min_iou": round(float(min(ious)), 4) if ious else None,

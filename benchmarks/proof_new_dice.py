@@ -59,8 +59,8 @@ offline_env()
 from kosti.datasets.capture import CaptureWriter  # noqa: E402
 from kosti.datasets.prepare import label_path, split_images  # noqa: E402
 from kosti.models import MODELS_DIR  # noqa: E402
-from kosti.vision.evaluate import evaluate  # noqa: E402
 from kosti.sim.render import BACKGROUNDS, DieStyle, render_table  # noqa: E402
+from kosti.vision.evaluate import evaluate  # noqa: E402
 
 #: Default real data: replayed during training and measured before/after (must not lose > 0.5 points).
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6" / "data.yaml"
