@@ -29,8 +29,8 @@ from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError
 from kosti.dashboard.store import ActionRow, GameRow, Store, ThrowRow
 from kosti.dashboard.throws import TableThrow, unstored_view
 from kosti.dashboard.views import (
-    OUTCOMES, GameState, JsonObject, action_text, dice_ru, event_json, faces_text, make_game, roll_sizes, rules_reason_ru,
-    score_of, state_from_json, state_to_json, throw_view,
+    GameState, JsonObject, action_text, dice_ru, event_json, faces_text, make_game, roll_sizes, rules_reason_ru,
+    score_of, state_from_json, state_to_json, throw_view, turn_outcome,
 )
 from kosti.engine.errors import BadInput, RuleViolation
 from kosti.engine.names import PlayerNameError, check_player_names
@@ -307,13 +307,13 @@ class GameSession:
         evs = [event_json(e) for e in events]
         mover = before.to_move
         turn_end = next_turn = None
-        turn_events = [e for e in evs if e["kind"] == "turn"]
-        if turn_events or after.over:
-            outcome = next((k for k in OUTCOMES if any(e["kind"] == k for e in evs)), "end")
+        turn_events = [e for e in events if e.kind == "turn"]
+        outcome = turn_outcome(events, after.over)  # the engine's Event.outcome; None: no turn ended by it
+        if outcome is not None or turn_events:
             score_after = score_of(after, mover) if mover else None
-            turn_end = {"score_after": score_after, "outcome": outcome}
-            if turn_events and not after.over:
-                nxt = turn_events[-1]["player"]
+            turn_end = {"score_after": score_after, "outcome": outcome or "end"}
+            nxt = turn_events[-1].player if turn_events else after.to_move  # no "turn" event in a final round
+            if nxt is not None and not after.over:
                 next_turn = {"turn_no": self.turn_no + 1, "player": nxt, "score_before": score_of(after, nxt)}
         status = "finished" if after.over else "active"
         winner = after.winner

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pydantic import JsonValue
 
 from kosti.dashboard.store import Store, ThrowRow
@@ -18,6 +19,7 @@ from kosti.engine.game import Bank
 from kosti.engine.game import GameState as EngineGameState
 from kosti.engine.games.base import Moves
 from kosti.engine.games import GAME_PRESETS, Game, TableGame, game_from_json, game_presets, new_any_game
+from kosti.engine.kinds import TurnOutcome
 from kosti.engine.records import Event, Reason
 from kosti.engine.rules import Rules
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: F401 - the request models' bound
@@ -214,8 +216,26 @@ def score_changes(before_json: str, after_json: str) -> list[JsonObject]:
             for n in names if score_of(a, n) != score_of(b, n)]
 
 
-#: Event kinds that end a turn, in order of preference for the turn's recorded outcome.
-OUTCOMES = ("win", "instant_win", "dump_truck", "overshoot", "dot", "toxic_twos", "bust", "bank", "capped")
+#: The engine's :class:`~kosti.engine.kinds.TurnOutcome` as the word a turn row stores (``turns.outcome``),
+#: the words the score sheet already knows (``OUTCOMES`` in ``static/app.js``): a dump is ``dump_truck``.
+TURN_OUTCOME_WORDS: dict[TurnOutcome, str] = {
+    TurnOutcome.BANK: "bank", TurnOutcome.BUST: "bust", TurnOutcome.DUMP: "dump_truck",
+    TurnOutcome.OVERSHOOT: "overshoot", TurnOutcome.INSTANT_WIN: "instant_win",
+}
+
+
+def turn_outcome(events: Sequence[Event], over: bool) -> str | None:
+    """How the action's ``events`` ended a turn, as the word the turn row stores, or ``None`` when no
+    event carries an outcome (:attr:`Event.outcome`, set by the engine on the one event of an action that
+    ends a turn, rules.md §3.13). A game the action ended (``over``) records ``win`` unless the turn itself
+    was an instant win (§3.10); the table games of games.md mark no outcome, so their last turn is ``win``
+    and their other turns ``None`` (the caller records ``end``)."""
+    marked = next((e.outcome for e in events if e.outcome is not None), None)
+    if marked is TurnOutcome.INSTANT_WIN:
+        return TURN_OUTCOME_WORDS[marked]
+    if over:
+        return "win"
+    return None if marked is None else TURN_OUTCOME_WORDS[marked]
 
 
 def faces_text(faces: list[int]) -> str:
