@@ -38,8 +38,7 @@ from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_read
 from kosti.dashboard.session import GameSession
 from kosti.dashboard.store import Store, StoreError
 from kosti.dashboard.table_settings import (
-    DEFAULT_SETTINGS, OLD_DEFAULT_THRESHOLDS, Settings, check_settle, merged, valid_stored_settings,
-    without_old_defaults,
+    DEFAULT_SETTINGS, Settings, check_settle, merged, valid_stored_settings,
 )
 from kosti.dashboard.throws import TableDie, TableThrow, throw_from_pipeline
 from kosti.dashboard.views import (
@@ -55,7 +54,7 @@ from kosti.vision.throws import Reader
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "BANNER_KINDS", "BUST_KINDS", "DEFAULT_SETTINGS", "MAX_RULE_NUMBER", "OLD_DEFAULT_THRESHOLDS", "Broadcaster",
+    "BANNER_KINDS", "BUST_KINDS", "DEFAULT_SETTINGS", "MAX_RULE_NUMBER", "Broadcaster",
     "FrameHub", "GameState", "TableDie", "TableError", "TableService", "TableThrow", "VirtualTruthReader",
     "_BARREL_KIND_WORDS", "default_reader", "encode_jpeg", "event_json", "list_presets", "make_game",
     "placeholder_frame", "roll_sizes", "rules_reason_ru", "rules_summary", "score_of", "state_from_json",
@@ -88,11 +87,9 @@ class TableService:
                               changed=self._changed, broadcaster=self.broadcaster)
         self.frames: FrameHub = self.live.frames
         self.version = 0
-        stored = valid_stored_settings(store.get_settings())
-        cleaned = without_old_defaults(stored)
-        if cleaned != stored:
-            store.put_settings({"thresholds": cleaned["thresholds"]})
-        self.settings: Settings = merged(copy.deepcopy(DEFAULT_SETTINGS), cleaned)
+        # earlier versions' default thresholds were dropped once, by migration 2 (kosti.dashboard.migrations):
+        # a pair stored since is a choice and is read as it is
+        self.settings: Settings = merged(copy.deepcopy(DEFAULT_SETTINGS), valid_stored_settings(store.get_settings()))
         self.live.apply_settings(self.settings)
         #: Shown to the UI: control actions need the PIN (set by the app for non-loopback binds).
         self.pin_required = False

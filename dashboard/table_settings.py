@@ -1,6 +1,6 @@
-"""The table's settings: their defaults, the stored values that are still valid, the thresholds of earlier
-versions dropped at start, one merge rule, and the live runner's :class:`~kosti.vision.runner.Tuning` made
-from them.
+"""The table's settings: their defaults, the stored values that are still valid, one merge rule, and the
+live runner's :class:`~kosti.vision.runner.Tuning` made from them. (The thresholds earlier versions stored as
+their defaults are dropped once, by migration 2 of :mod:`kosti.dashboard.migrations`.)
 
 Settings are a JSON object: ``zones`` (:meth:`kosti.vision.zones.Zones.to_dict`, normalised polygons; None =
 the whole frame), ``thresholds`` (``conf``, ``value_conf`` 0–1 of the reader, ``still_s`` seconds and
@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from kosti.dashboard.errors import Invalid
-from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, EARLIER_OPERATING_POINTS
+from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 from kosti.vision.runner import Tuning
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 from kosti.vision.zones import Zones
@@ -34,18 +34,6 @@ DEFAULT_SETTINGS: Settings = {
     "live_width": 960,
     "jpeg_quality": 75,
 }
-#: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
-#: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's operating point (0.5, 0.4),
-#: which the settings form sent back with every Save (it now sends only what was changed). A database that
-#: holds exactly one of these pairs
-#: holds an old default, not a choice: the pair is dropped when the table starts
-#: (:func:`without_old_defaults`), so the table reads at the shipped model's own operating point.
-OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
-    {"conf": 0.25, "value_conf": 0.6},
-    *({"conf": p["conf"], "value_conf": p["value_conf"]} for p in EARLIER_OPERATING_POINTS),  # kosti.models
-)
-
-
 
 
 def merged(base: Settings, values: Settings) -> Settings:
@@ -97,20 +85,6 @@ def valid_stored_settings(stored: Settings) -> Settings:
         else:
             log.warning("stored setting %r has a bad value (%.80r); the default is used", key, value)
     return out
-
-
-def without_old_defaults(stored: Settings) -> Settings:
-    """``stored`` settings without an earlier version's default thresholds (see :data:`OLD_DEFAULT_THRESHOLDS`)."""
-    th = stored.get("thresholds")
-    if not isinstance(th, dict):
-        return stored
-    for old in OLD_DEFAULT_THRESHOLDS:
-        if (old["conf"], old["value_conf"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF):
-            continue  # today's defaults
-        if all(th.get(k) == v for k, v in old.items()):
-            return {**stored, "thresholds": {k: v for k, v in th.items() if k not in old}}
-    return stored
-
 
 
 def check_settle(current: Settings, values: Settings) -> None:

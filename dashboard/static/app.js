@@ -710,7 +710,7 @@ function drawZones(poly, aside) {
 
 async function saveSettings(extra) {
   // Only the thresholds the user changed: a value sent back unchanged would be stored as a choice and keep
-  // an old default after the next model's operating point (dashboard/table.py OLD_DEFAULT_THRESHOLDS).
+  // an old default after the next model's operating point (dashboard/migrations.py OLD_DEFAULT_THRESHOLDS).
   const body = { thresholds: {} };
   const was = (settings && settings.thresholds) || {};
   const num = (id) => { const v = $(id).value; return v === "" ? null : Number(v); };

@@ -105,3 +105,39 @@ def test_a_gap_in_the_migrations_is_refused(tmp_path: Path, monkeypatch) -> None
     with pytest.raises(StoreError, match="no migration from schema 1"):
         Store(db)
     assert _version(db) == 1
+
+
+def test_a_deliberately_saved_old_pair_survives_a_table_restart(tmp_path: Path) -> None:
+    """Migration 2 is the one place the old defaults go: the table's start reads what is stored. A first-schema
+    database holding reader v0.3's pair (kosti.models.EARLIER_OPERATING_POINTS) starts at today's operating
+    point; the same pair saved again in Settings is a choice and is still there after a restart."""
+    from kosti.dashboard.table import TableService
+    from kosti.models import EARLIER_OPERATING_POINTS
+
+    pair = {"conf": EARLIER_OPERATING_POINTS[0]["conf"], "value_conf": EARLIER_OPERATING_POINTS[0]["value_conf"]}
+    assert (pair["conf"], pair["value_conf"]) != (DEFAULT_CONF, DEFAULT_VALUE_CONF)
+    db = tmp_path / "kosti.db"
+    _v1_database(db, {**pair, "still_s": 0.7})
+
+    def start() -> tuple[Store, TableService]:
+        store = Store(db)
+        return store, TableService(store)
+
+    store, table = start()  # the upgrade drops the old default, once
+    try:
+        th = table.get_settings()["thresholds"]
+        assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.7)
+        table.update_settings({"thresholds": pair})  # the table chooses the old pair again
+    finally:
+        table.stop()
+        store.close()
+    for _ in range(2):  # each restart keeps it
+        store, table = start()
+        try:
+            th = table.get_settings()["thresholds"]
+            assert (th["conf"], th["value_conf"]) == (pair["conf"], pair["value_conf"])
+            stored = store.get_settings()["thresholds"]
+            assert isinstance(stored, dict) and (stored["conf"], stored["value_conf"]) == (pair["conf"], pair["value_conf"])
+        finally:
+            table.stop()
+            store.close()
