@@ -269,16 +269,27 @@ def test_settings_zones_and_thresholds(make_client, tmp_path):
     assert s["zones"]["roll_area"] == zones["roll_area"] and s["thresholds"]["still_s"] == 0.6
 
 
+def _first_schema_database(db, thresholds: dict) -> None:
+    """A database as the versions before numbered migrations left it: schema 1 and a ``thresholds`` row."""
+    import json
+    import sqlite3
+
+    from kosti.dashboard import migrations
+
+    with sqlite3.connect(db) as c:
+        c.executescript(migrations.SCHEMA_V1)
+        c.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
+        c.execute("INSERT INTO settings(key, value_json) VALUES ('thresholds', ?)", (json.dumps(thresholds),))
+    c.close()
+
+
 def test_old_default_thresholds_in_a_database_give_way_to_the_operating_point(make_client, tmp_path):
     """Before the dashboard took the shipped operating point it stored its own defaults (conf 0.25,
-    value_conf 0.6) with every settings change; a table started on such a database reads at the operating
-    point again and keeps what the user did choose."""
-    from kosti.dashboard.store import Store
+    value_conf 0.6) with every settings change; a table started on such a database (its upgrade: migration 2)
+    reads at the operating point again and keeps what the user did choose."""
     from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 
-    store = Store(tmp_path / "kosti.db")
-    store.put_settings({"thresholds": {"conf": 0.25, "value_conf": 0.6, "still_s": 0.7}})
-    store.close()
+    _first_schema_database(tmp_path / "kosti.db", {"conf": 0.25, "value_conf": 0.6, "still_s": 0.7})
     c = make_client()
     th = c.get("/api/settings").json()["thresholds"]
     assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.7)
@@ -292,14 +303,12 @@ def test_old_default_thresholds_in_a_database_give_way_to_the_operating_point(ma
 @pytest.mark.parametrize("old", [{"conf": 0.25, "value_conf": 0.6}, {"conf": 0.5, "value_conf": 0.4}])
 def test_each_earlier_default_pair_gives_way_to_the_shipped_operating_point(make_client, tmp_path, old):
     """Reader v0.3's operating point (0.5, 0.4), sent back by the settings form with every Save, is an old
-    default like the dashboard's own (0.25, 0.6): dropped at start, the other stored settings kept."""
-    from kosti.dashboard.store import Store
+    default like the dashboard's own (0.25, 0.6): dropped by the upgrade of a database that holds it
+    (migration 2), the other stored settings kept."""
     from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 
     assert (old["conf"], old["value_conf"]) != (DEFAULT_CONF, DEFAULT_VALUE_CONF)
-    store = Store(tmp_path / "kosti.db")
-    store.put_settings({"thresholds": {**old, "still_s": 0.6}})
-    store.close()
+    _first_schema_database(tmp_path / "kosti.db", {**old, "still_s": 0.6})
     c = make_client()
     th = c.get("/api/settings").json()["thresholds"]
     assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.6)
