@@ -400,6 +400,8 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form):
             d.find_element(By.ID, "lang-toggle").click()
         # Pig: one die, the order as seated, to 10 points.
         start_in_form(d, wait, "Ann, Boris", "pig", '{"order_throw": false, "target": 10}')
+        # the page shows the earlier test's game (Ann, Boris too) until the new state arrives: wait for Pig's
+        wait.until(lambda d: "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").get_attribute("textContent"))
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
         assert d.find_element(By.ID, "turn-player").text == "Ann"
         assert d.find_element(By.ID, "dice-left").text == "1"
