@@ -42,6 +42,7 @@ from .game import (
     new_game,
     seat_order,
 )
+from .kinds import EventKind, Phase, TurnOutcome
 from .presets import (
     PRESET_NAMES,
     PRIMARY_PRESETS,
@@ -51,7 +52,6 @@ from .presets import (
     resolve_rules,
     with_overrides,
 )
-from .kinds import EventKind, Phase, TurnOutcome
 from .rules import Rules
 from .scoring import ScoringRules, ThrowScore, legal_keeps, score_keep, score_throw
 

@@ -43,7 +43,7 @@ OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' 
 
 def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``kosti advise``."""
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         "advise", help="throw or stop: the risk of the next throw and the best play this turn",
         description="Advice for the player to move: the exact chance that the next throw scores "
                     "nothing, the points it adds on average, and whether to throw or stop "

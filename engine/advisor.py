@@ -96,7 +96,9 @@ class Advice:
     def to_json(self) -> dict[str, Any]:
         """Every field: the cli.md ``kosti advise`` keys plus ``requirement``,
         ``record_probability``, ``keep`` and ``at_risk`` (the dashboard's ``/api/advice``)."""
-        r = lambda v: None if v is None else round(v, 2)
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 2)
+
         return {
             "player": self.player, "dice_to_throw": self.dice_to_throw,
             "turn_points": self.turn_points, "bust_probability": round(self.bust_probability, 6),

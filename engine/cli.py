@@ -23,13 +23,23 @@ import json
 import os
 import sys
 from importlib import resources
-from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import BadInput, RuleViolation
 from .game import Bank, GameState, Keep, Roll
-from .games import (Choose, Game, GamePreset, TableGame, ThousandGame, action_to_json,
-                    game_from_json, game_presets, is_game_preset, new_any_game, wrap)
+from .games import (
+    Choose,
+    Game,
+    GamePreset,
+    TableGame,
+    ThousandGame,
+    action_to_json,
+    game_from_json,
+    game_presets,
+    is_game_preset,
+    new_any_game,
+    wrap,
+)
 from .presets import PRESET_NAMES, get_preset, load_rules_file
 
 SAMPLE_GAME = "sample_game.json"
@@ -261,6 +271,7 @@ def _sheet(game: Game | GameState, lang: str) -> str:
     if isinstance(game, TableGame):
         return _table_sheet(game, tr, lang)
     gs = game.state if isinstance(game, ThousandGame) else game
+    assert isinstance(gs, GameState), gs  # every game is a TableGame or a 1000-family game
     lines = [f"--- {tr('Score sheet', 'Счёт')} ({gs.rules.name}) ---"]
     for i, p in enumerate(gs.players):
         marks = []
@@ -286,9 +297,9 @@ def _sheet(game: Game | GameState, lang: str) -> str:
             lines.append(f"  {tr('team', 'команда')} {names}: {gs.team_score(team[0])}")
     if gs.over:
         w = gs.winner
-        names = ", ".join(w) if isinstance(w, list) else w
-        lines.append({"en": f"Game over: {names} won", "ru": f"Игра окончена: победил {names}",
-                      "both": f"Game over: {names} won / Игра окончена: победил {names}"}[lang])
+        winners = ", ".join(w) if isinstance(w, list) else w
+        lines.append({"en": f"Game over: {winners} won", "ru": f"Игра окончена: победил {winners}",
+                      "both": f"Game over: {winners} won / Игра окончена: победил {winners}"}[lang])
     return "\n".join(lines)
 
 
@@ -348,13 +359,14 @@ def _prompt(gs: Game, lang: str) -> tuple[str, str]:
             en += " — " + opts(False)
             ru += " — " + opts(True)
         return en, ru
+    assert isinstance(gs, ThousandGame), gs  # every game is a TableGame or a 1000-family game
     t = gs.state.turn
     en = (f"[{gs.to_move}: turn {t.points}, {t.dice} dice] {a.hint.text_en}")
     ru = (f"[{gs.to_move}: за ход {t.points}, костей {t.dice}] {a.hint.text_ru}")
     if a.keep:
-        opts = "; ".join(f"{' '.join(map(str, k.faces))}={k.points}" for k in a.keeps)
-        en += f" — keeps: {opts}"
-        ru += f" — варианты: {opts}"
+        keeps = "; ".join(f"{' '.join(map(str, k.faces))}={k.points}" for k in a.keeps)
+        en += f" — keeps: {keeps}"
+        ru += f" — варианты: {keeps}"
     return en, ru
 
 
@@ -463,7 +475,8 @@ def sample_game(name: str = "game") -> dict[str, Any]:
     """A bundled sample game (replay format, cli.md): ``game`` = ``engine/data/sample_game.json``
     (classic), ``farkle`` = ``engine/data/sample_farkle.json`` (farkle_official, final round)."""
     text = resources.files(__package__).joinpath("data", SAMPLES[name]).read_text(encoding="utf-8")
-    return json.loads(text)
+    doc: dict[str, Any] = json.loads(text)
+    return doc
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -475,9 +488,9 @@ def run_play(args: argparse.Namespace) -> int:
     echo = False
     if args.sample:
         doc = sample_game(args.sample)
-        first, events = game_from_record(doc)
+        first, recorded = game_from_record(doc)
         gs = wrap(first)
-        lines = iter(_event_line(e) for e in events)
+        lines = iter(_event_line(e) for e in recorded)
         echo = True
     elif args.resume:
         states, history = _load_save(args.resume)

@@ -410,7 +410,7 @@ def with_overrides(rules: Rules | str, overrides: Mapping[str, Any] | None) -> R
         scoring_ov["table"] = scoring_ov.pop("scoring_table")
     for key, value in list(ov.items()):  # short forms ("barrel": "none") merge like objects
         tp = _RULES_FIELD_TYPES.get(key)
-        if tp is not None and dataclasses.is_dataclass(tp) and not isinstance(value, Mapping):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp) and not isinstance(value, Mapping):
             ov[key] = _shorthand(tp, value)
     d = base.to_dict()
     scoring = d["scoring"]

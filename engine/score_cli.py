@@ -27,6 +27,7 @@ from .errors import BadInput
 from .presets import get_preset
 from .scoring import COMBINATION_LABELS, ScoringRules, ThrowScore, score_throw
 
+
 def scoring_rules_for_preset(name: str) -> ScoringRules:
     """The :class:`ScoringRules` of a rules.md §4 preset name (``Rules.scoring`` of
     :func:`kosti.engine.presets.get_preset`). Raises :class:`BadInput` for an unknown preset."""
@@ -96,7 +97,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def add_score_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``kosti score`` on an ``argparse`` subparsers object; returns the new parser."""
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         "score", help="score one throw (best legal keep) under a rule preset",
         description="Score one throw of 1-6 dice under a rule preset (rules.md §2): the best legal "
                     "keep, its points and combinations, hot dice, instant win.")

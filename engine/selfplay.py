@@ -10,9 +10,10 @@ reproduces a game exactly.
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 from .game import Action, Bank, Event, GameState, Keep, Roll, new_game
+from .rules import Rules
 
 __all__ = ["random_action", "random_faces", "play_random_game", "random_game_steps"]
 
@@ -45,7 +46,7 @@ def random_action(state: GameState, rng: random.Random, *, bank_at: int | None =
 
 
 def random_game_steps(state: GameState, rng: random.Random, *, max_actions: int = 100_000,
-                      **kw) -> Iterator[tuple[Action, GameState, tuple[Event, ...]]]:
+                      **kw: Any) -> Iterator[tuple[Action, GameState, tuple[Event, ...]]]:
     """Yield ``(action, new_state, events)`` for random legal play until the game ends."""
     for _ in range(max_actions):
         action = random_action(state, rng, **kw)
@@ -55,12 +56,12 @@ def random_game_steps(state: GameState, rng: random.Random, *, max_actions: int 
         yield action, state, events
 
 
-def play_random_game(rules, players=("A", "B"), seed: int = 0,
+def play_random_game(rules: Rules | str | Mapping[str, Any], players: Sequence[str] = ("A", "B"), seed: int = 0,
                      max_actions: int = 100_000) -> GameState:
     """Play a whole random game under ``rules`` (a preset name or :class:`Rules`); returns the
     final state (possibly unfinished after ``max_actions``)."""
     rng = random.Random(seed)
     st = new_game(rules, list(players))
-    for _, st, _ in random_game_steps(st, rng, max_actions=max_actions):
-        pass
+    for _, after, _ in random_game_steps(st, rng, max_actions=max_actions):
+        st = after
     return st

@@ -92,7 +92,7 @@ def _classes(rules: Rules, n: int) -> tuple[ThrowClass, ...]:
             options = tuple((p, c, f) for (p, c), f in opts.items())
         else:
             options = ()
-        key = (kind, tuple((p, c) for p, c, _ in options))
+        key: tuple[str, tuple[object, ...]] = (kind, tuple((p, c) for p, c, _ in options))
         if kind == "instant_win":
             key = (kind, faces)  # each instant-win throw is probed on its own (rare)
         g = groups.get(key)
@@ -171,7 +171,7 @@ _PY_ROWS = 40
 @lru_cache(maxsize=256)
 def _dp_table(rules: Rules, n: int) -> _DPTable:
     succ: dict[tuple[int, int], tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
-    index: dict[tuple[int, bool], int] = {}
+    index: dict[tuple[int, int], int] = {}
     rows: list[list[int]] = []
     is_best: set[tuple[int, int]] = set()
     weights: list[int] = []

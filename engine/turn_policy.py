@@ -142,8 +142,10 @@ class TurnPolicy:
 
     def _outcome_value(self, rec: tuple[Any, ...]) -> _Value:
         if rec[0] == "end":
-            return rec[1]
+            end: _Value = rec[1]
+            return end
         _, key, stop = rec
+        assert stop is None or isinstance(stop, tuple), rec
         if stop is not None and key[0] > self.cap:
             return stop
         if key[0] > self.hard_cap:

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import BadInput
 from ..game import GAME_FORMAT, GameState, new_game
 from .aces import PRESETS as _ACES
+from .bank_dice import PRESETS as _BANK
 from .base import (
     SCORE_KINDS,
     ChoiceOption,
@@ -36,20 +37,19 @@ from .base import (
     action_from_json,
     action_to_json,
 )
+from .bluff import PRESETS as _BLUFF
 from .buck_dice import PRESETS as _BUCK
 from .chicago import PRESETS as _CHICAGO
 from .craps import PRESETS as _CRAPS
 from .dead_dice import PRESETS as _DEAD
 from .four_dice import PRESETS as _FOUR
-from .pig import PRESETS as _PIG
-from .thousand import ThousandGame
-from .indian_dice import PRESETS as _INDIAN
-from .martinetti import PRESETS as _MARTINETTI
 from .high_dice import PRESETS as _HIGH
-from .bank_dice import PRESETS as _BANK
-from .thirteen import PRESETS as _THIRTEEN
+from .indian_dice import PRESETS as _INDIAN
 from .liar_dice import PRESETS as _LIAR
-from .bluff import PRESETS as _BLUFF
+from .martinetti import PRESETS as _MARTINETTI
+from .pig import PRESETS as _PIG
+from .thirteen import PRESETS as _THIRTEEN
+from .thousand import ThousandGame
 
 __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
            "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping, Self, Sequence
 
 from ..game import Event, Reason
 from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text
@@ -50,17 +50,18 @@ class Aces(TableGame):
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("dice held", "кости на руках")
 
     @classmethod
-    def start(cls, params, players, scores=None):  # type: ignore[override]
+    def start(cls, params: GameParams, players: Sequence[str], scores: Mapping[str, int] | None = None) -> Self:
         """As :meth:`TableGame.start`; every player holds ``dice_each`` dice unless ``scores``
         gives other counts (a game that begins mid-way)."""
+        assert isinstance(params, AcesParams), params  # cls.PARAMS
         st = super().start(params, players, None)
-        held = [params.dice_each] * len(st.names)  # type: ignore[attr-defined]
+        held = [params.dice_each] * len(st.names)
         for k, v in dict(scores or {}).items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 from ..errors import BadInput
                 raise BadInput(f"scores.{k}: dice held must be a non-negative integer, got {v!r}")
             held[st.names.index(k)] = v
-        total = params.dice_each * len(st.names)  # type: ignore[attr-defined]
+        total = params.dice_each * len(st.names)
         if sum(held) > total or sum(held) == 0:
             from ..errors import BadInput
             raise BadInput(f"scores: players hold {sum(held)} dice; 1–{total} are in the game")

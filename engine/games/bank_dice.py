@@ -19,8 +19,19 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
-                   faces_text, sort_winners, thaw)
+from .base import (
+    OVER_MOVES,
+    ChoiceOption,
+    Choose,
+    GameParams,
+    GamePreset,
+    Moves,
+    TableGame,
+    ev,
+    faces_text,
+    sort_winners,
+    thaw,
+)
 
 
 @dataclass(frozen=True)

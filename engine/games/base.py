@@ -31,7 +31,7 @@ import dataclasses
 import typing
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Self, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Bank, Event, Keep, KeepOption, Reason, Roll
@@ -136,11 +136,11 @@ def action_from_json(d: Any, choices: Sequence[str] = ()) -> GameAction:
     if key == "roll":
         if not isinstance(value, list):
             raise BadInput(f"'roll' must be a list of faces, got {value!r}")
-        return Roll(value)
+        return Roll(tuple(value))
     if key == "keep":
         if not isinstance(value, list):
             raise BadInput(f"'keep' must be a list of faces, got {value!r}")
-        return Keep(value)
+        return Keep(tuple(value))
     if key == "bank":
         if value is not True:
             raise BadInput(f"'bank' must be true, got {value!r}")
@@ -363,9 +363,9 @@ class TableGame(Game):
     names: tuple[str, ...]
     scores: tuple[int, ...]
     mover: int = 0
-    over: bool = False  # type: ignore[assignment]
+    over: bool = False
     winners: tuple[int, ...] = ()
-    log: tuple[str, ...] = ()  # type: ignore[assignment]
+    log: tuple[str, ...] = ()
 
     #: The params class of the game (set by each subclass).
     PARAMS: ClassVar[type[GameParams]] = GameParams
@@ -377,7 +377,7 @@ class TableGame(Game):
     # -- construction --------------------------------------------------------------------------
     @classmethod
     def start(cls, params: GameParams, players: Sequence[str],
-              scores: Mapping[str, int] | None = None) -> TableGame:
+              scores: Mapping[str, int] | None = None) -> Self:
         """A new game of ``players`` (names in seat order) under ``params``; ``scores``: optional
         starting scores by name. Raises :class:`BadInput` for bad names, counts or scores."""
         names = list(players)
@@ -395,7 +395,7 @@ class TableGame(Game):
         st = cls(params=params, names=tuple(names), scores=tuple(sc))
         return st._opened()
 
-    def _opened(self) -> TableGame:
+    def _opened(self) -> Self:
         """Hook: the state right after :meth:`start` (e.g. the first phase)."""
         return self
 
@@ -556,7 +556,7 @@ class TableGame(Game):
         return (seat + step) % len(self.names)
 
     def _finish(self, winners: Sequence[int], evs: list[Event], *, loser: int | None = None,
-                **changes: Any) -> TableGame:
+                **changes: Any) -> Self:
         """The state with the game over, ``winners`` recorded and a ``win`` event."""
         w = tuple(winners)
         names = ", ".join(self.names[i] for i in w)

@@ -28,8 +28,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
-                   faces_text, thaw)
+from .base import OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
 from .hands import hand_key, hand_name, parse_hand
 
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
-from .base import (OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text,
-                   sort_winners)
+from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text, sort_winners
 
 #: Faces that die (games.md §9).
 DEAD_FACES = (2, 5)

@@ -27,8 +27,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import (OVER_MOVES, ChoiceOption, GameParams, GamePreset, Moves, TableGame, ev, faces_text,
-                   sort_winners)
+from .base import OVER_MOVES, ChoiceOption, GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping, Self, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
-                   faces_text, thaw)
+from .base import OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
 from .hands import hand_key, hand_name, parse_hand
 
 _TOP = (6, 6, 6, 6, 6)
@@ -64,10 +63,11 @@ class LiarDice(TableGame):
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("stakes", "ставки")
 
     @classmethod
-    def start(cls, params, players, scores=None):  # type: ignore[override]
+    def start(cls, params: GameParams, players: Sequence[str], scores: Mapping[str, int] | None = None) -> Self:
         """As :meth:`TableGame.start`; every player starts with ``stakes`` stakes unless ``scores`` says."""
+        assert isinstance(params, LiarDiceParams), params  # cls.PARAMS
         st = super().start(params, players, None)
-        sc = [params.stakes] * len(st.names)  # type: ignore[attr-defined]
+        sc = [params.stakes] * len(st.names)
         for k, v in dict(scores or {}).items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise BadInput(f"scores.{k}: stakes must be a non-negative integer, got {v!r}")
@@ -114,7 +114,7 @@ class LiarDice(TableGame):
         no = Reason("there is no stopping in Liar dice", "в «Лжеце» не останавливаются")
         cup = Reason("the cup stays covered until someone calls «Liar!»", "стакан открывают только после «Лжец!»")
         if self.phase == "claim":
-            more = ""
+            more: tuple[str, str] | None = None
             if self.claim:
                 cen, cru = hand_name(self.claim, self.params.straights)  # type: ignore[attr-defined]
                 more = (f" — more than {cen}", f" — больше, чем {cru}")

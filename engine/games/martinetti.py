@@ -30,8 +30,7 @@ from typing import Any, ClassVar, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
-from .base import (OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev,
-                   faces_text, thaw)
+from .base import OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, faces_text, thaw
 
 #: The last field of the board.
 LAST_FIELD = 12

@@ -13,8 +13,16 @@ from fractions import Fraction
 import pytest
 
 from kosti.engine import PRESET_NAMES, Bank, Keep, Roll, get_preset, new_game, with_overrides
-from kosti.engine.advisor import (TurnPolicy, advise, bust_probability, expected_points,
-                                  points_distribution, policy_for, throw_classes, throw_kind)
+from kosti.engine.advisor import (
+    TurnPolicy,
+    advise,
+    bust_probability,
+    expected_points,
+    points_distribution,
+    policy_for,
+    throw_classes,
+    throw_kind,
+)
 from kosti.engine.scoring import legal_keeps, score_throw
 
 
@@ -226,7 +234,7 @@ def test_policy_beats_every_threshold_policy_in_simulation(preset):
             diffs[name] = [a - b for a, b in zip(opt_results, results)]
     sd = math.sqrt(sum((v - means["optimal"]) ** 2 for v in opt_results) / (SIM_TURNS - 1))
     assert abs(means["optimal"] - expected) < 4 * sd / math.sqrt(SIM_TURNS), (means, expected)
-    for name, d in diffs.items():
+    for name in diffs:
         assert means["optimal"] >= means[name], (name, means)
     print(preset, {k: round(v, 2) for k, v in means.items()}, "DP", round(expected, 2))
 

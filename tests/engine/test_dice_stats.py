@@ -10,8 +10,16 @@ import pytest
 
 from kosti.engine import get_preset
 from kosti.engine.advisor import expected_points
-from kosti.engine.dice_stats import (DIE_SUBJECT, chi_square_uniform, expected_band, face_counts,
-                                     gammaincc, per_die_counts, ru_plural, throw_luck)
+from kosti.engine.dice_stats import (
+    DIE_SUBJECT,
+    chi_square_uniform,
+    expected_band,
+    face_counts,
+    gammaincc,
+    per_die_counts,
+    ru_plural,
+    throw_luck,
+)
 
 
 def _sf5(x: float) -> float:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from kosti.engine import Bank, Keep, Roll, new_game, texts, with_overrides
 from kosti.engine.game import Event, EventKind, GameState, Phase, TurnOutcome
 from kosti.engine.turn_end import AFTER_TURN

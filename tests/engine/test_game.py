@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from kosti.engine import (Bank, BadInput, GameState, Keep, Roll, RuleViolation, first_player,
-                          new_game, seat_order)
+from kosti.engine import BadInput, Bank, GameState, Keep, Roll, RuleViolation, first_player, new_game, seat_order
 
 
 def test_allowed_explains_in_both_languages():

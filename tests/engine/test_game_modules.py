@@ -3,9 +3,9 @@ each test switches one parameter through overrides and checks the rule's effect.
 
 from __future__ import annotations
 
-from kosti.engine import Bank, Keep, Roll, RuleViolation, new_game, with_overrides
-
 import pytest
+
+from kosti.engine import Bank, Keep, Roll, RuleViolation, new_game, with_overrides
 
 BUST5 = Roll([2, 2, 3, 4, 6])
 BUST6 = Roll([2, 3, 3, 4, 6, 6])

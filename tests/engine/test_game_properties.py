@@ -20,8 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kosti.engine import (PRESET_NAMES, Bank, GameState, RuleViolation, action_to_json, new_game,
-                          with_overrides)
+from kosti.engine import PRESET_NAMES, Bank, GameState, RuleViolation, action_to_json, new_game, with_overrides
 from kosti.engine.cli import replay
 from kosti.engine.selfplay import random_action
 

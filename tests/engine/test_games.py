@@ -17,8 +17,16 @@ from kosti.cli import main
 from kosti.engine import Bank, Keep, Roll
 from kosti.engine.cli import replay
 from kosti.engine.errors import BadInput, RuleViolation
-from kosti.engine.games import (GAME_PRESETS, SCORE_KINDS, Choose, TableGame, ThousandGame,
-                                game_from_json, game_preset, new_any_game)
+from kosti.engine.games import (
+    GAME_PRESETS,
+    SCORE_KINDS,
+    Choose,
+    TableGame,
+    ThousandGame,
+    game_from_json,
+    game_preset,
+    new_any_game,
+)
 from kosti.engine.games.four_dice import P_SIX
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "games_vectors.json")

@@ -7,8 +7,17 @@ import json
 
 import pytest
 
-from kosti.engine import (PRESET_NAMES, PRIMARY_PRESETS, BadInput, Rules, get_preset,
-                          load_rules_file, new_game, resolve_rules, with_overrides)
+from kosti.engine import (
+    PRESET_NAMES,
+    PRIMARY_PRESETS,
+    BadInput,
+    Rules,
+    get_preset,
+    load_rules_file,
+    new_game,
+    resolve_rules,
+    with_overrides,
+)
 from kosti.engine.rules import OvershootPenalty, Pit
 from kosti.engine.selfplay import play_random_game
 
