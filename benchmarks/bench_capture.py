@@ -63,8 +63,9 @@ def main() -> None:
               f"(last {args.runs}: {statistics.median(add_ms[-args.runs:]):.1f} ms; target < {ADD_TARGET_MS:.0f} ms); "
               f"JPEG median {jpeg_kb:.0f} kB")
 
-        client = TestClient(FastAPI())
-        client.app.include_router(create_review_router(root))
+        app = FastAPI()
+        app.include_router(create_review_router(root))
+        client = TestClient(app)
         ids = cap.list_ids(root)
         for name, fn in (
             ("GET /api/review/images", lambda i: client.get("/api/review/images")),

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -44,8 +45,8 @@ PI5_YOLO11N_640_MS = {"ncnn": (88.0, 94.0), "onnx": (130.0, 180.0)}
 
 def _frames(n: int) -> tuple[list[np.ndarray], str]:
     files = sorted(SKOVY.glob("*.jpg"))[:n] if SKOVY.is_dir() else []
-    frames = [cv2.imread(str(f)) for f in files]
-    frames = [f for f in frames if f is not None and f.shape[:2] == (720, 1280)]
+    loaded = [cv2.imread(str(f)) for f in files]
+    frames = [f for f in loaded if f is not None and f.shape[:2] == (720, 1280)]
     if frames:
         return frames, f"{len(frames)} skovy-webcam test frames (1280×720)"
     from kosti.sim.synthetic import synthetic_frame
@@ -106,7 +107,7 @@ def main() -> int:
                 read_cpu[name].append((time.process_time() - c0) * 1e3)
             if rnd == 0:
                 differ += not _same(out["onnx"], out["ncnn"])
-    med = {k: {"detect_ms": round(statistics.median(det_ms[k]), 1), "read_ms": round(statistics.median(read_ms[k]), 1),
+    med: dict[str, dict[str, Any]] = {k: {"detect_ms": round(statistics.median(det_ms[k]), 1), "read_ms": round(statistics.median(read_ms[k]), 1),
                "detect_cpu_ms": round(statistics.median(det_cpu[k]), 1),
                "read_cpu_ms": round(statistics.median(read_cpu[k]), 1)} for k in readers}
 

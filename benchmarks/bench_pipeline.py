@@ -70,7 +70,7 @@ def still_frames(n: int, shake: float = 0.0, seed: int = 0) -> list[np.ndarray]:
             step = rng.uniform(0.5, shake) * np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
             pos = pos + step if np.linalg.norm(pos + step) < 8 else pos - step
             ang = float(np.clip(ang + rng.normal(0, 0.05), -0.5, 0.5))
-            m = cv2.getRotationMatrix2D((640, 360), ang, 1.0)
+            m = np.asarray(cv2.getRotationMatrix2D((640, 360), ang, 1.0), np.float64)
             m[:, 2] += pos
             img = cv2.warpAffine(rest, m, (1280, 720), borderMode=cv2.BORDER_REFLECT101)
         out.append(np.clip(img + noise[i % len(noise)], 0, 255).astype(np.uint8))
@@ -78,7 +78,7 @@ def still_frames(n: int, shake: float = 0.0, seed: int = 0) -> list[np.ndarray]:
 
 
 def write_still_video(path: Path, seconds: float, fps: float = 30.0, shake: float = 0.0) -> None:
-    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (1280, 720))
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (1280, 720))
     for img in still_frames(int(seconds * fps), shake):
         vw.write(img)
     vw.release()
@@ -153,6 +153,7 @@ def bench_latency(throws: int, reader, vote: int) -> None:
                 settle_events += 1
                 wall.append(time.perf_counter() - t_in)
                 truth = src.last_throw
+                assert truth is not None  # a settle on the virtual table follows one of its throws
                 media.append(frame.t - truth.t_rest)
     print(f"latency over {throws} virtual throws (vote {vote} frames):")
     print(f"  dice at rest -> settle event (media time): median {1000 * statistics.median(media):.0f} ms"

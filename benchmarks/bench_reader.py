@@ -84,6 +84,7 @@ def main() -> int:
     from kosti.sim.synthetic import synthetic_frame
     from kosti.sim.untrained_models import build_untrained_models
     from kosti.vision.crops import square_crop
+    from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-reader-"))
@@ -159,6 +160,7 @@ def main() -> int:
           f" + classify {med['classify']:.1f})  target <= {TARGET_MS:.0f}: "
           f"{mark(onnx_ms <= TARGET_MS)}")
     print(f"ultralytics pytorch  median {ultra_ms:7.1f} ms  (its default rect letterbox)")
+    assert isinstance(reader.detector, OnnxDetector), reader.detector  # this benchmark times the ONNX reader
     h, w = reader.detector.preprocess(frame)[0].shape[2:]
     print(f"detector only: onnxruntime {onnx_det_ms:.1f} ms vs pytorch {ultra_det_ms:.1f} ms "
           f"(both {w}x{h} input) = {ultra_det_ms / onnx_det_ms:.2f} x")

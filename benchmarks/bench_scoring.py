@@ -44,7 +44,7 @@ def main() -> None:
     worst = float("inf")
     for table in TABLES:
         rules = ScoringRules(table=table)
-        throws = [[rng.randint(1, 6) for _ in range(rng.randint(1, rules.dice))]
+        throws = [[rng.randint(1, 6) for _ in range(rng.randint(1, rules.dice_count))]
                   for _ in range(args.n)]
         t0 = time.perf_counter()
         score_throw([1], rules)  # builds the lookup

@@ -21,7 +21,7 @@ import random
 import statistics
 import time
 
-from kosti.engine import PRESET_NAMES, Bank, Keep, Roll, get_preset, new_game
+from kosti.engine import PRESET_NAMES, Action, Bank, Keep, Roll, get_preset, new_game
 from kosti.engine.standing import keep_options as _keep_options
 
 TARGET = 5_000
@@ -41,6 +41,7 @@ def _play_turns(preset: str, n_turns: int, seed: int) -> tuple[int, int, float, 
         st = new_game(rules, players)
         while not st.over and turns < n_turns:
             t = st.turn
+            action: Action
             if t.pending is not None:
                 action = Keep(_keep_options(t.pending, rules)[0].faces)
             elif t.scored and t.points >= bank_at and st.stop_reason() is None:

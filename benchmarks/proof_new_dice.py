@@ -60,7 +60,7 @@ from kosti.datasets.capture import CaptureWriter  # noqa: E402
 from kosti.datasets.prepare import label_path, split_images  # noqa: E402
 from kosti.models import MODELS_DIR  # noqa: E402
 from kosti.sim.render import BACKGROUNDS, DieStyle, render_table  # noqa: E402
-from kosti.vision.evaluate import evaluate  # noqa: E402
+from kosti.vision.evaluate import evaluate_data  # noqa: E402
 
 #: Default real data: replayed during training and measured before/after (must not lose > 0.5 points).
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6" / "data.yaml"
@@ -185,7 +185,7 @@ def replay_slice(spec: str, n: int, dest: Path, seed: int) -> str:
 
 def measure(data: Path | str, split: str, models: Path) -> dict:
     """``kosti eval --json`` document of the reader in ``models`` (dice_det.onnx + dice_cls.onnx)."""
-    doc = evaluate(data, split=split, detector=models / "dice_det.onnx", classifier=models / "dice_cls.onnx")
+    doc = evaluate_data(data, split=split, detector=models / "dice_det.onnx", classifier=models / "dice_cls.onnx")
     doc.pop("confusion", None)
     return doc
 

@@ -60,6 +60,7 @@ def build_capture(cap_dir: Path, test_dir: Path) -> tuple[list[str], list[str]]:
         (test_dir / sub).mkdir(parents=True, exist_ok=True)
     for i, f in enumerate(frames):
         img = cv2.imread(str(f))
+        assert img is not None, f  # a skovy-webcam test photo
         det = reader.read(img)
         boxes = det.xyxy
         guesses = guess_faces(reader, img, boxes)
