@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Mapping, Self, Sequence
 
 from ..errors import BadInput, RuleViolation
 from ..game import Bank, Event, Keep, KeepOption, Reason, Roll
+from ..kinds import TurnOutcome
 from ..names import check_player_names
 
 __all__ = ["Choose", "ChoiceOption", "Moves", "OVER_MOVES", "Game", "TableGame", "GameParams", "GameAction",
@@ -171,10 +172,11 @@ def check_roll(faces: Sequence[int], n: int) -> tuple[int, ...]:
 
 
 def ev(kind: str, player: str, en: str, ru: str, points: int = 0,
-       faces: Sequence[int] = ()) -> Event:
+       faces: Sequence[int] = (), outcome: TurnOutcome | None = None) -> Event:
     """A :class:`~kosti.engine.game.Event` (kinds in :data:`SCORE_KINDS` change ``player``'s
-    score by ``points``)."""
-    return Event(kind, player, en, ru, points, tuple(faces))
+    score by ``points``); ``outcome`` on the one event that ends a player's series or turn
+    (:class:`~kosti.engine.kinds.TurnOutcome`), as the 1000 engine marks it."""
+    return Event(kind, player, en, ru, points, tuple(faces), outcome)
 
 
 def faces_text(faces: Sequence[int]) -> str:
@@ -545,9 +547,11 @@ class TableGame(Game):
 
     # -- helpers -------------------------------------------------------------------------------
     def _add(self, seat: int, points: int, evs: list[Event], en: str, ru: str,
-             kind: str = "score", faces: Sequence[int] = ()) -> tuple[int, ...]:
-        """Scores with ``points`` added to ``seat``, recording a :data:`SCORE_KINDS` event."""
-        evs.append(ev(kind, self.names[seat], en, ru, points, faces))
+             kind: str = "score", faces: Sequence[int] = (),
+             outcome: TurnOutcome | None = None) -> tuple[int, ...]:
+        """Scores with ``points`` added to ``seat``, recording a :data:`SCORE_KINDS` event
+        (``outcome``: see :func:`ev`)."""
+        evs.append(ev(kind, self.names[seat], en, ru, points, faces, outcome))
         sc = list(self.scores)
         sc[seat] += points
         return tuple(sc)

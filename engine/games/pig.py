@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
+from ..kinds import TurnOutcome
 from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev
 
 
@@ -137,7 +138,8 @@ class Pig(TableGame):
                                        mover=s)
         if f == 1:
             evs.append(ev("bust", name, f"{name} throws 1: the series ({self.series}) is lost",
-                          f"{name} выбросил 1: очки серии ({self.series}) сгорают", faces=faces))
+                          f"{name} выбросил 1: очки серии ({self.series}) сгорают", faces=faces,
+                          outcome=TurnOutcome.BUST))
             return dataclasses.replace(self, series=0, throws=0)._end_series(evs)
         evs.append(ev("throw", name, f"{name} throws {f}: series {self.series + f}",
                       f"{name} выбросил {f}: в серии {self.series + f}", self.series + f, faces))
@@ -148,7 +150,8 @@ class Pig(TableGame):
         total = self.scores[self.mover] + self.series
         scores = self._add(self.mover, self.series, evs,
                            f"{name} stops and records {self.series} (total {total})",
-                           f"{name}: «хватит», записано {self.series} (всего {total})", kind="bank")
+                           f"{name}: «хватит», записано {self.series} (всего {total})", kind="bank",
+                           outcome=TurnOutcome.BANK)
         return dataclasses.replace(self, scores=scores, series=0, throws=0)._end_series(evs)
 
     def _end_series(self, evs: list[Event]) -> Pig:

@@ -85,3 +85,18 @@ def test_an_instant_win_is_stored_as_instant_win(tmp_path):
     sess.enter([1, 1, 1, 1, 1])  # rules.md §3.10
     assert sess.state is not None and sess.state.over
     assert _turns(sess) == [(1, "Ann", "instant_win")]
+
+
+def test_pig_series_are_stored_as_bust_and_bank(tmp_path):
+    """Pig's engine marks the series' end (a thrown 1: bust; a stop: bank) like the 1000 engine does, so
+    the score sheet keeps Pig's words rather than a bare turn change."""
+    sess = GameSession(Store(tmp_path / "kosti.db"))
+    sess.new_game(["Ann", "Boris"], "pig", {"order_throw": False})
+    first = sess.require(None).to_move  # the game state: who throws first
+    sess.enter([4])
+    sess.enter([1])  # the series is lost
+    sess.enter([6])
+    sess.bank()
+    outcomes = [o for _, _, o in _turns(sess)]
+    assert outcomes[:2] == ["bust", "bank"], outcomes
+    assert _turns(sess)[0][1] == first
