@@ -39,7 +39,7 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from kosti.config_errors import ENV_NESTED, ENV_PREFIX, ConfigError, config_error
-from kosti.config_files import render_config, write_default_config, parse_assignment
+from kosti.config_files import parse_assignment, render_config, write_default_config
 from kosti.config_sections import (
     SECTIONS,
     GameSettings,
@@ -128,7 +128,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> KostiConfig:
     if path is None and os.environ.get(CONFIG_ENV):
         path = os.environ[CONFIG_ENV]  # as --config: it must exist
     explicit = path is not None
-    p = Path(path).expanduser() if explicit else default_config_path()
+    p = Path(path).expanduser() if path is not None else default_config_path()
     data: dict[str, Any] = {}
     label = str(p)
     if p.is_file():

@@ -32,7 +32,7 @@ from kosti.config import (
 from kosti.redact import redact_url
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``config`` command (``init``, ``check``, ``path``) to ``subparsers``."""
     p = subparsers.add_parser("config", help="write (init), validate (check) and locate (path) the configuration file",
                               description="kosti.toml: write a commented one (init), validate it and print "

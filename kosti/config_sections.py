@@ -371,10 +371,6 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _first_line(exc: BaseException) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
 class ServerSettings(_Section):
     """Dashboard HTTP server (``[server]``). The installer writes a fixed random 6-digit PIN."""
 

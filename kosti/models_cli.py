@@ -28,7 +28,7 @@ from pathlib import Path
 from kosti.registry import Registry, RegistryError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``models`` command (with ``list``, ``use``, ``rollback``, ``add``) to ``subparsers``."""
     p = subparsers.add_parser(
         "models", help="list, add, activate and roll back reader model versions",

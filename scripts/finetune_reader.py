@@ -60,6 +60,7 @@ import os
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 from kosti.ultralytics_env import import_ultralytics, offline_env
 
@@ -70,10 +71,10 @@ RUNS = REPO / "runs" / "v02"
 IMAGE_EXT = (".jpg", ".jpeg", ".png")
 #: Detector settings of every detector stage (v0.2 and v0.3): one class, flips, scale, mosaic, strong hue
 #: jitter for coloured dice.
-DET_AUG = dict(batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.5, mosaic=1.0,
+DET_AUG: dict[str, Any] = dict(batch=16, workers=2, single_cls=True, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.5, mosaic=1.0,
                hsv_h=0.15, hsv_s=0.7, hsv_v=0.4)
 #: Classifier settings of every classifier stage: 64 px crops, flips, light scale and erasing, colour jitter.
-CLS_AUG = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
+CLS_AUG: dict[str, Any] = dict(imgsz=64, batch=128, workers=1, fliplr=0.5, flipud=0.5, scale=0.15, erasing=0.1, hsv_h=0.2,
                hsv_s=0.6, hsv_v=0.4)
 
 
@@ -307,7 +308,7 @@ def main() -> int:
                     help="export: the classifier checkpoint to ship (default: cls_p5b's last.pt, v0.3)")
     args = ap.parse_args()
     if args.stage == "det":
-        aug = dict(data=str(det_data()), **DET_AUG)
+        aug: dict[str, Any] = dict(data=str(det_data()), **DET_AUG)
         # Stage a: 2 epochs at 416 of a 9-epoch cosine schedule (stopped by hand after epoch 2, as in v0.2).
         a = RUNS / "det416" / "weights" / "last.pt"
         if not (RUNS / "det640").is_dir() and not (a.exists() and _epoch(a) >= 2):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kosti import config as C
-from kosti.models import DEFAULT_CONF
 from kosti.config import ConfigError, KostiConfig, load_config, render_config, write_default_config
 from kosti.config_cli import main as config_main
+from kosti.models import DEFAULT_CONF
 
 REPO = Path(__file__).resolve().parents[2]
 
