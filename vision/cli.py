@@ -19,9 +19,15 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
+
+if TYPE_CHECKING:
+    from kosti.vision.evaluate import Dataset
+    from kosti.vision.reader import DiceReader
 
 
 def _unit_float(text: str) -> float:
@@ -96,7 +102,7 @@ def _models(args: argparse.Namespace) -> tuple[str, Path | None, Path | None]:
     return backend, det, cls
 
 
-def _reader(args: argparse.Namespace):
+def _reader(args: argparse.Namespace) -> DiceReader:
     """The reader of ``read`` / ``eval``: the registry's active version unless ``--model`` / ``--cls-model``."""
     from kosti.vision.reader import DiceReader
 
@@ -115,18 +121,18 @@ def _reader(args: argparse.Namespace):
     )
 
 
-def _progress(total: int, desc: str):
+def _progress(total: int, desc: str) -> Callable[[Iterable[Any]], Iterable[Any]]:
     """tqdm wrapper on stderr; silent when stderr is not a terminal or for a handful of items."""
     from tqdm import tqdm
 
-    def wrap(it):
+    def wrap(it: Iterable[Any]) -> Iterable[Any]:
         return tqdm(it, total=total, desc=desc, file=sys.stderr, leave=False,
                     disable=None if total > 3 else True, unit="img")
 
     return wrap
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``read``, ``eval`` and ``export`` to the ``kosti`` command line."""
     p = subparsers.add_parser("read", help="read the dice in photos",
                               description="Find every die in each photo and read the face it shows.")
@@ -233,7 +239,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fit_temperature(reader, dataset, args: argparse.Namespace) -> None:
+def _fit_temperature(reader: DiceReader, dataset: Dataset, args: argparse.Namespace) -> None:
     """Fit and write the classifier temperature (stderr gets a one-line summary)."""
     from kosti.vision.evaluate import (
         DatasetError,
@@ -247,7 +253,7 @@ def _fit_temperature(reader, dataset, args: argparse.Namespace) -> None:
     if len(target) == 0:
         raise DatasetError(f"no matched dice in {args.data} [{dataset.split}] to calibrate on")
     t = fit_temperature(probs, target)
-    doc = {
+    doc: dict[str, Any] = {
         "temperature": round(t, 4),
         "data": str(args.data),
         "split": dataset.split,

@@ -8,6 +8,8 @@ Training crops (``kosti.datasets.prepare``) and runtime crops (``kosti.vision.re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -21,7 +23,7 @@ CROP_SIZE = 64
 
 def square_crop(
     image: np.ndarray,
-    box: np.ndarray | tuple[float, float, float, float],
+    box: np.ndarray | Sequence[float],
     pad: float = CROP_PAD,
     size: int = CROP_SIZE,
 ) -> np.ndarray:

@@ -61,7 +61,7 @@ def draw_record(image: np.ndarray, rec: ImageRecord, max_side: int = 1280) -> np
     img = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image.copy()
     th = max(1, round(2 * s + 0.5))
 
-    def box(b: np.ndarray, color: tuple, text: str, below: bool = False) -> None:
+    def box(b: np.ndarray, color: tuple[int, int, int], text: str, below: bool = False) -> None:
         x1, y1, x2, y2 = (int(round(v * s)) for v in b)
         cv2.rectangle(img, (x1, y1), (x2, y2), color, th)
         y = y2 + 16 if below else max(y1 - 4, 12)

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -359,7 +360,7 @@ class EvalReport:
         """Dice (matched or extra) the reader reported as uncertain."""
         return int(sum(int(r.pred.uncertain.sum()) for r in self.records))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The ``kosti eval --json`` document (keys exactly as ``../shared/docs/cli.md``)."""
         return {
             "images": self.n_images,
@@ -414,8 +415,8 @@ def evaluate(
     reader: DiceReader | str | Path,
     dataset: Dataset | None = None,
     compute_map: bool = True,
-    progress: Callable[[Iterable], Iterable] | None = None,
-    **data_kwargs,
+    progress: Callable[[Iterable[LabelledImage]], Iterable[LabelledImage]] | None = None,
+    **data_kwargs: Any,
 ) -> EvalReport:
     """Run the reader over a dataset split and score it (see the module docstring for definitions).
 
@@ -466,8 +467,8 @@ def evaluate_data(
     detector: str | Path | None = None,
     classifier: str | Path | None = None,
     compute_map: bool = True,
-    **reader_kwargs,
-) -> dict:
+    **reader_kwargs: Any,
+) -> dict[str, Any]:
     """One-call evaluation for scripts (training, model registry): the ``kosti eval --json`` document.
 
     Args:
@@ -493,7 +494,7 @@ def evaluate_data(
 def collect_face_probs(
     reader: DiceReader,
     dataset: Dataset,
-    progress: Callable[[Iterable], Iterable] | None = None,
+    progress: Callable[[Iterable[LabelledImage]], Iterable[LabelledImage]] | None = None,
     on_labels: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Raw classifier probabilities of dice with a known face, and the true class.
@@ -511,7 +512,8 @@ def collect_face_probs(
     if reader.classifier is None:
         raise ValueError("temperature calibration needs a face classifier (this reader has none)")
     class_of_value = {int(v): i for i, v in enumerate(reader.class_values) if v > 0}
-    probs, target = [], []
+    probs: list[np.ndarray] = []
+    target: list[int] = []
     items: Iterable[LabelledImage] = dataset.items if progress is None else progress(dataset.items)
     for item in items:
         img = load_image(item.image)
@@ -535,7 +537,8 @@ def _tempered(probs: np.ndarray, t: float) -> np.ndarray:
     z = np.log(np.clip(probs, 1e-12, 1.0)) / t
     z -= z.max(1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(1, keepdims=True)
+    tempered: np.ndarray = e / e.sum(1, keepdims=True)
+    return tempered
 
 
 def nll(probs: np.ndarray, target: np.ndarray, t: float = 1.0) -> float:

@@ -147,7 +147,7 @@ class FrameSource(ABC):
                 except Exception:  # noqa: BLE001 - closing must not crash the caller
                     log.exception("error while closing %s", self.kind)
 
-    def cancel(self) -> None:
+    def cancel(self) -> None:  # noqa: B027 - an optional hook: sources whose reads never block keep the no-op
         """Wake a :meth:`read` blocked in another thread (it raises :class:`SourceError`); thread-safe.
 
         Used by :class:`~kosti.vision.pipeline.LivePipeline` to stop promptly; call :meth:`close` after the

@@ -183,4 +183,4 @@ def appearance_change(
     bx0, by0 = max(0, int(x1) - cx0), max(0, int(y1) - cy0)
     bx1, by1 = min(cw, int(np.ceil(x2)) - cx0), min(ch, int(np.ceil(y2)) - cy0)
     area = max(1, (bx1 - bx0) * (by1 - by0))
-    return float(np.count_nonzero(changed)) / area
+    return float(np.count_nonzero(changed) / area)

@@ -29,7 +29,6 @@ from typing import Any
 
 from kosti.vision.sources import SourceError, open_source, parse_source_spec
 
-
 #: Why a settle event gave no throw, for the human-readable output.
 _SKIPPED = {
     "empty": "no dice in the roll area",
@@ -45,7 +44,7 @@ class WatchInputError(ValueError):
     exit_code = 2
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``watch`` subcommand to the ``kosti`` parser."""
     p = subparsers.add_parser(
         "watch",
@@ -69,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _open(path: Path) -> Any:
     """A folder, a photo or a video file as a source played as fast as possible (the one spec grammar)."""
     try:
-        kind = parse_source_spec(str(path)).kind
+        kind: str = parse_source_spec(str(path)).kind
     except SourceError:
         kind = ""
     if kind not in ("folder", "photo", "video"):

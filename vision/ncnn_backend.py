@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def ncnn_files(path: str | Path) -> tuple[Path, Path]:
     raise ModelLoadError(f"{path}: not an NCNN export folder (no *.ncnn.param with its *.ncnn.bin)")
 
 
-def read_metadata(folder: Path) -> dict:
+def read_metadata(folder: Path) -> dict[str, Any]:
     """The export's ``metadata.yaml`` as a dict (``task``, ``imgsz``, ``stride``, ``names``, …).
 
     Raises:
@@ -75,7 +76,7 @@ def read_metadata(folder: Path) -> dict:
     return meta
 
 
-def _model_info(folder: Path, meta: dict) -> ModelInfo:
+def _model_info(folder: Path, meta: dict[str, Any]) -> ModelInfo:
     try:
         size = meta.get("imgsz", 640)
         imgsz = (int(size), int(size)) if isinstance(size, int) else (int(size[0]), int(size[1]))
@@ -119,7 +120,8 @@ def decode_head(box_maps: list[np.ndarray], cls_maps: list[np.ndarray], input_hw
     return np.concatenate(cols, axis=1) if cols else np.zeros((4, 0), np.float32)
 
 
-def _net(param: Path, weights: Path, threads: int):
+def _net(param: Path, weights: Path, threads: int) -> Any:
+    """An ``ncnn.Net`` on the CPU (typed ``Any``: ncnn ships no types)."""
     try:
         import ncnn
     except ImportError as exc:

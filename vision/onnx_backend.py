@@ -19,12 +19,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 from kosti.models import DEFAULT_IOU
-
 from kosti.vision.letterbox import LetterboxParams, boxes_to_image, letterbox, rect_shape
 
 #: Ultralytics NMS constants (``ultralytics/utils/nms.py``): class offset for batched NMS, candidate cap.
@@ -66,7 +66,8 @@ class ModelInfo:
     dynamic_hw: bool = False
 
 
-def _session(path: Path, threads: int):
+def _session(path: Path, threads: int) -> Any:
+    """An ``onnxruntime.InferenceSession`` on the CPU (typed ``Any``: onnxruntime ships no types)."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -80,7 +81,7 @@ def _session(path: Path, threads: int):
         raise ModelLoadError(f"{path}: not a readable ONNX model ({str(exc).splitlines()[0]})") from exc
 
 
-def model_info(session, path: Path) -> ModelInfo:
+def model_info(session: Any, path: Path) -> ModelInfo:
     """Read an Ultralytics export's metadata props from an ``onnxruntime.InferenceSession``.
 
     Falls back to the graph's input shape when ``imgsz`` is absent; class names default to ``"0"…``.
@@ -117,7 +118,7 @@ def model_info(session, path: Path) -> ModelInfo:
     )
 
 
-def _open(path: str | Path, threads: int, task: str):
+def _open(path: str | Path, threads: int, task: str) -> tuple[Any, ModelInfo]:
     path = Path(path)
     if not path.is_file():
         raise ModelLoadError(f"model not found: {path}")
@@ -339,7 +340,8 @@ class OnnxClassifier:
         x = self.preprocess(crops)
         b = self.info.batch
         if b is None:
-            return self.session.run(None, {self.input_name: x})[0].astype(np.float32)
+            probs: np.ndarray = self.session.run(None, {self.input_name: x})[0].astype(np.float32)
+            return probs
         out = []
         for s in range(0, len(x), b):  # fixed-batch graph: feed chunks of b, zero-padded
             chunk = x[s : s + b]

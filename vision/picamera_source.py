@@ -81,7 +81,7 @@ class PicameraSource(GrabbedSource):
 
     def _open(self) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as exc:
             raise SourceError(
                 "picamera2 is not available: the 'picamera' source needs a Raspberry Pi with the camera stack "
@@ -118,7 +118,7 @@ class PicameraSource(GrabbedSource):
         """One frame from the camera: the request's main-stream array, its ``FrameDuration`` noted."""
         request = cam.capture_request()
         try:
-            image = request.make_array("main")
+            image: np.ndarray = request.make_array("main")
             duration = (request.get_metadata() or {}).get("FrameDuration")
         finally:
             request.release()  # back to libcamera at once: the buffer is reused for a later frame

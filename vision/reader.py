@@ -36,16 +36,16 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Protocol
 
-import cv2
 import numpy as np
 
 from kosti.models import (
     CLASSIFIER_NCNN,
     CLASSIFIER_ONNX,
     DEFAULT_CONF,
-    DEFAULT_NESTED_FRAC,
     DEFAULT_IOU,
+    DEFAULT_NESTED_FRAC,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_PROB,
@@ -261,7 +261,8 @@ class DiceReader:
         k = len(crops)
         views = np.concatenate([crops] + [np.rot90(crops, r, axes=(1, 2)) for r in (1, 2, 3)])
         probs = self.classifier.classify(np.ascontiguousarray(views))  # type: ignore[union-attr]
-        return probs.reshape(4, k, -1).mean(0).astype(np.float32)
+        mean: np.ndarray = probs.reshape(4, k, -1).mean(0).astype(np.float32)
+        return mean
 
     def calibrate(self, probs: np.ndarray) -> np.ndarray:
         """Apply the temperature: ``(K, nc)`` probabilities → ``softmax(log(p) / T)``."""
@@ -270,7 +271,8 @@ class DiceReader:
         logits = np.log(np.clip(probs, 1e-12, 1.0)) / self.temperature
         logits -= logits.max(1, keepdims=True)
         e = np.exp(logits)
-        return (e / e.sum(1, keepdims=True)).astype(np.float32)
+        calibrated: np.ndarray = (e / e.sum(1, keepdims=True)).astype(np.float32)
+        return calibrated
 
     def decide(self, probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Pick each die's value from class probabilities ``(K, nc)`` with class→value map ``values``.
@@ -311,7 +313,8 @@ class DiceReader:
 
     def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:
         """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box (``nested_frac``)."""
-        return keep & ~nested_in_stronger(xyxy, keep, self.nested_frac)
+        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, self.nested_frac)
+        return single
 
     def read(self, image: np.ndarray) -> Detections:
         """Find and read every die in one frame.
@@ -393,7 +396,8 @@ class DiceReader:
 def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``(K,)`` highest probability among the face classes of ``probs`` ``(K, nc)``, ignoring classes whose
     ``values`` entry is 0 (``x``, unreadable)."""
-    return np.where(values[None, :] > 0, probs, 0.0).max(1)
+    best: np.ndarray = np.where(values[None, :] > 0, probs, 0.0).max(1)
+    return best
 
 
 def backend_for(path: Path, backend: str) -> str:
@@ -416,7 +420,30 @@ def backend_for(path: Path, backend: str) -> str:
     return "ultralytics"
 
 
-def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: int):
+class DetectorBackend(Protocol):
+    """What the reader needs of a detector runtime (:mod:`~kosti.vision.onnx_backend`, ``ncnn_backend``,
+    ``ultralytics_backend``): class names, the NMS IoU and ``detect`` (``xyxy (K, 4)``, ``scores (K,)``,
+    ``classes (K,)`` in frame pixels)."""
+
+    iou: float
+
+    @property
+    def names(self) -> dict[int, str]: ...
+
+    def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+class ClassifierBackend(Protocol):
+    """What the reader needs of a classifier runtime: class names and ``classify`` (``(K, nc)`` float32
+    probabilities for ``(K, h, w, 3)`` uint8 BGR crops)."""
+
+    @property
+    def names(self) -> dict[int, str]: ...
+
+    def classify(self, crops: np.ndarray) -> np.ndarray: ...
+
+
+def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: int) -> DetectorBackend:
     runtime = backend_for(path, backend)
     if runtime == "ultralytics":
         from kosti.vision.ultralytics_backend import UltralyticsDetector
@@ -431,7 +458,7 @@ def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: 
     return OnnxDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
 
 
-def _make_classifier(path: Path, backend: str, threads: int):
+def _make_classifier(path: Path, backend: str, threads: int) -> ClassifierBackend:
     runtime = backend_for(path, backend)
     if runtime == "ultralytics":
         from kosti.vision.ultralytics_backend import UltralyticsClassifier

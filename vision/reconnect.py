@@ -221,7 +221,7 @@ class ReconnectingSource(FrameSource):
                     raise SourceError(f"stalled: no frame for {quiet:.1f} s") from None
                 if not self._failed(SourceError(f"stalled: no frame for {quiet:.1f} s")):
                     continue
-                raise AssertionError("unreachable")  # pragma: no cover
+                raise AssertionError("unreachable") from exc  # pragma: no cover
             except Exception as exc:  # noqa: BLE001 - any failure of the inner source is retried
                 self._failed(exc)
                 continue
@@ -255,8 +255,7 @@ class ReconnectingSource(FrameSource):
         return self._inner
 
     def info(self) -> dict[str, Any]:
-        d = self._inner.info() if self._inner is not None else {"kind": "none"}
-        d = dict(d)
+        d: dict[str, Any] = dict(self._inner.info() if self._inner is not None else {"kind": "none"})
         d["fps"] = round(self.fps, 2)
         d["status"] = self.status.to_dict()
         return d

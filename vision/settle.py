@@ -157,7 +157,8 @@ def _camera_motion(src: np.ndarray, dst: np.ndarray, pts: np.ndarray | None, max
 
 def _track_similarity(src: np.ndarray, dst: np.ndarray, pts: np.ndarray, min_inliers: float,
                       min_spread: float) -> np.ndarray | None:
-    nxt, status, _ = cv2.calcOpticalFlowPyrLK(src, dst, pts, None, winSize=(9, 9), maxLevel=2,
+    # cv2's stubs require nextPts, but OpenCV takes None (it allocates the output): the stubs are wrong here.
+    nxt, status, _ = cv2.calcOpticalFlowPyrLK(src, dst, pts, None, winSize=(9, 9), maxLevel=2,  # type: ignore[call-overload]
                                               criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
     if nxt is None:
         return None
@@ -176,7 +177,8 @@ def _track_similarity(src: np.ndarray, dst: np.ndarray, pts: np.ndarray, min_inl
     spread = a[inl].max(0) - a[inl].min(0)
     if spread[0] < min_spread * w or spread[1] < min_spread * h:
         return None
-    return m
+    similarity: np.ndarray = m
+    return similarity
 
 
 def scale_transform(m: np.ndarray, factor: float) -> np.ndarray:
@@ -194,7 +196,8 @@ def compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``(2, 3)`` transforms: first ``a`` then ``b`` (``x → b(a(x))``), as a ``(2, 3)`` float64 matrix."""
     a3 = np.vstack([a, [0.0, 0.0, 1.0]])
     b3 = np.vstack([b, [0.0, 0.0, 1.0]])
-    return (b3 @ a3)[:2]
+    out: np.ndarray = (b3 @ a3)[:2]
+    return out
 
 
 def invert(m: np.ndarray) -> np.ndarray:

@@ -21,11 +21,17 @@ from kosti.models import DEFAULT_VALUE_CONF
 from kosti.vision.detections import Detections, box_iou
 from kosti.vision.hands import HandBlob, appearance_change, find_hand
 from kosti.vision.settle import (
-    SettleDetector, SettleState, SettleUpdate, compose, estimate_camera_motion, invert, scale_transform,
+    SettleDetector,
+    SettleState,
+    SettleUpdate,
+    compose,
+    estimate_camera_motion,
+    invert,
+    scale_transform,
 )
 from kosti.vision.sources import Frame
 from kosti.vision.throws import Die, Reader, Throw
-from kosti.vision.vote import BLOCKING_REASONS, check_throw, recover_dice, reason_pair, vote
+from kosti.vision.vote import BLOCKING_REASONS, check_throw, reason_pair, recover_dice, vote
 from kosti.vision.zones import ROLL, SET_ASIDE, Zones
 
 
@@ -389,7 +395,7 @@ class ThrowDetector:
             return dice
         m = scale_transform(m, width / self.settle.width)
         moved = _move_boxes(_boxes(dice), m)
-        return [replace(d, box=tuple(float(v) for v in b)) for d, b in zip(dice, moved)]
+        return [replace(d, box=(float(b[0]), float(b[1]), float(b[2]), float(b[3]))) for d, b in zip(dice, moved)]
 
     def _continues(self, last: Throw, roll: list[Die], before: list[Die], t: float) -> bool:
         """True when this rest is the last throw continuing: same count, at most two dice moved, each by

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from kosti.models import DEFAULT_IOU
 from kosti.ultralytics_env import import_ultralytics, stdout_to_stderr
-
 from kosti.vision.onnx_backend import ModelLoadError
 
 _SUFFIXES = {".pt", ".onnx", ".torchscript", ".engine", ".mlpackage", ".tflite"}
@@ -51,7 +51,7 @@ def ultralytics_model_path(path: Path) -> Path:
     return path
 
 
-def _yolo(path: Path, task: str):
+def _yolo(path: Path, task: str) -> Any:
     if not (path.is_file() or is_ncnn_dir(path)):
         raise ModelLoadError(f"model not found: {path}")
     if is_ncnn_dir(path) and "outputs: head_maps" in _text(path / "metadata.yaml"):
@@ -190,7 +190,7 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
         YOLO = import_ultralytics().YOLO
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ModelLoadError(f"{weights}: export needs the 'train' extra (pip install 'kosti[train]')") from exc
-    kw: dict = {"format": fmt, "device": "cpu", "half": fmt == "ncnn" if half is None else bool(half)}
+    kw: dict[str, Any] = {"format": fmt, "device": "cpu", "half": fmt == "ncnn" if half is None else bool(half)}
     if imgsz:
         kw["imgsz"] = int(imgsz)
     if fmt == "onnx":
@@ -216,7 +216,7 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
     return out
 
 
-def _plain_detect_head(yolo):
+def _plain_detect_head(yolo: Any) -> Any:
     """The model's last layer when it is a YOLO ``Detect`` head with ``cv2``/``cv3`` branches and no
     end-to-end (NMS-free) branch, else ``None``."""
     inner = getattr(yolo, "model", None)
@@ -231,19 +231,20 @@ def _plain_detect_head(yolo):
     return head
 
 
-def _detector_maps_module(model):
+def _detector_maps_module(model: Any) -> Any:
     """A ``torch.nn.Module`` running a fused ``DetectionModel`` up to its head's last convolutions: outputs
     ``nl`` box maps ``(1, 4·reg_max, h, w)`` then ``nl`` class-logit maps ``(1, nc, h, w)``, finest first
     (``Detect.forward_head`` without the ``view``/``cat``/decode, which fix the input size)."""
     import torch
 
     class DetectorMaps(torch.nn.Module):
-        def __init__(self, m) -> None:
+        def __init__(self, m: Any) -> None:
             super().__init__()
             self.m = m
 
-        def forward(self, x):
-            saved, layers = [], self.m.model
+        def forward(self, x: Any) -> tuple[Any, ...]:
+            saved: list[Any] = []
+            layers = self.m.model
             for layer in layers[:-1]:  # DetectionModel._predict_once
                 if layer.f != -1:
                     x = saved[layer.f] if isinstance(layer.f, int) else [x if j == -1 else saved[j] for j in layer.f]
@@ -256,7 +257,7 @@ def _detector_maps_module(model):
     return DetectorMaps(model).eval()
 
 
-def _export_ncnn_detector_maps(yolo, weights: Path, imgsz: int | None, half: bool) -> Path:
+def _export_ncnn_detector_maps(yolo: Any, weights: Path, imgsz: int | None, half: bool) -> Path:
     """NCNN export of a YOLO detector whose input may have any stride-multiple height and width.
 
     Ultralytics' NCNN export traces one input shape, so the graph's reshapes (the C2PSA attention block's

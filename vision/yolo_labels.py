@@ -18,7 +18,7 @@ the test clips; it lives in ``vision/`` so the scorer does not import the traini
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -148,7 +148,7 @@ def check_box(box: Iterable[float], width: int, height: int,
     return c
 
 
-def label_lines(xyxy: np.ndarray, classes: np.ndarray, width: float, height: float, check: bool = True,
+def label_lines(xyxy: np.ndarray, classes: np.ndarray | Sequence[int], width: float, height: float, check: bool = True,
                 decimals: int = YOLO_DECIMALS) -> list[str]:
     """Label lines ``"class cx cy w h"`` for pixel boxes.
 

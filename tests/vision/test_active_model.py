@@ -14,8 +14,8 @@ import pytest
 from reader_models import REPO, untrained_models
 
 from kosti.registry import Registry, reader_files
-from kosti.vision.reader import DiceReader
 from kosti.sim.synthetic import synthetic_frame
+from kosti.vision.reader import DiceReader
 
 
 @pytest.fixture(scope="module")

@@ -132,7 +132,7 @@ def test_settle_tolerates_a_shaking_camera_but_not_a_moving_die():
     base = cv2.cvtColor(cv2.resize(_textured(1), (640, 360)), cv2.COLOR_GRAY2BGR)
     base[100:130, 200:230] = 235
     frames = []
-    for k in range(40):
+    for _ in range(40):
         m = np.float32([[1, 0, rng.uniform(-3, 3)], [0, 1, rng.uniform(-3, 3)]])
         frames.append(cv2.warpAffine(base, m, (640, 360), borderMode=cv2.BORDER_REFLECT101))
     det = SettleDetector()

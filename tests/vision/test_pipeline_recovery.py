@@ -95,7 +95,6 @@ def test_picking_up_dice_is_not_a_new_throw_even_with_a_die_missing():
 
     two = dets([(60, 50, 90, 80, 5, 0.95), (200, 50, 230, 80, 2, 0.95)])
     blob = dets([(120, 120, 150, 150, 3, 0.99)])
-    det = ThrowDetector(CandidateReader([(two, Detections.empty()), (two, blob)]), expected_dice=2, vote_frames=1)
     still = np.full((180, 320, 3), 90, np.uint8)
     still[50:80, 60:90] = 230
     hand = []

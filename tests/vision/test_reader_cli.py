@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from reader_models import REPO, untrained_models
 
-from kosti.vision.reader import DiceReader, ImageReadError, load_image
 from kosti.sim.synthetic import synthetic_frame
+from kosti.vision.reader import DiceReader, ImageReadError, load_image
 
 
 @pytest.fixture(scope="module")

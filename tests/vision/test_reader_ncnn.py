@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+
 import numpy as np
 import pytest
 
@@ -13,10 +14,10 @@ from lean_guard import run_lean  # noqa: E402
 from reader_models import BYLER, require_dataset  # noqa: E402
 
 from kosti.models import CLASSIFIER_NCNN, DETECTOR_NCNN, DETECTOR_ONNX  # noqa: E402
+from kosti.sim.synthetic import synthetic_frame  # noqa: E402
 from kosti.vision.ncnn_backend import NcnnClassifier, NcnnDetector  # noqa: E402
 from kosti.vision.onnx_backend import ModelLoadError, OnnxDetector  # noqa: E402
 from kosti.vision.reader import DiceReader, load_image  # noqa: E402
-from kosti.sim.synthetic import synthetic_frame  # noqa: E402
 
 
 def _box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:

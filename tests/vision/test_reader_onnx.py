@@ -11,10 +11,10 @@ import pytest
 from reader_models import untrained_dynamic, untrained_models, untrained_rect, untrained_six_class
 
 from kosti.models import DEFAULT_IOU
+from kosti.sim.synthetic import synthetic_frame
 from kosti.vision.crops import square_crop
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
 from kosti.vision.reader import DiceReader
-from kosti.sim.synthetic import synthetic_frame
 
 BOX_TOL_PX = 1.0
 CONF_TOL = 1e-3

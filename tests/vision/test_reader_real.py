@@ -20,8 +20,8 @@ def shipped_reader():
     require_dataset(BYLER / "data.yaml")  # missing photos fail under CI even before the model lands
     if not shipped.DETECTOR_ONNX.is_file():
         pytest.skip(f"shipped detector not there yet: {shipped.DETECTOR_ONNX} (run the training, see models/README.md)")
-    from kosti.vision.reader import DiceReader
     from kosti.vision.onnx_backend import OnnxDetector
+    from kosti.vision.reader import DiceReader
 
     if len(OnnxDetector(shipped.DETECTOR_ONNX).names) != 6 and not shipped.CLASSIFIER_ONNX.is_file():
         pytest.skip(f"shipped face classifier not there yet: {shipped.CLASSIFIER_ONNX}")

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from reader_models import untrained_models
 
+from kosti.sim.synthetic import synthetic_frame
 from kosti.vision.detections import Detections, box_iou, nested_in_stronger
 from kosti.vision.onnx_backend import decode_detections, nms
 from kosti.vision.reader import DiceReader, face_values
-from kosti.sim.synthetic import synthetic_frame
 
 
 def _dets():

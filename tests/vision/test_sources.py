@@ -10,6 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
+from kosti.sim.replay import FolderSource
+from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.sources import (
     EndOfStream,
     Frame,
@@ -20,8 +22,6 @@ from kosti.vision.sources import (
     VideoFileSource,
     open_source,
 )
-from kosti.sim.replay import FolderSource
-from kosti.sim.virtual import VirtualTableSource
 
 
 def numbered(n: int, w: int = 160, h: int = 120) -> np.ndarray:
