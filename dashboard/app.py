@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
+from pydantic import JsonValue
+
 from kosti.dashboard.access import (
     MAX_BODY_BYTES,
     BodyLimit,
@@ -65,7 +67,6 @@ from kosti.dashboard.routes.ws import create_ws_router
 from kosti.dashboard.schemas import MAX_ID, MAX_NAME
 from kosti.dashboard.store import Store
 from kosti.dashboard.table import TableService
-from pydantic import JsonValue
 
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
     from kosti.vision.pipeline import Reader

@@ -8,7 +8,7 @@ from typing import Any
 
 from kosti.dashboard.errors import NotFound
 from kosti.dashboard.store import Store
-from kosti.dashboard.views import score_changes, state_from_json, throw_view
+from kosti.dashboard.views import score_deltas, state_from_json, throw_view
 from kosti.engine.errors import BadInput
 
 
@@ -62,33 +62,35 @@ def score_sheet(store: Store, game_id: int) -> dict[str, Any]:
     round_of: dict[int, int] = {}
     prev = None
     for t in store.turns(game_id):
-        seat = seats.get(t["player"], 0)
+        player, turn_no = t["player"], t["turn_no"]
+        assert isinstance(player, str) and isinstance(turn_no, int), t  # NOT NULL columns of ``turns``
+        seat = seats.get(player, 0)
         if not rows or (prev is not None and seat <= prev):
             rows.append({"round": len(rows) + 1, "cells": {}})
         prev = seat
-        round_of[t["turn_no"]] = len(rows) - 1
-        cell = rows[-1]["cells"].setdefault(t["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
+        round_of[turn_no] = len(rows) - 1
+        cell = rows[-1]["cells"].setdefault(player, {"score": None, "delta": None, "outcome": None, "notes": []})
         cell["score"] = t["score_after"]
         cell["outcome"] = t["outcome"]
         if t["score_after"] is not None:
             cell["delta"] = 0
     for a in store.actions(game_id):
-        changes = score_changes(a.state_before_json, a.state_after_json)
+        changes = score_deltas(a.state_before_json, a.state_after_json)
         if not changes or a.turn_no not in round_of:
             continue
         row = rows[round_of[a.turn_no]]
         own = row["cells"].get(a.player or "")
-        for c in changes:
-            if c["player"] == a.player and own is not None and own["delta"] is not None:
-                own["delta"] += c["after"] - c["before"]
-        victims = [c for c in changes if c["player"] != a.player]
-        for c in victims:
-            evs = [e for e in a.events if e.get("player") == c["player"] and e["kind"] != "turn"]
-            cell = row["cells"].setdefault(c["player"], {"score": None, "delta": None, "outcome": None, "notes": []})
-            cell["notes"].append({"kind": evs[0]["kind"] if evs else "penalty", "delta": c["after"] - c["before"],
-                                  "after": c["after"], "by": a.player,
-                                  "text_en": "; ".join(e["text_en"] for e in evs) or f"{c['before']} → {c['after']}",
-                                  "text_ru": "; ".join(e["text_ru"] for e in evs) or f"{c['before']} → {c['after']}"})
+        for name, before, after in changes:
+            if name == a.player and own is not None and own["delta"] is not None:
+                own["delta"] += after - before
+        victims = [(name, before, after) for name, before, after in changes if name != a.player]
+        for name, before, after in victims:
+            evs = [e for e in a.events if e.get("player") == name and e["kind"] != "turn"]
+            cell = row["cells"].setdefault(name, {"score": None, "delta": None, "outcome": None, "notes": []})
+            cell["notes"].append({"kind": evs[0]["kind"] if evs else "penalty", "delta": after - before,
+                                  "after": after, "by": a.player,
+                                  "text_en": "; ".join(str(e["text_en"]) for e in evs) or f"{before} → {after}",
+                                  "text_ru": "; ".join(str(e["text_ru"]) for e in evs) or f"{before} → {after}"})
             if cell["score"] is None and not any(r is row for r in rows[round_of[a.turn_no] + 1:]):
-                cell["after_note"] = c["after"]
+                cell["after_note"] = after
     return {"players": list(g.players), "rows": rows}

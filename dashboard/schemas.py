@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from kosti.engine.names import MAX_NAME_LENGTH, MAX_PLAYERS
-from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -25,6 +23,9 @@ from pydantic import (
     StringConstraints,
     field_validator,
 )
+
+from kosti.engine.names import MAX_NAME_LENGTH, MAX_PLAYERS
+from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER
 
 #: Largest id a route accepts (SQLite's INTEGER is 64-bit signed); a larger one is refused with 422.
 MAX_ID = 2**63 - 1

@@ -25,18 +25,35 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
 from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError
 from kosti.dashboard.store import ActionRow, GameRow, Store, ThrowRow
 from kosti.dashboard.throws import TableThrow, unstored_view
 from kosti.dashboard.views import (
-    GameState, JsonObject, action_text, dice_ru, event_json, faces_text, make_game, roll_sizes, rules_reason_ru,
-    score_of, state_from_json, state_to_json, throw_view, turn_outcome,
+    GameState,
+    JsonObject,
+    JsonValue,
+    action_text,
+    dice_ru,
+    event_json,
+    faces_text,
+    json_faces,
+    json_int,
+    json_names,
+    make_game,
+    roll_sizes,
+    rules_reason_ru,
+    score_of,
+    state_from_json,
+    state_to_json,
+    throw_view,
+    turn_outcome,
 )
 from kosti.engine.errors import BadInput, RuleViolation
-from kosti.engine.names import PlayerNameError, check_player_names
 from kosti.engine.game import Bank, Keep, Roll
 from kosti.engine.games import Choose
 from kosti.engine.games.base import GameAction
+from kosti.engine.names import PlayerNameError, check_player_names
 from kosti.engine.records import Reason
 from kosti.vision.overlay import encode_jpeg
 
@@ -167,7 +184,7 @@ class GameSession:
             return False
         self._set_game(g.id, g.rules, state)
         turns = self.store.turns(g.id)
-        self.turn_no = max((t["turn_no"] for t in turns), default=1)
+        self.turn_no = max((json_int(t["turn_no"]) for t in turns), default=1)
         self.events.clear()
         for a in self.store.actions(g.id)[-10:]:
             self.events.extend(a.events)
@@ -205,7 +222,7 @@ class GameSession:
         if self.game_id is None or self.state is None or self.state.over:
             return None
         g = self.store.get_game(self.game_id)
-        return {"id": self.game_id, "players": g.players if g else [], "turns": self.turn_no}
+        return {"id": self.game_id, "players": list(g.players) if g else [], "turns": self.turn_no}
 
     def new_game(self, players: list[str], preset: str = "classic", overrides: JsonObject | None = None,
                  actor: str | None = None, replace: bool = False) -> None:
@@ -232,13 +249,13 @@ class GameSession:
         with self.lock:
             running = self.running_game()
             if running is not None and not replace:
-                who = ", ".join(running["players"])
+                who = ", ".join(json_names(running["players"]))
                 raise Conflict(f"Game {running['id']} ({who}) is still being played: confirm to put it "
                                       "aside (it can be resumed from the list of games)",
                                  f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её "
                                  "(её можно продолжить из списка игр)", code="replace_needed")
-            abandon = running["id"] if running is not None else None
-            rules = {"preset": preset, "overrides": overrides or {}}
+            abandon = json_int(running["id"]) if running is not None else None
+            rules: JsonObject = {"preset": preset, "overrides": overrides or {}}
             gid = self.store.create_game(rules, names, state_to_json(state), abandon=abandon,
                                          first_turn=(state.to_move or names[0],
                                                      score_of(state, state.to_move or names[0])))
@@ -267,10 +284,10 @@ class GameSession:
                 return False
             running = self.running_game()
             if running is not None and not replace:
-                raise Conflict(f"Game {running['id']} ({', '.join(running['players'])}) is still being "
-                                      "played: confirm to put it aside",
-                                 f"Игра {running['id']} ({', '.join(running['players'])}) ещё идёт: "
-                                 "подтвердите, чтобы отложить её", code="replace_needed")
+                who = ", ".join(json_names(running["players"]))
+                raise Conflict(f"Game {running['id']} ({who}) is still being played: confirm to put it aside",
+                               f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её",
+                               code="replace_needed")
             try:
                 state_from_json(g.state_json)
             except BadInput:
@@ -289,9 +306,9 @@ class GameSession:
         g = self.store.get_game(game_id)
         if g is None:
             raise NotFound(f"no game {game_id}", f"игры {game_id} нет")
-        rules = g.rules or {}
-        self.new_game(list(g.players), rules.get("preset", "classic"), rules.get("overrides") or None,
-                             actor=actor, replace=replace)
+        preset, overrides = (g.rules or {}).get("preset", "classic"), (g.rules or {}).get("overrides")
+        self.new_game(list(g.players), preset if isinstance(preset, str) else "classic",
+                      overrides if isinstance(overrides, dict) and overrides else None, actor=actor, replace=replace)
 
     def _apply(self, kind: str, action: GameAction, payload: JsonObject, actor: str | None,
                throw_id: int | None = None, supersedes: int | None = None, base: GameState | None = None) -> list[JsonObject]:
@@ -306,7 +323,8 @@ class GameSession:
             raise Invalid(str(exc), str(exc)) from None
         evs = [event_json(e) for e in events]
         mover = before.to_move
-        turn_end = next_turn = None
+        turn_end: JsonObject | None = None
+        next_turn: JsonObject | None = None
         turn_events = [e for e in events if e.kind == "turn"]
         outcome = turn_outcome(events, after.over)  # the engine's Event.outcome; None: no turn ended by it
         if outcome is not None or turn_events:
@@ -383,17 +401,17 @@ class GameSession:
             applied = False
             if ok:
                 try:
-                    self._apply("roll", Roll(tuple(thr.faces)), {"faces": thr.faces}, actor, throw_id=tid)
+                    self._apply("roll", Roll(tuple(thr.faces)), {"faces": list(thr.faces)}, actor, throw_id=tid)
                     applied = True
                 except TableError as exc:
                     reasons.append(f"{exc.en} / {exc.ru}")
-                    self.last_error = exc.to_json()
+                    self.last_error = dict(exc.to_json())
             row = self.store.get_throw(tid)
             self.last_throw = throw_view(self.store, row) if row else None
             if self.last_throw is not None:
                 self.last_throw["settled_at"] = thr.settled_at
-                self.last_throw["reasons"] = reasons
-            return {"applied": applied, "throw_id": tid, "reasons": reasons}
+                self.last_throw["reasons"] = list(reasons)
+            return {"applied": applied, "throw_id": tid, "reasons": list(reasons)}
 
     def bank(self, game_id: int | None = None, actor: str | None = None) -> None:
         """Stop ("хватит") and record the turn points. 409 with the engine's reason when forbidden."""
@@ -413,7 +431,7 @@ class GameSession:
                 raise Invalid(str(exc)) from None
             self._apply("keep", action, {"faces": list(faces)}, actor)
 
-    def choose(self, key: str, value: object, game_id: int | None = None, actor: str | None = None) -> None:
+    def choose(self, key: str, value: JsonValue, game_id: int | None = None, actor: str | None = None) -> None:
         """A game's own choice ``{key: value}`` (e.g. a claim, a bet, an operation): 409 with the engine's reason
         when the rules forbid it now, 422 when malformed."""
         with self.lock:
@@ -481,13 +499,13 @@ class GameSession:
                                  "исправить можно только последний бросок; сначала отмените действия после него")
             row = self.store.get_throw(last.throw_id)
             assert row is not None
-            faces = list(last.payload["faces"])
+            faces = json_faces(last.payload["faces"])
             if not 0 <= die_index < len(faces):
                 raise Invalid(f"there is no die {die_index + 1} in this throw",
                                  f"в этом броске нет кости {die_index + 1}")
             old = faces[die_index]
             faces[die_index] = int(value)
-            self._reapply_roll(last, faces, {"faces": faces, "corrected": True, "original_faces": list(last.payload["faces"])},
+            self._reapply_roll(last, faces, {"faces": list(faces), "corrected": True, "original_faces": list(json_faces(last.payload["faces"]))},
                                actor)
             self.store.add_correction(row.id, self.game_id, die_index, old, int(value), actor)
             self.store.set_throw_resolution(row.id, "corrected")
@@ -497,15 +515,16 @@ class GameSession:
     def _reapply_roll(self, last: ActionRow, faces: list[int], payload: JsonObject, actor: str | None) -> None:
         """Replace roll action ``last`` by ``Roll(faces)`` applied to the state before it (turn bookkeeping
         rebuilt by :meth:`Store.record_action`); the throw's faces follow. Caller holds the lock."""
-        base = state_from_json(last.state_before_json)
+        base, throw_id = state_from_json(last.state_before_json), last.throw_id
+        assert throw_id is not None, last  # a roll from the camera (the caller checked)
         saved_turn = self.turn_no
         self.turn_no = last.turn_no
         try:
-            self._apply("roll", Roll(tuple(faces)), payload, actor, throw_id=last.throw_id, supersedes=last.id, base=base)
+            self._apply("roll", Roll(tuple(faces)), payload, actor, throw_id=throw_id, supersedes=last.id, base=base)
         except TableError:
             self.turn_no = saved_turn
             raise
-        self.store.update_throw_faces(last.throw_id, faces)
+        self.store.update_throw_faces(throw_id, faces)
 
     def remove_die(self, die_index: int, game_id: int | None = None, actor: str | None = None) -> None:
         """Take die ``die_index`` (0-based) out of the pending throw: the camera saw a die that was not
@@ -553,7 +572,7 @@ class GameSession:
                                        confidences=[1.0] * len(faces), boxes=[], status="ok", reasons=[],
                                        resolution="pending", source="manual")
             try:
-                self._apply("roll", Roll(tuple(faces)), {"faces": faces, "manual": True}, actor, throw_id=tid)
+                self._apply("roll", Roll(tuple(faces)), {"faces": list(faces), "manual": True}, actor, throw_id=tid)
             except TableError:
                 self.store.set_throw_resolution(tid, "rejected")
                 raise
@@ -595,7 +614,7 @@ class GameSession:
                 raise Conflict(f"die {bad[0] + 1} is unread: set its value or remove it",
                                  f"кость {bad[0] + 1} не распознана: укажите её значение или уберите её")
             self._check_count(st, len(cur))
-            self._apply("roll", Roll(tuple(cur)), {"faces": cur, "confirmed": True}, actor, throw_id=p.id)
+            self._apply("roll", Roll(tuple(cur)), {"faces": list(cur), "confirmed": True}, actor, throw_id=p.id)
             self._pending_edits.clear()
             if any(c["throw_id"] == p.id for c in self.store.corrections(self.game_id)):
                 self.store.set_throw_resolution(p.id, "corrected")
@@ -661,8 +680,8 @@ class GameSession:
                 return
             last = self.store.last_live_action(self.game_id)
             if last is not None and last.kind == "roll" and last.payload.get("original_faces") and last.throw_id is not None:
-                orig = [int(f) for f in last.payload["original_faces"]]
-                self._reapply_roll(last, orig, {"faces": orig, "restored": True}, actor)
+                orig = json_faces(last.payload["original_faces"])
+                self._reapply_roll(last, orig, {"faces": list(orig), "restored": True}, actor)
                 self.store.set_throw_resolution(last.throw_id, "applied")
                 self._event("undo", last.player or "", f"Fix undone: the throw is {faces_text(orig)} again",
                             f"Исправление отменено: бросок снова {faces_text(orig)}")

@@ -28,10 +28,18 @@ from typing import cast
 from typing_extensions import TypedDict
 
 from kosti.engine import resolve_rules
-from kosti.engine.rules import Rules
+from kosti.engine.dice_stats import (
+    TABLE_SUBJECT,
+    bust_rate,
+    chi_square_uniform,
+    expected_band,
+    face_counts,
+    per_die_counts,
+    summarise_counts,
+    throw_luck,
+)
 from kosti.engine.games import is_game_preset
-from kosti.engine.dice_stats import (TABLE_SUBJECT, bust_rate, chi_square_uniform, expected_band,
-                                     face_counts, per_die_counts, summarise_counts, throw_luck)
+from kosti.engine.rules import Rules
 
 from .store import Store
 

@@ -46,8 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from kosti.dashboard import migrations as schema
 from pydantic import JsonValue
+
+from kosti.dashboard import migrations as schema
 
 
 class StoreError(RuntimeError):

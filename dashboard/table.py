@@ -25,8 +25,8 @@ import logging
 import threading
 import time
 from collections import deque
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import TableError
@@ -38,13 +38,34 @@ from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_read
 from kosti.dashboard.session import GameSession
 from kosti.dashboard.store import Store, StoreError
 from kosti.dashboard.table_settings import (
-    DEFAULT_SETTINGS, Settings, check_settle, merged, valid_stored_settings,
+    DEFAULT_SETTINGS,
+    Settings,
+    check_settle,
+    merged,
+    valid_stored_settings,
 )
 from kosti.dashboard.throws import TableDie, TableThrow, throw_from_pipeline
 from kosti.dashboard.views import (
-    _BARREL_KIND_WORDS, BANNER_KINDS, BUST_KINDS, MAX_RULE_NUMBER, GameState, JsonObject, bank_preview, banner, event_json,
-    list_presets, make_game, roll_sizes, rules_reason_ru, rules_summary, score_of, state_from_json, state_to_json,
-    throw_view, view_state,
+    _BARREL_KIND_WORDS,
+    BANNER_KINDS,
+    BUST_KINDS,
+    MAX_RULE_NUMBER,
+    GameState,
+    JsonObject,
+    JsonValue,
+    bank_preview,
+    banner,
+    event_json,
+    list_presets,
+    make_game,
+    roll_sizes,
+    rules_reason_ru,
+    rules_summary,
+    score_of,
+    state_from_json,
+    state_to_json,
+    throw_view,
+    view_state,
 )
 from kosti.dashboard.wiring import LiveTable
 from kosti.vision.runner import LivePipeline, ReaderReload
@@ -216,10 +237,11 @@ class TableService:
         """Everything the dashboard shows, as JSON-ready dict (``type: "state"``)."""
         with self._lock:
             s = self.session
-            game = pending = None
+            game: JsonObject | None = None
+            pending: JsonObject | None = None
             if s.game_id is not None:
                 g = self.store.get_game(s.game_id)
-                game = {"id": s.game_id, "rules": s.rules_spec, "players": g.players if g else [],
+                game = {"id": s.game_id, "rules": s.rules_spec, "players": list(g.players) if g else [],
                         "status": g.status if g else "active", "created_at": g.created_at if g else None}
                 p = self.store.pending_throw(s.game_id)
                 pending = throw_view(self.store, p) if p else None
@@ -231,7 +253,7 @@ class TableService:
                 "turn_no": s.turn_no,
                 "last_throw": s.last_throw,
                 "pending": pending,
-                "events": list(s.events)[-12:],
+                "events": list[JsonValue](s.events)[-12:],
                 "error": s.last_error,
                 "source": self.source_info(),
                 "reader": self.live.reader_desc,
@@ -249,7 +271,7 @@ class TableService:
         err = self.store.write_error
         return {"ok": True} if err is None else {"ok": False, **err.to_json()}
 
-    def source_info(self) -> dict[str, object]:
+    def source_info(self) -> JsonObject:
         """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
         return self.live.source_info()
 
@@ -344,7 +366,7 @@ class TableService:
             self.session.keep(faces, game_id, actor)
             return self._changed()
 
-    def choose(self, key: str, value: object, game_id: int | None = None, actor: str | None = None) -> JsonObject:
+    def choose(self, key: str, value: JsonValue, game_id: int | None = None, actor: str | None = None) -> JsonObject:
         """A game's own choice ``{key: value}`` (a claim, a bet, an operation)."""
         with self._lock:
             self.session.choose(key, value, game_id, actor)
@@ -393,7 +415,7 @@ class TableService:
             self.live.virtual_source()  # then: a real camera cannot be asked to throw
             st = self.session.throw_due(game_id, faces)
             self.live.throw_virtual(st.dice_to_throw, faces)
-            return {"requested": st.dice_to_throw, "faces": faces}
+            return {"requested": st.dice_to_throw, "faces": list(faces) if faces is not None else None}
 
     # ------------------------------------------------------------------ settings
     def update_settings(self, values: Settings) -> Settings:

@@ -43,8 +43,9 @@ def merged(base: Settings, values: Settings) -> Settings:
     for k, v in values.items():
         if k == "source":
             continue
-        if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "zones":
-            out[k] = {**out[k], **v}
+        old = out.get(k)
+        if isinstance(v, dict) and isinstance(old, dict) and k != "zones":
+            out[k] = {**old, **v}
         else:
             out[k] = v
     return out
@@ -90,9 +91,9 @@ def valid_stored_settings(stored: Settings) -> Settings:
 def check_settle(current: Settings, values: Settings) -> None:
     """Refuse (:class:`Invalid`) new ``values`` whose settle thresholds, merged into ``current``, put the still
     fraction above the motion fraction (the gap between them is the settle detector's hysteresis)."""
-    th = {**current.get("thresholds", {}), **(values.get("thresholds") or {})}
-    motion = float(th.get("motion_fraction", MOTION_FRACTION))
-    still = float(th.get("still_fraction", STILL_FRACTION))
+    th = {**_table(current.get("thresholds")), **_table(values.get("thresholds"))}
+    motion = _number(th.get("motion_fraction", MOTION_FRACTION))
+    still = _number(th.get("still_fraction", STILL_FRACTION))
     if still > motion:
         raise Invalid(f"still_fraction {still} must not exceed motion_fraction {motion} (the gap is the hysteresis)",
                       f"still_fraction {still} не может быть больше motion_fraction {motion}")
@@ -102,11 +103,27 @@ def tuning(settings: Settings) -> Tuning:
     """The live runner's zones and thresholds from ``settings`` (a missing threshold stays as the runner has
     it; no zones = the whole frame is the roll area)."""
     z = settings.get("zones")
-    th = settings.get("thresholds") or {}
+    th = _table(settings.get("thresholds"))
 
     def num(key: str) -> float | None:
-        return float(th[key]) if key in th else None
+        return _number(th[key]) if key in th else None
 
-    return Tuning(zones=Zones.from_dict(z) if z else Zones(), still_s=num("still_s"),
+    return Tuning(zones=Zones.from_dict(z) if isinstance(z, dict) and z else Zones(), still_s=num("still_s"),
                   motion_fraction=num("motion_fraction"), still_fraction=num("still_fraction"),
                   value_conf=num("value_conf"), conf=num("conf"))
+
+
+def _table(v: JsonValue) -> dict[str, JsonValue]:
+    """A settings table (``thresholds``): the JSON object, or ``{}`` when absent (``None``)."""
+    if v is None:
+        return {}
+    if isinstance(v, dict):
+        return v
+    raise TypeError(f"expected a table of settings, got {v!r}")
+
+
+def _number(v: JsonValue) -> float:
+    """A stored threshold as ``float`` (as ``float(v)``: a number or numeric text; anything else raises)."""
+    if isinstance(v, (int, float, str)):
+        return float(v)
+    raise TypeError(f"expected a number, got {v!r}")

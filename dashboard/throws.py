@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from kosti.dashboard.views import JsonObject
@@ -53,8 +54,8 @@ class TableThrow:
 def unstored_view(thr: TableThrow, resolution: str) -> JsonObject:
     """The snapshot's view of a settled throw that has no database row (``ignored``: no game; ``not stored``:
     the write failed) — the same keys as a stored throw's view, ``id`` None."""
-    return {"id": None, "faces": thr.faces, "confidences": [d.confidence for d in thr.dice],
-            "boxes": [d.box for d in thr.dice], "status": thr.status, "reasons": thr.reasons,
+    return {"id": None, "faces": list(thr.faces), "confidences": [d.confidence for d in thr.dice],
+            "boxes": [list(d.box) for d in thr.dice], "status": thr.status, "reasons": list(thr.reasons),
             "resolution": resolution, "player": None, "image_url": None, "settled_at": thr.settled_at}
 
 

@@ -11,18 +11,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+
 from pydantic import JsonValue
 
 from kosti.dashboard.store import Store, ThrowRow
 from kosti.engine.errors import BadInput, RuleViolation
 from kosti.engine.game import Bank
 from kosti.engine.game import GameState as EngineGameState
-from kosti.engine.games.base import Moves
 from kosti.engine.games import GAME_PRESETS, Game, TableGame, game_from_json, game_presets, new_any_game
+from kosti.engine.games.base import Moves
+from kosti.engine.games.thousand import ThousandGame
 from kosti.engine.kinds import TurnOutcome
 from kosti.engine.records import Event, Reason
-from kosti.engine.rules import Rules
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: F401 - the request models' bound
+from kosti.engine.rules import Rules
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game
@@ -35,7 +37,7 @@ def list_presets() -> list[JsonObject]:
     (``rules_en`` / ``rules_ru``) and ``description_ru``."""
     from kosti.engine import list_presets as _list
 
-    out = [{"name": r.name, "game": "1000", "dice": r.dice_count, "target": r.target,
+    out: list[JsonObject] = [{"name": r.name, "game": "1000", "dice": r.dice_count, "target": r.target,
             "description": r.description, "summary": rules_summary(r), "parameters": r.to_dict()} for r in _list()]
     for p in game_presets():
         g = GAME_PRESETS[p["name"]]
@@ -60,7 +62,7 @@ def state_from_json(text: str) -> Game:
     return game_from_json(json.loads(text))
 
 
-def roll_sizes(state: Game) -> tuple[int, ...]:
+def roll_sizes(state: Game | EngineGameState) -> tuple[int, ...]:
     """Every dice count the next ``Roll`` may have (one count when the keep is automatic, several in a keep
     phase where throwing k dice means keeping the rest)."""
     return tuple(state.roll_sizes())
@@ -71,7 +73,7 @@ def score_of(state: Game, name: str) -> int:
     return state.scores_list()[list(state.player_names).index(name)]
 
 
-def _reason(r: Reason | None) -> dict[str, str] | None:
+def _reason(r: Reason | None) -> JsonObject | None:
     return None if r is None else {"en": r.text_en, "ru": r.text_ru}
 
 
@@ -166,9 +168,9 @@ def _table_game_view(g: TableGame) -> JsonObject:
     }
 
 
-def rules_summary(r: Rules) -> list[dict[str, str]]:
+def rules_summary(r: Rules) -> list[JsonValue]:
     """The house-rule modules in force, one ``{"en", "ru"}`` line each (rule names in both languages)."""
-    out = [{"en": f"{r.dice_count} dice, to {r.target}", "ru": f"{r.dice_count} костей, до {r.target}"}]
+    out: list[JsonValue] = [{"en": f"{r.dice_count} dice, to {r.target}", "ru": f"{r.dice_count} костей, до {r.target}"}]
     if r.opening.threshold:
         out.append({"en": f"opening {r.opening.threshold}", "ru": f"вход {r.opening.threshold}"})
     if r.pits:
@@ -205,15 +207,38 @@ BANNER_KINDS = ("win", "instant_win", "dump_truck", "overtaken", "knocked_off", 
                 "pit", "barrel", "capped", "overshoot", "dot", "three_farkles", "toxic_twos", "bust", "skip_turn")
 
 
-def score_changes(before_json: str, after_json: str) -> list[JsonObject]:
+def score_changes(before_json: str, after_json: str) -> list[JsonValue]:
     """Players whose recorded score differs between two stored engine states: ``[{"player", "before", "after"}]``."""
+    return [{"player": n, "before": before, "after": after} for n, before, after in score_deltas(before_json, after_json)]
+
+
+def score_deltas(before_json: str, after_json: str) -> list[tuple[str, int, int]]:
+    """:func:`score_changes` as tuples: ``(player, before, after)`` for every player whose recorded score
+    differs between two stored engine states; none when a state does not load."""
     try:
         a, b = state_from_json(before_json), state_from_json(after_json)
     except (BadInput, KeyError, ValueError):
         return []
-    names = list(a.player_names)
-    return [{"player": n, "before": score_of(a, n), "after": score_of(b, n)}
-            for n in names if score_of(a, n) != score_of(b, n)]
+    return [(n, score_of(a, n), score_of(b, n)) for n in a.player_names if score_of(a, n) != score_of(b, n)]
+
+
+def json_int(v: JsonValue) -> int:
+    """A JSON number (or numeric text) as ``int``; ``None``/``0``/empty → 0 (as ``int(v or 0)``)."""
+    if not v:
+        return 0
+    if isinstance(v, (int, float, str)):
+        return int(v)
+    raise TypeError(f"expected a number, got {v!r}")
+
+
+def json_names(v: JsonValue) -> list[str]:
+    """A JSON list of player names as ``list[str]``; anything but a list → ``[]``."""
+    return [str(n) for n in v] if isinstance(v, list) else []
+
+
+def json_faces(v: JsonValue) -> list[int]:
+    """A stored payload's ``faces`` (a JSON list of numbers) as ints; anything but a list → ``[]``."""
+    return [json_int(f) for f in v] if isinstance(v, list) else []
 
 
 #: The engine's :class:`~kosti.engine.kinds.TurnOutcome` as the word a turn row stores (``turns.outcome``),
@@ -254,7 +279,7 @@ def dice_ru(n: int) -> str:
 
 def action_text(kind: str, payload: JsonObject) -> tuple[str, str]:
     """A stored action in words, ``(English, Russian)``: "throw 1 1 5" / "бросок 1 1 5"."""
-    faces = faces_text(list(payload.get("faces") or []))
+    faces = faces_text(json_faces(payload.get("faces")))
     if kind == "roll":
         return f"throw {faces}", f"бросок {faces}"
     if kind == "keep":
@@ -308,10 +333,11 @@ def throw_view(store: Store, t: ThrowRow) -> JsonObject:
             events = act.events
             kinds = {e["kind"] for e in events}
             outcome = "bust" if kinds & BUST_KINDS else "scored"
-            points = sum(int(e.get("points") or 0) for e in events if e["kind"] == "throw")
+            points = sum(json_int(e.get("points")) for e in events if e["kind"] == "throw")
     return {
-        "id": t.id, "faces": t.faces, "confidences": t.confidences, "boxes": t.boxes, "status": t.status,
-        "reasons": t.reasons, "resolution": t.resolution, "player": t.player, "turn_no": t.turn_no,
+        "id": t.id, "faces": list(t.faces), "confidences": list(t.confidences),
+        "boxes": [list(b) for b in t.boxes], "status": t.status, "reasons": list(t.reasons),
+        "resolution": t.resolution, "player": t.player, "turn_no": t.turn_no,
         "image_url": f"/api/throws/{t.id}/image.jpg" if t.has_image else None,
         "created_at": t.created_at, "source": t.source, "outcome": outcome, "points": points,
         "events": [e for e in events if e["kind"] != "turn"],
@@ -335,9 +361,11 @@ def banner(store: Store, game_id: int | None) -> JsonObject | None:
     lost = None
     if kind in BUST_KINDS:
         try:
-            lost = state_from_json(act.state_before_json).turn.points or None
-        except (BadInput, KeyError, ValueError, AttributeError):
-            lost = None
+            before = state_from_json(act.state_before_json)
+        except (BadInput, KeyError, ValueError):
+            before = None
+        if isinstance(before, ThousandGame):  # only the 1000 family has turn points to lose
+            lost = before.state.turn.points or None
     return {"id": act.id, "kind": kind, "player": act.player, "created_at": act.created_at, "lost": lost,
             "events": [e for e in act.events if e["kind"] in BANNER_KINDS or e["kind"] in ("bank", "throw")],
             "changes": score_changes(act.state_before_json, act.state_after_json)}
@@ -354,8 +382,10 @@ def bank_preview(st: Game | None) -> JsonObject | None:
         after, events = st.apply(Bank())
     except (RuleViolation, BadInput):
         return None
-    evs = [event_json(e) for e in events if e.kind != "turn"]
-    changes = score_changes(state_to_json(st), state_to_json(after))
-    warn = any(e["kind"] in BANNER_KINDS for e in evs) or any(c["after"] < c["before"] for c in changes) \
-        or (bool(changes) and not any(c["after"] > c["before"] for c in changes))
+    shown = [e for e in events if e.kind != "turn"]
+    evs: list[JsonValue] = [event_json(e) for e in shown]
+    deltas = score_deltas(state_to_json(st), state_to_json(after))
+    changes: list[JsonValue] = [{"player": n, "before": b, "after": a} for n, b, a in deltas]
+    warn = any(e.kind in BANNER_KINDS for e in shown) or any(a < b for _, b, a in deltas) \
+        or (bool(deltas) and not any(a > b for _, b, a in deltas))
     return {"events": evs, "changes": changes, "warn": warn}

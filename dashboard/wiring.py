@@ -20,7 +20,7 @@ from kosti.dashboard.frames import FrameHub
 from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_reader, describe_reader
 from kosti.dashboard.table_settings import Settings, tuning
 from kosti.dashboard.throws import TableThrow, throw_from_pipeline
-from kosti.dashboard.views import GameState, roll_sizes
+from kosti.dashboard.views import GameState, JsonObject, JsonValue, json_int, roll_sizes
 from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.overlay import encode_jpeg, placeholder_frame
 from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
@@ -57,7 +57,7 @@ class LiveTable(RunnerObserver):
     """
 
     def __init__(self, source: FrameSource | None, reader: Reader | None, reader_kind: ReaderKind | str,
-                 source_spec: str | None, on_throw: Callable[[TableThrow], None], changed: Callable[[], None],
+                 source_spec: str | None, on_throw: Callable[[TableThrow], None], changed: Callable[[], object],
                  broadcaster: Broadcaster) -> None:
         self.source, self.source_spec = source, source_spec
         self.reader, self.reader_kind = reader, reader_kind
@@ -138,8 +138,8 @@ class LiveTable(RunnerObserver):
             return  # nobody is watching: skip the overlay and the JPEG encode
         img = self.runner.annotated_frame()
         if img is not None:
-            self.frames.publish(encode_jpeg(img, int(self.settings.get("jpeg_quality", 75)),
-                                            int(self.settings.get("live_width", 960) or 0) or None))
+            self.frames.publish(encode_jpeg(img, json_int(self.settings.get("jpeg_quality", 75)),
+                                            json_int(self.settings.get("live_width", 960)) or None))
 
     def problem(self, message: str, ended: bool) -> None:
         """Say on every screen why there is no frame."""
@@ -164,12 +164,12 @@ class LiveTable(RunnerObserver):
         """Frames per second read from the source (measured)."""
         return self.runner.fps if self.runner is not None else 0.0
 
-    def source_info(self) -> dict[str, object]:
+    def source_info(self) -> JsonObject:
         """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
         spec = redact_url(self.source_spec)
         if self.source is None:
             return {"kind": "none", "spec": spec, "virtual": False, "status": "none", "fps": 0.0}
-        status: object = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
+        status: JsonValue = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
             "error" if self.source_error else "ok")
         return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
                 "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error}

@@ -9,9 +9,11 @@ message is refused with the same one-line reason REST gives (:func:`kosti.dashbo
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from kosti.dashboard.errors import Invalid, TableError
 from kosti.dashboard.routes.errors import validation_error
@@ -28,14 +30,13 @@ from kosti.dashboard.schemas import (
     WsCommand,
 )
 from kosti.dashboard.table import TableService
-from pydantic import BaseModel, ValidationError
 
 B = TypeVar("B", bound=BaseModel)
 #: Largest WebSocket command (bytes of text).
 MAX_WS_MESSAGE = 8 * 1024
 #: What a handler returns: the table's JSON view (a snapshot, or what the virtual table was asked), checked
-#: against the command's response model by the route.
-Result = dict[str, object]
+#: against the command's response model by the route (read-only here, so any JSON-valued mapping fits).
+Result = Mapping[str, object]
 #: ``handler(table, actor, game_id, body)``; ``body`` is ``None`` for a command without fields and, on REST,
 #: for an optional body that was not sent.
 Handler = Callable[[TableService, str, "int | None", "BaseModel | None"], Result]

@@ -21,12 +21,13 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from kosti.dashboard.access import AccessError
-from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError, Unavailable
-from kosti.dashboard.store import StoreError
 from pydantic import JsonValue
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kosti.dashboard.access import AccessError
+from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError, Unavailable
+from kosti.dashboard.store import StoreError
 
 log = logging.getLogger("kosti.dashboard.app")
 
@@ -43,7 +44,7 @@ def status_of(exc: Refusal) -> int:
     if isinstance(exc, TableError):
         for cls in type(exc).__mro__:
             if cls in HTTP_STATUS:
-                return HTTP_STATUS[cls]  # type: ignore[index]
+                return HTTP_STATUS[cls]
     return exc.status
 
 

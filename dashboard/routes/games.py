@@ -9,6 +9,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi import Path as PathParam
+from pydantic import BaseModel
+
 from kosti.dashboard.errors import NotFound
 from kosti.dashboard.routes.commands import COMMANDS, Command, Result
 from kosti.dashboard.schemas import (
@@ -21,7 +23,6 @@ from kosti.dashboard.schemas import (
     Snapshot,
 )
 from kosti.dashboard.table import TableService, list_presets
-from pydantic import BaseModel
 
 GameId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="game id (1 … 2^63−1)")]
 ThrowId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="throw id (1 … 2^63−1)")]

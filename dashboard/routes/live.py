@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
+
 from kosti.dashboard.table import TableService, encode_jpeg, placeholder_frame
 
 JPEG: dict[int | str, dict[str, object]] = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
+
 from kosti.dashboard.routes.commands import Result
 from kosti.dashboard.routes.games import PinCheck
 from kosti.dashboard.schemas import SettingsBody, SettingsView

@@ -10,13 +10,14 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
+from pydantic import JsonValue
+
 from kosti.dashboard.access import AccessError, PinGuard
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.routes.commands import MAX_WS_MESSAGE, parse_ws_command
 from kosti.dashboard.routes.errors import BUG, error_body
 from kosti.dashboard.store import StoreError
 from kosti.dashboard.table import TableService
-from pydantic import JsonValue
 
 log = logging.getLogger("kosti.dashboard.app")
 

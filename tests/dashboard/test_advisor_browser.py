@@ -4,7 +4,6 @@ languages, can be hidden, and never appear in the spectator view."""
 from __future__ import annotations
 
 import pytest
-
 from test_dashboard_browser import _browser, _InProcessServer
 
 

@@ -93,33 +93,37 @@ def test_openapi_routes_never_answer_5xx(fuzz_client) -> None:
         body_schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
         body = _schema_strategy(body_schema, components) if body_schema else st.none()
 
-        @settings(max_examples=40, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
-        @given(pp=st.fixed_dictionaries(path_params), qp=st.fixed_dictionaries(query_params), body=body,
-               with_pin=st.booleans())
-        def run(pp: dict, qp: dict, body: Any, with_pin: bool) -> None:
-            if time.monotonic() > budget_end:
-                cut[op_key] = cut.get(op_key, 0) + 1
-                return
-            sent[op_key] = sent.get(op_key, 0) + 1
-            url = path
-            for k, v in pp.items():
-                url = url.replace("{" + k + "}", quote(str(v), safe="") or "_")
-            query = {k: str(v) for k, v in qp.items() if v is not None}
-            headers = {"X-Kosti-Pin": "123456"} if with_pin else {"X-Kosti-Pin": "000000"}
-            kw: dict[str, Any] = {"params": query, "headers": headers}
-            if body_schema is not None:
-                kw["json"] = body
-            fuzz_client.app.state.pin_guard._fails.clear()  # wrong PINs must not lock the fuzz out of the routes
-            fuzz_client.app.state.pin_guard._locked_until = 0.0
-            r = fuzz_client.request(method, url, **kw)
-            if r.status_code >= 500:
-                failures.append(f"{method} {url} {kw.get('json')!r:.200} -> {r.status_code} {r.text[:200]}")
-            elif r.status_code >= 400:
-                doc = r.json()
-                assert {"error", "error_ru", "status"} <= set(doc) and doc["status"] == r.status_code, (method, url, doc)
+        def fuzz(method: str, path: str, op_key: str, body_schema: Any, path_params: dict, query_params: dict,
+                 body_strategy: Any) -> None:  # one route's fuzz, its values bound as parameters (not the loop's)
+            @settings(max_examples=40, deadline=None, database=None, derandomize=True,
+                      suppress_health_check=list(HealthCheck))
+            @given(pp=st.fixed_dictionaries(path_params), qp=st.fixed_dictionaries(query_params), payload=body_strategy,
+                   with_pin=st.booleans())
+            def run(pp: dict, qp: dict, payload: Any, with_pin: bool) -> None:
+                if time.monotonic() > budget_end:
+                    cut[op_key] = cut.get(op_key, 0) + 1
+                    return
+                sent[op_key] = sent.get(op_key, 0) + 1
+                url = path
+                for k, v in pp.items():
+                    url = url.replace("{" + k + "}", quote(str(v), safe="") or "_")
+                query = {k: str(v) for k, v in qp.items() if v is not None}
+                headers = {"X-Kosti-Pin": "123456"} if with_pin else {"X-Kosti-Pin": "000000"}
+                kw: dict[str, Any] = {"params": query, "headers": headers}
+                if body_schema is not None:
+                    kw["json"] = payload
+                fuzz_client.app.state.pin_guard._fails.clear()  # wrong PINs must not lock the fuzz out of the routes
+                fuzz_client.app.state.pin_guard._locked_until = 0.0
+                r = fuzz_client.request(method, url, **kw)
+                if r.status_code >= 500:
+                    failures.append(f"{method} {url} {kw.get('json')!r:.200} -> {r.status_code} {r.text[:200]}")
+                elif r.status_code >= 400:
+                    doc = r.json()
+                    assert {"error", "error_ru", "status"} <= set(doc) and doc["status"] == r.status_code, (method, url, doc)
 
-        run()
+            run()
+
+        fuzz(method, path, op_key, body_schema, path_params, query_params, body)
     print(f"fuzz: {sum(sent.values())} requests over {len(sent)} of {len(ops)} routes:",
           ", ".join(f"{k} {n}" for k, n in sorted(sent.items())))
     assert not failures, "\n".join(failures[:10])

@@ -299,9 +299,8 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
     """An unread die is held pending on every screen; the table fixes it in the UI and confirms."""
     import threading
 
-    from conftest import make_throw
-
     import uvicorn
+    from conftest import make_throw
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import Select, WebDriverWait

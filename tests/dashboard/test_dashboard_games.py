@@ -112,7 +112,7 @@ def test_martinetti_board_and_a_claim_over_the_websocket(client, throw, start_ga
 
 
 def test_a_throw_when_the_game_waits_for_a_choice_says_why(client, throw, start_game):
-    gid = start_game(client, ("Ann", "Boris"), preset="liar_dice")
+    start_game(client, ("Ann", "Boris"), preset="liar_dice")
     out = client.app.state.table.submit_throw(throw([3, 3, 3, 2, 2]))
     assert not out["applied"]
     assert any("no throw is due now" in r and "стакан" in r for r in out["reasons"])

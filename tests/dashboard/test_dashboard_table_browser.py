@@ -10,17 +10,14 @@ Needs Debian's ``chromium`` and ``chromium-driver``: skipped with a reason when 
 from __future__ import annotations
 
 import os
-import re
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_dashboard_browser import _browser, _InProcessServer
 
 from kosti.dashboard.app import DashboardConfig, create_app
-
-from test_dashboard_browser import _browser, _InProcessServer
 
 SHOTS = Path(os.environ.get("KOSTI_SCREENSHOTS", "/tmp/kosti-screens"))
 DEV_TEXT = ('{"', "List should", "Value error", "validation error", "Input should", "SETTLED", "det=", "Undone:", "T=0.")

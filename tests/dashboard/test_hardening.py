@@ -6,14 +6,11 @@ import json
 import logging
 import os
 import sqlite3
-import stat
 from pathlib import Path
 
 import pytest
-from conftest import LocalClient
 
-from kosti.dashboard.access import PinGuard, make_pin
-from kosti.dashboard.app import DashboardConfig, create_app
+from kosti.dashboard.access import AccessError, PinGuard, make_pin
 from kosti.dashboard.store import Store, StoreError, StoreWriteError
 from kosti.vision.sources import RedactingFilter, redact_text, redact_url
 
@@ -32,17 +29,17 @@ def test_pin_lockout_is_global_and_exponential() -> None:
     now = [0.0]
     g = PinGuard("123456", free_failures=5, base_s=2.0, max_lock_s=300.0, clock=lambda: now[0])
     for i in range(5):
-        with pytest.raises(Exception) as e:
+        with pytest.raises(AccessError) as e:
             g.check(f"10.0.0.{i}", "000000")
         assert e.value.status == 403
     assert g.locked_for() == pytest.approx(2.0)  # the 5th wrong PIN starts the lockout
-    with pytest.raises(Exception) as e:
+    with pytest.raises(AccessError) as e:
         g.check("10.0.0.99", "123456")  # the right PIN from a new address: still locked
     assert e.value.status == 429
     locks = []
     for i in range(6):
         now[0] += g.locked_for() + 0.01
-        with pytest.raises(Exception):
+        with pytest.raises(AccessError):
             g.check(f"10.1.0.{i}", "999999")
         locks.append(round(g.locked_for()))
     assert locks == [4, 8, 16, 32, 64, 128]

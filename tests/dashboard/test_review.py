@@ -90,7 +90,7 @@ def test_save_valid_labels_changes_files_and_counts(folder) -> None:
     # The YOLO file on disk is what training reads.
     lines = (root / "labels" / f"{ids[0]}.txt").read_text().splitlines()
     assert lines[0] == "5 0.100000 0.175000 0.125000 0.166667"
-    assert [l.split()[0] for l in lines] == ["5", "1", "0"]
+    assert [line.split()[0] for line in lines] == ["5", "1", "0"]
     # Mark reviewed without changes; then un-mark.
     r = c.post(f"/api/review/images/{ids[1]}/reviewed", json={"reviewed": True})
     assert r.status_code == 200 and r.json()["reviewed"] and not r.json()["edited"]

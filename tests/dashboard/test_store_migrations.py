@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from kosti.dashboard import migrations
 from kosti.dashboard.store import Store, StoreError
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF

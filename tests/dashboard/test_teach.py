@@ -106,10 +106,9 @@ def test_main_page_links_to_the_teach_page_in_both_languages(tmp_path: Path) -> 
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    from test_dashboard_browser import _browser, _InProcessServer
 
     from kosti.dashboard.app import DashboardConfig, create_app
-
-    from test_dashboard_browser import _browser, _InProcessServer
 
     with_dir = create_app(DashboardConfig(db_path=tmp_path / "a.db", start_capture=False, review_dir=tmp_path / "cap"))
     without = create_app(DashboardConfig(db_path=tmp_path / "b.db", start_capture=False))

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError, Unavailable
 from kosti.dashboard.routes.commands import COMMANDS, parse_ws_command
 from kosti.dashboard.routes.errors import error_body, status_of
 from kosti.dashboard.schemas import Snapshot
+
 
 def _response_schemas(app) -> dict[tuple[str, str], dict]:
     """``{(method, path): {media type: schema}}`` of each route's 2xx answer in ``app.openapi()``."""
