@@ -159,7 +159,7 @@ class CaptureWriter:
             candidate = f"{base}-{n}"
         return candidate
 
-    def add(self, image: np.ndarray | bytes, dice: Iterable[Any], source: str = "capture", reviewed: bool = False,
+    def add(self, image: np.ndarray | bytes, dice: Detections | Iterable[Any], source: str = "capture", reviewed: bool = False,
             model: str | None = None, note: str | None = None, image_id: str | None = None,
             extra: Mapping[str, Any] | None = None) -> str:
         """Save one image with its dice; returns the new image id.
@@ -259,7 +259,7 @@ def load(root: str | os.PathLike[str], image_id: str, with_image: bool = True) -
         raise CaptureError(str(exc)) from None
     proposed = entry.get("proposed") or []
     # Proposal confidences apply while the label lines are still the ones first written.
-    same = entry.get("labels") == [l for l in text.splitlines() if l.strip()] and len(proposed) == len(faces)
+    same = entry.get("labels") == [line for line in text.splitlines() if line.strip()] and len(proposed) == len(faces)
     conf = [proposed[i].get("confidence") if same else None for i in range(len(faces))]
     unread = np.array([bool(proposed[i].get("uncertain")) if same else False for i in range(len(faces))], bool)
     dice = Detections(xyxy, np.full(len(faces), np.nan), np.where(unread, 0, faces),

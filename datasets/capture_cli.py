@@ -33,7 +33,7 @@ class CaptureInputError(CaptureError):
     """Bad ``kosti capture`` arguments or source (exit code 2)."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``kosti capture`` to the top-level parser."""
     p = subparsers.add_parser(
         "capture",

@@ -208,7 +208,7 @@ class Camera:
         for t0, t1, px in c.drift:
             off[0] += px * min(1.0, max(0.0, (t - t0) / max(1e-6, t1 - t0)))
         w, h = c.size
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), self.angle, 1.0)
+        m = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), self.angle, 1.0), np.float64)
         m[:, 2] += self.pos + off
         return m, gain
 
@@ -264,7 +264,7 @@ def tumble(final: list[Pose], t0: float, dur: float, rng: np.random.Generator, s
 
     def at(t: float) -> tuple[list[Pose], float]:
         out, blur = [], 0.0
-        for i, (d, (sx, sy, sa)) in enumerate(zip(final, starts)):
+        for i, (d, (sx, sy, _sa)) in enumerate(zip(final, starts)):
             p = (t - t0) / stops[i]
             if p >= 1.0:
                 out.append(d)
@@ -579,7 +579,7 @@ def write(out: Path | str, seed: int = 1, real_root: Path | None = DEFAULT_REAL_
     manifest: dict[str, Any] = {"seed": seed, "fps": FPS, "clips": []}
     for clip in build(seed, real_root, names):
         path = out / f"{clip.name}.avi"
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, clip.size)
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), FPS, clip.size)
         if not writer.isOpened():
             raise OSError(f"cannot write {path} (no MJPG encoder in this OpenCV build)")
         n = 0

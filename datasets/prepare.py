@@ -147,7 +147,7 @@ def rotated_crop(image: np.ndarray, centre: tuple[float, float], angle: float,
         rows = np.where(rows < 0, -rows - 1, np.where(rows >= h, 2 * h - rows - 1, rows))
         cols = np.where(cols < 0, -cols - 1, np.where(cols >= w, 2 * w - cols - 1, cols))
         patch = image[np.ix_(rows, cols)]
-    m_patch = m.copy()
+    m_patch = np.asarray(m, np.float64).copy()
     m_patch[:, 2] += m[:, :2] @ np.array([x0, y0], np.float64)  # patch coordinates in, photo coordinates out
     # Output: a window of the rotated photo around the crop square; the crop is then cut from it.
     # The window is clipped to the photo, so beyond it square_crop replicates the rotated photo's own edge,

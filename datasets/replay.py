@@ -124,10 +124,10 @@ def reference_metrics(detector: str | os.PathLike[str], classifier: str | os.Pat
     from kosti.vision.evaluate import evaluate_data
 
     key = _files_key(Path(detector), Path(classifier)) if cache_dir is not None and not reader_kwargs else None
-    cache_file = Path(cache_dir) / CACHE_NAME if key else None
+    cache_file = Path(cache_dir) / CACHE_NAME if key and cache_dir is not None else None
     data_id = reference_id()
     cache: dict[str, Any] = {}
-    if cache_file is not None and cache_file.is_file():
+    if cache_file is not None and key is not None and cache_file.is_file():
         try:
             cache = json.loads(cache_file.read_text())
         except ValueError:
@@ -136,10 +136,10 @@ def reference_metrics(detector: str | os.PathLike[str], classifier: str | os.Pat
         if isinstance(hit, dict) and hit.get("data") == data_id:
             return hit
     ref_dir, ref_split = reference()
-    doc = evaluate_data(ref_dir, split=ref_split, detector=detector, classifier=classifier,
+    doc = evaluate_data(ref_dir, split=ref_split, detector=Path(detector), classifier=Path(classifier),
                         compute_map=False, **reader_kwargs)
     out = {"data": data_id, **{k: doc[k] for k in REFERENCE_KEYS}}
-    if cache_file is not None:
+    if cache_file is not None and key is not None:
         cache[key] = out
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)

@@ -114,6 +114,7 @@ def _work(index: int) -> tuple[int, str, list[tuple[str, bytes]]]:
                               (f"labels/{split}/{name}.txt", yolo_lines(labels, cfg.imgsz).encode())]
     # Crops are cut from the JPEG-degraded image, as the reader sees camera frames.
     decoded = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    assert decoded is not None  # the JPEG encoded just above
     scene.image = decoded
     files = []
     for k, (label, crop) in enumerate(scene_crops(scene, np.random.default_rng([gen.seed, index, 11]), cfg.min_visible)):
@@ -204,7 +205,7 @@ def generate(
     init_args = (cfg, int(seed), root, real_limit, crops)
     written = 0
     try:
-        for index, split, files in _run(init_args, workers, crops, n):
+        for _index, split, files in _run(init_args, workers, crops, n):
             if crops:
                 files = files[: n - written]
             for rel, data in files:

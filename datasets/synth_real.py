@@ -57,6 +57,7 @@ class RealBank:
         if self._sides is None:
             self._sides = np.array([max(c.box[2] - c.box[0], c.box[3] - c.box[1]) for c in self.crops])
             self._order = np.argsort(self._sides, kind="stable")
+        assert self._sides is not None and self._order is not None  # built just above
         sides = self._sides[self._order]
         lo = int(np.searchsorted(sides, size / max_upscale))
         lo = min(lo, max(0, len(sides) - 20))
@@ -135,7 +136,7 @@ def _cut_die(img: np.ndarray, box: np.ndarray, value: int, source: str) -> RealC
         k = _MAX_CROP_SIDE / side
         patch = cv2.resize(patch, (max(1, round(patch.shape[1] * k)), max(1, round(patch.shape[0] * k))),
                            interpolation=cv2.INTER_AREA)
-        lb = tuple(v * k for v in lb)
+        lb = (lb[0] * k, lb[1] * k, lb[2] * k, lb[3] * k)
         side = _MAX_CROP_SIDE
     h, w = patch.shape[:2]
     # Boxes are axis-aligned around dice at any angle: a super-ellipse (power 3.5) between an ellipse

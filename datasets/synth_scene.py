@@ -190,6 +190,7 @@ class SceneGenerator:
             size = float(np.clip(base * rng.uniform(0.88, 1.12), cfg.min_die, cfg.max_die))
             real = use_real_scene if rng.random() < 0.85 else (self.bank is not None and rng.random() < cfg.real_frac)
             if real:
+                assert self.bank is not None  # real dice are drawn only with a bank
                 sp = _real_sprite(self.bank.pick(size, rng), size, rng)
             else:
                 style = per_scene_style or self._style(rng)
@@ -247,7 +248,8 @@ class SceneGenerator:
         H = None
         if cfg.degrade and rng.random() < 0.35:
             H = _random_homography(rng, S)
-            img = cv2.warpPerspective(img, H, (S, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+            img = np.asarray(cv2.warpPerspective(img, H, (S, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                             np.float32)
             visible_masks = _warp_masks(visible_masks, H, S)
 
         # Whole-image blur: camera shake or defocus.
@@ -255,11 +257,12 @@ class SceneGenerator:
         r = rng.random() if cfg.degrade else 1.0
         if r < 0.12:
             length = rng.uniform(3, 3 + min(0.25 * base, 22.0))
-            img = cv2.filter2D(img, -1, motion_kernel(length, rng.uniform(0, 180)), borderType=cv2.BORDER_REFLECT)
+            img = np.asarray(cv2.filter2D(img, -1, motion_kernel(length, rng.uniform(0, 180)),
+                                          borderType=cv2.BORDER_REFLECT), np.float32)
             blur_px = length
         elif r < 0.27:
             sigma = rng.uniform(0.6, 0.8 + 0.06 * base)
-            img = cv2.GaussianBlur(img, (0, 0), sigma)
+            img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), np.float32)
             blur_px = 2.5 * sigma
 
         if cfg.degrade:
@@ -286,7 +289,7 @@ class SceneGenerator:
             eff_blur = math.hypot(blur_px, mblur)
             readable = (not sp.cocked) and eff_blur < 0.25 * sp.size
             face = None
-            if sp.pips is not None:
+            if sp.pips is not None and sp.face is not None:  # rendered dice carry both
                 pts = sp.pips + np.array([x0, y0], np.float64)
                 face = sp.face + np.array([x0, y0], np.float64)
                 if H is not None:
@@ -411,11 +414,12 @@ def _recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _random_homography(rng: np.random.Generator, S: int) -> np.ndarray:
     """Homography output←scene that samples a random quadrilateral inside the scene (no borders)."""
     j = 0.12 * S
-    src = np.float32([[0, 0], [S, 0], [S, S], [0, S]]) + np.float32(
+    src = np.array([[0, 0], [S, 0], [S, S], [0, S]], np.float32) + np.array(
         [[rng.uniform(0, j), rng.uniform(0, j)], [-rng.uniform(0, j), rng.uniform(0, j)],
-         [-rng.uniform(0, j), -rng.uniform(0, j)], [rng.uniform(0, j), -rng.uniform(0, j)]])
-    dst = np.float32([[0, 0], [S, 0], [S, S], [0, S]])
-    return cv2.getPerspectiveTransform(src, dst)
+         [-rng.uniform(0, j), -rng.uniform(0, j)], [rng.uniform(0, j), -rng.uniform(0, j)]], np.float32)
+    dst = np.array([[0, 0], [S, 0], [S, S], [0, S]], np.float32)
+    homography: np.ndarray = cv2.getPerspectiveTransform(src, dst)
+    return homography
 
 
 def _warp_masks(masks: list[np.ndarray], H: np.ndarray, S: int) -> list[np.ndarray]:
@@ -426,14 +430,14 @@ def _warp_masks(masks: list[np.ndarray], H: np.ndarray, S: int) -> list[np.ndarr
         packed = np.zeros((S, S), np.uint8)
         for bit, m in enumerate(group):
             packed |= m.astype(np.uint8) << bit
-        warped = cv2.warpPerspective(packed, H, (S, S), flags=cv2.INTER_NEAREST)
+        warped = np.asarray(cv2.warpPerspective(packed, H, (S, S), flags=cv2.INTER_NEAREST), np.uint8)
         out.extend(((warped >> bit) & 1).astype(bool) for bit in range(len(group)))
     return out
 
 
 def _area_scale(H: np.ndarray, x: float, y: float) -> float:
     """Local area magnification of homography ``H`` at ``(x, y)`` (Jacobian determinant)."""
-    p = np.float64([[[x, y]], [[x + 1, y]], [[x, y + 1]]])
+    p = np.array([[[x, y]], [[x + 1, y]], [[x, y + 1]]], np.float64)
     q = cv2.perspectiveTransform(p, H).reshape(3, 2)
     (ax, ay), (bx, by) = q[1] - q[0], q[2] - q[0]
     return abs(float(ax * by - ay * bx))

@@ -121,7 +121,7 @@ def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg:
         return sp
     s, pad, n, col, alpha, c = _sprite_canvas(size)
     if kind == "hand":
-        skin = np.float32([rng.uniform(90, 170), rng.uniform(120, 190), rng.uniform(160, 235)])
+        skin = np.array([rng.uniform(90, 170), rng.uniform(120, 190), rng.uniform(160, 235)], np.float32)
         palm_r = (s * rng.uniform(0.2, 0.26), s * rng.uniform(0.16, 0.22))
         ang = rng.uniform(0, 360)
         cv2.ellipse(alpha, (int(c), int(c)), (int(palm_r[0]), int(palm_r[1])), ang, 0, 360, 1.0, -1, cv2.LINE_AA)
@@ -150,7 +150,7 @@ def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg:
         cv2.circle(col, (int(c), int(c)), int((ro + ri) / 2), (body * 1.2).clip(0, 255).tolist(),
                    max(1, int((ro - ri) * 0.3)), cv2.LINE_AA)
     elif kind == "coin":
-        metal = np.float32([[60, 140, 190], [170, 170, 170], [50, 110, 170]][int(rng.integers(3))])
+        metal = np.array([[60, 140, 190], [170, 170, 170], [50, 110, 170]][int(rng.integers(3))], np.float32)
         r = s * 0.48
         cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1, cv2.LINE_AA)
         ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
@@ -169,12 +169,12 @@ def _clutter_sprite(kind: str, size: float, rng: np.random.Generator, light_deg:
         cv2.line(alpha, p0, p1, 1.0, max(3, int(s * rng.uniform(0.04, 0.07))), cv2.LINE_AA)
         col[:] = body
     else:  # card: a sheet of paper / score card with lines of "writing"
-        paper = np.float32([rng.uniform(200, 250)] * 3)
+        paper = np.array([rng.uniform(200, 250)] * 3, np.float32)
         w2, h2 = s * rng.uniform(0.25, 0.48), s * rng.uniform(0.18, 0.35)
         rect = ((c, c), (2 * w2, 2 * h2), rng.uniform(0, 180))
         cv2.fillConvexPoly(alpha, np.round(cv2.boxPoints(rect)).astype(np.int32), 1.0, cv2.LINE_AA)
         col[:] = paper
-        ink = np.float32([rng.uniform(60, 160), rng.uniform(20, 80), rng.uniform(10, 60)])
+        ink = np.array([rng.uniform(60, 160), rng.uniform(20, 80), rng.uniform(10, 60)], np.float32)
         for y in np.arange(c - h2 * 0.7, c + h2 * 0.7, max(4.0, s * 0.04)):
             xs0 = c - w2 * 0.8
             xs1 = xs0 + rng.uniform(0.2, 1.6) * w2
@@ -200,7 +200,7 @@ def _wide_clutter(kind: str, size: float, rng: np.random.Generator, light_deg: f
     if kind == "token":  # a round board-game number token: a number with probability dots under it
         r = s * 0.48
         cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1, cv2.LINE_AA)
-        col[:] = np.float32([rng.uniform(150, 215), rng.uniform(190, 235), rng.uniform(215, 250)])
+        col[:] = np.array([rng.uniform(150, 215), rng.uniform(190, 235), rng.uniform(215, 250)], np.float32)
         text = str(int(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])))
         scale = r / 22.0
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 2)))
@@ -223,7 +223,7 @@ def _wide_clutter(kind: str, size: float, rng: np.random.Generator, light_deg: f
                        max(1, int(r * 0.1)), (body * 0.3).tolist(), -1, cv2.LINE_AA)
     elif kind == "domino":  # a tile with two pip fields
         light = rng.random() < 0.6
-        body = np.float32([rng.uniform(200, 245)] * 3) if light else np.float32([rng.uniform(10, 50)] * 3)
+        body = np.array([rng.uniform(200, 245)] * 3, np.float32) if light else np.array([rng.uniform(10, 50)] * 3, np.float32)
         pip = [20.0] * 3 if light else [235.0] * 3
         half = s * 0.24
         tile = np.zeros((n, n), np.float32)
@@ -251,19 +251,19 @@ def _wide_clutter(kind: str, size: float, rng: np.random.Generator, light_deg: f
         cv2.fillPoly(alpha, [poly], 1.0, cv2.LINE_AA)
         col[:] = rng.uniform(20, 240, 3).astype(np.float32)
     elif kind == "keys":  # a piece of keyboard: a grid of keycaps with letters
-        caps = np.float32([rng.uniform(20, 60)] * 3) if rng.random() < 0.6 else np.float32([rng.uniform(200, 240)] * 3)
+        caps = np.array([rng.uniform(20, 60)] * 3, np.float32) if rng.random() < 0.6 else np.array([rng.uniform(200, 240)] * 3, np.float32)
         letters = [240.0] * 3 if caps[0] < 128 else [30.0] * 3
-        k = s / rng.uniform(3, 6)
+        key_w = s / rng.uniform(3, 6)
         col[:] = caps * 0.6
         alpha[pad:n - pad, pad:n - pad] = 1.0
-        for y in np.arange(pad, n - pad - k * 0.5, k):
-            for x in np.arange(pad + (k * 0.3 if int(y) % 2 else 0), n - pad - k * 0.5, k):
-                cv2.rectangle(col, (int(x + k * 0.08), int(y + k * 0.08)), (int(x + k * 0.92), int(y + k * 0.92)),
+        for y in np.arange(pad, n - pad - key_w * 0.5, key_w):
+            for x in np.arange(pad + (key_w * 0.3 if int(y) % 2 else 0), n - pad - key_w * 0.5, key_w):
+                cv2.rectangle(col, (int(x + key_w * 0.08), int(y + key_w * 0.08)), (int(x + key_w * 0.92), int(y + key_w * 0.92)),
                               caps.tolist(), -1)
                 ch = chr(int(rng.integers(65, 91)))
-                _put_text(col, ch, (int(x + k * 0.25), int(y + k * 0.7)), k / 40, letters, max(1, int(k / 25)))
+                _put_text(col, ch, (int(x + key_w * 0.25), int(y + key_w * 0.7)), key_w / 40, letters, max(1, int(key_w / 25)))
     elif kind == "cable":  # a curved cable ending in a plug
-        body = np.float32([rng.uniform(10, 240)] * 3)
+        body = np.array([rng.uniform(10, 240)] * 3, np.float32)
         p0 = rng.uniform(pad, n - pad, 2)
         p1, p2 = rng.uniform(pad, n - pad, 2), rng.uniform(pad, n - pad, 2)
         t = np.linspace(0, 1, 40)[:, None]

@@ -261,7 +261,7 @@ def last_axis_dfl(path: Path) -> bool:
         transpose = producer.get(softmax.input[0])
         perm = attr(transpose, "perm") if transpose is not None and transpose.op_type == "Transpose" else None
         after = users.get(softmax.output[0], [])
-        if (perm is None or list(perm.ints) != [0, 2, 1, 3] or len(users.get(transpose.output[0], [])) != 1
+        if (transpose is None or perm is None or list(perm.ints) != [0, 2, 1, 3] or len(users.get(transpose.output[0], [])) != 1
                 or len(after) != 1 or after[0].op_type != "Conv"):
             continue
         conv = after[0]

@@ -73,7 +73,7 @@ def _dataset_arg(text: str) -> tuple[Path, str]:
     return p, split or "train"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``kosti train`` to the top-level parser."""
     p = subparsers.add_parser(
         "train",
@@ -285,6 +285,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     # What needs retraining: measured with the model the user reads with now.
     before_det, before_cls, before_version = reader_files(registry=reg) if registering else \
         (args.base / "dice_det.onnx", args.base / "dice_cls.onnx", "base")
+    assert before_det is not None and before_cls is not None  # no files named: the active (or --base) pair
     summary["before_version"] = before_version
     if args.from_scratch:
         detector = "always"
@@ -374,10 +375,11 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     except ReplayUnavailable as exc:  # the gate then holds on the held-back photos alone
         _say(f"no reference photos: {exc}")
     summary["before"], summary["reference"] = before["held_back"], {"before": before.get("reference")}
-    chosen, verdicts = None, []
+    chosen = None
+    verdicts: list[dict[str, Any]] = []
     for name, f in candidates:
         det, cls = Path(f["det"]), Path(f["cls"])
-        measured = {"held_back": _eval(holdout, det, cls),
+        measured: dict[str, Any] = {"held_back": _eval(holdout, det, cls),
                     "reference": reference_metrics(det, cls) if "reference" in before else None}
         ok, reason, reason_ru = gate_verdict(measured, before)
         verdicts.append({"candidate": name, "passed": ok, "reason": reason, "reason_ru": reason_ru, **measured})

@@ -10,7 +10,6 @@ import math
 import cv2
 import numpy as np
 
-
 # ---------------------------------------------------------------------------------------------------
 # Compositing
 # ---------------------------------------------------------------------------------------------------
@@ -52,7 +51,7 @@ def paste(
         sm = np.zeros((h + 2 * pad, w + 2 * pad), np.float32)
         # The shadow of a translucent die is still fairly dark: use the silhouette, not the alpha.
         sm[pad:pad + h, pad:pad + w] = np.minimum(a * 2.0, 1.0)
-        m = np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]])
+        m = np.array([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]], np.float32)
         sm = cv2.warpAffine(sm, m, (sm.shape[1], sm.shape[0]))
         sm = soft_blur(sm, sb)
         _mul_region(dst, 1.0 - shadow * sm, x0 - pad, y0 - pad)

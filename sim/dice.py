@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -107,7 +107,7 @@ def random_style(rng: np.random.Generator) -> DieStyle:
     """
     if rng.random() < 0.5:
         base = STYLES[list(STYLES)[int(rng.integers(len(STYLES)))]]
-        jit = lambda c: tuple(int(np.clip(v + rng.normal(0, 12), 0, 255)) for v in c)  # noqa: E731
+        jit = lambda c: _rgb(int(np.clip(v + rng.normal(0, 12), 0, 255)) for v in c)  # noqa: E731
         return replace(
             base,
             body_color=jit(base.body_color),
@@ -116,19 +116,19 @@ def random_style(rng: np.random.Generator) -> DieStyle:
             pip_radius=float(np.clip(base.pip_radius + rng.normal(0, 0.008), 0.06, 0.11)),
         )
     while True:
-        body = tuple(int(v) for v in rng.integers(0, 256, 3))
+        body = _rgb(int(v) for v in rng.integers(0, 256, 3))
         light_pips = _luma(body) < 128
         if rng.random() < 0.8:  # pips near black or near white, as on most dice
             v = int(rng.integers(200, 256)) if light_pips else int(rng.integers(0, 50))
             pip = (v, v, v)
         else:
-            pip = tuple(int(v) for v in rng.integers(0, 256, 3))
+            pip = _rgb(int(v) for v in rng.integers(0, 256, 3))
         if abs(_luma(body) - _luma(pip)) >= 70:
             break
     return DieStyle(
         "random",
-        body,  # type: ignore[arg-type]
-        pip,  # type: ignore[arg-type]
+        body,
+        pip,
         corner_radius=float(rng.uniform(0.03, 0.3)),
         pip_radius=float(rng.uniform(0.065, 0.105)),
         translucency=float(rng.uniform(0.2, 0.6)) if rng.random() < 0.15 else 0.0,
@@ -155,7 +155,7 @@ def wide_style(rng: np.random.Generator) -> DieStyle:
     kind = int(rng.integers(6))
 
     def hsv(h: float, sat: float, val: float) -> Color:
-        px = np.uint8([[[int(h) % 180, int(sat * 255), int(val * 255)]]])
+        px = np.array([[[int(h) % 180, int(sat * 255), int(val * 255)]]], np.uint8)
         b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
         return int(b), int(g), int(r)
 
@@ -185,7 +185,7 @@ def wide_style(rng: np.random.Generator) -> DieStyle:
             texture = "marble"
         else:  # wooden
             body = hsv(rng.uniform(8, 22), rng.uniform(0.35, 0.7), rng.uniform(0.45, 0.9))
-            pip = (int(rng.integers(10, 50)),) * 3  # type: ignore[assignment]
+            pip = (int(rng.integers(10, 50)),) * 3
             texture = "wood"
         if abs(_luma(body) - _luma(pip)) >= 45:
             break
@@ -193,7 +193,7 @@ def wide_style(rng: np.random.Generator) -> DieStyle:
     return DieStyle(
         "wide",
         body,
-        pip,  # type: ignore[arg-type]
+        pip,
         corner_radius=float(rng.uniform(0.02, 0.35)),
         pip_radius=float(rng.uniform(0.06, 0.11)),
         translucency=translucency,
@@ -213,7 +213,7 @@ def texture_body(bgra: np.ndarray, style: DieStyle, rng: np.random.Generator) ->
         return bgra
     h, w = bgra.shape[:2]
     col = bgra[..., :3].astype(np.float32)
-    body, pip = np.float32(style.body_color), np.float32(style.pip_color)
+    body, pip = np.array(style.body_color, np.float32), np.array(style.pip_color, np.float32)
     span = max(float(np.linalg.norm(body - pip)), 1.0)
     bodiness = np.clip(np.linalg.norm(col - pip, axis=2) / span, 0, 1) ** 2
     scale = max(4.0, min(h, w) / 3)
@@ -221,7 +221,7 @@ def texture_body(bgra: np.ndarray, style: DieStyle, rng: np.random.Generator) ->
         n = smooth_noise(rng, h, w, scale) * 3.0 + smooth_noise(rng, h, w, scale / 3)
         band = (0.5 + 0.5 * np.sin(n * rng.uniform(2.0, 4.0))) ** 2
         shade = col / np.maximum(body, 1.0)  # the renderer's lighting, kept
-        swirl = np.float32(style.second_color) * np.clip(shade, 0, 1.5)
+        swirl = np.array(style.second_color, np.float32) * np.clip(shade, 0, 1.5)
         mix = (band * bodiness * rng.uniform(0.5, 0.9))[..., None]
         col = col * (1 - mix) + swirl * mix
     else:  # wood
@@ -233,6 +233,12 @@ def texture_body(bgra: np.ndarray, style: DieStyle, rng: np.random.Generator) ->
     out = bgra.copy()
     out[..., :3] = np.clip(col, 0, 255).astype(np.uint8)
     return out
+
+
+def _rgb(c: Iterable[int]) -> tuple[int, int, int]:
+    """Three channel values as a colour tuple (raises ValueError for any other count)."""
+    r, g, b = c
+    return (r, g, b)
 
 
 def _luma(c: Sequence[float]) -> float:

@@ -38,7 +38,7 @@ def _fit_to_canvas(image: np.ndarray, width: int, height: int) -> np.ndarray:
 
 
 def _shift(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
     return cv2.warpAffine(image, m, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -191,10 +191,8 @@ class FolderSource(FrameSource):
         cycle, local = divmod(n, self._cycle)
         if cycle > 0 and not self.loop:
             raise EndOfStream(str(self.path))
-        # Find the photo whose span holds this frame (schedule is short; linear scan from the end).
-        for start, i, tr in reversed(self._schedule):
-            if local >= start:
-                break
+        # The photo whose span holds this frame (the schedule is short; linear scan from the end).
+        start, i, tr = next((entry for entry in reversed(self._schedule) if local >= entry[0]), self._schedule[0])
         k = local - start
         if cycle > 0 and i == 0:
             tr = self.transition_frames  # looping: move from the last photo back to the first

@@ -59,5 +59,5 @@ def synthetic_frame(
         for px, py in PIPS[int(v)]:
             cv2.circle(img, (int(x + px * side), int(y + py * side)), r, (20, 20, 20), -1, cv2.LINE_AA)
         boxes.append([float(c) for c in b])
-    img = cv2.GaussianBlur(img, (3, 3), 0)
-    return img, np.asarray(boxes, np.float32).reshape(-1, 4), values
+    blurred: np.ndarray = cv2.GaussianBlur(img, (3, 3), 0)
+    return blurred, np.asarray(boxes, np.float32).reshape(-1, 4), values

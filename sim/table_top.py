@@ -79,7 +79,7 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
             stripe = (np.sin(2 * np.pi * xr / rng.uniform(30, 90)) > 0).astype(np.float32)
             img = img * (1.0 - 0.25 * stripe[..., None])
     elif kind == "wood":
-        light = np.clip(np.float32((95, 150, 195)) * rng.uniform(0.7, 1.2) + rng.normal(0, 8, 3), 0, 255)
+        light = np.clip(np.array((95, 150, 195), np.float32) * rng.uniform(0.7, 1.2) + rng.normal(0, 8, 3), 0, 255)
         light = light.astype(np.float32)
         dark = light * rng.uniform(0.45, 0.7)
         vertical = rng.random() < 0.5
@@ -103,19 +103,19 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
             img = np.ascontiguousarray(img.transpose(1, 0, 2))
     elif kind == "paper":
         v = rng.uniform(215, 250)
-        base = np.float32([v - rng.uniform(0, 20), v - rng.uniform(0, 8), v])
+        base = np.array([v - rng.uniform(0, 20), v - rng.uniform(0, 8), v], np.float32)
         lum = 1.0 + 0.02 * smooth_noise(rng, h, w, diag / 4) + fine(0.012)
         img = base * lum[..., None]
         if rng.random() < 0.4:  # ruled / squared paper
             step = int(rng.integers(18, 40))
-            line_col = np.float32([200, 160, 140])
+            line_col = np.array([200, 160, 140], np.float32)
             for y in range(int(rng.integers(0, step)), h, step):
                 img[y] = img[y] * 0.7 + line_col * 0.3
             if rng.random() < 0.5:
                 for x in range(int(rng.integers(0, step)), w, step):
                     img[:, x] = img[:, x] * 0.7 + line_col * 0.3
     elif kind == "tray":
-        table = np.float32([rng.uniform(200, 245)] * 3) + rng.normal(0, 5, 3).astype(np.float32)
+        table = np.array([rng.uniform(200, 245)] * 3, np.float32) + rng.normal(0, 5, 3).astype(np.float32)
         floor = _jitter_color(rng, rng.choice([(190, 190, 185), (40, 100, 30), (120, 30, 30), (40, 40, 40),
                                                (60, 90, 150)]), 12)
         img = np.empty((h, w, 3), np.float32)
@@ -131,12 +131,12 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
         img = img * (1.0 - inner[..., None]) + (floor * lum[..., None]) * inner[..., None]
     elif kind in ("dark", "light"):
         v = rng.uniform(15, 60) if kind == "dark" else rng.uniform(170, 240)
-        base = np.float32([v, v, v]) + rng.normal(0, 8, 3).astype(np.float32)
+        base = np.array([v, v, v], np.float32) + rng.normal(0, 8, 3).astype(np.float32)
         lum = 1.0 + 0.08 * smooth_noise(rng, h, w, diag / 3) + fine(0.02)
         img = base * lum[..., None]
     elif kind == "carpet":
         base = rng.uniform(50, 210, 3).astype(np.float32) if rng.random() < 0.5 else \
-            np.float32([rng.uniform(90, 190)] * 3) + rng.normal(0, 10, 3).astype(np.float32)
+            np.array([rng.uniform(90, 190)] * 3, np.float32) + rng.normal(0, 10, 3).astype(np.float32)
         fibres = cv2.GaussianBlur(fine(1.0), (0, 0), 0.8) * 0.18 + cv2.GaussianBlur(fine(1.0), (0, 0), 2.5) * 0.25
         lum = 1.0 + fibres + 0.08 * smooth_noise(rng, h, w, diag / 8)
         img = base * lum[..., None]
@@ -156,22 +156,22 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
                 cv2.rectangle(img, (x0, y0), (x0 + step, y0 + step), (patch * 0.6).tolist(), 2)
         img *= (1.0 + 0.05 * smooth_noise(rng, h, w, diag / 5) + cv2.GaussianBlur(fine(0.05), (3, 3), 0))[..., None]
     elif kind == "board":
-        sea = np.float32([rng.uniform(150, 200), rng.uniform(110, 150), rng.uniform(40, 80)])
+        sea = np.array([rng.uniform(150, 200), rng.uniform(110, 150), rng.uniform(40, 80)], np.float32)
         img = np.empty((h, w, 3), np.float32)
         img[:] = sea
         tiles = [(40, 120, 40), (60, 170, 200), (50, 80, 150), (130, 130, 130), (80, 200, 220), (30, 90, 60)]
-        r = rng.uniform(0.07, 0.16) * min(h, w)
-        dx, dy = r * math.sqrt(3), r * 1.5
-        for j, y in enumerate(np.arange(-r, h + r, dy)):
-            for x in np.arange(-r + (dx / 2 if j % 2 else 0), w + r, dx):
-                hexagon = np.array([[x + r * math.cos(math.radians(60 * k + 30)),
-                                     y + r * math.sin(math.radians(60 * k + 30))] for k in range(6)], np.int32)
+        tile_r = rng.uniform(0.07, 0.16) * min(h, w)
+        dx, dy = tile_r * math.sqrt(3), tile_r * 1.5
+        for j, cy in enumerate(np.arange(-tile_r, h + tile_r, dy)):
+            for cx in np.arange(-tile_r + (dx / 2 if j % 2 else 0), w + tile_r, dx):
+                hexagon = np.array([[cx + tile_r * math.cos(math.radians(60 * k + 30)),
+                                     cy + tile_r * math.sin(math.radians(60 * k + 30))] for k in range(6)], np.int32)
                 colr = _jitter_color(rng, tiles[int(rng.integers(len(tiles)))], 12)
                 cv2.fillConvexPoly(img, hexagon, colr.tolist(), cv2.LINE_AA)
-                cv2.polylines(img, [hexagon], True, (200, 220, 230), max(1, int(r * 0.06)), cv2.LINE_AA)
+                cv2.polylines(img, [hexagon], True, (200, 220, 230), max(1, int(tile_r * 0.06)), cv2.LINE_AA)
                 for _ in range(int(rng.integers(0, 4))):  # printed trees, hills, sheep
-                    px, py = x + rng.uniform(-0.5, 0.5) * r, y + rng.uniform(-0.5, 0.5) * r
-                    cv2.circle(img, (int(px), int(py)), max(1, int(r * rng.uniform(0.05, 0.12))),
+                    px, py = cx + rng.uniform(-0.5, 0.5) * tile_r, cy + rng.uniform(-0.5, 0.5) * tile_r
+                    cv2.circle(img, (int(px), int(py)), max(1, int(tile_r * rng.uniform(0.05, 0.12))),
                                (colr * rng.uniform(0.5, 1.3)).tolist(), -1, cv2.LINE_AA)
         img *= (1.0 + 0.04 * smooth_noise(rng, h, w, diag / 5))[..., None]
     else:  # speckle

@@ -70,7 +70,7 @@ def build_untrained_models(
         if kind == "det":
             _spread_detector_scores(y.model, imgsz)
         else:
-            _spread_classifier_logits(y.model, imgsz)
+            _spread_classifier_logits(y.model, train_sz)  # the classifier's size is one int (cls_imgsz)
         pt = out / f"{kind}.pt"
         y.save(pt)
         onnx = YOLO(str(pt), task=y.task).export(

@@ -133,7 +133,7 @@ def test_folder_feeds_the_training_set_builders(tmp_path: Path) -> None:
         w.add(frame(seed=i), DICE)
     assert prepare_detection([(tmp_path / "cap", "train")], tmp_path / "det", "train") == 2
     det_labels = sorted((tmp_path / "det" / "labels" / "train").iterdir())
-    assert [l.split()[0] for l in det_labels[0].read_text().splitlines()] == ["0", "0", "0"]
+    assert [line.split()[0] for line in det_labels[0].read_text().splitlines()] == ["0", "0", "0"]
     counts = prepare_classification([(tmp_path / "cap", "train")], tmp_path / "cls", "train", per_die=2)
     assert {k: counts[k] for k in ("1", "5", "6")} == {"1": 4, "5": 4, "6": 4}  # 2 images x 2 crops per die
     assert counts["2"] == counts["3"] == counts["4"] == 0
@@ -324,7 +324,7 @@ def _photos_with_1_to_5_dice(n: int) -> list[Path]:
     out = []
     for img in sorted(BYLER_TEST.iterdir()):
         lab = label_path(img)
-        k = sum(1 for l in lab.read_text().splitlines() if l.strip()) if lab.exists() else 0
+        k = sum(1 for line in lab.read_text().splitlines() if line.strip()) if lab.exists() else 0
         if 1 <= k <= 5:
             out.append(img)
         if len(out) == n:
@@ -458,7 +458,7 @@ def test_writer_takes_detections_as_they_flow(tmp_path: Path) -> None:
     image_id = cap.CaptureWriter(tmp_path).add(frame(), dets, reviewed=True)
     rec = cap.load(tmp_path, image_id, with_image=False)
     assert faces(rec) == [(4, False), (2, True)] and not rec.reviewed  # an unread die leaves it for review
-    assert [l.split()[0] for l in (tmp_path / "labels" / f"{image_id}.txt").read_text().splitlines()] == ["3", "1"]
+    assert [line.split()[0] for line in (tmp_path / "labels" / f"{image_id}.txt").read_text().splitlines()] == ["3", "1"]
     with pytest.raises(cap.CaptureError, match="1–6"):
         cap.CaptureWriter(tmp_path).add(frame(), dets.with_data(guess=[0, 0]))
     assert len(cap.list_ids(tmp_path)) == 1  # nothing written for the refused throw

@@ -15,7 +15,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from net_guard import one_json_document, run_guarded
 
 REPO = Path(__file__).resolve().parents[2]

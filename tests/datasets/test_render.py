@@ -165,7 +165,7 @@ def test_render_table_boxes_frame_the_dice() -> None:
     assert frame.shape == (600, 800, 3) and frame.dtype == np.uint8 and none.shape == (0, 4)
     assert boxes.shape == (3, 4)
     changed = np.abs(frame.astype(int) - empty.astype(int)).max(axis=2) > 40
-    for (value, x, y, _), (x1, y1, x2, y2) in zip(dice, boxes):
+    for (_value, x, y, _), (x1, y1, x2, y2) in zip(dice, boxes):
         assert x1 < x < x2 and y1 < y < y2
         assert 45 <= x2 - x1 <= 85 and 45 <= y2 - y1 <= 85
         inside = changed[int(y1):int(y2), int(x1):int(x2)]
