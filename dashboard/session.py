@@ -27,19 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError
+from kosti.dashboard.json_values import JsonObject, JsonValue, json_faces, json_int, json_names
 from kosti.dashboard.store import ActionRow, GameRow, Store, ThrowRow
 from kosti.dashboard.throws import TableThrow, unstored_view
 from kosti.dashboard.views import (
     GameState,
-    JsonObject,
-    JsonValue,
     action_text,
     dice_ru,
     event_json,
     faces_text,
-    json_faces,
-    json_int,
-    json_names,
     make_game,
     roll_sizes,
     rules_reason_ru,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import JsonValue
 
+from kosti.dashboard.json_values import JsonObject, json_faces, json_int
 from kosti.dashboard.store import Store, ThrowRow
 from kosti.engine.errors import BadInput, RuleViolation
 from kosti.engine.game import Bank
@@ -28,8 +29,6 @@ from kosti.engine.rules import Rules
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game
-#: A JSON object: a view, an event, a payload.
-JsonObject = dict[str, JsonValue]
 
 def list_presets() -> list[JsonObject]:
     """Every rule preset as ``{"name", "game", "dice", "target", "description", "parameters"}`` (cli.md
@@ -220,25 +219,6 @@ def score_deltas(before_json: str, after_json: str) -> list[tuple[str, int, int]
     except (BadInput, KeyError, ValueError):
         return []
     return [(n, score_of(a, n), score_of(b, n)) for n in a.player_names if score_of(a, n) != score_of(b, n)]
-
-
-def json_int(v: JsonValue) -> int:
-    """A JSON number (or numeric text) as ``int``; ``None``/``0``/empty → 0 (as ``int(v or 0)``)."""
-    if not v:
-        return 0
-    if isinstance(v, (int, float, str)):
-        return int(v)
-    raise TypeError(f"expected a number, got {v!r}")
-
-
-def json_names(v: JsonValue) -> list[str]:
-    """A JSON list of player names as ``list[str]``; anything but a list → ``[]``."""
-    return [str(n) for n in v] if isinstance(v, list) else []
-
-
-def json_faces(v: JsonValue) -> list[int]:
-    """A stored payload's ``faces`` (a JSON list of numbers) as ints; anything but a list → ``[]``."""
-    return [json_int(f) for f in v] if isinstance(v, list) else []
 
 
 #: The engine's :class:`~kosti.engine.kinds.TurnOutcome` as the word a turn row stores (``turns.outcome``),

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import Conflict, Invalid
 from kosti.dashboard.frames import FrameHub
+from kosti.dashboard.json_values import JsonObject, JsonValue, json_int
 from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_reader, describe_reader
 from kosti.dashboard.table_settings import Settings, tuning
 from kosti.dashboard.throws import TableThrow, throw_from_pipeline
-from kosti.dashboard.views import GameState, JsonObject, JsonValue, json_int, roll_sizes
+from kosti.dashboard.views import GameState, roll_sizes
 from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.overlay import encode_jpeg, placeholder_frame
 from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
