@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from collections.abc import Mapping
 
 
 class Broadcaster:
@@ -33,7 +33,7 @@ class Broadcaster:
         with self._lock:
             return len(self._subs)
 
-    def publish(self, message: dict[str, Any]) -> None:
+    def publish(self, message: Mapping[str, object]) -> None:
         """Send ``message`` to every subscriber (from any thread). A full queue drops its oldest message."""
         with self._lock:
             subs = list(self._subs)
@@ -44,7 +44,7 @@ class Broadcaster:
                 self.unsubscribe(q)
 
 
-def _put_latest(q: asyncio.Queue, message: dict[str, Any]) -> None:
+def _put_latest(q: asyncio.Queue, message: Mapping[str, object]) -> None:
     if q.full():
         try:
             q.get_nowait()

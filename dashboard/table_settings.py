@@ -59,7 +59,7 @@ def valid_stored_settings(stored: Settings) -> Settings:
     ``live_width`` 160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict`
     accepts, ``source`` a string.
     """
-    def number(v: Any, lo: float, hi: float) -> bool:
+    def number(v: object, lo: float, hi: float) -> bool:
         return isinstance(v, int | float) and not isinstance(v, bool) and lo <= float(v) <= hi
 
     out: dict[str, Any] = {}
