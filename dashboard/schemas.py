@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from kosti.dashboard.json_values import JsonObject
 from kosti.engine.names import MAX_NAME_LENGTH, MAX_PLAYERS
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER
 
@@ -36,7 +37,6 @@ MAX_FIELD_JSON, MAX_FIELD_DEPTH = 4096, 6
 
 Face = Annotated[int, Field(ge=1, le=6)]
 PlayerName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
-JsonObject = dict[str, JsonValue]
 
 
 def small_json(v: JsonValue, name: str, max_number: float | None = None) -> JsonValue:

@@ -34,6 +34,7 @@ import numpy as np
 
 from kosti.vision import yolo_labels
 from kosti.vision.detections import Detections, box_iou
+from kosti.vision.image_files import IMAGE_SUFFIXES, is_image_name
 from kosti.vision.reader import DiceReader, face_values, load_image
 from kosti.vision.yolo_labels import label_path
 
@@ -43,7 +44,6 @@ MATCH_IOU = 0.5
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 #: Detector confidence for mAP (Ultralytics val default).
 MAP_CONF = 0.001
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 class DatasetError(ValueError):
@@ -95,7 +95,7 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
     p = Path(path)
     names: dict[int, str] | None = None
     if p.is_file():
-        if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"):
+        if is_image_name(p):
             raise DatasetError(f"{p}: a photo, not a dataset; give a data.yaml or a folder with images/ and labels/ "
                                "(kosti read reads one photo)")
         if p.stat().st_size > 1024 * 1024:

@@ -23,10 +23,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from kosti.vision.image_files import IMAGE_SUFFIXES
+
 log = logging.getLogger("kosti.vision.sources")
 
 #: File name endings read as photos by :class:`kosti.sim.replay.FolderSource` (those ``cv2.imread`` decodes).
-IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+IMAGE_EXTENSIONS = IMAGE_SUFFIXES
 
 
 class SourceError(RuntimeError):

@@ -129,6 +129,10 @@ def read_image_file(path: str | os.PathLike[str], max_pixels: int = MAX_IMAGE_PI
     return img
 
 
+#: File name endings read as photos (lower case): folder replay, ``kosti read``/``eval`` and the spec parser.
+IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+
 def is_image_name(path: str | os.PathLike[str]) -> bool:
-    """True for a file name ending like a photo (``.jpg``, ``.png``, …)."""
-    return Path(path).suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+    """True for a file name ending like a photo (:data:`IMAGE_SUFFIXES`)."""
+    return Path(path).suffix.lower() in IMAGE_SUFFIXES
