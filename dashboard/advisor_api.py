@@ -107,6 +107,70 @@ def advised_game(game: Game | GameState) -> GameState | Pig | None:
     return None
 
 
+class TurnPresolver:
+    """Solves the turn of each new state in the background, so that the page's ``/api/advice`` after a
+    state push finds the turn's policy solved (a lookup, well under a millisecond) instead of solving
+    it itself (the cold solve, tens of ms here: ``benchmarks/bench_advisor.py``).
+
+    :meth:`offer` is a :attr:`GameSession.state_listeners` entry (called under the table lock, returns at
+    once); one daemon thread solves the latest offered state only (older ones are dropped). It does
+    nothing until ``wanted`` is set — by the first advice a page asks for — so a table that hides the
+    advisor pays no CPU for it. ``solved`` counts the states it solved (tests)."""
+
+    def __init__(self) -> None:
+        self.wanted = False
+        self.solved = 0
+        self._latest: GameState | None = None
+        self._busy = False
+        self._cv = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def offer(self, game: Game | GameState | None) -> None:
+        """Queue ``game`` (the new state on the table) for a background solve, replacing any state not
+        yet taken; ignored when no page wants advice, or for a game the 1000-family advisor does not
+        model (Pig's win table is solved once per game by the warm-up thread)."""
+        if not self.wanted or game is None or game.over:
+            return
+        st = advised_game(game)
+        if not isinstance(st, GameState):
+            return
+        with self._cv:
+            self._latest = st
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="kosti-advisor-turns", daemon=True)
+                self._thread.start()
+            self._cv.notify()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no offered state waits or is being solved (tests); True when idle within
+        ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        with self._cv:
+            while self._latest is not None or self._busy:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(left)
+            return True
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                while self._latest is None:
+                    self._cv.wait()
+                st, self._latest, self._busy = self._latest, None, True
+            try:
+                with _ADVICE_LOCK:
+                    advise(st)
+                self.solved += 1
+            except Exception:  # noqa: BLE001 - a failed pre-solve only means the page solves it
+                log.exception("advisor pre-solve failed")
+            finally:
+                with self._cv:
+                    self._busy = False
+                    self._cv.notify_all()
+
+
 def create_advisor_router(table: TableService) -> APIRouter:
     """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`.
 
@@ -150,6 +214,9 @@ def create_advisor_router(table: TableService) -> APIRouter:
     table.game_hooks.append(warm)
     if table.state is not None:
         warm(table.state)
+    presolver = TurnPresolver()
+    table.advisor_presolver = presolver
+    table.session.state_listeners.append(presolver.offer)
 
     @router.get("/api/advice", summary="Throw or stop: advice for the player to move",
                 response_model=AdviceAnswer, response_model_exclude_unset=True)
@@ -177,6 +244,7 @@ def create_advisor_router(table: TableService) -> APIRouter:
         if st is None:
             return refused("advice covers 1000, Farkle, 10000 and two-player Pig",
                            "советы есть для 1000, фаркла, 10000 и «Свиньи» на двоих")
+        presolver.wanted = True  # a page shows advice: solve each new turn as soon as it begins
         with _ADVICE_LOCK:
             a = advise(st)
         return AdviceAnswer(available=True, version=version, game_id=gid,

@@ -27,6 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import TableError
@@ -71,6 +72,9 @@ from kosti.dashboard.wiring import LiveTable
 from kosti.vision.runner import LivePipeline, ReaderReload
 from kosti.vision.sources import FrameSource, redact_url
 from kosti.vision.throws import Reader
+
+if TYPE_CHECKING:
+    from kosti.dashboard.advisor_api import TurnPresolver
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +122,8 @@ class TableService:
         self.review_url: str | None = None
         #: The advisor's table-building thread for the game on the table (:mod:`kosti.dashboard.advisor_api`).
         self.advisor_warmup: threading.Thread | None = None
+        #: Solves each new turn in the background once a page shows advice (:mod:`kosti.dashboard.advisor_api`).
+        self.advisor_presolver: TurnPresolver | None = None
         self.session.state_listeners.append(self.live.on_state)
         self.session.model_name = lambda: self.live.reader_desc
         self.session.resume_latest()

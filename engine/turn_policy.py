@@ -44,8 +44,11 @@ import numpy as np
 from .game import Bank, Event, GameState, Keep, Roll, TurnState, replace
 from .rules import Rules
 from .throw_tables import _dp_table
+from .turn import bank as _bank
+from .turn import keep as _keep
+from .turn import roll as _roll
 
-__all__ = ["CONFIRM", "HOT", "NORMAL", "TurnPolicy", "policy_for"]
+__all__ = ["CONFIRM", "HOT", "NORMAL", "TurnPolicy", "policy_for", "policy_key"]
 
 #: Turn modes of the DP: an ordinary throw, the compulsory throw of all dice after hot dice
 #: (rules.md §1.4 ``must_roll`` / ``may_roll_or_bank``), the confirmation throw (RU-B,
@@ -118,11 +121,11 @@ class TurnPolicy:
     def _play(self, st: GameState, faces: tuple[int, ...], keep: tuple[int, ...] | None
               ) -> tuple[GameState, tuple[Event, ...]]:
         self.probes += 1
-        st2, ev = st.apply(Roll(faces))
+        ev: list[Event] = []
+        st2 = _roll(st, faces, ev)
         if keep is not None and not self._ended(st2) and st2.turn.pending is not None:
-            st3, ev2 = st2.apply(Keep(keep))
-            return st3, ev + ev2
-        return st2, ev
+            st2 = _keep(st2, keep, ev)
+        return st2, tuple(ev)
 
     @staticmethod
     def _key(st: GameState) -> tuple[int, int, int, bool, bool]:
@@ -136,8 +139,9 @@ class TurnPolicy:
         stop = None
         if st.stop_reason() is None:
             self.probes += 1
-            st2, ev = st.apply(Bank())
-            stop = self._terminal(st2, ev)
+            ev: list[Event] = []
+            st2 = _bank(st, ev)
+            stop = self._terminal(st2, tuple(ev))
         return ("go", self._key(st), stop)
 
     def _outcome_value(self, rec: tuple[Any, ...]) -> _Value:
@@ -322,13 +326,19 @@ _POLICIES: OrderedDict[tuple[Any, ...], TurnPolicy] = OrderedDict()
 _MAX_POLICIES = 64
 
 
+def policy_key(state: GameState) -> tuple[Any, ...]:
+    """What one :class:`TurnPolicy` covers: the rules, every player's record, the mover, an extra
+    turn and the final round — every part of ``state`` except the progress of the turn."""
+    t = state.turn
+    return (state.rules, state.players, t.player, t.extra, state.final_round)
+
+
 def policy_for(state: GameState) -> TurnPolicy:
     """The (memoised) :class:`TurnPolicy` of the situation of ``state``; the 64 most recent
     situations are kept. Raises ``ValueError`` if the game is over."""
     if state.over:
         raise ValueError("the game is over: there is no turn to advise")
-    t = state.turn
-    key = (state.rules, state.players, t.player, t.extra, state.final_round)
+    key = policy_key(state)
     pol = _POLICIES.get(key)
     if pol is None:
         pol = _POLICIES[key] = TurnPolicy(state)

@@ -32,6 +32,28 @@ def test_advice_follows_the_state(client, throw, start_game):
     assert c["advice"]["player"] == "Boris" and c["advice"]["turn_points"] == 0
 
 
+def test_each_new_turn_is_solved_before_the_page_asks(client, throw, start_game):
+    """Once a page has asked for advice, every new turn's policy is solved in the background as the
+    state changes, so the next /api/advice is a lookup: its turn's policy is already in the advisor's
+    cache. A table that never asked for advice gets no background solves."""
+    from kosti.engine.turn_policy import _POLICIES, policy_key
+
+    gid = start_game(client, preset="classic")
+    table = client.app.state.table
+    pre = table.advisor_presolver
+    table.submit_throw(throw([1, 1, 1, 5, 3]))  # Ann: 105, the state changes while no page asks
+    assert pre.wait_idle(30)
+    assert pre.solved == 0 and not pre.wanted  # nobody asked: nothing solved on state changes
+    client.get("/api/advice")  # a page shows the advisor
+    assert pre.wanted
+    _POLICIES.clear()  # another test may have solved the same situation
+    client.post(f"/api/games/{gid}/bank")  # Ann records 105, Boris to move
+    assert pre.wait_idle(30)
+    st = table.state
+    assert st.players[st.turn.player].name == "Boris"
+    assert policy_key(st) in _POLICIES and pre.solved >= 1
+
+
 def test_throw_tables_are_built_when_a_game_starts_not_on_the_first_advice(client, start_game, tmp_path):
     """Starting a game builds its throw tables in the background (docs/advisor.md): once that thread is done,
     every table of the game's rules is a cache hit before any advice was asked; a game restored at start-up
