@@ -68,6 +68,7 @@ class TrainPlan:
         crops_per_die: classifier crops cut per labelled die.
         lr_finetune: initial learning rate when fine-tuning (AdamW, no warm-up); ``lr_cls`` the classifier's
             own when set (``kosti train`` fine-tunes the classifier gentler: 0.0005, see docs/retraining.md).
+        freeze_det: the detector's first N layers stay as they are (Ultralytics ``freeze``; 0 = train all).
     """
 
     train: list[tuple[Path, str]]
@@ -85,6 +86,7 @@ class TrainPlan:
     seed: int = 1
     lr_finetune: float = 0.002
     lr_cls: float | None = None
+    freeze_det: int = 0
     extra: dict = field(default_factory=dict)
 
 
@@ -183,6 +185,7 @@ def train_detector(plan: TrainPlan, data_yaml: Path) -> Path:
     return _fit(plan, "det", DETECTOR_YAML, dict(
         data=str(data_yaml), imgsz=detector_imgsz(plan), epochs=plan.epochs_det, batch=plan.batch_det, workers=2,
         single_cls=True, degrees=0.0, scale=0.5, mosaic=1.0, close_mosaic=min(5, plan.epochs_det // 3), val=True,
+        **({"freeze": plan.freeze_det} if plan.freeze_det else {}),
     ))
 
 

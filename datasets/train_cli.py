@@ -97,6 +97,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="retrain the detector: auto = only when it misses your dice (default)")
     p.add_argument("--classifier-only", action="store_true", help="same as --detector never")
     p.add_argument("--epochs-det", type=int, default=10, help="detector epochs when it is retrained")
+    p.add_argument("--freeze-det", type=int, default=0, metavar="N",
+                   help="detector pass: keep its first N layers (YOLO11n's backbone is 0-10) as they are (0 = train all)")
     p.add_argument("--epochs-cls", type=int, default=5, help="classifier epochs (0 = keep the current one)")
     p.add_argument("--imgsz", type=int, default=None,
                    help=f"detector input size in pixels (default: the base detector's own size; "
@@ -328,7 +330,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         epochs_cls=args.epochs_cls, imgsz=args.imgsz,
         base=None if args.from_scratch else args.base, from_scratch=args.from_scratch, batch_det=args.batch_det,
         batch_cls=args.batch_cls, fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
-        lr_cls=args.lr_cls,
+        lr_cls=args.lr_cls, freeze_det=args.freeze_det,
     )
     out = args.out or work / "export"
     if detector == "classifier_first":
