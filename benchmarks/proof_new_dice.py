@@ -273,7 +273,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="replay only this many seeded-random images of --replay (0 = all)")
     p.add_argument("--real-test", default=f"{BYLER}:test", help="real photos that must not get worse")
     p.add_argument("--epochs-cls", type=int, default=5, help="classifier epochs (kosti train's default)")
-    p.add_argument("--epochs-det", type=int, default=10, help="epochs of the detector pass (only if needed)")
+    p.add_argument("--epochs-det", type=int, default=2, help="epochs of the detector pass (only if needed; kosti train's default)")
     p.add_argument("--detector", choices=["auto", "never", "always"], default="auto",
                    help="kosti train --detector: auto = only when the detector misses the new dice")
     p.add_argument("--train-extra", default="", metavar="ARGS",

@@ -276,7 +276,8 @@ def test_detector_pass_runs_only_when_the_new_classifier_still_misses_dice(tmp_p
     assert plans[0].epochs_det == 0 and plans[0].epochs_cls == 5 and plans[0].lr_cls == 0.0005
     assert summary["classifier_first"]["recall"] == 1.0
     if still_missed:
-        assert len(plans) == 2 and plans[1].epochs_det == 10 and plans[1].epochs_cls == 0
+        assert len(plans) == 2 and plans[1].epochs_det == 2 and plans[1].epochs_cls == 0
+        assert plans[1].freeze_det == 10  # the short detector pass keeps the backbone
         assert summary["passes"] == ["detector", "classifier"]
         assert [v["candidate"] for v in summary["gate"]] == ["detector+classifier", "classifier"]
         assert summary["trained"] == "detector+classifier"  # the first that passes
