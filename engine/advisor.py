@@ -1,6 +1,7 @@
 """Turn advisor: the exact risk of the next throw and "throw or stop" under the house rules.
 
-Three modules, all pure (no I/O) and built only on the engine's public API:
+Three modules, all pure (no I/O), built on the engine itself (the policy's probes run the engine's
+turn steps, :mod:`kosti.engine.turn`, exactly as :meth:`GameState.apply` runs them):
 
 1. **Throw risk** — :mod:`kosti.engine.throw_tables`: :func:`throw_classes`,
    :func:`bust_probability`, :func:`points_distribution`, :func:`expected_points` by exact
