@@ -18,8 +18,9 @@
 Advice is computed outside the table lock, one request at a time (the advisor's memo is shared).
 The per-rules throw tables are built in a background thread as soon as a game is put on the table
 (new, resumed, rematch, or restored at start-up: :func:`kosti.engine.advisor.prepare_tables`), so the
-first advice does not build them; the first advice in a new turn solves that turn (tens of ms here, see
-``benchmarks/bench_advisor.py``); later ones are lookups.
+first advice does not build them. Once a page has asked for advice, :class:`TurnPresolver` solves each
+new turn in a background thread as the state changes (the cold solve, tens of ms here, see
+``benchmarks/bench_advisor.py``), so the page's request after a state push is a lookup.
 """
 
 from __future__ import annotations
