@@ -292,6 +292,8 @@ def _db_path(args: argparse.Namespace) -> Path:
 def run_stats(args: argparse.Namespace) -> int:
     """Handler of ``kosti stats``: exit 0, or 2 for bad input."""
     path = _db_path(args)
+    if path.is_dir():
+        raise StatsInputError(f"{path}: is a folder; --db takes the database file itself (storage.db_path)")
     if not path.is_file():
         raise StatsInputError(f"{path}: no such database (play a game with kosti demo/run first)")
     import sqlite3

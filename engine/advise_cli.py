@@ -35,7 +35,7 @@ from .errors import BadInput
 from .game import GameState, TurnState, new_game, replace
 from .games import is_game_preset, new_any_game
 from .pig_advisor import OBJECTIVE_WIN, PigModelRefused, advise_pig
-from .presets import resolve_rules
+from .presets import PRESET_NAMES, resolve_rules
 
 #: The objective the advice maximises, named in every JSON document (engine/advisor.py).
 OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' mean change)"
@@ -99,6 +99,9 @@ def advice_state(args: argparse.Namespace) -> Any:
     if args.game is None:
         if args.rules is not None and is_game_preset(args.rules):
             return fresh_pig(args.rules, args.dice) if args.rules == "pig" else _no_advice(args.rules)
+        if isinstance(args.rules, str) and args.rules not in PRESET_NAMES:
+            raise BadInput(f"unknown preset {args.rules!r}; the advisor knows {', '.join(PRESET_NAMES)} "
+                           "and pig (two players)")
         return fresh_turn(args.rules or "classic", args.dice)
     from .cli import _read_json, replay
 
@@ -153,7 +156,7 @@ def run_advise(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(a.to_cli_json(), ensure_ascii=False) + "\n")
         return 0
     stop = "—" if a.stop_value is None else f"{a.stop_value:.1f}"
-    print(f"{a.player}: {a.advice.upper()}  (turn {a.turn_points}, {a.dice_to_throw} dice to throw)")
+    print(f"{a.player}: {a.advice.upper()}  (turn {a.turn_points}, {a.dice_to_throw} {'die' if a.dice_to_throw == 1 else 'dice'} to throw)")
     print(f"  no score on the next throw: {100 * a.bust_probability:.2f} %  ·  "
           f"points it adds on average: {a.expected_points:.1f}")
     print(f"  expected recorded points: throw {a.throw_value:.1f}, stop {stop}")

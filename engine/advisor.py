@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import GameState
+from .texts import ru_plural
 from .throw_tables import (
     ThrowClass,
     _classes,
@@ -178,10 +179,11 @@ def advise(state: GameState) -> Advice:
     need_en = f"; {pr} {_REQ_EN[req]} this turn" if req else ""
     need_ru = f"; {pr_ru} — шанс {_REQ_RU[req]} за этот ход" if req else ""
     dice_ru = f"{n} {'кость' if n == 1 else 'кости' if n < 5 else 'костей'}"
+    ochkov = ru_plural(round(gain), "очко", "очка", "очков")  # "в среднем 2 очка"
     if not may_stop and t.pending is None and not t.scored and t.points == 0:
         en = (f"throw {_dice(n)}: {pb} to score nothing, {gain:.0f} points expected from the "
               f"throw{need_en}")
-        ru = (f"бросайте {dice_ru}: {pb_ru} — риск пустого броска, в среднем {gain:.0f} очков "
+        ru = (f"бросайте {dice_ru}: {pb_ru} — риск пустого броска, в среднем {gain:.0f} {ochkov} "
               f"за бросок{need_ru}")
     elif not may_stop:
         why_not = state.stop_reason() if t.pending is None else None
@@ -194,7 +196,7 @@ def advise(state: GameState) -> Advice:
         en = (f"nothing to lose yet — throw {_dice(n)} ({pb} to score nothing, {gain:.0f} points "
               f"expected from the throw)")
         ru = (f"терять пока нечего — бросайте {dice_ru} ({pb_ru} — риск пустого броска, в "
-              f"среднем {gain:.0f} очков за бросок)")
+              f"среднем {gain:.0f} {ochkov} за бросок)")
     elif throw:
         en = (f"{pb} to lose the {at_risk} — throw (worth {go[0]:.0f} on average against "
               f"{stop[0]:.0f} for stopping)")  # type: ignore[index]

@@ -27,6 +27,7 @@ from typing import Any
 
 from .advisor import bust_probability, points_distribution, throw_kind
 from .rules import Rules
+from .texts import ru_plural
 
 __all__ = ["gammaincc", "chi_square_uniform", "ChiSquare", "face_counts", "per_die_counts",
            "expected_band", "throw_luck", "Luck", "bust_rate", "summarise_counts", "ru_plural",
@@ -99,13 +100,9 @@ class ChiSquare:
                 "enough": self.enough, "verdict": self.verdict, "verdict_ru": self.verdict_ru}
 
 
-def ru_plural(n: int, one: str, few: str, many: str) -> str:
-    """The Russian noun form for the number ``n`` (1 бросок, 2 броска, 5 бросков)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
+def _ochkov(x: float) -> str:
+    """«очко / очка / очков» for ``x`` as printed (rounded to a whole number, sign dropped)."""
+    return ru_plural(abs(round(x)), "очко", "очка", "очков")
 
 
 #: What a test is about: (English clause, Russian clause, English unit, Russian unit forms).
@@ -250,17 +247,17 @@ def throw_luck(player: str, throws: Iterable[tuple[Rules, Sequence[int]]], turns
         en, ru = "no throws yet", "бросков ещё не было"
     elif turns == 0:
         en = f"no finished turn yet ({diff:+.0f} points against the odds so far)"
-        ru = f"ни одного законченного хода ({diff:+.0f} очков против ожидания пока)"
+        ru = f"ни одного законченного хода ({diff:+.0f} {_ochkov(diff)} против ожидания пока)"
     elif abs(z) < 2:
         en = f"{sign}{abs(per_turn):.0f} points a turn against the odds: ordinary luck"
-        ru = f"{sign}{abs(per_turn):.0f} очков за ход против ожидания: обычное везение"
+        ru = f"{sign}{abs(per_turn):.0f} {_ochkov(per_turn)} за ход против ожидания: обычное везение"
     elif z > 0:
         en = f"{sign}{abs(per_turn):.0f} points a turn against the odds: unusually lucky (z = {z:.1f})"
-        ru = f"{sign}{abs(per_turn):.0f} очков за ход против ожидания: необычно везёт (z = {z:.1f})"
+        ru = f"{sign}{abs(per_turn):.0f} {_ochkov(per_turn)} за ход против ожидания: необычно везёт (z = {z:.1f})"
     else:
         en = (f"{sign}{abs(per_turn):.0f} points a turn against the odds: unusually unlucky "
               f"(z = {z:.1f})")
-        ru = (f"{sign}{abs(per_turn):.0f} очков за ход против ожидания: необычно не везёт "
+        ru = (f"{sign}{abs(per_turn):.0f} {_ochkov(per_turn)} за ход против ожидания: необычно не везёт "
               f"(z = {z:.1f})")
     ru = ru.replace(".", ",")
     return Luck(player, k, turns, pts, exp, per_turn, z, en, ru)

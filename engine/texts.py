@@ -17,13 +17,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["NUM_EN", "NUM_RU", "TEXTS", "dice_en", "faces_text", "render"]
+__all__ = ["NUM_EN", "NUM_RU", "TEXTS", "dice_en", "faces_text", "render", "ru_plural"]
 
 Text = tuple[str, str]
 
 #: Numbers as words: English, Russian accusative ("бросайте две кости").
 NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 NUM_RU = {1: "одну", 2: "две", 3: "три", 4: "четыре", 5: "пять", 6: "шесть"}
+
+
+def ru_plural(n: int, one: str, few: str, many: str) -> str:
+    """The Russian noun form for the number ``n`` (1 бросок, 2 броска, 5 бросков)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return one
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return few
+    return many
 
 
 def faces_text(faces: Sequence[int]) -> str:

@@ -37,6 +37,9 @@ def test_stats_bad_input(make_client, start_game, throw, tmp_path, capsys):
     code = main(["stats", "--db", str(tmp_path / "none.db"), "--json"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "") and "no such database" in err and err.count("\n") == 1
+    code = main(["stats", "--db", str(tmp_path), "--json"])  # a folder, not the database file
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "") and "is a folder" in err and err.count("\n") == 1
     db, _ = _stored_game(make_client, start_game, throw, tmp_path)
     code = main(["stats", "--db", str(db), "--game", "77"])
     out, err = capsys.readouterr()

@@ -285,3 +285,15 @@ def test_detector_pass_runs_only_when_the_new_classifier_still_misses_dice(tmp_p
         assert len(plans) == 1 and summary["passes"] == ["classifier"]
         assert [v["candidate"] for v in summary["gate"]] == ["classifier"]
     assert summary["activated"] is True  # the stand-in models are the shipped ones: no worse anywhere
+
+
+def test_train_help_is_plain_text_with_its_defaults(capsys):
+    """``kosti train --help`` is for people: no docstring markup, and the detector pass's defaults are named."""
+    from kosti.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "``" not in out and ":func:" not in out and ":data:" not in out
+    assert "default 2" in out and "default 10" in out and "default 0.2" in out

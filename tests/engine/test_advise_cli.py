@@ -143,3 +143,27 @@ def test_pig_refusals(capsys, tmp_path):
     assert code == 2 and "1 die" in err
     code, _, err = run(capsys, "--rules", "aces")
     assert code == 2 and "not for aces" in err
+
+
+def test_one_die_reads_in_the_singular_in_both_languages(capsys):
+    """One die is "1 die", and a Russian count takes its noun form: 2 очка, 5 очков, 1 очко (the average
+    a single die adds in classic is 2.5 points, printed as 2)."""
+    code, out, _ = run(capsys, "--dice", "1")
+    assert code == 0
+    assert "1 die to throw" in out and "1 dice" not in out
+    assert "в среднем 2 очка за бросок" in out and "2 очков" not in out
+
+
+@pytest.mark.parametrize(("n", "form"), [(1, "очко"), (2, "очка"), (4, "очка"), (5, "очков"), (11, "очков"),
+                                         (12, "очков"), (21, "очко"), (22, "очка"), (105, "очков"), (0, "очков")])
+def test_russian_noun_forms(n, form):
+    from kosti.engine.texts import ru_plural
+
+    assert ru_plural(n, "очко", "очка", "очков") == form
+
+
+def test_unknown_preset_names_every_game_the_advisor_knows(capsys):
+    code, _, err = run(capsys, "--rules", "nope")
+    assert code == 2
+    line = err.strip()
+    assert "\n" not in line and "'nope'" in line and "farkle" in line and "pig" in line
