@@ -36,6 +36,7 @@ from .game import GameState, TurnState, new_game, replace
 from .games import is_game_preset, new_any_game
 from .pig_advisor import OBJECTIVE_WIN, PigModelRefused, advise_pig
 from .presets import PRESET_NAMES, resolve_rules
+from .texts import dice_en
 
 #: The objective the advice maximises, named in every JSON document (engine/advisor.py).
 OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' mean change)"
@@ -156,7 +157,7 @@ def run_advise(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(a.to_cli_json(), ensure_ascii=False) + "\n")
         return 0
     stop = "—" if a.stop_value is None else f"{a.stop_value:.1f}"
-    print(f"{a.player}: {a.advice.upper()}  (turn {a.turn_points}, {a.dice_to_throw} {'die' if a.dice_to_throw == 1 else 'dice'} to throw)")
+    print(f"{a.player}: {a.advice.upper()}  (turn {a.turn_points}, {dice_en(a.dice_to_throw)} to throw)")
     print(f"  no score on the next throw: {100 * a.bust_probability:.2f} %  ·  "
           f"points it adds on average: {a.expected_points:.1f}")
     print(f"  expected recorded points: throw {a.throw_value:.1f}, stop {stop}")

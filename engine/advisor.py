@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import GameState
-from .texts import ru_plural
+from .texts import dice_en, ru_plural
 from .throw_tables import (
     ThrowClass,
     _classes,
@@ -144,10 +144,6 @@ def _requirement(state: GameState) -> str | None:
     return None
 
 
-def _dice(n: int) -> str:
-    return "1 die" if n == 1 else f"{n} dice"
-
-
 _REQ_EN = {"open": "to open the game", "pit": "to leave the pit", "barrel": "to win from the barrel"}
 _REQ_RU = {"open": "открыть игру", "pit": "выбраться из ямы", "barrel": "выиграть с бочки"}
 
@@ -178,10 +174,10 @@ def advise(state: GameState) -> Advice:
     pr, pr_ru = _pct(chosen[1]), _pct(chosen[1], ru=True)
     need_en = f"; {pr} {_REQ_EN[req]} this turn" if req else ""
     need_ru = f"; {pr_ru} — шанс {_REQ_RU[req]} за этот ход" if req else ""
-    dice_ru = f"{n} {'кость' if n == 1 else 'кости' if n < 5 else 'костей'}"
+    dice_ru = f"{n} {ru_plural(n, 'кость', 'кости', 'костей')}"
     ochkov = ru_plural(round(gain), "очко", "очка", "очков")  # "в среднем 2 очка"
     if not may_stop and t.pending is None and not t.scored and t.points == 0:
-        en = (f"throw {_dice(n)}: {pb} to score nothing, {gain:.0f} points expected from the "
+        en = (f"throw {dice_en(n)}: {pb} to score nothing, {gain:.0f} points expected from the "
               f"throw{need_en}")
         ru = (f"бросайте {dice_ru}: {pb_ru} — риск пустого броска, в среднем {gain:.0f} {ochkov} "
               f"за бросок{need_ru}")
@@ -193,7 +189,7 @@ def advise(state: GameState) -> Advice:
         ru = (f"бросайте — остановиться пока нельзя: {reason_ru}; {pb_ru} — риск потерять "
               f"{at_risk}{need_ru}")
     elif throw and at_risk == 0:
-        en = (f"nothing to lose yet — throw {_dice(n)} ({pb} to score nothing, {gain:.0f} points "
+        en = (f"nothing to lose yet — throw {dice_en(n)} ({pb} to score nothing, {gain:.0f} points "
               f"expected from the throw)")
         ru = (f"терять пока нечего — бросайте {dice_ru} ({pb_ru} — риск пустого броска, в "
               f"среднем {gain:.0f} {ochkov} за бросок)")
