@@ -157,8 +157,9 @@ def _camera_motion(src: np.ndarray, dst: np.ndarray, pts: np.ndarray | None, max
 
 def _track_similarity(src: np.ndarray, dst: np.ndarray, pts: np.ndarray, min_inliers: float,
                       min_spread: float) -> np.ndarray | None:
-    # cv2's stubs require nextPts, but OpenCV takes None (it allocates the output): the stubs are wrong here.
-    nxt, status, _ = cv2.calcOpticalFlowPyrLK(src, dst, pts, None, winSize=(9, 9), maxLevel=2,  # type: ignore[call-overload]
+    # nextPts is an output here (no OPTFLOW_USE_INITIAL_FLOW): a copy of pts is passed rather than None because
+    # OpenCV's stubs disagree between releases on whether None is allowed (4.x: no, 5.x: yes).
+    nxt, status, _ = cv2.calcOpticalFlowPyrLK(src, dst, pts, pts.copy(), winSize=(9, 9), maxLevel=2,
                                               criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
     if nxt is None:
         return None
