@@ -142,6 +142,19 @@ def det_data_v5() -> Path:
     return _det_yaml("det_v5_data", real + extra, val=SHARED / "epanemu-dice/images/val")
 
 
+def det_data_v6() -> Path:
+    """Write ``runs/v02/det_v6_data/data.yaml``: :func:`det_data_v5`'s images with twice the rune55-dedup train
+    photos (a seeded 500 instead of 250, the first 250 the same), so that longer training on epanemu-dice does
+    not forget the top-down trays rune55 shows. Validation: epanemu val (selection only)."""
+    rune = _images(SHARED / "rune55-dedup/images/train")
+    random.Random(5).shuffle(rune)
+    real = (_images(SHARED / "epanemu-dice/images/train") + _images(SHARED / "byler-d6/images/train")
+            + sorted(rune[:500]))
+    extra = _synth_images(REPO / "work" / "synth" / "det_v5_wide", "--n", "300", "--classes", "die", "--oblique",
+                          "0.5", "--wide", "--seed", "5")
+    return _det_yaml("det_v6_data", real + extra, val=SHARED / "epanemu-dice/images/val")
+
+
 def cls_data_v5() -> Path:
     """Build the ImageFolder ``runs/v02/cls_v5_data/{train,val}/{1..6,x}``; returns its root.
 
@@ -299,6 +312,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
+                                     "det_v6",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -348,6 +362,13 @@ def main() -> int:
         aug = dict(data=str(det_data_v5()), **DET_AUG)
         _train("det_v5b", RUNS / "det_v5" / "weights" / "last.pt", imgsz=640, epochs=3, close_mosaic=1, seed=15,
                lr0=0.0003, save_period=1, **aug)
+    elif args.stage == "det_v6":
+        # candidate v1.1 detector: the shipped v1.0 detector (det_v5 epoch 2), 4 epochs of a fresh cosine
+        # schedule at 640 px on det_data_v6 (det_v5's data, rune55 doubled), mosaic off in the last, every
+        # epoch saved for selection end to end (a better mAP is not a better reading).
+        aug = dict(data=str(det_data_v6()), **DET_AUG)
+        _train("det_v6", args.base_det, imgsz=640, epochs=4, close_mosaic=1, seed=17, lr0=0.0004,
+               save_period=1, **aug)
     elif args.stage == "cls_v5":
         # candidate v1.0 classifier: the shipped v0.3 classifier, 8 epochs on real crops incl. epanemu train
         _train("cls_v5", args.base_cls, data=str(cls_data_v5()), epochs=8, seed=14, lr0=0.0004, **CLS_AUG)
