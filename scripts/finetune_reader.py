@@ -280,6 +280,11 @@ def _train(name: str, start: Path | str, stop_after: int | None = None, transfer
     """Train (or resume) stage ``name`` from ``start`` (a ``.pt``, or a model YAML whose layers of matching
     name and shape are first copied from ``transfer``); returns the stage's ``best.pt``."""
     YOLO = import_ultralytics().YOLO
+    from ultralytics.utils import torch_utils
+
+    # Ultralytics trains on the CPU with os.cpu_count() - 1 torch threads (1 on this 2-core machine, the other
+    # core left idle: its data loader keeps up with one); both cores take an epoch ~1.6x faster here.
+    torch_utils.NUM_THREADS = os.cpu_count() or 1
 
     last = RUNS / name / "weights" / "last.pt"
     best = RUNS / name / "weights" / "best.pt"
@@ -302,6 +307,30 @@ def _train(name: str, start: Path | str, stop_after: int | None = None, transfer
     return best
 
 
+def backbone_init(yaml: str, base: Path, out: Path, layers: int = 11) -> Path:
+    """Save at ``out`` a one-class detector built from ``yaml`` whose first ``layers`` layers (the backbone:
+    0-10 in YOLO11n and YOLO26n, the same modules in both) are copied from the detector ``base``; the rest
+    keeps Ultralytics' initial weights. Returns ``out`` (kept: a rerun reuses it)."""
+    import torch
+
+    import_ultralytics()
+    from ultralytics.nn.tasks import DetectionModel
+
+    if out.exists():
+        return out
+    model = DetectionModel(yaml, nc=1, verbose=False)
+    src = torch.load(base, map_location="cpu", weights_only=False)["model"].float().state_dict()
+    own = model.state_dict()
+    picked = {k: v for k, v in src.items() if int(k.split(".")[1]) < layers and k in own and own[k].shape == v.shape}
+    if len(picked) != sum(int(k.split(".")[1]) < layers for k in own):
+        raise RuntimeError(f"{yaml}: the backbone of {base} does not fit ({len(picked)} tensors matched)")
+    model.load_state_dict({**own, **picked})
+    model.names = {0: "die"}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model, "train_args": {"imgsz": 640, "task": "detect"}, "epoch": -1}, out)
+    return out
+
+
 def _finished(ckpt: Path) -> bool:
     """True for a completed Ultralytics run: its final checkpoint is stripped (no optimizer state)."""
     import torch
@@ -312,7 +341,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6",
+                                     "det_v6", "cmp26",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -369,6 +398,16 @@ def main() -> int:
         aug = dict(data=str(det_data_v6()), **DET_AUG)
         _train("det_v6", args.base_det, imgsz=640, epochs=4, close_mosaic=1, seed=17, lr0=0.0004,
                save_period=1, **aug)
+    elif args.stage == "cmp26":
+        # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
+        # class, the shipped detector's backbone (layers 0-10, identical in both) copied in and frozen, neck
+        # and head trained from their initial weights for 2 epochs on det_data_v6; only the architecture
+        # after the backbone differs. Read end to end by benchmarks/compare_yolo26.py.
+        aug = dict(data=str(det_data_v6()), **DET_AUG)
+        for arch in ("yolo11n", "yolo26n"):
+            init = backbone_init(f"{arch}.yaml", args.base_det, RUNS / f"cmp_{arch}_init.pt")
+            _train(f"cmp_{arch}", init, imgsz=640, epochs=2, close_mosaic=1, seed=19, lr0=0.002, freeze=11,
+                   save_period=1, **aug)
     elif args.stage == "cls_v5":
         # candidate v1.0 classifier: the shipped v0.3 classifier, 8 epochs on real crops incl. epanemu train
         _train("cls_v5", args.base_cls, data=str(cls_data_v5()), epochs=8, seed=14, lr0=0.0004, **CLS_AUG)
