@@ -29,6 +29,8 @@ from kosti.models import (
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_PROB,
+    DEFAULT_ZOOM_BELOW,
+    DEFAULT_ZOOM_IMGSZ,
     EARLIER_OPERATING_POINTS,
 )
 from kosti.registry import SHIPPED, Registry, RegistryError
@@ -207,6 +209,14 @@ class ReaderSettings(_Section):
         classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))
     verify_prob: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_PROB, description=_doc("""
         Face probability (0–1) with which the classifier confirms such a weak box."""))
+    zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
+        Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
+        detector's 640 px input) or only weak candidates were found, the frame is read again with the
+        detector at zoom_imgsz (costs a second, larger pass on such frames only). 0 (the default) turns it
+        off; 28 read far-away dice better on validation photos but boxed a wooden floor on a webcam table, so
+        check `kosti eval` on your own photos before you turn it on (models/README.md)."""))
+    zoom_imgsz: Annotated[int, Field(ge=32, le=2048)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
+        Detector input side (pixels, 32–2048) of the zoomed read."""))
     backend: Literal["onnx", "ncnn", "ultralytics"] = Field("onnx", description=_doc("""
         Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics"
         (.pt files, needs the train extra); the runtime's package must be installed."""))
@@ -291,6 +301,7 @@ class ReaderSettings(_Section):
         return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
+                "zoom_below": self.zoom_below, "zoom_imgsz": self.zoom_imgsz,
                 "backend": self.backend,
                 "threads": self.threads}
 

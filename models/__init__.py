@@ -59,3 +59,15 @@ EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = ({"conf": 0.5, "value_c
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.
 #: Measured with v0.3 on the validation splits, see ``models/README.md``.
 DEFAULT_NESTED_FRAC = 0.7
+#: ``DEFAULT_ZOOM_IMGSZ`` and ``DEFAULT_ZOOM_BELOW``: the reader's zoom for small dice. When the dice it
+#: found are small — median side under ``zoom_below`` pixels of the 640 px detector input — or it found none
+#: but weak candidates, the frame is read again with the detector at ``DEFAULT_ZOOM_IMGSZ`` px (the network
+#: takes any stride-multiple size) and that read is kept. **Off by default** (``DEFAULT_ZOOM_BELOW = 0``):
+#: with reader v1.0 at ``zoom_below = 28`` (the best value on the selection splits) epanemu-dice val
+#: image_exact rose 0.432 -> 0.466 and recall 0.683 -> 0.708 (36 of 88 photos read again) and rune55-dedup
+#: val did not change, but skovy-webcam — a real table never trained on, every frame read again — fell from
+#: precision 1.000 / image_exact 1.000 to 0.856 / 0.667 (the 960 px read boxes the wooden floor), so a table
+#: whose camera sees small dice turns it on (``[reader] zoom_below = 28``) and checks ``kosti eval`` on its
+#: own photos first. See ``models/README.md``.
+DEFAULT_ZOOM_IMGSZ = 960
+DEFAULT_ZOOM_BELOW = 0.0

@@ -23,7 +23,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kosti.models import DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
+from kosti.models import (
+    DEFAULT_CONF,
+    DEFAULT_IOU,
+    DEFAULT_VALUE_CONF,
+    DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_PROB,
+    DEFAULT_ZOOM_BELOW,
+    DEFAULT_ZOOM_IMGSZ,
+)
 
 if TYPE_CHECKING:
     from kosti.vision.evaluate import Dataset
@@ -37,6 +45,16 @@ def _unit_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {v}")
+    return v
+
+
+def _nonnegative_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v >= 0.0:
+        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {v}")
     return v
 
 
@@ -68,6 +86,12 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                         f"confirms a face (default {DEFAULT_VERIFY_CONF}; set it to --conf's value to turn this off)")
     p.add_argument("--verify-prob", type=_unit_float, default=DEFAULT_VERIFY_PROB, metavar="FLOAT",
                    help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
+    p.add_argument("--zoom-below", type=_nonnegative_float, default=DEFAULT_ZOOM_BELOW, metavar="PX",
+                   help="read a frame again with a larger detector input when its dice are smaller than this (median "
+                        f"side, px of the 640 px input) or only weak candidates were found (default {DEFAULT_ZOOM_BELOW:g} = "
+                        "off; 28 reads far-away dice better, see models/README.md)")
+    p.add_argument("--zoom-imgsz", type=_positive_int, default=DEFAULT_ZOOM_IMGSZ, metavar="PX",
+                   help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
     p.add_argument("--backend", choices=["auto", "onnx", "ncnn", "ultralytics"], default=None,
@@ -116,6 +140,8 @@ def _reader(args: argparse.Namespace) -> DiceReader:
         tta=args.tta,
         verify_conf=args.verify_conf,
         verify_prob=args.verify_prob,
+        zoom_below=args.zoom_below,
+        zoom_imgsz=args.zoom_imgsz,
         backend=backend,
         threads=args.threads,
     )

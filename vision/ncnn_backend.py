@@ -24,6 +24,7 @@ Model folders (``kosti export --format ncnn``, :func:`kosti.datasets.train.expor
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,20 @@ class NcnnDetector(_NcnnModel):
             self.head_maps = (outputs[:n], outputs[n:])
             self.info = replace(self.info, dynamic_hw=True)  # every reshape follows the input size
         self.iou, self.max_det, self.agnostic = iou, max_det, agnostic
+
+    @property
+    def input_side(self) -> int:
+        """Longest side of the network input in pixels (the letterbox bound, ``max(imgsz)``)."""
+        return max(self.info.imgsz)
+
+    def resized(self, side: int) -> NcnnDetector | None:
+        """This detector letterboxing frames to ``side`` px instead (same network), or ``None`` for an export
+        that reads only its own square size (Ultralytics' NCNN export; kosti's head-map export takes any)."""
+        if not self.info.dynamic_hw:
+            return None
+        other = copy.copy(self)
+        other.info = replace(self.info, imgsz=(int(side), int(side)))
+        return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
         """Letterbox a ``(H, W, 3)`` uint8 BGR frame into a ``(1, 3, H_in, W_in)`` float RGB 0–1 tensor."""

@@ -17,7 +17,8 @@ props give ``imgsz``, ``stride``, ``names`` and ``task``; nothing here is hard-c
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,21 @@ class OnnxDetector:
     def names(self) -> dict[int, str]:
         """Class index → name (``{0: "die"}`` for the shipped detector)."""
         return self.info.names
+
+    @property
+    def input_side(self) -> int:
+        """Longest side of the network input in pixels (the letterbox bound, ``max(imgsz)``)."""
+        return max(self.info.imgsz)
+
+    def resized(self, side: int) -> OnnxDetector | None:
+        """This detector letterboxing frames to ``side`` px instead (same session, no copy of the weights), or
+        ``None`` when the export takes only its own input size (not ``dynamic_hw``). Used by the reader's
+        zoom (:class:`kosti.vision.reader.DiceReader`, ``zoom_imgsz``)."""
+        if not self.info.dynamic_hw:
+            return None
+        other = copy.copy(self)
+        other.info = replace(self.info, imgsz=(int(side), int(side)))
+        return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
         """Letterbox a ``(H, W, 3)`` uint8 BGR frame into a ``(1, 3, H_in, W_in)`` float RGB 0–1 tensor."""

@@ -49,6 +49,8 @@ from kosti.models import (
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_PROB,
+    DEFAULT_ZOOM_BELOW,
+    DEFAULT_ZOOM_IMGSZ,
     DETECTOR_NCNN,
     DETECTOR_ONNX,
 )
@@ -155,6 +157,12 @@ class DiceReader:
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
             same die again — a face or side face boxed inside the whole die — and is dropped
             (:func:`kosti.vision.detections.nested_in_stronger`; 1 turns it off).
+        zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``.
+        zoom_below: when the dice found are small — median side (square root of the box area) under this many
+            pixels of the detector's input — or none was found but weak candidates were, the frame is read
+            again with the detector at ``zoom_imgsz`` and that read is the result (:meth:`needs_zoom`). Costs a
+            second, larger detector pass on such frames only. 0 turns it off; so does a model that takes one
+            input size only, or ``zoom_imgsz`` not above the detector's own size.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -177,6 +185,8 @@ class DiceReader:
         verify_prob: float = DEFAULT_VERIFY_PROB,
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
+        zoom_imgsz: int = DEFAULT_ZOOM_IMGSZ,
+        zoom_below: float = DEFAULT_ZOOM_BELOW,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
@@ -194,6 +204,13 @@ class DiceReader:
         self.nested_frac = float(nested_frac)
         self.det_path = det
         self.detector = _make_detector(det, backend, threads, iou, max_det)
+        if zoom_below < 0 or zoom_imgsz <= 0:
+            raise ValueError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
+        self.zoom_below = float(zoom_below)
+        #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
+        self.zoom_detector: DetectorBackend | None = None
+        if self.zoom_below > 0 and zoom_imgsz > self.detector.input_side:
+            self.zoom_detector = self.detector.resized(int(zoom_imgsz))
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -207,8 +224,11 @@ class DiceReader:
         self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
         if not self.temperature > 0:
             raise ValueError(f"temperature must be > 0, got {self.temperature}")
-        #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}``.
+        #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
+        #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}
+        #: Whether the last :meth:`read` read the frame again at ``zoom_imgsz``.
+        self.last_zoomed = False
 
     def _stored_temperature(self) -> float:
         if self.cls_path is None:
@@ -352,9 +372,32 @@ class DiceReader:
                 and image.dtype == np.uint8 and image.shape[0] > 0 and image.shape[1] > 0):
             shape = getattr(image, "shape", None)
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
+        dice, candidates = self._read_with(self.detector, image)
+        self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
+        if self.last_zoomed and self.zoom_detector is not None:
+            first = self.last_timing
+            dice, candidates = self._read_with(self.zoom_detector, image)
+            self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
+        return dice, candidates
+
+    def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
+        """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
+        is read again at ``zoom_imgsz``: no die but some candidate, or the dice's median side (square root of
+        the box area, frame px) under ``zoom_below`` px once scaled to the detector's input (``input_side /
+        max(H, W)``). False when the zoom is off."""
+        if self.zoom_detector is None:
+            return False
+        if len(dice) == 0:
+            return len(candidates) > 0
+        wh = dice.xyxy[:, 2:] - dice.xyxy[:, :2]
+        side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None))))
+        return side * self.detector.input_side / max(frame_hw) < self.zoom_below
+
+    def _read_with(self, detector: DetectorBackend, image: np.ndarray) -> tuple[Detections, Detections]:
+        """:meth:`read_candidates` with one detector (the reader's own or its zoomed copy), no zoom."""
         t0 = time.perf_counter()
         # NMS is greedy by score, so boxes above ``conf`` are the same with or without the weak ones.
-        xyxy, scores, classes = self.detect(image, self.verify_conf if self.verifies else self.conf)
+        xyxy, scores, classes = detector.detect(image, self.verify_conf if self.verifies else self.conf)
         # Drop degenerate boxes (zero width/height after clipping): nothing to read there.
         good = ((xyxy[:, 2] - xyxy[:, 0]) >= 1.0) & ((xyxy[:, 3] - xyxy[:, 1]) >= 1.0)
         if self.verifies:  # classify only the weak boxes that get a second look
@@ -389,6 +432,8 @@ class DiceReader:
         cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
         t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
         v = f" verify>{self.verify_conf:g}@{self.verify_prob:g}" if self.verifies else ""
+        if self.zoom_detector is not None:
+            v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
                 f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
 
@@ -422,13 +467,19 @@ def backend_for(path: Path, backend: str) -> str:
 
 class DetectorBackend(Protocol):
     """What the reader needs of a detector runtime (:mod:`~kosti.vision.onnx_backend`, ``ncnn_backend``,
-    ``ultralytics_backend``): class names, the NMS IoU and ``detect`` (``xyxy (K, 4)``, ``scores (K,)``,
-    ``classes (K,)`` in frame pixels)."""
+    ``ultralytics_backend``): class names, the NMS IoU, ``detect`` (``xyxy (K, 4)``, ``scores (K,)``,
+    ``classes (K,)`` in frame pixels), the input's longest side and ``resized`` (the same network at another
+    input side, ``None`` if it takes one size only)."""
 
     iou: float
 
     @property
     def names(self) -> dict[int, str]: ...
+
+    @property
+    def input_side(self) -> int: ...
+
+    def resized(self, side: int) -> DetectorBackend | None: ...
 
     def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 

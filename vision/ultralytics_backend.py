@@ -15,6 +15,7 @@ stdout holds only its JSON document, whatever the backend.
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,20 @@ class UltralyticsDetector:
     def names(self) -> dict[int, str]:
         """Class index → name."""
         return {int(k): str(v) for k, v in self.model.names.items()}
+
+    @property
+    def input_side(self) -> int:
+        """Longest side of the network input in pixels: ``imgsz``, or the size the model was trained at."""
+        if self.imgsz:
+            return int(self.imgsz)
+        trained = getattr(self.model, "overrides", {}).get("imgsz", 640)
+        return int(max(trained) if isinstance(trained, (list, tuple)) else trained)
+
+    def resized(self, side: int) -> UltralyticsDetector:
+        """This detector predicting at ``side`` px instead (same model object)."""
+        other = copy.copy(self)
+        other.imgsz = int(side)
+        return other
 
     def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``xyxy (K, 4)`` float32 frame pixels, ``scores (K,)`` float32, ``classes (K,)`` int64."""
