@@ -41,6 +41,10 @@ Stages, in order (run from the repository root with the project's venv):
   better on epanemu, forgot some byler-d6 and rune55.
 * ``cls_v5m`` (v1.0 classifier, shipped): the v0.3 classifier, 6 epochs on v0.3's crops plus epanemu
   train's (:func:`cls_data_v5m`).
+* ``det_v6``, ``cls_v6``, ``cmp26`` (measured 2026-12-02, none shipped; model card, "After v1.0"): the v1.0
+  detector, 4 more epochs on :func:`det_data_v6` (det_v5's data, rune55 doubled); the v1.0 classifier, 4
+  epochs on :func:`cls_data_v5`'s real crops; YOLO11n and YOLO26n on the v1.0 backbone (:func:`backbone_init`,
+  frozen), neck and head trained 2 epochs each. Read end to end by ``benchmarks/compare_detectors.py``.
 * ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`), NCNN export
   folders (:func:`kosti.datasets.train.export_ncnn`) and stripped ``.pt`` of ``det_v3`` (640 px) and
   ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
@@ -48,7 +52,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``kosti eval`` agrees. ``--det-pt`` / ``--cls-pt`` name other checkpoints; v1.0 is
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt``.
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -283,7 +287,7 @@ def _train(name: str, start: Path | str, stop_after: int | None = None, transfer
     from ultralytics.utils import torch_utils
 
     # Ultralytics trains on the CPU with os.cpu_count() - 1 torch threads (1 on this 2-core machine, the other
-    # core left idle: its data loader keeps up with one); both cores take an epoch ~1.6x faster here.
+    # core left idle: its data loader keeps up with one); with both, 3.2 s per batch of 16 instead of 6.0 here.
     torch_utils.NUM_THREADS = os.cpu_count() or 1
 
     last = RUNS / name / "weights" / "last.pt"
