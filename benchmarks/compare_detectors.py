@@ -8,7 +8,8 @@ detector is: :func:`kosti.datasets.train.export_onnx`) paired with the shipped f
 2. fit the temperature and choose ``conf`` × ``value_conf`` × second look on the pooled selection splits
    exactly as ``benchmarks/select_operating_point.py`` does (best image_exact with at most 1 % wrong reads);
 3. print precision / recall / die_accuracy / image_exact of every set, separately, at that point and at the
-   shipped operating point (``kosti.models``), one table row per candidate and set.
+   shipped thresholds (``kosti.models``; with the candidate's own fitted temperature), one row per
+   candidate and set.
 
 The test sets never choose anything: they are read at the point the selection splits chose.
 
@@ -99,6 +100,9 @@ def main() -> int:
                 print(f"  {where:22s} {name:14s} " + " ".join(f"{k} {s[k]:.3f}" for k in METRICS), flush=True)
     if a.json:
         a.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -213,10 +213,11 @@ class ReaderSettings(_Section):
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
         detector at zoom_imgsz (costs a second, larger pass on such frames only). 0 (the default) turns it
-        off; 28 read far-away dice better on validation photos but boxed a wooden floor on a webcam table, so
-        check `kosti eval` on your own photos before you turn it on (models/README.md)."""))
-    zoom_imgsz: Annotated[int, Field(ge=32, le=2048)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
-        Detector input side (pixels, 32–2048) of the zoomed read."""))
+        off; 28 (dice under 56 px on a 1280x720 frame) read far-away dice better on validation photos but
+        boxed a wooden floor on a webcam table: try `kosti eval --zoom-below 28` on your photos first."""))
+    zoom_imgsz: Annotated[int, Field(ge=672, le=2048, multiple_of=32)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
+        Detector input side of the zoomed read: pixels, a multiple of 32 from 672 to 2048 (above the
+        detector's own 640)."""))
     backend: Literal["onnx", "ncnn", "ultralytics"] = Field("onnx", description=_doc("""
         Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics"
         (.pt files, needs the train extra); the runtime's package must be installed."""))

@@ -406,7 +406,7 @@ def main() -> int:
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
         # class, the shipped detector's backbone (layers 0-10, identical in both) copied in and frozen, neck
         # and head trained from their initial weights for 2 epochs on det_data_v6; only the architecture
-        # after the backbone differs. Read end to end by benchmarks/compare_yolo26.py.
+        # after the backbone differs. Read end to end by benchmarks/compare_detectors.py; speed: bench_yolo26.py.
         aug = dict(data=str(det_data_v6()), **DET_AUG)
         for arch in ("yolo11n", "yolo26n"):
             init = backbone_init(f"{arch}.yaml", args.base_det, RUNS / f"cmp_{arch}_init.pt")

@@ -209,11 +209,14 @@ class NcnnDetector(_NcnnModel):
 
     def resized(self, side: int) -> NcnnDetector | None:
         """This detector letterboxing frames to ``side`` px instead (same network), or ``None`` for an export
-        that reads only its own square size (Ultralytics' NCNN export; kosti's head-map export takes any)."""
+        that reads only its own square size (Ultralytics' NCNN export; kosti's head-map export takes any).
+        ``side`` is rounded up to a multiple of the model's stride."""
         if not self.info.dynamic_hw:
             return None
+        stride = max(int(self.info.stride), 1)
+        side = -(-int(side) // stride) * stride  # the network's concats need stride multiples (as check_imgsz)
         other = copy.copy(self)
-        other.info = replace(self.info, imgsz=(int(side), int(side)))
+        other.info = replace(self.info, imgsz=(side, side))
         return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:

@@ -278,11 +278,14 @@ class OnnxDetector:
     def resized(self, side: int) -> OnnxDetector | None:
         """This detector letterboxing frames to ``side`` px instead (same session, no copy of the weights), or
         ``None`` when the export takes only its own input size (not ``dynamic_hw``). Used by the reader's
-        zoom (:class:`kosti.vision.reader.DiceReader`, ``zoom_imgsz``)."""
+        zoom (:class:`kosti.vision.reader.DiceReader`, ``zoom_imgsz``). ``side`` is rounded up to a multiple of
+        the model's stride."""
         if not self.info.dynamic_hw:
             return None
+        stride = max(int(self.info.stride), 1)
+        side = -(-int(side) // stride) * stride  # the network's concats need stride multiples (as check_imgsz)
         other = copy.copy(self)
-        other.info = replace(self.info, imgsz=(int(side), int(side)))
+        other.info = replace(self.info, imgsz=(side, side))
         return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:

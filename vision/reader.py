@@ -71,9 +71,17 @@ __all__ = [
     "DiceReader",
     "ImageReadError",
     "ModelLoadError",
+    "ReaderSettingsError",
     "load_image",
     "face_values",
 ]
+
+
+class ReaderSettingsError(ValueError):
+    """Reader settings that cannot work: a threshold out of range, an unknown backend, a zoom the model cannot
+    do (CLI exit code 2). The message says which setting and why."""
+
+    exit_code = 2
 
 
 class ImageReadError(ValueError):
@@ -161,12 +169,14 @@ class DiceReader:
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
             again with the detector at ``zoom_imgsz`` and that read is the result (:meth:`needs_zoom`). Costs a
-            second, larger detector pass on such frames only. 0 turns it off; so does a model that takes one
-            input size only, or ``zoom_imgsz`` not above the detector's own size.
+            second, larger detector pass on such frames only. 0 turns it off. ``zoom_imgsz`` is rounded up to a
+            multiple of the detector's stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed
+            without the zoom.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
-        ValueError: bad thresholds or backend name.
+        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked of a model that
+            cannot take a larger input (one fixed input size, or ``zoom_imgsz`` not above its own).
     """
 
     def __init__(
@@ -189,28 +199,34 @@ class DiceReader:
         zoom_below: float = DEFAULT_ZOOM_BELOW,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
-            raise ValueError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
+            raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
         if not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or max_verify < 0:
-            raise ValueError(f"verification settings out of range: verify_conf={verify_conf}, "
+            raise ReaderSettingsError(f"verification settings out of range: verify_conf={verify_conf}, "
                              f"verify_prob={verify_prob}, max_verify={max_verify}")
         if backend not in BACKENDS:
-            raise ValueError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
+            raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
         self.conf, self.value_conf = float(conf), float(value_conf)
         self.tta = bool(tta)
         self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
         if not 0.0 < nested_frac <= 1.0:
-            raise ValueError(f"nested_frac must be in (0, 1], got {nested_frac}")
+            raise ReaderSettingsError(f"nested_frac must be in (0, 1], got {nested_frac}")
         self.nested_frac = float(nested_frac)
         self.det_path = det
-        self.detector = _make_detector(det, backend, threads, iou, max_det)
         if zoom_below < 0 or zoom_imgsz <= 0:
-            raise ValueError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
+            raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
+        self.detector = _make_detector(det, backend, threads, iou, max_det)
         self.zoom_below = float(zoom_below)
         #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
         self.zoom_detector: DetectorBackend | None = None
-        if self.zoom_below > 0 and zoom_imgsz > self.detector.input_side:
+        if self.zoom_below > 0:
+            if zoom_imgsz <= self.detector.input_side:
+                raise ReaderSettingsError(f"zoom_imgsz {zoom_imgsz} is not above the detector's own input side "
+                                 f"{self.detector.input_side}: the zoom would read nothing new")
             self.zoom_detector = self.detector.resized(int(zoom_imgsz))
+            if self.zoom_detector is None:
+                raise ReaderSettingsError(f"{det}: this export reads one input size only, so it cannot zoom "
+                                 "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -223,7 +239,7 @@ class DiceReader:
             self._cls_values = face_values(self.classifier.names)
         self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
         if not self.temperature > 0:
-            raise ValueError(f"temperature must be > 0, got {self.temperature}")
+            raise ReaderSettingsError(f"temperature must be > 0, got {self.temperature}")
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}

@@ -105,7 +105,8 @@ class UltralyticsDetector:
     def __init__(
         self, path: str | Path, threads: int = 1, iou: float = DEFAULT_IOU, max_det: int = 300, imgsz: int | None = None
     ) -> None:
-        self.model = _yolo(Path(path), "detect")
+        self.path = Path(path)
+        self.model = _yolo(self.path, "detect")
         _set_threads(threads)
         self.iou, self.max_det, self.imgsz = iou, max_det, imgsz
 
@@ -122,8 +123,12 @@ class UltralyticsDetector:
         trained = getattr(self.model, "overrides", {}).get("imgsz", 640)
         return int(max(trained) if isinstance(trained, (list, tuple)) else trained)
 
-    def resized(self, side: int) -> UltralyticsDetector:
-        """This detector predicting at ``side`` px instead (same model object)."""
+    def resized(self, side: int) -> UltralyticsDetector | None:
+        """This detector predicting at ``side`` px instead (same model object), or ``None`` unless the weights
+        are a PyTorch ``.pt``: Ultralytics runs an exported model (NCNN, a static ONNX) at its export size
+        whatever ``imgsz`` asks."""
+        if self.path.suffix.lower() != ".pt":
+            return None
         other = copy.copy(self)
         other.imgsz = int(side)
         return other

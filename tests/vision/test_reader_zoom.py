@@ -67,6 +67,7 @@ def test_large_dice_are_not_read_again():
     img, truth = _labelled(BYLER, "test", None)
     plain, zoomed = DiceReader(), DiceReader(zoom_below=28)
     a, b = plain.read(img), zoomed.read(img)
+    assert len(truth) >= 10 and len(a) >= len(truth) - 1, f"{len(a)} of {len(truth)} dice found"
     assert not zoomed.last_zoomed
     assert np.array_equal(a.xyxy, b.xyxy) and np.array_equal(a.value, b.value)
 
@@ -90,9 +91,31 @@ def test_needs_zoom_rule():
     assert not DiceReader().needs_zoom(dets(5), dets(), (720, 1280)), "off by default"
 
 
-@pytest.mark.parametrize("bad", [{"zoom_below": -1.0}, {"zoom_imgsz": 0}])
+def test_zoom_side_is_rounded_to_the_stride():
+    from kosti.sim.synthetic import synthetic_frame
+    from kosti.vision.reader import DiceReader
+
+    reader = DiceReader(zoom_below=640, zoom_imgsz=1000)  # every frame with dice is read again
+    assert reader.zoom_detector is not None and reader.zoom_detector.input_side == 1024
+    frame = synthetic_frame(1280, 720, n_dice=3, side=60, seed=1)[0]
+    dice = reader.read(frame)  # a 1000-wide input would fail in the network's concats
+    assert reader.last_zoomed and len(dice) == 3
+
+
+@pytest.mark.parametrize("bad", [{"zoom_below": -1.0}, {"zoom_imgsz": 0}, {"zoom_below": 28, "zoom_imgsz": 640}])
 def test_bad_zoom_settings_are_refused(bad):
     from kosti.vision.reader import DiceReader
 
     with pytest.raises(ValueError, match="zoom"):
         DiceReader(**bad)
+
+
+def test_cli_refuses_a_zoom_the_model_cannot_do_in_one_line(capsys):
+    require_dataset(BYLER / "data.yaml")
+    from kosti.cli import main
+
+    photo = sorted((BYLER / "images" / "test").iterdir())[0]
+    assert main(["read", "--json", "--zoom-below", "28", "--zoom-imgsz", "320", str(photo)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "zoom_imgsz 320" in err[0], err
+    assert main(["read", "--json", "--zoom-below", "28", str(photo)]) == 0
