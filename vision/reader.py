@@ -202,7 +202,7 @@ class DiceReader:
             raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
         if not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or max_verify < 0:
             raise ReaderSettingsError(f"verification settings out of range: verify_conf={verify_conf}, "
-                             f"verify_prob={verify_prob}, max_verify={max_verify}")
+                                      f"verify_prob={verify_prob}, max_verify={max_verify}")
         if backend not in BACKENDS:
             raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
@@ -222,11 +222,11 @@ class DiceReader:
         if self.zoom_below > 0:
             if zoom_imgsz <= self.detector.input_side:
                 raise ReaderSettingsError(f"zoom_imgsz {zoom_imgsz} is not above the detector's own input side "
-                                 f"{self.detector.input_side}: the zoom would read nothing new")
+                                          f"{self.detector.input_side}: the zoom would read nothing new")
             self.zoom_detector = self.detector.resized(int(zoom_imgsz))
             if self.zoom_detector is None:
                 raise ReaderSettingsError(f"{det}: this export reads one input size only, so it cannot zoom "
-                                 "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
+                                          "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
