@@ -24,7 +24,6 @@ Model folders (``kosti export --format ncnn``, :func:`kosti.datasets.train.expor
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,14 @@ import numpy as np
 
 from kosti.models import DEFAULT_IOU
 from kosti.vision.letterbox import LetterboxParams
-from kosti.vision.onnx_backend import ModelInfo, ModelLoadError, classifier_input, detector_input, frame_detections
+from kosti.vision.onnx_backend import (
+    ModelInfo,
+    ModelLoadError,
+    ResizableDetector,
+    classifier_input,
+    detector_input,
+    frame_detections,
+)
 
 #: File names of an Ultralytics NCNN export (``ultralytics/engine/exporter.py``, ``export_ncnn``).
 PARAM_GLOB, METADATA_YAML = "*.ncnn.param", "metadata.yaml"
@@ -174,7 +180,7 @@ class _NcnnModel:
         return out
 
 
-class NcnnDetector(_NcnnModel):
+class NcnnDetector(_NcnnModel, ResizableDetector):
     """YOLO detector through the ``ncnn`` package on the CPU (no torch, no Ultralytics).
 
     Args:
@@ -201,23 +207,6 @@ class NcnnDetector(_NcnnModel):
             self.head_maps = (outputs[:n], outputs[n:])
             self.info = replace(self.info, dynamic_hw=True)  # every reshape follows the input size
         self.iou, self.max_det, self.agnostic = iou, max_det, agnostic
-
-    @property
-    def input_side(self) -> int:
-        """Longest side of the network input in pixels (the letterbox bound, ``max(imgsz)``)."""
-        return max(self.info.imgsz)
-
-    def resized(self, side: int) -> NcnnDetector | None:
-        """This detector letterboxing frames to ``side`` px instead (same network), or ``None`` for an export
-        that reads only its own square size (Ultralytics' NCNN export; kosti's head-map export takes any).
-        ``side`` is rounded up to a multiple of the model's stride."""
-        if not self.info.dynamic_hw:
-            return None
-        stride = max(int(self.info.stride), 1)
-        side = -(-int(side) // stride) * stride  # the network's concats need stride multiples (as check_imgsz)
-        other = copy.copy(self)
-        other.info = replace(self.info, imgsz=(side, side))
-        return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
         """Letterbox a ``(H, W, 3)`` uint8 BGR frame into a ``(1, 3, H_in, W_in)`` float RGB 0–1 tensor."""

@@ -20,7 +20,7 @@ import ast
 import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import cv2
 import numpy as np
@@ -245,7 +245,32 @@ def frame_detections(
     return boxes_to_image(xyxy, params), scores, classes
 
 
-class OnnxDetector:
+class ResizableDetector:
+    """The input-size part of a lean detector runtime (:class:`OnnxDetector`, ``NcnnDetector``): both letterbox
+    frames by their :class:`ModelInfo`, so another input side is another ``info`` on the same network."""
+
+    info: ModelInfo
+
+    @property
+    def input_side(self) -> int:
+        """Longest side of the network input in pixels (the letterbox bound, ``max(imgsz)``)."""
+        return max(self.info.imgsz)
+
+    def resized(self, side: int) -> Self | None:
+        """This detector letterboxing frames to ``side`` px instead (same session or network, no copy of the
+        weights), or ``None`` when the export takes only its own input size (not ``dynamic_hw``: a static ONNX,
+        Ultralytics' own NCNN export). ``side`` is rounded up to a multiple of the model's stride. Used by the
+        reader's zoom (:class:`kosti.vision.reader.DiceReader`, ``zoom_imgsz``)."""
+        if not self.info.dynamic_hw:
+            return None
+        stride = max(int(self.info.stride), 1)
+        side = -(-int(side) // stride) * stride  # the network's concats need stride multiples (as check_imgsz)
+        other = copy.copy(self)
+        other.info = replace(self.info, imgsz=(side, side))
+        return other
+
+
+class OnnxDetector(ResizableDetector):
     """YOLO detector through ONNX Runtime on the CPU.
 
     Args:
@@ -269,24 +294,6 @@ class OnnxDetector:
     def names(self) -> dict[int, str]:
         """Class index → name (``{0: "die"}`` for the shipped detector)."""
         return self.info.names
-
-    @property
-    def input_side(self) -> int:
-        """Longest side of the network input in pixels (the letterbox bound, ``max(imgsz)``)."""
-        return max(self.info.imgsz)
-
-    def resized(self, side: int) -> OnnxDetector | None:
-        """This detector letterboxing frames to ``side`` px instead (same session, no copy of the weights), or
-        ``None`` when the export takes only its own input size (not ``dynamic_hw``). Used by the reader's
-        zoom (:class:`kosti.vision.reader.DiceReader`, ``zoom_imgsz``). ``side`` is rounded up to a multiple of
-        the model's stride."""
-        if not self.info.dynamic_hw:
-            return None
-        stride = max(int(self.info.stride), 1)
-        side = -(-int(side) // stride) * stride  # the network's concats need stride multiples (as check_imgsz)
-        other = copy.copy(self)
-        other.info = replace(self.info, imgsz=(side, side))
-        return other
 
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, LetterboxParams]:
         """Letterbox a ``(H, W, 3)`` uint8 BGR frame into a ``(1, 3, H_in, W_in)`` float RGB 0–1 tensor."""
