@@ -25,8 +25,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import select_operating_point as sop  # noqa: E402  (a sibling script)
 
@@ -54,24 +52,13 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
 def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:
     """Operating point chosen on the selection splits and every set's scores there and at the shipped point."""
     from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
-    from kosti.vision.detections import box_iou
-    from kosti.vision.evaluate import fit_temperature, match_pairs
     from kosti.vision.reader import DiceReader
 
     reader = DiceReader(det, cls, temperature=1.0)
     recs = {name: sop.collect(reader, name, split) for name, split in sop.SELECT + sop.MEASURE}
     sel = [r for name, _ in sop.SELECT for r in recs[name]]
-    probs, target = [], []
-    for r in sel:  # as select_operating_point.main: matched dice at the loosest grid conf
-        keep = r["sc"] > min(sop.CONFS)
-        for k, j in match_pairs(box_iou(r["tx"], r["xyxy"][keep])):
-            probs.append(r["probs"][keep][j])
-            target.append(int(np.where(reader.class_values == r["tv"][k])[0][0]))
-    reader.temperature = fit_temperature(np.asarray(probs), np.asarray(target))
-    grid = {(c, v, vf): sop.score(reader, sel, c, v, vf)
-            for c in sop.CONFS for v in sop.VALUE_CONFS for vf in sop.VERIFY}
-    ok = {k: s for k, s in grid.items() if s["wrong"] <= 0.01} or grid
-    best = max(ok, key=lambda k: (ok[k]["image_exact"], ok[k]["recall"]))
+    sop.fit_selection_temperature(reader, sel)
+    grid, best = sop.choose(reader, sel)
     shipped = (DEFAULT_CONF, DEFAULT_VALUE_CONF, (DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB))
     return {"detector": str(det), "temperature": round(reader.temperature, 4),
             "operating_point": {"conf": best[0], "value_conf": best[1], "verify": best[2]},

@@ -92,10 +92,35 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     return doc
 
 
-def main() -> int:
-    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+def fit_selection_temperature(reader, sel: list[dict]) -> int:
+    """Fit ``reader.temperature`` (NLL, :func:`kosti.vision.evaluate.fit_temperature`) on the matched dice of
+    the selection records ``sel`` (from :func:`collect`) at the loosest grid ``conf``; returns how many dice."""
     from kosti.vision.detections import box_iou
     from kosti.vision.evaluate import fit_temperature, match_pairs
+
+    probs, target = [], []
+    for r in sel:
+        keep = r["sc"] > min(CONFS)
+        for k, j in match_pairs(box_iou(r["tx"], r["xyxy"][keep])):
+            probs.append(r["probs"][keep][j])
+            target.append(int(np.where(reader.class_values == r["tv"][k])[0][0]))
+    reader.temperature = fit_temperature(np.asarray(probs), np.asarray(target))
+    return len(target)
+
+
+def choose(reader, sel: list[dict], max_wrong: float = 0.01) -> tuple[dict, tuple]:
+    """Score every ``conf`` × ``value_conf`` × second-look point of the grid on ``sel`` and pick the best
+    image_exact (ties: recall) among points with at most ``max_wrong`` wrong reads (all points if none).
+
+    Returns ``(grid, best)``: ``{(conf, value_conf, verify): scores}`` in grid order, and the chosen key.
+    """
+    grid = {(c, v, vf): score(reader, sel, c, v, vf) for c in CONFS for v in VALUE_CONFS for vf in VERIFY}
+    ok = {k: s for k, s in grid.items() if s["wrong"] <= max_wrong} or grid
+    return grid, max(ok, key=lambda k: (ok[k]["image_exact"], ok[k]["recall"]))
+
+
+def main() -> int:
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
     from kosti.vision.reader import DiceReader
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -106,23 +131,11 @@ def main() -> int:
     a = ap.parse_args()
     reader = DiceReader(a.det, a.cls, temperature=1.0)  # max_verify: the reader's default
     sel = [r for name, split in SELECT for r in collect(reader, name, split)]
-    probs, target = [], []
-    for r in sel:  # matched dice at the loosest grid conf, for the temperature fit
-        keep = r["sc"] > min(CONFS)
-        for k, j in match_pairs(box_iou(r["tx"], r["xyxy"][keep])):
-            probs.append(r["probs"][keep][j])
-            target.append(int(np.where(reader.class_values == r["tv"][k])[0][0]))
-    reader.temperature = fit_temperature(np.asarray(probs), np.asarray(target))
-    print(f"temperature {reader.temperature:.3f} on {len(target)} matched dice of {_names(SELECT)}")
-    grid = {}
-    for c in CONFS:
-        for v in VALUE_CONFS:
-            for vf in VERIFY:
-                grid[(c, v, vf)] = s = score(reader, sel, c, v, vf)
-                print(f"conf {c:.2f} value_conf {v:.1f} verify {vf}: "
-                      + " ".join(f"{k} {x:.3f}" for k, x in s.items()))
-    ok = {k: s for k, s in grid.items() if s["wrong"] <= a.max_wrong} or grid
-    best = max(ok, key=lambda k: (ok[k]["image_exact"], ok[k]["recall"]))
+    n_fit = fit_selection_temperature(reader, sel)
+    print(f"temperature {reader.temperature:.3f} on {n_fit} matched dice of {_names(SELECT)}")
+    grid, best = choose(reader, sel, a.max_wrong)
+    for (c, v, vf), s in grid.items():
+        print(f"conf {c:.2f} value_conf {v:.1f} verify {vf}: " + " ".join(f"{k} {x:.3f}" for k, x in s.items()))
     print(f"chosen: conf {best[0]} value_conf {best[1]} verify {best[2]} (wrong ≤ {a.max_wrong}): {grid[best]}")
     measured = {}
     for name, split in MEASURE:

@@ -38,21 +38,22 @@ if TYPE_CHECKING:
     from kosti.vision.reader import DiceReader
 
 
-def _unit_float(text: str) -> float:
+def _number(text: str) -> float:
     try:
-        v = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _unit_float(text: str) -> float:
+    v = _number(text)
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {v}")
     return v
 
 
 def _nonnegative_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    v = _number(text)
     if not v >= 0.0:
         raise argparse.ArgumentTypeError(f"must be ≥ 0, got {v}")
     return v
