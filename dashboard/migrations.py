@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, EARLIER_OPERATING_POINTS
+from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 
 SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,13 +101,14 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value_json TEXT NOT N
 """
 
 #: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
-#: shipped operating point (conf 0.25, value_conf 0.6), and the earlier shipped operating points
-#: (:data:`kosti.models.EARLIER_OPERATING_POINTS`, reader v0.3's 0.5 / 0.4), which the settings form sent
-#: back with every Save (it now sends only what was changed). A database holding exactly one of these
-#: pairs holds an old default, not a choice.
+#: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's shipped operating point (0.5 / 0.4),
+#: which the settings form sent back with every Save (since reader v1.0 it sends only what was changed, so
+#: no later default can be stored unchosen). A database holding exactly one of these pairs holds an old
+#: default, not a choice. Written out, not derived from :data:`kosti.models.EARLIER_OPERATING_POINTS`
+#: (which grew with v1.1): migration 2 has shipped and must not change.
 OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
     {"conf": 0.25, "value_conf": 0.6},
-    *({"conf": p["conf"], "value_conf": p["value_conf"]} for p in EARLIER_OPERATING_POINTS),
+    {"conf": 0.5, "value_conf": 0.4},
 )
 
 

@@ -6,8 +6,9 @@ Files here are loaded by default by :mod:`kosti.vision`:
   ``imgsz``, ``stride``, ``names``), raw output ``(1, 5, N)`` = ``cx, cy, w, h, score`` in letterbox pixels.
 * ``dice_cls.onnx`` — YOLO11n-cls face classifier (64 px) on :func:`kosti.vision.crops.square_crop` crops,
   classes ``1 2 3 4 5 6 x`` (``x`` = unreadable: cocked, blurred, hidden or not a die).
-* Both ONNX files store their weights as float16 with a ``Cast`` to float32 that ONNX Runtime folds at
-  load time (:func:`kosti.datasets.train.compact_onnx`): float32 inference, half the bytes.
+* Both ONNX files are INT8 since v1.1 (:mod:`kosti.datasets.quantize`: static QDQ, 7-bit per-channel
+  weights, calibrated on training photos; the detector's box decoding and the classifier's last layer
+  float32): the same weights as the ``.pt`` files, 1.5× faster on a CPU, a third of the bytes.
 * ``dice_det_ncnn_model/`` / ``dice_cls_ncnn_model/`` — the same models as NCNN exports (float16 weights) for
   the ``ncnn`` backend on the Raspberry Pi.
 * ``dice_det.pt`` / ``dice_cls.pt`` — the same models for Ultralytics (fine-tuning, NCNN export).
@@ -22,6 +23,9 @@ from pathlib import Path
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTOR_ONNX = MODELS_DIR / "dice_det.onnx"
 CLASSIFIER_ONNX = MODELS_DIR / "dice_cls.onnx"
+#: The float weights the ONNX files were quantised from (Ultralytics checkpoints, float16, optimizer stripped).
+DETECTOR_PT = MODELS_DIR / "dice_det.pt"
+CLASSIFIER_PT = MODELS_DIR / "dice_cls.pt"
 #: The same models as NCNN export folders (``kosti export --format ncnn models/dice_*.pt`` writes them), read
 #: by :mod:`kosti.vision.ncnn_backend` on the ``ncnn`` package alone (the Raspberry Pi's runtime).
 DETECTOR_NCNN = MODELS_DIR / "dice_det_ncnn_model"
@@ -30,12 +34,14 @@ CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 #: The shipped reader's operating point, chosen on the selection splits (rune55-dedup val + epanemu-dice
 #: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v1.0: conf 0.5, value_conf 0.7, second look at boxes above 0.05 confirmed at face probability 0.95 →
-#: selection image_exact 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
+#: (v1.1, the INT8 files: conf 0.45, value_conf 0.7, second look at boxes above 0.05 confirmed at face
+#: probability 0.95 → selection image_exact 0.659, wrong 0.85 %, uncertain 6.2 %, tied at 0.659 with conf
+#: 0.5 and chosen by the tie rule, higher recall; v1.0, float: conf 0.5, same value_conf and second look →
+#: 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
 #: 0.05 @ 0.98 on rune55 val alone), with the softmax temperature fitted there too (``reader.json``).
 #: See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
-DEFAULT_CONF = 0.5
+DEFAULT_CONF = 0.45
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
 #: even when they touch, so a box overlapping a better one by ≥ 0.45 is the same die found twice
 #: (Ultralytics' general-purpose default is 0.7; 0.45 removed 18 of 31 false boxes on byler-d6 test
@@ -52,9 +58,12 @@ DEFAULT_VALUE_CONF = 0.7
 DEFAULT_VERIFY_CONF = 0.05
 DEFAULT_VERIFY_PROB = 0.95
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
-#: them into ``kosti.toml`` as plain values: v0.3's. A configuration that holds exactly one of them holds an
+#: them into ``kosti.toml`` as plain values: v0.3's and v1.0's. A configuration that holds exactly one of them holds an
 #: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).
-EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = ({"conf": 0.5, "value_conf": 0.4, "verify_prob": 0.98},)
+EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = (
+    {"conf": 0.5, "value_conf": 0.4, "verify_prob": 0.98},  # v0.3
+    {"conf": 0.5, "value_conf": 0.7, "verify_prob": 0.95},  # v1.0
+)
 #: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.
 #: Measured with v0.3 on the validation splits, see ``models/README.md``.

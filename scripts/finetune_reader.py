@@ -45,12 +45,15 @@ Stages, in order (run from the repository root with the project's venv):
   detector, 4 more epochs on :func:`det_data_v6` (det_v5's data, rune55 doubled); the v1.0 classifier, 4
   epochs on :func:`cls_data_v5`'s real crops; YOLO11n and YOLO26n on the v1.0 backbone (:func:`backbone_init`,
   frozen), neck and head trained 2 epochs each. Read end to end by ``benchmarks/compare_detectors.py``.
-* ``export``: ONNX exports (float16-stored weights, :func:`kosti.datasets.train.compact_onnx`), NCNN export
-  folders (:func:`kosti.datasets.train.export_ncnn`) and stripped ``.pt`` of ``det_v3`` (640 px) and
-  ``cls_p5b`` (64 px) into ``runs/v02/export``; copy to ``models/`` after
+* ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
+  :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
+  v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
+  (:func:`kosti.datasets.train.export_ncnn`) and stripped ``.pt`` of ``det_v3`` (640 px) and ``cls_p5b``
+  (64 px) into ``runs/v02/export``; copy to ``models/`` after
   ``python benchmarks/select_operating_point.py --det … --cls …`` has chosen the operating point and
   ``kosti eval`` agrees. ``--det-pt`` / ``--cls-pt`` name other checkpoints; v1.0 is
-  ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt``.
+  ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
+  command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
 Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
@@ -448,11 +451,17 @@ def main() -> int:
         out.mkdir(parents=True, exist_ok=True)
         det_pt = args.det_pt or RUNS / "det_v3" / "weights" / "last.pt"
         cls_pt = args.cls_pt or RUNS / "cls_p5b" / "weights" / "last.pt"
-        for src, name, size in ((det_pt, "dice_det", 640), (cls_pt, "dice_cls", 64)):
+        from kosti.datasets.quantize import calibration_photos, quantize_classifier, quantize_detector
+
+        photos = calibration_photos(SHARED)  # train splits only
+        for src, name, size, quantize in ((det_pt, "dice_det", 640, quantize_detector),
+                                          (cls_pt, "dice_cls", 64, quantize_classifier)):
             pt = out / f"{name}_src.pt"
             shutil.copy2(src, pt)
             strip_optimizer(str(pt))
-            export_onnx(pt, size, out / f"{name}.onnx")  # also copies the .pt beside it
+            f32 = export_onnx(pt, size, out / f"{name}.float.onnx")  # also copies the .pt beside it
+            shutil.move(out / f"{name}.float.pt", out / f"{name}.pt")
+            quantize(f32, out / f"{name}.onnx", photos)  # v1.1: the shipped ONNX file is the INT8 one
             export_ncnn(out / f"{name}.pt", size, out / f"{name}_ncnn_model")  # the Pi's lean runtime
             pt.unlink()
         print(f"exported to {out}")

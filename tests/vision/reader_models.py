@@ -57,6 +57,28 @@ def untrained_dynamic() -> dict[str, Path]:
     return _build("dynamic")
 
 
+@cache
+def shipped_float_models() -> dict[str, Path]:
+    """``{"det_onnx", "cls_onnx"}``: the shipped ``.pt`` weights exported to float ONNX exactly as the
+    ``export`` stage of ``scripts/finetune_reader.py`` does before quantising (:func:`kosti.datasets.train.
+    export_onnx`) with the shipped ``reader.json`` beside them, once per test session — the float reference the INT8 files and the NCNN exports are
+    compared with (the same weights without 8-bit rounding)."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from kosti.datasets.train import export_onnx
+    from kosti.models import CLASSIFIER_PT, DETECTOR_PT, MODELS_DIR
+
+    out = Path(tempfile.mkdtemp(prefix="kosti-float-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    shutil.copy2(MODELS_DIR / "reader.json", out / "reader.json")  # the same calibration as the shipped reader
+    files = {}
+    for key, pt, size in (("det_onnx", DETECTOR_PT, 640), ("cls_onnx", CLASSIFIER_PT, 64)):
+        src = out / "src" / pt.name
+        src.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(pt, src)
+        files[key] = export_onnx(src, size, out / pt.with_suffix(".onnx").name)
+    return files
+
+
 def require_dataset(path: Path) -> Path:
     """Return ``path``; missing data fails under ``CI=true`` and skips (with the reason) otherwise."""
     if path.exists():

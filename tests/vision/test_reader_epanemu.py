@@ -1,5 +1,6 @@
 """The shipped reader on real oblique photos it never trained on (epanemu-dice val): a number token of a board
-game is not a die, a die is found once (no side face or nested box beside it), and the count is right.
+game is not a die, a die is found once (no side face or nested box beside it), the count is right, no face is
+read wrong and at most one die per photo is left for the table to confirm.
 
 epanemu-dice val shares no source photo with its train split (``../shared/datasets/epanemu-dice/SOURCE.md``);
 reader v1.0 chose its operating point on it (a selection split, never a test split), so these photos pin
@@ -50,4 +51,6 @@ def test_each_die_once_and_no_token_boxed(reader, name):
     assert (iou.max(axis=0) >= 0.5).all(), f"{PHOTOS[name]}: a box that is no labelled die (a token, a side face)"
     assert (iou.max(axis=1) >= 0.5).all(), f"{PHOTOS[name]}: a labelled die not found"
     read = dice.value[iou.argmax(axis=1)]
-    assert np.array_equal(read, values), f"{PHOTOS[name]}: read {read.tolist()}, labelled {values.tolist()}"
+    sure = read > 0  # 0 = uncertain: the table is asked to confirm it, never a silently wrong face
+    assert np.array_equal(read[sure], values[sure]), f"{PHOTOS[name]}: read {read.tolist()}, labelled {values.tolist()}"
+    assert (~sure).sum() <= 1, f"{PHOTOS[name]}: {(~sure).sum()} dice left uncertain: {read.tolist()}"

@@ -1,4 +1,9 @@
-"""The lean NCNN backend (``ncnn`` package alone): same results as the ONNX reader, never torch/Ultralytics."""
+"""The lean NCNN backend (``ncnn`` package alone): same results as the ONNX reader, never torch/Ultralytics.
+
+The NCNN exports hold the shipped float weights (float16); the shipped ONNX files are their INT8 versions
+(v1.1). Decoding and reading are compared with the float ONNX export of the same ``.pt``
+(:func:`reader_models.shipped_float_models`), so a difference is the NCNN path's own, not 8-bit rounding.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import pytest
 pytest.importorskip("ncnn")
 
 from lean_guard import run_lean  # noqa: E402
-from reader_models import BYLER, require_dataset  # noqa: E402
+from reader_models import BYLER, require_dataset, shipped_float_models  # noqa: E402
 
 from kosti.models import CLASSIFIER_NCNN, DETECTOR_NCNN, DETECTOR_ONNX  # noqa: E402
 from kosti.sim.synthetic import synthetic_frame  # noqa: E402
@@ -45,7 +50,7 @@ def test_head_map_decoding_equals_the_onnx_exports_output():
     """The head maps decoded by :func:`decode_head` give the ONNX export's own raw output ``(5, N)`` — the
     same anchors in the same order, the same boxes and scores — on a 1280×720 frame at 640×384."""
     frame = synthetic_frame(n_dice=5, seed=0)[0]
-    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(DETECTOR_ONNX)
+    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_float_models()["det_onnx"])
     assert ncnn_det.head_maps is not None and len(ncnn_det.head_maps[0]) == 3
     mine, p1 = ncnn_det.raw(frame)
     ref, p2 = onnx_det.raw(frame)
@@ -59,7 +64,7 @@ def test_a_camera_frame_runs_at_the_rectangle_and_matches_onnx():
     """A 1280×720 frame is letterboxed to 640×384 (not 640×640), as the ONNX export's dynamic shape, and
     both runtimes find the same boxes with the same scores."""
     frame = synthetic_frame(n_dice=6, seed=1)[0]
-    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(DETECTOR_ONNX)
+    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_float_models()["det_onnx"])
     x, _ = ncnn_det.preprocess(frame)
     assert x.shape == (1, 3, 384, 640)
     a, b = onnx_det.detect(frame, 0.05), ncnn_det.detect(frame, 0.05)
@@ -70,11 +75,11 @@ def test_a_camera_frame_runs_at_the_rectangle_and_matches_onnx():
 
 
 def test_classifier_probabilities_match_onnx():
-    from kosti.models import CLASSIFIER_ONNX
     from kosti.vision.onnx_backend import OnnxClassifier
 
     crops = np.random.default_rng(2).integers(0, 255, (5, 64, 64, 3), dtype=np.uint8)
-    p_ncnn, p_onnx = NcnnClassifier(CLASSIFIER_NCNN).classify(crops), OnnxClassifier(CLASSIFIER_ONNX).classify(crops)
+    p_ncnn = NcnnClassifier(CLASSIFIER_NCNN).classify(crops)
+    p_onnx = OnnxClassifier(shipped_float_models()["cls_onnx"]).classify(crops)
     assert p_ncnn.shape == p_onnx.shape == (5, 7)
     np.testing.assert_allclose(p_ncnn.sum(1), 1.0, atol=1e-4)
     assert np.abs(p_ncnn - p_onnx).max() < 0.01
@@ -84,7 +89,8 @@ def test_classifier_probabilities_match_onnx():
 def test_byler_photos_read_the_same_as_onnx():
     """On byler-d6 test photos: the same number of dice, the same faces, boxes IoU ≥ 0.95."""
     photos = sorted((require_dataset(BYLER) / "images" / "test").glob("*.jpg"))[:12]
-    onnx, ncnn = DiceReader(backend="onnx"), DiceReader(backend="ncnn")
+    floats = shipped_float_models()
+    onnx, ncnn = DiceReader(floats["det_onnx"], floats["cls_onnx"], backend="onnx"), DiceReader(backend="ncnn")
     assert ncnn.det_path == DETECTOR_NCNN and ncnn.cls_path == CLASSIFIER_NCNN
     total = 0
     for photo in photos:
@@ -141,7 +147,8 @@ def test_kosti_read_ncnn_json_never_imports_torch_or_ultralytics():
     assert guard["attempts"] == [] and guard["loaded"] == []
     assert guard["peak_rss_mb"] <= 300, guard
     doc = json.loads(proc.stdout)  # exactly one document: anything else on stdout fails here
-    onnx = DiceReader(backend="onnx")
+    floats = shipped_float_models()
+    onnx = DiceReader(floats["det_onnx"], floats["cls_onnx"], backend="onnx")
     for entry, photo in zip(doc, photos, strict=True):
         ref = onnx.read_path(photo)
         assert entry["image"] == photo and len(entry["dice"]) == len(ref)

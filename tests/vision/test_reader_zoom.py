@@ -2,7 +2,7 @@
 frame whose dice are small is read again with the detector at a larger input, and a frame of large dice is not.
 
 Real photos from ``../shared/datasets``: epanemu-dice val ``dice_441`` (19 small coloured dice on a blue folder
-seen from a seated player's height; the 640 px read finds 5 of them) and byler-d6 test (large dice, never
+seen from a seated player's height; the 640 px read finds 4-5 of them) and byler-d6 test (large dice, never
 zoomed). These pin behaviour; accuracy is ``kosti eval``'s (``models/README.md``).
 """
 
@@ -56,8 +56,8 @@ def test_small_dice_are_read_again_larger_and_more_are_found():
     after = _found_and_extra(truth, zoomed.read(img).xyxy)
     assert zoomed.last_zoomed and not plain.last_zoomed
     assert zoomed.zoom_detector is not None and zoomed.zoom_detector.input_side == 960
-    assert len(truth) == 19 and before == (5, 0), before
-    assert after[0] >= 9 and after[1] == 0, f"zoomed read found {after[0]} of 19 with {after[1]} extra boxes"
+    assert len(truth) == 19 and before[0] <= 5 and before[1] == 0, before  # v1.0 found 5, v1.1 (INT8) 4
+    assert after[0] >= before[0] + 4 and after[0] >= 9 and after[1] == 0, f"zoomed read found {after[0]} of 19 with {after[1]} extra boxes"
 
 
 def test_large_dice_are_not_read_again():
