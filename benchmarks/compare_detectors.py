@@ -51,7 +51,13 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
 
 def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:
     """Operating point chosen on the selection splits and every set's scores there and at the shipped point."""
-    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB
+    from kosti.models import (
+        DEFAULT_CONF,
+        DEFAULT_VALUE_CONF,
+        DEFAULT_VERIFY_CONF,
+        DEFAULT_VERIFY_ONE_CONF,
+        DEFAULT_VERIFY_PROB,
+    )
     from kosti.vision.reader import DiceReader
 
     reader = DiceReader(det, cls, temperature=1.0)
@@ -59,7 +65,7 @@ def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:
     sel = [r for name, _ in sop.SELECT for r in recs[name]]
     sop.fit_selection_temperature(reader, sel)
     grid, best = sop.choose(reader, sel)
-    shipped = (DEFAULT_CONF, DEFAULT_VALUE_CONF, (DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB))
+    shipped = (DEFAULT_CONF, DEFAULT_VALUE_CONF, (DEFAULT_VERIFY_CONF, DEFAULT_VERIFY_PROB, DEFAULT_VERIFY_ONE_CONF))
     return {"detector": str(det), "temperature": round(reader.temperature, 4),
             "operating_point": {"conf": best[0], "value_conf": best[1], "verify": best[2]},
             "selection": grid[best],

@@ -10,7 +10,8 @@ Procedure (all numbers are ``kosti eval`` definitions, through :func:`kosti.visi
 1. Run the detector once per image at confidence 0.05 and the face classifier (with the reader's TTA) on
    every box; keep the raw arrays.
 2. Fit the softmax temperature on the selection split's matched dice (NLL, :func:`fit_temperature`).
-3. For every ``conf`` × ``value_conf`` × second-look setting (``verify_conf``, ``verify_prob``; or off)
+3. For every ``conf`` × ``value_conf`` × second-look setting (``verify_conf``, ``verify_prob``,
+   ``verify_one_conf``; or off)
    on a grid, score the selection split. Among points where *wrong*
    reads (a reported face that is not the true one — the error that silently costs points) are at most
    ``--max-wrong`` of matched dice, take the one with the best ``image_exact`` (ties: higher recall).
@@ -37,8 +38,12 @@ MEASURE = (("byler-d6", "test"), ("skovy-webcam", "test"))
 CONFS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 VALUE_CONFS = (0.3, 0.4, 0.5, 0.6, 0.7)
 #: Second-look settings ``(verify_conf, verify_prob)``; ``None`` = off.
-VERIFY = (None, (0.05, 0.9), (0.05, 0.95), (0.05, 0.98), (0.1, 0.9), (0.1, 0.95), (0.1, 0.98), (0.15, 0.9),
-          (0.15, 0.95))
+_VERIFY_BASE = ((0.05, 0.9), (0.05, 0.95), (0.05, 0.98), (0.1, 0.9), (0.1, 0.95), (0.1, 0.98), (0.15, 0.9),
+                (0.15, 0.95))
+#: The detector score above which the second look may confirm a face 1 (v1.1; 0 = no extra rule).
+VERIFY_ONE = (0.0, 0.1, 0.15, 0.2, 0.25)
+#: Second-look settings ``(verify_conf, verify_prob, verify_one_conf)``; ``None`` = off.
+VERIFY = (None, *((vc, vp, one) for vc, vp in _VERIFY_BASE for one in VERIFY_ONE if one == 0.0 or one > vc))
 
 
 def _names(sets) -> str:
@@ -63,19 +68,21 @@ def collect(reader, name: str, split: str) -> list[dict]:
 
 
 def score(reader, recs: list[dict], conf: float, value_conf: float,
-          verify: tuple[float, float] | None = None) -> dict:
+          verify: tuple[float, ...] | None = None) -> dict:
     """``kosti eval`` metrics of the recorded arrays at one operating point, plus ``wrong`` (share of matched
     dice read as another face) and ``uncertain`` (share of matched dice reported uncertain).
 
-    ``verify``: ``(verify_conf, verify_prob)`` of the reader's second look at weak boxes, or ``None`` for
-    off; boxes are kept by the reader's own rules (:meth:`kosti.vision.reader.DiceReader.dice_mask`, then
+    ``verify``: ``(verify_conf, verify_prob, verify_one_conf)`` of the reader's second look at weak boxes
+    (a pair: ``verify_one_conf`` 0), or ``None`` for off; boxes are kept by the reader's own rules
+    (:meth:`kosti.vision.reader.DiceReader.dice_mask`, then
     :meth:`~kosti.vision.reader.DiceReader.one_box_per_die`).
     """
     from kosti.vision.detections import Detections
     from kosti.vision.evaluate import evaluate_predictions
 
     reader.conf, reader.value_conf = conf, value_conf
-    reader.verify_conf, reader.verify_prob = verify if verify is not None else (conf, 1.0)
+    vc, vp, one = (*verify, 0.0)[:3] if verify is not None else (conf, 1.0, 0.0)
+    reader.verify_conf, reader.verify_prob, reader.verify_one_conf = vc, vp, one
     truths, preds = [], []
     for r in recs:
         probs = reader.calibrate(r["probs"])
@@ -145,6 +152,7 @@ def main() -> int:
         a.json.write_text(json.dumps({
             "temperature": round(reader.temperature, 4), "conf": best[0], "value_conf": best[1],
             "verify_conf": best[2][0] if best[2] else best[0], "verify_prob": best[2][1] if best[2] else 1.0,
+            "verify_one_conf": best[2][2] if best[2] else 0.0,
             "iou": reader.detector.iou, "selection": _names(SELECT), "selection_scores": grid[best],
             "measured": measured,
             "grid": [{"conf": c, "value_conf": v, "verify": vf, **s} for (c, v, vf), s in grid.items()]},

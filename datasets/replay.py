@@ -98,10 +98,20 @@ def reference_id() -> str:
 
 
 def _files_key(detector: Path, classifier: Path) -> str:
+    """Cache key of a reader's reference numbers: its files, the ``reader.json`` beside the classifier and the
+    reader's default operating point (``DiceReader``'s default thresholds: an update that changes them, as
+    v1.1 did, must not serve the numbers measured at the old ones)."""
+    import inspect
+
+    from kosti.vision.reader import DiceReader
+
     h = hashlib.sha256()
     reader_json = Path(classifier).parent / "reader.json"
     for f in (Path(detector), Path(classifier), reader_json):
         h.update(f.read_bytes() if f.is_file() else b"-")
+    defaults = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
+                if isinstance(p.default, (int, float, bool)) and not isinstance(p.default, type(None))}
+    h.update(json.dumps(defaults, sort_keys=True).encode())
     return h.hexdigest()
 
 

@@ -28,6 +28,7 @@ from kosti.models import (
     DEFAULT_IOU,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_ONE_CONF,
     DEFAULT_VERIFY_PROB,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
@@ -209,6 +210,9 @@ class ReaderSettings(_Section):
         classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))
     verify_prob: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_PROB, description=_doc("""
         Face probability (0–1) with which the classifier confirms such a weak box."""))
+    verify_one_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_ONE_CONF, description=_doc("""
+        A weak box read as a 1 is confirmed only when the detector scored it above this: number tokens,
+        coins and buttons read as a lone pip. 0 turns the rule off."""))
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
@@ -302,6 +306,7 @@ class ReaderSettings(_Section):
         return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
+                "verify_one_conf": self.verify_one_conf,
                 "zoom_below": self.zoom_below, "zoom_imgsz": self.zoom_imgsz,
                 "backend": self.backend,
                 "threads": self.threads}

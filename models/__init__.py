@@ -57,6 +57,11 @@ DEFAULT_VALUE_CONF = 0.7
 #: DEFAULT_CONF`` would turn it off.
 DEFAULT_VERIFY_CONF = 0.05
 DEFAULT_VERIFY_PROB = 0.95
+#: ``DEFAULT_VERIFY_ONE_CONF``: the second look confirms a weak box read as a **1** only when the detector
+#: scored it above this — a number token, coin or button reads as a lone pip as surely as a real 1 does
+#: (:class:`kosti.vision.reader.DiceReader`, ``verify_one_conf``). Chosen on the selection splits with the
+#: rest of the operating point (v1.1; ``≤ DEFAULT_VERIFY_CONF`` would turn the rule off).
+DEFAULT_VERIFY_ONE_CONF = 0.2
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
 #: them into ``kosti.toml`` as plain values: v0.3's and v1.0's. A configuration that holds exactly one of them holds an
 #: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).

@@ -28,6 +28,7 @@ from kosti.models import (
     DEFAULT_IOU,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_ONE_CONF,
     DEFAULT_VERIFY_PROB,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
@@ -87,6 +88,9 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                         f"confirms a face (default {DEFAULT_VERIFY_CONF}; set it to --conf's value to turn this off)")
     p.add_argument("--verify-prob", type=_unit_float, default=DEFAULT_VERIFY_PROB, metavar="FLOAT",
                    help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
+    p.add_argument("--verify-one-conf", type=_unit_float, default=DEFAULT_VERIFY_ONE_CONF, metavar="FLOAT",
+                   help="a weak box read as a 1 is confirmed only when the detector scored it above this (number "
+                        f"tokens and coins read as a lone pip; default {DEFAULT_VERIFY_ONE_CONF:g})")
     p.add_argument("--zoom-below", type=_nonnegative_float, default=DEFAULT_ZOOM_BELOW, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
                         f"side, px of the 640 px input) or only weak candidates were found (default {DEFAULT_ZOOM_BELOW:g} = "
@@ -141,6 +145,7 @@ def _reader(args: argparse.Namespace) -> DiceReader:
         tta=args.tta,
         verify_conf=args.verify_conf,
         verify_prob=args.verify_prob,
+        verify_one_conf=args.verify_one_conf,
         zoom_below=args.zoom_below,
         zoom_imgsz=args.zoom_imgsz,
         backend=backend,

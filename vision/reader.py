@@ -48,6 +48,7 @@ from kosti.models import (
     DEFAULT_NESTED_FRAC,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
+    DEFAULT_VERIFY_ONE_CONF,
     DEFAULT_VERIFY_PROB,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
@@ -160,6 +161,11 @@ class DiceReader:
             ``(verify_conf, conf]`` are kept only if the classifier reads a face with probability
             ``≥ verify_prob``. ``verify_conf ≥ conf`` (or no classifier) turns the second look off.
         verify_prob: calibrated face probability that confirms a weak box (0–1).
+        verify_one_conf: the second look confirms a box whose best face is a **1** only when the detector
+            scored it above this (0–1; ``≤ verify_conf`` = no extra rule). A single round mark — a board
+            game's number token, a coin, a button — reads as a "1" to the classifier as surely as a real
+            one-pip face (18 of the 27 second-look 1s on epanemu-dice val were Catan number tokens, read at
+            probability 0.96–0.999), while the detector scores those marks lower (0.05–0.16, real 1s 0.07–0.43).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -193,6 +199,7 @@ class DiceReader:
         tta: bool = True,
         verify_conf: float = DEFAULT_VERIFY_CONF,
         verify_prob: float = DEFAULT_VERIFY_PROB,
+        verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
         zoom_imgsz: int = DEFAULT_ZOOM_IMGSZ,
@@ -200,15 +207,18 @@ class DiceReader:
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
-        if not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or max_verify < 0:
+        if (not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or not 0.0 <= verify_one_conf <= 1.0
+                or max_verify < 0):
             raise ReaderSettingsError(f"verification settings out of range: verify_conf={verify_conf}, "
-                                      f"verify_prob={verify_prob}, max_verify={max_verify}")
+                                      f"verify_prob={verify_prob}, verify_one_conf={verify_one_conf}, "
+                                      f"max_verify={max_verify}")
         if backend not in BACKENDS:
             raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
         self.conf, self.value_conf = float(conf), float(value_conf)
         self.tta = bool(tta)
         self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
+        self.verify_one_conf = float(verify_one_conf)
         if not 0.0 < nested_frac <= 1.0:
             raise ReaderSettingsError(f"nested_frac must be in (0, 1], got {nested_frac}")
         self.nested_frac = float(nested_frac)
@@ -339,12 +349,17 @@ class DiceReader:
     def dice_mask(self, scores: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``(K,)`` bool: which detector boxes are dice, given their scores ``(K,)`` (sorted descending) and
         calibrated class probabilities ``(K, nc)``: a score above ``conf``, or a second look
-        (:meth:`second_look`) that reads a face with probability ``≥ verify_prob``. The one rule used by
+        (:meth:`second_look`) that reads a face with probability ``≥ verify_prob`` (a face 1 only above
+        ``verify_one_conf``). The one rule used by
         :meth:`read` and by ``benchmarks/select_operating_point.py``."""
         scores = np.asarray(scores)
         keep = scores > self.conf
         if self.verifies and len(probs):
-            keep |= self.second_look(scores) & (best_face_prob(probs, self._cls_values) >= self.verify_prob)
+            confirmed = best_face_prob(probs, self._cls_values) >= self.verify_prob
+            if self.verify_one_conf > self.verify_conf:  # a lone "1" needs a stronger detector score
+                faces = np.where(self._cls_values[None, :] > 0, probs, -1.0)
+                confirmed &= (self._cls_values[faces.argmax(1)] != 1) | (scores > self.verify_one_conf)
+            keep |= self.second_look(scores) & confirmed
         return keep
 
     def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -448,6 +463,8 @@ class DiceReader:
         cls = self.cls_path.name if self.cls_path is not None else "(six-class detector)"
         t = "" if math.isclose(self.temperature, 1.0) else f" T={self.temperature:g}"
         v = f" verify>{self.verify_conf:g}@{self.verify_prob:g}" if self.verifies else ""
+        if self.verifies and self.verify_one_conf > self.verify_conf:
+            v += f" ones>{self.verify_one_conf:g}"
         if self.zoom_detector is not None:
             v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "

@@ -48,3 +48,21 @@ def test_missing_shared_sets_are_one_clear_error(tmp_path: Path, monkeypatch) ->
         replay.replay_train()
     assert e.value.exit_code == 2 and "\n" not in str(e.value)
     assert not (tmp_path / "cache").exists()  # nothing half-linked
+
+
+def test_reference_cache_key_follows_the_readers_default_operating_point(monkeypatch):
+    """The cached reference numbers are keyed by the files *and* the reader's default thresholds: an update
+    that changes the operating point (v1.1: conf 0.5 → 0.45, the lone-1 rule) measures afresh."""
+    import inspect
+
+    from kosti.datasets import replay
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+    from kosti.vision.reader import DiceReader
+
+    before = replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX)
+    assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) == before  # stable
+    names = list(inspect.signature(DiceReader).parameters)
+    defaults = list(DiceReader.__init__.__defaults__)
+    defaults[names.index("conf")] = 0.3
+    monkeypatch.setattr(DiceReader.__init__, "__defaults__", tuple(defaults))
+    assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) != before

@@ -54,3 +54,35 @@ def test_each_die_once_and_no_token_boxed(reader, name):
     sure = read > 0  # 0 = uncertain: the table is asked to confirm it, never a silently wrong face
     assert np.array_equal(read[sure], values[sure]), f"{PHOTOS[name]}: read {read.tolist()}, labelled {values.tolist()}"
     assert (~sure).sum() <= 1, f"{PHOTOS[name]}: {(~sure).sum()} dice left uncertain: {read.tolist()}"
+
+
+#: Catan photos where the second look confirmed number tokens read as a lone pip ("1") before
+#: ``verify_one_conf`` (v1.1: 18 of the 27 second-look 1s on epanemu val were tokens).
+TOKEN_ONES = {
+    "dice_305_jpg.rf.c6a5938b39ed5ff48a6e9e64c0010c66.jpg": 2,
+    "dice_318_jpg.rf.b3a87d0a8c6dce82e3105c59094359f3.jpg": 2,
+    "dice_324_jpg.rf.293540eddb635bed925dbe6a9d48371b.jpg": 2,
+    "dice_351_jpg.rf.348d4ed3ed2d44d13a0f5d88ed9cffb9.jpg": 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOKEN_ONES))
+def test_a_number_token_read_as_a_one_is_not_a_die(reader, name):
+    """With the rule off the same reader boxes the board's number tokens as 1s; with the shipped rule no box
+    is left that is not a labelled die."""
+    from kosti.vision.detections import box_iou
+    from kosti.vision.evaluate import load_dataset, read_labels
+    from kosti.vision.reader import DiceReader, load_image
+
+    ds = load_dataset(EPANEMU, "val")
+    item = next(i for i in ds.items if i.image.name == name)
+    img = load_image(item.image)
+    truth, _ = read_labels(item.label, img.shape[1], img.shape[0], ds.class_values)
+
+    def extra(dice):
+        iou = box_iou(truth, dice.xyxy)
+        return dice.value[iou.max(axis=0) < 0.5] if len(dice) else dice.value
+
+    without = DiceReader(verify_one_conf=0.0).read(img)
+    assert extra(without).tolist() == [1] * TOKEN_ONES[name], f"rule off: extra boxes read {extra(without).tolist()}"
+    assert len(extra(reader.read(img))) == 0, "a token is still boxed as a die"

@@ -153,6 +153,28 @@ def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatc
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_prob=1.5)
 
 
+def test_a_weak_box_read_as_a_one_needs_a_stronger_detector_score(monkeypatch):
+    """``verify_one_conf``: a number token or coin reads as a lone pip, so the second look confirms a weak
+    box whose best face is 1 only above that detector score; other faces and strong boxes are unaffected."""
+    m = untrained_models()
+    boxes = [[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50], [10, 100, 50, 140]]
+    scores = [0.9, 0.3, 0.15, 0.12]
+    one, five = [0.99, 0, 0, 0, 0, 0.01, 0], [0, 0, 0, 0, 0.99, 0.01, 0]
+    probs = [one, one, one, five]  # a strong 1, a weak 1 above 0.2, a weak 1 below it (a token), a weak 5
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False,
+                   verify_conf=0.05, verify_prob=0.95, verify_one_conf=0.2)
+    _scripted(r, monkeypatch, boxes, scores, probs)
+    d = r.read(np.zeros((200, 300, 3), np.uint8))
+    assert d.value.tolist() == [1, 1, 5] and d.confidence.tolist() == pytest.approx([0.9, 0.3, 0.12])
+    assert "ones>0.2" in r.describe()
+    off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False,
+                     verify_conf=0.05, verify_prob=0.95, verify_one_conf=0.0)
+    _scripted(off, monkeypatch, boxes, scores, probs)
+    assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [1, 1, 1, 5] and "ones" not in off.describe()
+    with pytest.raises(ValueError, match="verify_one_conf"):
+        DiceReader(m["det_onnx"], m["cls_onnx"], verify_one_conf=-0.1)
+
+
 def test_nested_in_stronger_drops_a_face_boxed_inside_its_die():
     boxes = np.array([[0, 0, 100, 100],    # the whole die (strongest)
                       [10, 5, 90, 60],     # its top face, all inside: the same die again
