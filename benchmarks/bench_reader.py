@@ -8,7 +8,7 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
   NMS at the reader's detector threshold — ``verify_conf`` when the second look is on — then
   ``square_crop`` crops of the same boxes the reader classifies: those above ``conf`` and the weak ones
   :meth:`DiceReader.second_look` picks; classifier ``predict`` on the same views: with the reader's
-  rotation TTA, each crop in its four 90° rotations), torch limited to one thread;
+  TTA, each crop in its 8 views, :func:`kosti.vision.crops.tta_views`), torch limited to one thread;
 * peak resident memory (max RSS) of ``kosti read --json`` on that frame, in a fresh process.
 
 Targets (the Raspberry Pi budget, from the project brief): ≤ 60 ms, ≥ 2× faster than Ultralytics,
@@ -83,7 +83,7 @@ def main() -> int:
 
     from kosti.sim.synthetic import synthetic_frame
     from kosti.sim.untrained_models import build_untrained_models
-    from kosti.vision.crops import square_crop
+    from kosti.vision.crops import TTA_VIEWS, square_crop, tta_views
     from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
@@ -117,11 +117,11 @@ def main() -> int:
         if reader.verifies:  # classify the boxes above conf and the weak ones given a second look
             xyxy = xyxy[(scores > reader.conf) | reader.second_look(scores)]
         crops = [square_crop(frame, b) for b in xyxy]
-        if crops and reader.tta:  # the same four views per die as DiceReader.face_probs
-            crops = [np.ascontiguousarray(np.rot90(c, k)) for k in range(4) for c in crops]
+        if crops and reader.tta:  # the same views per die as DiceReader.face_probs
+            crops = list(tta_views(np.stack(crops)))
         if crops:
             cls_model.predict(crops, verbose=False)
-        return len(crops) // (4 if reader.tta else 1)
+        return len(crops) // (TTA_VIEWS if reader.tta else 1)
 
     def ultralytics_detect():  # detector alone, Ultralytics' default (rect) letterbox: the reader's pixels
         det_model.predict(frame, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False)
@@ -155,7 +155,7 @@ def main() -> int:
     print(f"models: {label}")
     print(f"frame: 1280x720, {len(values)} dice drawn; onnx found {len(found)}; ultralytics classified {n_ultra}"
           f" boxes (dice + second looks; max_det {max_det}); threads {args.threads}; {args.runs} runs; classifier TTA "
-          f"{'4 rotations' if reader.tta else 'off'} in both")
+          f"{f'{TTA_VIEWS} views' if reader.tta else 'off'} in both")
     print(f"onnxruntime reader   median {onnx_ms:7.1f} ms  (detect {med['detect']:.1f}"
           f" + classify {med['classify']:.1f})  target <= {TARGET_MS:.0f}: "
           f"{mark(onnx_ms <= TARGET_MS)}")

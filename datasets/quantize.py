@@ -38,7 +38,8 @@ CALIBRATION_SETS = ("byler-d6", "rune55-dedup", "epanemu-dice")
 #: Photos drawn for the detector's calibration / for the classifier's crops (seeded, without replacement).
 DETECTOR_CALIBRATION_PHOTOS = 150
 CLASSIFIER_CALIBRATION_PHOTOS = 120
-#: At most this many classifier crops (each labelled die cut once, read in its 4 rotations as the reader's TTA).
+#: At most this many classifier crops (each labelled die cut once, in its 4 rotations: the reader's TTA of v1.0; the mirrored views of v1.1
+#: have the same pixel ranges).
 CLASSIFIER_CALIBRATION_CROPS = 2000
 #: ONNX metadata key that marks a quantised file (value: a one-line recipe).
 QUANT_METADATA_KEY = "kosti_quantization"

@@ -204,7 +204,7 @@ class ReaderSettings(_Section):
     value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VALUE_CONF, description=_doc("""
         Minimum face probability (0–1); below it a die is shown as uncertain and the throw asks for a check."""))
     tta: bool = Field(True, description=_doc("""
-        Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time)."""))
+        Read each die in 8 views (four 90° rotations, and mirrored) and average (more accurate; 8x the face-classifier time)."""))
     verify_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_CONF, description=_doc("""
         Second look: a box scoring above verify_conf (but not above conf) is a die only if the face
         classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))

@@ -8,11 +8,13 @@ Two-stage design (``models/README.md``):
    (:func:`kosti.vision.crops.square_crop`, the same crop its training data was cut with), classes
    ``1 2 3 4 5 6 x`` where ``x`` = unreadable (cocked, blurred, hidden or not a die).
 
-The classifier reads each crop in its four 90° rotations and averages the probabilities (test-time
-augmentation, ``tta=True``): a die's value does not change when it is turned, so the four views are
-four votes on one face. On the v0.1 models this moved matched-die accuracy (forced choice) on rune55 val
-from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980, for ~4 crops' classifier time per die
-(one batched call).
+The classifier reads each crop in its 8 views — four 90° rotations, and the same mirrored
+(:func:`kosti.vision.crops.tta_views`) — and averages the probabilities (test-time augmentation,
+``tta=True``): a die's value does not change when it is turned or seen in a mirror, so the views are
+eight votes on one face. On the v0.1 models the four rotations moved matched-die accuracy (forced choice)
+on rune55 val from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980; with v1.1 the mirrored four
+moved die_accuracy on the selection splits from 0.929 to 0.951 at the same operating-point rule, for ~8
+crops' classifier time per die (one batched call).
 
 The classifier also takes a second look at the detector's weak boxes (score in ``(verify_conf, conf]``):
 such a box is kept as a die only when the classifier reads a face on it with calibrated probability
@@ -55,7 +57,7 @@ from kosti.models import (
     DETECTOR_NCNN,
     DETECTOR_ONNX,
 )
-from kosti.vision.crops import CROP_SIZE, square_crop
+from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger
 from kosti.vision.onnx_backend import ModelLoadError
 
@@ -155,7 +157,8 @@ class DiceReader:
         threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
         temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
             ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
-        tta: read each crop in its four 90° rotations and average the class probabilities
+        tta: read each crop in its 8 views (:func:`kosti.vision.crops.tta_views`: four 90° rotations, and the
+            same mirrored) and average the class probabilities
             (default True; False = one view, 4× less classifier time).
         verify_conf: detector score floor for the classifier's second look (0–1); boxes scoring in
             ``(verify_conf, conf]`` are kept only if the classifier reads a face with probability
@@ -165,7 +168,7 @@ class DiceReader:
             scored it above this (0–1; ``≤ verify_conf`` = no extra rule). A single round mark — a board
             game's number token, a coin, a button — reads as a "1" to the classifier as surely as a real
             one-pip face (18 of the 27 second-look 1s on epanemu-dice val were Catan number tokens, read at
-            probability 0.96–0.999), while the detector scores those marks lower (0.05–0.16, real 1s 0.07–0.43).
+            probability 0.96–0.999), while the detector scores most of those marks lower (0.05–0.16; real 1s 0.07–0.43).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -299,15 +302,15 @@ class DiceReader:
     def face_probs(self, crops: np.ndarray) -> np.ndarray:
         """Raw classifier probabilities ``(K, nc)`` float32 for ``(K, h, w, 3)`` uint8 BGR crops.
 
-        With :attr:`tta`, each crop is also read rotated by 90°, 180° and 270° (one batched call of
-        ``4K`` crops) and the four probability vectors are averaged.
+        With :attr:`tta`, each crop is read in the 8 symmetries of a square (:func:`kosti.vision.crops.
+        tta_views`: 4 rotations, and the same mirrored; one batched call of ``8K`` crops) and the eight
+        probability vectors are averaged.
         """
         if not self.tta or len(crops) == 0:
             return self.classifier.classify(crops)  # type: ignore[union-attr]
         k = len(crops)
-        views = np.concatenate([crops] + [np.rot90(crops, r, axes=(1, 2)) for r in (1, 2, 3)])
-        probs = self.classifier.classify(np.ascontiguousarray(views))  # type: ignore[union-attr]
-        mean: np.ndarray = probs.reshape(4, k, -1).mean(0).astype(np.float32)
+        probs = self.classifier.classify(tta_views(crops))  # type: ignore[union-attr]
+        mean: np.ndarray = probs.reshape(TTA_VIEWS, k, -1).mean(0).astype(np.float32)
         return mean
 
     def calibrate(self, probs: np.ndarray) -> np.ndarray:

@@ -286,3 +286,38 @@ def test_ncnn_folder_names_reach_ultralytics(tmp_path):
     named = tmp_path / "dice_det_ncnn_model"
     named.mkdir()
     assert ultralytics_model_path(named) == named
+
+
+def test_tta_views_are_the_eight_symmetries_of_a_square():
+    """:func:`tta_views`: view-major ``(8K, h, w, 3)``; view 0 is the crop itself; the 8 views of an asymmetric
+    crop are pairwise different and closed under the group (the views of any view are the same 8 images)."""
+    from kosti.vision.crops import TTA_VIEWS, tta_views
+
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (3, 6, 6, 3), dtype=np.uint8)
+    views = tta_views(crops)
+    assert TTA_VIEWS == 8 and views.shape == (24, 6, 6, 3) and views.flags.c_contiguous
+    np.testing.assert_array_equal(views[:3], crops)
+    first = views.reshape(8, 3, 6, 6, 3)[:, 0]
+    keys = {v.tobytes() for v in first}
+    assert len(keys) == 8
+    assert {v.tobytes() for v in tta_views(first[5:6])} == keys
+
+
+def test_face_probs_average_the_eight_views(monkeypatch):
+    m = untrained_models()
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], temperature=1.0, tta=True)
+    seen = []
+
+    def classify(crops):
+        seen.append(len(crops))
+        out = np.zeros((len(crops), 7), np.float32)
+        out[: len(crops) // 8, 0] = 1.0  # only view 0 says "1"; the other seven say "6"
+        out[len(crops) // 8 :, 5] = 1.0
+        return out
+
+    monkeypatch.setattr(r.classifier, "classify", classify)
+    p = r.face_probs(np.zeros((2, 64, 64, 3), np.uint8))
+    assert seen == [16] and p.shape == (2, 7)
+    np.testing.assert_allclose(p[:, 0], 1 / 8)
+    np.testing.assert_allclose(p[:, 5], 7 / 8)
