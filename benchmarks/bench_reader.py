@@ -8,7 +8,8 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
   NMS at the reader's detector threshold — ``verify_conf`` when the second look is on — then
   ``square_crop`` crops of the same boxes the reader classifies: those above ``conf`` and the weak ones
   :meth:`DiceReader.second_look` picks; classifier ``predict`` on the same views: with the reader's
-  TTA, each crop in its 8 views, :func:`kosti.vision.crops.tta_views`), torch limited to one thread;
+  rotation TTA, each crop in its four 90° rotations, :func:`kosti.vision.crops.tta_views`), torch limited
+  to one thread;
 * peak resident memory (max RSS) of ``kosti read --json`` on that frame, in a fresh process.
 
 Targets (the Raspberry Pi budget, from the project brief): ≤ 60 ms, ≥ 2× faster than Ultralytics,

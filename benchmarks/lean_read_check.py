@@ -5,8 +5,11 @@ kosti with ``--no-deps``). Asserts torch and Ultralytics cannot even be found, t
 ``kosti read --backend ncnn --json`` with ``--backend onnx`` on every byler-d6 test photo (same count,
 same faces, box IoU), runs ``kosti run`` on the virtual table with ``reader.backend = "ncnn"`` for 20 s
 (stopped with SIGINT), and prints one JSON line with the peak RSS of each (``/usr/bin/time -v``) and the
-median per-image time. Exits 1 (the reasons on stderr) when a die's count or face differs, the smallest
-box IoU is under 0.95, or an NCNN run's peak RSS exceeds 300 MB (the Pi's budget).
+median per-image time. Since reader v1.1 the ONNX files are INT8 and the NCNN ones float16 (the same
+weights, 8-bit rounding apart): measured on these 50 photos, 2 photos' counts and 4 of 278 faces differ
+(dice near the thresholds), the smallest box IoU 0.82. Exits 1 (the reasons on stderr) when more than
+:data:`MAX_COUNT_MISMATCHES` photos' counts or :data:`MAX_FACE_MISMATCH_SHARE` of the dice's faces differ,
+the smallest box IoU is under :data:`MIN_IOU`, or an NCNN run's peak RSS exceeds 300 MB (the Pi's budget).
 Usage: ``python benchmarks/lean_read_check.py PATH/TO/kosti``.
 """
 import glob
@@ -20,7 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-MIN_IOU = 0.95
+#: Tolerances for INT8 ONNX against float16 NCNN (module docstring: measured 2, 4/278 and 0.82).
+MIN_IOU = 0.75
+MAX_COUNT_MISMATCHES = 3
+MAX_FACE_MISMATCH_SHARE = 0.03
 MAX_RSS_MB = 300
 RUN_SECONDS = 20
 
@@ -64,8 +70,12 @@ def iou(a, b):
 def failures(report):
     """The reasons ``report`` (the printed JSON) fails the lean-path check; empty when it passes."""
     out = []
-    if report["mismatches"]:
-        out.append(f"{report['mismatches']} image(s) or dice differ between ncnn and onnx")
+    if report["count_mismatches"] > MAX_COUNT_MISMATCHES:
+        out.append(f"{report['count_mismatches']} image(s) with another number of dice in ncnn than in onnx "
+                   f"(> {MAX_COUNT_MISMATCHES})")
+    if report["face_mismatches"] > MAX_FACE_MISMATCH_SHARE * max(report["dice"], 1):
+        out.append(f"{report['face_mismatches']} of {report['dice']} dice read another face in ncnn than in onnx "
+                   f"(> {MAX_FACE_MISMATCH_SHARE:.0%})")
     if report["min_iou"] is None or report["min_iou"] < MIN_IOU:
         out.append(f"smallest box IoU {report['min_iou']} < {MIN_IOU}")
     for name, mb in report["peak_rss_mb"].items():
@@ -83,10 +93,10 @@ def main(kosti):
     all_n, rss_all_n = run(kosti, "ncnn", photos)
     all_o, rss_all_o = run(kosti, "onnx", photos)
     rss_run = run_dashboard(kosti)
-    bad, ious, dice = 0, [], 0
+    counts, faces, ious, dice = 0, 0, [], 0
     for a, b in zip(all_o, all_n):
         if len(a["dice"]) != len(b["dice"]):
-            bad += 1
+            counts += 1
             continue
         used = set()
         for d in a["dice"]:
@@ -94,8 +104,8 @@ def main(kosti):
             used.add(best[1])
             ious.append(best[0])
             dice += 1
-            bad += b["dice"][best[1]]["value"] != d["value"]
-    report = {"images": len(photos), "dice": dice, "mismatches": int(bad),
+            faces += b["dice"][best[1]]["value"] != d["value"]
+    report = {"images": len(photos), "dice": dice, "count_mismatches": counts, "face_mismatches": int(faces),
               "min_iou": round(float(min(ious)), 4) if ious else None,
               "peak_rss_mb": {"ncnn_1_image": round(rss_one_n), "onnx_1_image": round(rss_one_o),
                               f"ncnn_{len(photos)}_images": round(rss_all_n), f"onnx_{len(photos)}_images": round(rss_all_o),

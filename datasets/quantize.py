@@ -13,9 +13,9 @@ Static post-training quantisation (``onnxruntime.quantization.quantize_static``)
   sigmoid) in float32: box coordinates up to 640 px and 0–1 scores share one output tensor and 8 bits cannot
   hold both; the classifier keeps its final linear layer and softmax in float32.
 
-Measured (``models/README.md``, "v1.1"): the 1280×720 frame reads in 30.9 ms instead of 45.5 ms on one core
-of this x86 CPU, 2.13× Ultralytics' PyTorch predict of the same ``.pt`` weights; selection splits image_exact
-0.659 vs 0.649 for the float files at each one's own operating point.
+Measured (``models/README.md``, "v1.1"): the 1280×720 frame reads in 30.9–32.5 ms instead of 44.6 ms on one
+core of this x86 CPU (AVX-512 VNNI), 2.06–2.16× Ultralytics' PyTorch predict of the same ``.pt`` weights;
+selection splits image_exact 0.659 vs 0.649 for the float files at each one's own operating point.
 
 Needs the ``onnx`` package and ``onnxruntime.quantization`` (the ``train`` extra); the results run on plain
 ``onnxruntime``.
@@ -38,8 +38,7 @@ CALIBRATION_SETS = ("byler-d6", "rune55-dedup", "epanemu-dice")
 #: Photos drawn for the detector's calibration / for the classifier's crops (seeded, without replacement).
 DETECTOR_CALIBRATION_PHOTOS = 150
 CLASSIFIER_CALIBRATION_PHOTOS = 120
-#: At most this many classifier crops (each labelled die cut once, in its 4 rotations: the reader's TTA of v1.0; the mirrored views of v1.1
-#: have the same pixel ranges).
+#: At most this many classifier crops (each labelled die cut once, in its 4 rotations as the reader's TTA).
 CLASSIFIER_CALIBRATION_CROPS = 2000
 #: ONNX metadata key that marks a quantised file (value: a one-line recipe).
 QUANT_METADATA_KEY = "kosti_quantization"
@@ -129,10 +128,12 @@ def quantize_classifier(src: Path, out: Path, photos: Sequence[Path], n: int = C
                 continue
             boxes, _ = read_labels(label_path(path), img.shape[1], img.shape[0])
             for box in boxes:
-                if min(box[2] - box[0], box[3] - box[1]) < 1 or count >= max_crops:
+                if min(box[2] - box[0], box[3] - box[1]) < 1:
                     continue
                 crop = square_crop(img, box, size=side)
                 for k in range(4):
+                    if count >= max_crops:
+                        return
                     count += 1
                     yield {cls.input_name: cls.preprocess(np.ascontiguousarray(np.rot90(crop, k))[None])}
 

@@ -103,6 +103,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
     v1.1 did, must not serve the numbers measured at the old ones)."""
     import inspect
 
+    from kosti.vision.crops import TTA_VIEWS
     from kosti.vision.reader import DiceReader
 
     h = hashlib.sha256()
@@ -110,7 +111,8 @@ def _files_key(detector: Path, classifier: Path) -> str:
     for f in (Path(detector), Path(classifier), reader_json):
         h.update(f.read_bytes() if f.is_file() else b"-")
     defaults = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
-                if isinstance(p.default, (int, float, bool)) and not isinstance(p.default, type(None))}
+                if isinstance(p.default, (int, float, bool))}
+    defaults["tta_views"] = TTA_VIEWS
     h.update(json.dumps(defaults, sort_keys=True).encode())
     return h.hexdigest()
 

@@ -204,7 +204,7 @@ class ReaderSettings(_Section):
     value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VALUE_CONF, description=_doc("""
         Minimum face probability (0–1); below it a die is shown as uncertain and the throw asks for a check."""))
     tta: bool = Field(True, description=_doc("""
-        Read each die in 8 views (four 90° rotations, and mirrored) and average (more accurate; 8x the face-classifier time)."""))
+        Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time)."""))
     verify_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_CONF, description=_doc("""
         Second look: a box scoring above verify_conf (but not above conf) is a die only if the face
         classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))
@@ -242,11 +242,16 @@ class ReaderSettings(_Section):
     @model_validator(mode="after")
     def _earlier_operating_point(self) -> ReaderSettings:
         """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
-        value_conf 0.4, verify_prob 0.98, :data:`kosti.models.EARLIER_OPERATING_POINTS`), with the shipped
-        models: an old default, not a choice — those keys take today's defaults and count as unset (a
-        table installed before v1.0 then reads at v1.0's own operating point)."""
+        value_conf 0.4, verify_prob 0.98; v1.0: conf 0.5, value_conf 0.7, verify_prob 0.95;
+        :data:`kosti.models.EARLIER_OPERATING_POINTS`), with the shipped models: an old default, not a choice
+        — those keys take today's defaults and count as unset (a table installed before v1.1 then reads at
+        v1.1's own operating point). Only in a file those versions could have written: one that sets
+        ``verify_one_conf`` (new in v1.1, which ``kosti config init`` writes since) was written by v1.1 or
+        later, so its thresholds are the user's even when they equal an old point."""
         if self.detector or self.classifier:
             return self  # own model files: their thresholds are the user's
+        if "verify_one_conf" in self.model_fields_set:
+            return self
         for old in EARLIER_OPERATING_POINTS:
             if all(getattr(self, k) == v for k, v in old.items()) and (
                     self.conf, self.value_conf, self.verify_prob) != (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB):

@@ -8,7 +8,7 @@ Files here are loaded by default by :mod:`kosti.vision`:
   classes ``1 2 3 4 5 6 x`` (``x`` = unreadable: cocked, blurred, hidden or not a die).
 * Both ONNX files are INT8 since v1.1 (:mod:`kosti.datasets.quantize`: static QDQ, 7-bit per-channel
   weights, calibrated on training photos; the detector's box decoding and the classifier's last layer
-  float32): the same weights as the ``.pt`` files, 1.5× faster on a CPU, a third of the bytes.
+  float32), quantised from the ``.pt`` files' weights: 1.4× faster on a CPU, 59 % of the bytes.
 * ``dice_det_ncnn_model/`` / ``dice_cls_ncnn_model/`` — the same models as NCNN exports (float16 weights) for
   the ``ncnn`` backend on the Raspberry Pi.
 * ``dice_det.pt`` / ``dice_cls.pt`` — the same models for Ultralytics (fine-tuning, NCNN export).
@@ -34,21 +34,22 @@ CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 #: The shipped reader's operating point, chosen on the selection splits (rune55-dedup val + epanemu-dice
 #: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v1.1 — the INT8 files, 8-view TTA, the lone-1 rule: conf 0.5, value_conf 0.6, second look at boxes
-#: above 0.05 confirmed at face probability 0.95, a face 1 only above detector score 0.15 → selection
-#: image_exact 0.669, wrong 0.96 %, uncertain 3.9 %; v1.0, float, 4 rotations: conf 0.5, value_conf 0.7,
+#: (v1.1 — the INT8 files and the lone-1 rule: conf 0.45, value_conf 0.7, second look at boxes above 0.05
+#: confirmed at face probability 0.95, a face 1 only above detector score 0.2 → selection image_exact 0.666,
+#: wrong 0.85 %, uncertain 6.2 %; ``value_conf`` may not go below v1.0's 0.7, see
+#: ``benchmarks/select_operating_point.py`` ``MIN_VALUE_CONF``; v1.0, float: conf 0.5, value_conf 0.7,
 #: 0.05 @ 0.95 → 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
 #: 0.05 @ 0.98 on rune55 val alone), with the softmax temperature fitted there too (``reader.json``).
 #: See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
-DEFAULT_CONF = 0.5
+DEFAULT_CONF = 0.45
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
 #: even when they touch, so a box overlapping a better one by ≥ 0.45 is the same die found twice
 #: (Ultralytics' general-purpose default is 0.7; 0.45 removed 18 of 31 false boxes on byler-d6 test
 #: and 50 of 172 on rune55 val with the v0.1 detector, for 1 lost die).
 DEFAULT_IOU = 0.45
 #: ``DEFAULT_VALUE_CONF``: minimum face probability; below it a die is reported uncertain (value 0).
-DEFAULT_VALUE_CONF = 0.6
+DEFAULT_VALUE_CONF = 0.7
 #: ``DEFAULT_VERIFY_CONF`` and ``DEFAULT_VERIFY_PROB``: the classifier's second look. A box the detector
 #: scores at or below ``DEFAULT_CONF`` but above ``DEFAULT_VERIFY_CONF`` is still a die when the face
 #: classifier reads a face on it with (calibrated) probability ``≥ DEFAULT_VERIFY_PROB`` — a two-stage
@@ -61,7 +62,7 @@ DEFAULT_VERIFY_PROB = 0.95
 #: scored it above this — a number token, coin or button reads as a lone pip as surely as a real 1 does
 #: (:class:`kosti.vision.reader.DiceReader`, ``verify_one_conf``). Chosen on the selection splits with the
 #: rest of the operating point (v1.1; ``≤ DEFAULT_VERIFY_CONF`` would turn the rule off).
-DEFAULT_VERIFY_ONE_CONF = 0.15
+DEFAULT_VERIFY_ONE_CONF = 0.2
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
 #: them into ``kosti.toml`` as plain values: v0.3's and v1.0's. A configuration that holds exactly one of them holds an
 #: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).

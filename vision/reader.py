@@ -8,13 +8,12 @@ Two-stage design (``models/README.md``):
    (:func:`kosti.vision.crops.square_crop`, the same crop its training data was cut with), classes
    ``1 2 3 4 5 6 x`` where ``x`` = unreadable (cocked, blurred, hidden or not a die).
 
-The classifier reads each crop in its 8 views — four 90° rotations, and the same mirrored
-(:func:`kosti.vision.crops.tta_views`) — and averages the probabilities (test-time augmentation,
-``tta=True``): a die's value does not change when it is turned or seen in a mirror, so the views are
-eight votes on one face. On the v0.1 models the four rotations moved matched-die accuracy (forced choice)
-on rune55 val from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980; with v1.1 the mirrored four
-moved die_accuracy on the selection splits from 0.929 to 0.951 at the same operating-point rule, for ~8
-crops' classifier time per die (one batched call).
+The classifier reads each crop in its four 90° rotations (:func:`kosti.vision.crops.tta_views`) and averages
+the probabilities (test-time augmentation, ``tta=True``): a die's value does not change when it is turned, so
+the four views are four votes on one face. On the v0.1 models this moved matched-die accuracy (forced choice)
+on rune55 val from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980, for ~4 crops' classifier time
+per die (one batched call). Mirrored views as well (8 in all) were measured for v1.1 and did not pay at the
+shipped ``value_conf`` (``models/README.md``).
 
 The classifier also takes a second look at the detector's weak boxes (score in ``(verify_conf, conf]``):
 such a box is kept as a die only when the classifier reads a face on it with calibrated probability
@@ -157,8 +156,8 @@ class DiceReader:
         threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
         temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
             ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
-        tta: read each crop in its 8 views (:func:`kosti.vision.crops.tta_views`: four 90° rotations, and the
-            same mirrored) and average the class probabilities
+        tta: read each crop in its four 90° rotations (:func:`kosti.vision.crops.tta_views`) and average the
+            class probabilities
             (default True; False = one view, 4× less classifier time).
         verify_conf: detector score floor for the classifier's second look (0–1); boxes scoring in
             ``(verify_conf, conf]`` are kept only if the classifier reads a face with probability
@@ -167,8 +166,8 @@ class DiceReader:
         verify_one_conf: the second look confirms a box whose best face is a **1** only when the detector
             scored it above this (0–1; ``≤ verify_conf`` = no extra rule). A single round mark — a board
             game's number token, a coin, a button — reads as a "1" to the classifier as surely as a real
-            one-pip face (18 of the 27 second-look 1s on epanemu-dice val were Catan number tokens, read at
-            probability 0.96–0.999), while the detector scores most of those marks lower (0.05–0.16; real 1s 0.07–0.43).
+            one-pip face (18 of the 27 second-look 1s on epanemu-dice val were false, most of them Catan number
+            tokens read at probability 0.96–0.999), while the detector scores most of those marks lower (0.05–0.16; real 1s 0.07–0.43).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -302,9 +301,8 @@ class DiceReader:
     def face_probs(self, crops: np.ndarray) -> np.ndarray:
         """Raw classifier probabilities ``(K, nc)`` float32 for ``(K, h, w, 3)`` uint8 BGR crops.
 
-        With :attr:`tta`, each crop is read in the 8 symmetries of a square (:func:`kosti.vision.crops.
-        tta_views`: 4 rotations, and the same mirrored; one batched call of ``8K`` crops) and the eight
-        probability vectors are averaged.
+        With :attr:`tta`, each crop is also read rotated by 90°, 180° and 270° (:func:`kosti.vision.crops.
+        tta_views`; one batched call of ``4K`` crops) and the four probability vectors are averaged.
         """
         if not self.tta or len(crops) == 0:
             return self.classifier.classify(crops)  # type: ignore[union-attr]
@@ -359,11 +357,19 @@ class DiceReader:
         keep = scores > self.conf
         if self.verifies and len(probs):
             confirmed = best_face_prob(probs, self._cls_values) >= self.verify_prob
-            if self.verify_one_conf > self.verify_conf:  # a lone "1" needs a stronger detector score
-                faces = np.where(self._cls_values[None, :] > 0, probs, -1.0)
-                confirmed &= (self._cls_values[faces.argmax(1)] != 1) | (scores > self.verify_one_conf)
-            keep |= self.second_look(scores) & confirmed
+            keep |= self.second_look(scores) & confirmed & ~self.lone_ones(scores, probs)
         return keep
+
+    def lone_ones(self, scores: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """``(K,)`` bool: weak boxes (``scores`` ``(K,)``, calibrated ``probs`` ``(K, nc)``) whose best face is
+        a 1 and whose detector score is not above ``verify_one_conf`` — what a number token or a coin looks
+        like to the second look, which therefore does not confirm them (all False when the rule is off)."""
+        scores = np.asarray(scores)
+        if self.classifier is None or self.verify_one_conf <= self.verify_conf or len(probs) == 0:
+            return np.zeros(len(scores), bool)
+        faces = np.where(self._cls_values[None, :] > 0, probs, -1.0)
+        lone: np.ndarray = (self._cls_values[faces.argmax(1)] == 1) & (scores <= self.verify_one_conf)
+        return lone
 
     def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:
         """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box (``nested_frac``)."""
@@ -388,9 +394,10 @@ class DiceReader:
         """:meth:`read`, plus the weak boxes the second look did not confirm.
 
         The live table knows how many dice were thrown (the engine's dice to throw); when fewer are found,
-        it may take the best of these candidates (:func:`kosti.vision.pipeline.recover_dice`). Each
+        it may take the best of these candidates (:func:`kosti.vision.vote.recover_dice`). Each
         candidate carries its detector score (``confidence``, in ``(verify_conf, conf]``) and its face read
-        as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``).
+        as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``, and for a lone 1 the
+        second look turned down, :meth:`lone_ones`).
 
         Args:
             image: ``(H, W, 3)`` uint8 BGR frame, any size.
@@ -442,6 +449,9 @@ class DiceReader:
             probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
             keep = self.one_box_per_die(xyxy, self.dice_mask(scores, probs))
             values, vconf = self.decide(probs, self._cls_values)
+            # A candidate the lone-1 rule turned down stays uncertain: the live table's recovery of a short
+            # throw (kosti.vision.vote.recover_dice) must not take a token back as a sure 1.
+            values = np.where(~keep & self.lone_ones(scores, probs), UNKNOWN_VALUE, values).astype(np.int8)
         else:
             keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool))
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)

@@ -72,8 +72,8 @@ def test_kosti_config_env_names_the_file_and_hides_the_system_one(tmp_path: Path
 
 
 def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: Path) -> None:
-    """A kosti.toml written by ``kosti config init`` before reader v1.0 holds v0.3's whole operating point as
-    plain values (a Pi install never rewrites it): it reads at today's defaults, and the keys count as unset
+    """A kosti.toml written by ``kosti config init`` before reader v1.1 holds v0.3's or v1.0's whole operating
+    point as plain values (a Pi install never rewrites it): it reads at today's defaults, and the keys count as unset
     (the dashboard does not store them as a choice). A threshold the user did change stays."""
     from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB, EARLIER_OPERATING_POINTS
 
@@ -86,6 +86,9 @@ def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: 
                                    "chosen.toml")).reader
         assert (chosen.value_conf, chosen.verify_prob) == (0.45, old["verify_prob"])
         assert "value_conf" in chosen.model_fields_set
+        # A v1.1 file (it holds verify_one_conf, which init writes since v1.1): the same values are a choice.
+        v11 = load_config(write(tmp_path, text + "verify_one_conf = 0.15\n", "v11.toml")).reader
+        assert (v11.conf, v11.value_conf, v11.verify_prob) == (old["conf"], old["value_conf"], old["verify_prob"])
 
 
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:

@@ -63,6 +63,7 @@ def shipped_float_models() -> dict[str, Path]:
     ``export`` stage of ``scripts/finetune_reader.py`` does before quantising (:func:`kosti.datasets.train.
     export_onnx`) with the shipped ``reader.json`` beside them, once per test session — the float reference the INT8 files and the NCNN exports are
     compared with (the same weights without 8-bit rounding)."""
+    pytest.importorskip("ultralytics", reason="the float reference export needs Ultralytics (the train extra)")
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from kosti.datasets.train import export_onnx
     from kosti.models import CLASSIFIER_PT, DETECTOR_PT, MODELS_DIR

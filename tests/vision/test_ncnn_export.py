@@ -13,7 +13,7 @@ pytest.importorskip("ultralytics")
 pytest.importorskip("ncnn")
 pytest.importorskip("pnnx")
 
-from reader_models import BYLER, require_dataset  # noqa: E402
+from reader_models import BYLER, require_dataset, shipped_float_models  # noqa: E402
 
 from kosti.cli import main  # noqa: E402
 from kosti.models import MODELS_DIR  # noqa: E402
@@ -40,7 +40,8 @@ def test_shipped_models_export_to_ncnn_and_read_the_same(tmp_path, capsys):
 
     from kosti.vision.reader import DiceReader
 
-    onnx = DiceReader().read_path(photo)
+    floats = shipped_float_models()  # the same weights unquantised: the shipped ONNX files are INT8
+    onnx = DiceReader(floats["det_onnx"], floats["cls_onnx"]).read_path(photo)
     ncnn = DiceReader(det_path=folders["det"], cls_path=folders["cls"], backend="ncnn").read_path(photo)
     assert len(onnx) == len(ncnn) >= 4
     # Same dice (boxes within 2 px after sorting by position) and the same faces.
@@ -67,7 +68,8 @@ def test_ultralytics_own_ncnn_export_reads_at_its_square_size(tmp_path):
         out = Path(import_ultralytics().YOLO(str(pt)).export(format="ncnn", imgsz=640, device="cpu", half=True))
     det = NcnnDetector(out)
     assert det.head_maps is None and not det.info.dynamic_hw
-    onnx = DiceReader().read_path(photo)
+    floats = shipped_float_models()  # the same weights unquantised: the shipped ONNX files are INT8
+    onnx = DiceReader(floats["det_onnx"], floats["cls_onnx"]).read_path(photo)
     ncnn = DiceReader(det_path=out, backend="ncnn").read_path(photo)
     assert len(onnx) == len(ncnn) >= 4
     a, b = np.lexsort(onnx.xyxy[:, :2].T), np.lexsort(ncnn.xyxy[:, :2].T)

@@ -179,7 +179,8 @@ def test_kosti_watch_with_ncnn_models_never_imports_torch_or_ultralytics(tmp_pat
 
 def test_the_lean_venv_check_fails_on_a_mismatch_a_low_iou_or_too_much_memory():
     """``benchmarks/lean_read_check.py`` (run by ``scripts/lean_venv_check.sh``) exits non-zero unless the
-    NCNN reader gives the ONNX reader's dice (no mismatch, every box IoU >= 0.95) within 300 MB."""
+    NCNN reader gives the (INT8) ONNX reader's dice within the measured 8-bit tolerances (at most 3 photos
+    with another count, 3 % of faces, every box IoU >= 0.75) and stays within 300 MB."""
     import importlib.util
     from pathlib import Path
 
@@ -187,12 +188,14 @@ def test_the_lean_venv_check_fails_on_a_mismatch_a_low_iou_or_too_much_memory():
     spec = importlib.util.spec_from_file_location("lean_read_check", path)
     check = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(check)  # defines only; the check itself runs under __main__
-    good = {"mismatches": 0, "min_iou": 0.9973,
+    good = {"dice": 278, "count_mismatches": 2, "face_mismatches": 4, "min_iou": 0.82,
             "peak_rss_mb": {"ncnn_1_image": 187, "ncnn_50_images": 215, "ncnn_kosti_run_20s": 200,
                             "onnx_50_images": 320}}
     assert check.failures(good) == []  # the ONNX runs are not held to the Pi's budget
-    assert check.failures({**good, "mismatches": 2}) == ["2 image(s) or dice differ between ncnn and onnx"]
-    assert check.failures({**good, "min_iou": 0.94}) == ["smallest box IoU 0.94 < 0.95"]
-    assert check.failures({**good, "min_iou": None}) == ["smallest box IoU None < 0.95"]
+    assert check.failures({**good, "count_mismatches": 4}) == [
+        "4 image(s) with another number of dice in ncnn than in onnx (> 3)"]
+    assert check.failures({**good, "face_mismatches": 9}) == ["9 of 278 dice read another face in ncnn than in onnx (> 3%)"]
+    assert check.failures({**good, "min_iou": 0.74}) == ["smallest box IoU 0.74 < 0.75"]
+    assert check.failures({**good, "min_iou": None}) == ["smallest box IoU None < 0.75"]
     assert check.failures({**good, "peak_rss_mb": {**good["peak_rss_mb"], "ncnn_kosti_run_20s": 301}}) == [
         "peak RSS of ncnn_kosti_run_20s 301 MB > 300 MB"]

@@ -12,7 +12,7 @@ from reader_models import untrained_dynamic, untrained_models, untrained_rect, u
 
 from kosti.models import DEFAULT_IOU
 from kosti.sim.synthetic import synthetic_frame
-from kosti.vision.crops import square_crop
+from kosti.vision.crops import TTA_VIEWS, square_crop, tta_views
 from kosti.vision.onnx_backend import OnnxClassifier, OnnxDetector
 from kosti.vision.reader import DiceReader
 
@@ -102,7 +102,8 @@ def test_classifier_matches_ultralytics(models, frames):
 
 def test_reader_equals_ultralytics_pipeline(models, frames):
     """Reader end to end = Ultralytics detect → square_crop → Ultralytics classify of the crop in its four
-    90° rotations, probabilities averaged (the reader's test-time augmentation) → same decision."""
+    90° rotations (:func:`kosti.vision.crops.tta_views`), probabilities averaged (the reader's test-time
+    augmentation) → same decision."""
     from ultralytics import YOLO
 
     reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.7, value_conf=0.3)
@@ -111,9 +112,9 @@ def test_reader_equals_ultralytics_pipeline(models, frames):
     ref_xyxy, ref_conf = _nondegenerate(*_ultra_detect(models["det_pt"], img, 0.7))
     _assert_same_boxes(det.xyxy, det.confidence, ref_xyxy, ref_conf)
     crops = [square_crop(img, b) for b in det.xyxy]
-    views = [np.ascontiguousarray(np.rot90(c, r)) for r in range(4) for c in crops]
+    views = list(tta_views(np.stack(crops)))
     ref = YOLO(str(models["cls_pt"]), task="classify").predict(views, verbose=False)
-    probs = np.stack([r.probs.data.numpy() for r in ref]).reshape(4, len(crops), -1).mean(0)
+    probs = np.stack([r.probs.data.numpy() for r in ref]).reshape(TTA_VIEWS, len(crops), -1).mean(0)
     top = probs.argmax(1)
     expect = np.where((top < 6) & (probs.max(1) >= 0.3), top + 1, 0)
     sure = np.abs(probs.max(1) - 0.3) > CONF_TOL  # skip dice right at the threshold

@@ -53,6 +53,8 @@ def test_operating_point_is_valid_and_used_by_default():
         shipped.DEFAULT_CONF, shipped.DEFAULT_IOU, shipped.DEFAULT_VALUE_CONF)
     assert 0 <= shipped.DEFAULT_VERIFY_CONF <= shipped.DEFAULT_CONF and 0 < shipped.DEFAULT_VERIFY_PROB <= 1
     assert (reader.verify_conf, reader.verify_prob) == (shipped.DEFAULT_VERIFY_CONF, shipped.DEFAULT_VERIFY_PROB)
+    assert reader.verify_one_conf == shipped.DEFAULT_VERIFY_ONE_CONF
+    assert shipped.DEFAULT_VERIFY_CONF < shipped.DEFAULT_VERIFY_ONE_CONF <= shipped.DEFAULT_CONF  # the rule is on
     settings = shipped.MODELS_DIR / "reader.json"
     if settings.is_file():
         t = json.loads(settings.read_text())["temperature"]
