@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from kosti.vision.evaluate import DatasetError
+from kosti.vision.image_files import IMAGE_SUFFIXES
 
 #: The training splits whose photos calibrate the activation ranges (shared sets; train splits only).
 CALIBRATION_SETS = ("byler-d6", "rune55-dedup", "epanemu-dice")
@@ -43,8 +44,6 @@ CLASSIFIER_CALIBRATION_CROPS = 2000
 #: ONNX metadata key that marks a quantised file (value: a one-line recipe).
 QUANT_METADATA_KEY = "kosti_quantization"
 
-_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-
 
 def calibration_photos(root: Path, sets: Sequence[str] = CALIBRATION_SETS, split: str = "train") -> list[Path]:
     """Photos of ``root/<set>/images/<split>`` for every set, sorted (the calibration pool).
@@ -53,7 +52,7 @@ def calibration_photos(root: Path, sets: Sequence[str] = CALIBRATION_SETS, split
         DatasetError: none found (``root`` is not the shared datasets folder, or the sets are missing).
     """
     photos = sorted(p for name in sets for p in (Path(root) / name / "images" / split).glob("*")
-                    if p.suffix.lower() in _IMAGE_SUFFIXES)
+                    if p.suffix.lower() in IMAGE_SUFFIXES)
     if not photos:
         raise DatasetError(f"no calibration photos under {root}/{{{','.join(sets)}}}/images/{split}")
     return photos

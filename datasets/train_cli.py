@@ -136,6 +136,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="initial learning rate when fine-tuning the face classifier (gentler: it must not forget)")
     p.add_argument("--seed", type=int, default=1, help="random seed of the split and the training (default 1)")
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
+    p.add_argument("--float", dest="int8", action="store_false",
+                   help="keep the new models' ONNX files float (default: INT8, as the shipped reader's)")
     p.add_argument("--no-activate", action="store_true", help="register the new version without activating it")
     p.add_argument("--force", action="store_true", help="activate even if the gate refuses it")
     p.add_argument("--retrain", action="store_true",
@@ -349,6 +351,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         base=None if args.from_scratch else args.base, from_scratch=args.from_scratch, batch_det=args.batch_det,
         batch_cls=args.batch_cls, fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
         lr_cls=args.lr_cls, freeze_det=0 if args.from_scratch else args.freeze_det,  # a random backbone must learn
+        int8=args.int8,
     )
     out = args.out or work / "export"
     if detector == "classifier_first":

@@ -46,6 +46,11 @@ def test_train_from_scratch_exports_a_working_reader(synth_faces, tmp_path, caps
     assert summary["train_images"] >= 8
     for name in ("dice_det.onnx", "dice_cls.onnx", "dice_det.pt", "dice_cls.pt"):
         assert (out / name).stat().st_size > 10_000, name
+    from kosti.datasets.quantize import is_quantized
+
+    # INT8 like the shipped reader, calibrated on the prepared training photos; no temporary file left behind
+    assert is_quantized(out / "dice_det.onnx") and is_quantized(out / "dice_cls.onnx")
+    assert not list(out.glob("*.int8.onnx"))
 
     from kosti.vision.reader import DiceReader
 
@@ -240,3 +245,21 @@ def test_compact_onnx_halves_the_weights_and_keeps_the_outputs(tmp_path: Path) -
     assert y.dtype == np.float32
     np.testing.assert_allclose(y, before_y, rtol=0, atol=2e-3 * float(np.abs(before_y).max()))
     assert not np.array_equal(y, before_y)  # the weights really were rounded
+
+
+def test_int8_calibration_without_photos_is_one_error_and_keeps_the_float_file(tmp_path: Path) -> None:
+    import shutil
+    import sys
+
+    from kosti.datasets.train import TrainingError, quantize_onnx
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from reader_models import untrained_models
+
+    f32 = tmp_path / "dice_cls.onnx"
+    shutil.copy2(untrained_models()["cls_onnx"], f32)
+    before = f32.read_bytes()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(TrainingError, match="INT8 calibration failed"):
+        quantize_onnx("cls", f32, tmp_path / "empty")
+    assert f32.read_bytes() == before and not list(tmp_path.glob("*.int8.onnx"))
