@@ -74,12 +74,12 @@ def collect(reader, name: str, split: str) -> list[dict]:
 
 
 def score(reader, recs: list[dict], conf: float, value_conf: float,
-          verify: tuple[float, ...] | None = None) -> dict:
+          verify: tuple[float, float, float] | None = None) -> dict:
     """``kosti eval`` metrics of the recorded arrays at one operating point, plus ``wrong`` (share of matched
     dice read as another face) and ``uncertain`` (share of matched dice reported uncertain).
 
     ``verify``: ``(verify_conf, verify_prob, verify_one_conf)`` of the reader's second look at weak boxes
-    (a pair: ``verify_one_conf`` 0), or ``None`` for off; boxes are kept by the reader's own rules
+    (an entry of :data:`VERIFY`), or ``None`` for off; boxes are kept by the reader's own rules
     (:meth:`kosti.vision.reader.DiceReader.dice_mask`, then
     :meth:`~kosti.vision.reader.DiceReader.one_box_per_die`).
     """
@@ -87,8 +87,8 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     from kosti.vision.evaluate import evaluate_predictions
 
     reader.conf, reader.value_conf = conf, value_conf
-    vc, vp, one = (*verify, 0.0)[:3] if verify is not None else (conf, 1.0, 0.0)
-    reader.verify_conf, reader.verify_prob, reader.verify_one_conf = vc, vp, one
+    off = (conf, 1.0, 0.0)
+    reader.verify_conf, reader.verify_prob, reader.verify_one_conf = verify if verify is not None else off
     truths, preds = [], []
     for r in recs:
         probs = reader.calibrate(r["probs"])

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kosti.datasets.prepare import IMAGE_SUFFIXES, prepare_classification, prepare_detection
+from kosti.datasets.prepare import prepare_classification, prepare_detection, split_images
 from kosti.models import MODELS_DIR
 
 #: Architecture files (Ultralytics YAML) used when training from scratch.
@@ -405,7 +405,7 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
             pt = trainer(plan, data)
             files[role] = export_onnx(pt, imgsz, out / f"{name}.onnx")
             if plan.int8:
-                quantize_onnx(role, files[role], data_yaml.parent / "images" / "train")
+                quantize_onnx(role, files[role], data_yaml)
             if ncnn:
                 files[f"{role}_ncnn"] = export_ncnn(pt, imgsz, out / f"{name}_ncnn_model")
         else:
@@ -420,11 +420,11 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
     return files
 
 
-def quantize_onnx(role: str, onnx_file: Path, photos_dir: Path) -> Path:
+def quantize_onnx(role: str, onnx_file: Path, data: Path) -> Path:
     """Replace a float ONNX export (``role`` ``"det"`` or ``"cls"``) by its INT8 version, in place, calibrated
-    on the photos of ``photos_dir`` (a prepared ``images/train`` folder; the classifier's crops are cut from
-    their labels) with the shipped reader's recipe (:mod:`kosti.datasets.quantize`). About a minute for the
-    detector on this 2-core CPU.
+    on the ``train`` photos of the prepared detector set ``data`` (its ``data.yaml``, :func:`prepare`; the
+    classifier's crops are cut from their labels) with the shipped reader's recipe
+    (:mod:`kosti.datasets.quantize`). About a minute for the detector on this 2-core CPU.
 
     Raises:
         TrainingError: no photo there could calibrate it (the float file is left as it was).
@@ -432,7 +432,7 @@ def quantize_onnx(role: str, onnx_file: Path, photos_dir: Path) -> Path:
     from kosti.datasets.quantize import quantize_classifier, quantize_detector
     from kosti.vision.evaluate import DatasetError
 
-    photos = sorted(p for p in photos_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    photos = split_images(data, "train")
     tmp = onnx_file.with_suffix(".int8.onnx")
     try:
         (quantize_detector if role == "det" else quantize_classifier)(onnx_file, tmp, photos)

@@ -259,7 +259,7 @@ def test_int8_calibration_without_photos_is_one_error_and_keeps_the_float_file(t
     f32 = tmp_path / "dice_cls.onnx"
     shutil.copy2(untrained_models()["cls_onnx"], f32)
     before = f32.read_bytes()
-    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "images" / "train").mkdir(parents=True)  # a prepared set without photos
     with pytest.raises(TrainingError, match="INT8 calibration failed"):
         quantize_onnx("cls", f32, tmp_path / "empty")
     assert f32.read_bytes() == before and not list(tmp_path.glob("*.int8.onnx"))
