@@ -397,7 +397,8 @@ class DiceReader:
         it may take the best of these candidates (:func:`kosti.vision.vote.recover_dice`). Each
         candidate carries its detector score (``confidence``, in ``(verify_conf, conf]``) and its face read
         as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``, and for a lone 1 the
-        second look turned down, :meth:`lone_ones`).
+        second look turned down, :meth:`lone_ones`). Dice and candidates both carry a ``guess`` column:
+        the most probable face, even where the value is 0 (its probability is then ``value_confidence``).
 
         Args:
             image: ``(H, W, 3)`` uint8 BGR frame, any size.
@@ -452,11 +453,13 @@ class DiceReader:
             # A candidate the lone-1 rule turned down stays uncertain: the live table's recovery of a short
             # throw (kosti.vision.vote.recover_dice) must not take a token back as a sure 1.
             values = np.where(~keep & self.lone_ones(scores, probs), UNKNOWN_VALUE, values).astype(np.int8)
+            guess = best_face(probs, self._cls_values)
         else:
             keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool))
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
             low = (values == 0) | (vconf < self.value_conf)
+            guess = values.copy()
             values = np.where(low, UNKNOWN_VALUE, values).astype(np.int8)
         t2 = time.perf_counter()
         self.last_timing = {
@@ -464,8 +467,8 @@ class DiceReader:
             "classify": (t2 - t1) * 1e3,
             "total": (t2 - t0) * 1e3,
         }
-        dice = Detections(xyxy[keep], scores[keep], values[keep], vconf[keep])
-        return dice, Detections(xyxy[~keep], scores[~keep], values[~keep], vconf[~keep])
+        dice = Detections(xyxy[keep], scores[keep], values[keep], vconf[keep], {"guess": guess[keep]})
+        return dice, Detections(xyxy[~keep], scores[~keep], values[~keep], vconf[~keep], {"guess": guess[~keep]})
 
     def read_path(self, path: str | Path) -> Detections:
         """:meth:`read` an image file. Raises :class:`ImageReadError` naming the file if unreadable."""
@@ -489,6 +492,15 @@ def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
     ``values`` entry is 0 (``x``, unreadable)."""
     best: np.ndarray = np.where(values[None, :] > 0, probs, 0.0).max(1)
     return best
+
+
+def best_face(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``(K,)`` int8 face 1–6 of the most probable face class of ``probs`` ``(K, nc)`` (class → value map
+    ``values``, ``x`` left out), whatever its probability: the ``guess`` of an uncertain die."""
+    if len(probs) == 0:
+        return np.zeros(0, np.int8)
+    faces: np.ndarray = values[np.where(values[None, :] > 0, probs, -1.0).argmax(1)].astype(np.int8)
+    return faces
 
 
 def backend_for(path: Path, backend: str) -> str:

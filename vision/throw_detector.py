@@ -88,9 +88,10 @@ class ThrowDetector:
         dedupe_iou: IoU at which two boxes of one frame are one die found twice (:func:`dedupe`; None = off).
         suppress_repeats: do not report a rest whose dice are the previous throw's dice, unmoved.
         keep_image: attach the settle frame to each :class:`Throw`.
-        recover: when the roll area holds at least one but fewer than ``expected_dice`` dice, take the
-            best of the reader's unconfirmed weak boxes (:func:`recover_dice`; needs a reader with
-            ``read_candidates``, as :class:`~kosti.vision.reader.DiceReader`).
+        recover: when the roll area holds fewer than ``expected_dice`` dice, take the best of the reader's
+            unconfirmed weak boxes (:func:`recover_dice`; needs a reader with ``read_candidates``, as
+            :class:`~kosti.vision.reader.DiceReader`). With no die found at all, only boxes where the table
+            changed since the last rest (a die that landed there, not a token that lay there before).
         recover_confidence: confidence, 0–1, at which a recovered die counts as read (below: uncertain,
             the table confirms its face).
         hands: look for hands before reading (step 1).
@@ -156,6 +157,7 @@ class ThrowDetector:
         self.preread = bool(preread)
         self.last_throw: Throw | None = None
         self._last_small: np.ndarray | None = None  # settle image of the last throw (table coordinates)
+        self._rest_small: np.ndarray | None = None  # settle image of the last rest read (any outcome)
         self._last_peak = 0.0
         self.last_detections: Detections | None = None  # roll+aside dice of the last read, for overlays
         self.last_hand: HandBlob | None = None
@@ -168,7 +170,9 @@ class ThrowDetector:
 
         For a source that knows when the dice are thrown (the virtual table's Throw button): a frame rate
         that misses the throw's motion would otherwise make a die landing near the old one look like that
-        die nudged (:attr:`Throw.corrects`). Cleared when the next throw is reported."""
+        die nudged (:attr:`Throw.corrects`), and on a plain cloth, where the die is the only thing that
+        moved, the two rests can even register as a camera shift that lays the new die on the old one
+        (an unmoved repeat). Cleared when the next throw is reported."""
         self._new_throw = True
 
     def reset(self) -> None:
@@ -180,6 +184,7 @@ class ThrowDetector:
         self._done = False
         self.last_throw = None
         self._last_small = None
+        self._rest_small = None
         self.last_detections = None
         self.last_hand = None
         self._hand_moved = None
@@ -280,17 +285,30 @@ class ThrowDetector:
                 self._turning = turning
                 return FrameResult(update, skipped="turning")
         self._done = True
+        small = self.settle.last_small
+        before_rest, self._rest_small = self._rest_small, small
         codes = self.zones.classify(_boxes(dice_all), w, h)
         roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
         aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
         self.last_detections = _to_detections(roll + aside)
         read_ms = (time.perf_counter() - t0) * 1000.0
+        recovered_all = False
         if not roll:
-            return FrameResult(update, skipped="empty")
+            # No die sure enough: a throw of dice the detector is unsure of (one die of Pig showing a lone 1),
+            # or a table cleared of dice. Only candidates where the table changed since the last rest can
+            # be the throw's dice; clutter that lay there before (a token, a coin) cannot.
+            extra = self._recover(dice_all, pairs, expected, w, h)
+            before_rest = _registered(before_rest, small)
+            extra = [d for d in extra if _changed_since(d.box, before_rest, small, w, self.settle.diff_threshold)]
+            if not extra:
+                return FrameResult(update, skipped="empty")
+            assert expected is not None  # _recover returns nothing without an expected count
+            roll = sorted(extra[:expected], key=lambda d: (d.center[0], d.center[1]))
+            self.last_detections = _to_detections(roll + aside)
+            recovered_all = True
         last = self.last_throw
-        small = self.settle.last_small
         corrects: int | None = None
-        if self.suppress_repeats and last is not None:
+        if self.suppress_repeats and last is not None and not self._new_throw:
             before = self._in_table(last.dice, small, w)
             if _unmoved(roll, before):
                 # The same dice at the same places: not a new throw. A re-read of an uncertain throw that
@@ -300,18 +318,14 @@ class ThrowDetector:
                 same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if _matched(d, roll))
                 if last.ok or same_values:
                     return FrameResult(update, skipped="same")
-            elif not self._new_throw and self._continues(last, roll, before, frame.t):
+            elif self._continues(last, roll, before, frame.t):
                 if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
                     last.dice = roll  # a die nudged, no face changed: follow it silently
                     self._last_small = small
                     return FrameResult(update, skipped="same")
                 corrects = last.frame_index
-        if corrects is None and pairs is not None and expected is not None and len(roll) < expected:
-            extra = recover_dice(dice_all, [Detections.concat(p) for p in pairs],
-                                 min_value_confidence=self.min_value_confidence,
-                                 min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
-                                 overlap_iou=self.overlap_iou)
-            extra = [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
+        if corrects is None and not recovered_all and expected is not None and len(roll) < expected:
+            extra = self._recover(dice_all, pairs, expected, w, h)
             roll = sorted(roll + extra[: expected - len(roll)], key=lambda d: (d.center[0], d.center[1]))
             self.last_detections = _to_detections(roll + aside)
             read_ms = (time.perf_counter() - t0) * 1000.0
@@ -349,6 +363,19 @@ class ThrowDetector:
         self.throws_reported += 1
         self._new_throw = False
         return FrameResult(update, throw=throw)
+
+    def _recover(self, found: list[Die], pairs: list[tuple[Detections, Detections]] | None, expected: int | None,
+                 w: int, h: int) -> list[Die]:
+        """:func:`recover_dice` over this rest's reads (``pairs``: per voted frame, dice and candidates) for
+        the ``found`` dice, keeping those in the roll area; ``[]`` when no count is expected or the reader
+        gives no candidates."""
+        if pairs is None or expected is None or expected < 1:
+            return []
+        extra = recover_dice(found, [Detections.concat(p) for p in pairs],
+                             min_value_confidence=self.min_value_confidence,
+                             min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
+                             overlap_iou=self.overlap_iou)
+        return [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
 
     def _use_candidates(self, expected: int | None) -> bool:
         return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
@@ -423,6 +450,38 @@ class ThrowDetector:
 
 
 _IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def _registered(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:
+    """Settle image ``before`` warped onto ``now`` through the camera's motion between them
+    (:func:`estimate_camera_motion`; unchanged when none is found or they cannot be compared)."""
+    if before is None or now is None or before.shape != now.shape:
+        return before
+    m = estimate_camera_motion(before, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
+    if m is None or np.allclose(m, _IDENTITY, atol=1e-3):
+        return before
+    out: np.ndarray = cv2.warpAffine(before, m, (now.shape[1], now.shape[0]), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def _changed_since(box: tuple[float, float, float, float], before: np.ndarray | None, now: np.ndarray | None,
+                   width: int, diff_threshold: float, min_share: float = 0.3) -> bool:
+    """Whether the table changed under ``box`` (frame pixels, frame ``width`` px wide) between two settle
+    images ``before`` and ``now`` (``(h, w_small)`` uint8 gray, :attr:`SettleDetector.last_small`): at least
+    ``min_share`` of the box's small-image pixels differ by more than ``diff_threshold`` grey levels. A
+    die that landed there changes most of its box; a token lying there since the last rest changes none
+    (0.3: a die whose box partly covers one that lay there before still changes well over half). False
+    without a ``before`` image or with images of different sizes (nothing to compare)."""
+    if before is None or now is None or before.shape != now.shape:
+        return False
+    s = now.shape[1] / float(width)
+    x1, y1 = max(0, int(box[0] * s)), max(0, int(box[1] * s))
+    x2, y2 = min(now.shape[1], int(np.ceil(box[2] * s))), min(now.shape[0], int(np.ceil(box[3] * s)))
+    if x2 <= x1 or y2 <= y1:
+        return False
+    diff = cv2.absdiff(now[y1:y2, x1:x2], before[y1:y2, x1:x2])
+    return float(np.count_nonzero(diff > diff_threshold)) / diff.size >= min_share
 
 
 def _die_side(dice: list[Die]) -> float:

@@ -51,7 +51,8 @@ def vote(
     Each frame is first cleaned of duplicate boxes (:func:`dedupe`, IoU ≥ ``dedupe_iou``; ``None`` = off).
     Dice are matched across frames greedily by box IoU (≥ ``iou``). A die counts when it is seen in a
     majority of the frames; its value is the majority face among its readings (unread readings, value 0,
-    vote for "unknown"). The die is *uncertain* when no face has a majority of the frames that saw it, or
+    vote for "unknown"; when no reading has a face, the readings' ``guess`` column, where the reader gives
+    one, votes for the die's ``guess`` alone, and the die stays uncertain). The die is *uncertain* when no face has a majority of the frames that saw it, or
     the winning face's mean probability is below ``min_value_confidence``.
 
     Args:
@@ -87,7 +88,7 @@ def vote(
                 used_tracks.add(j)
         for i in range(len(det)):
             if i not in used_rows:
-                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": []}
+                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": [], "guess": []}
                 _add(tr, det, i)
                 tracks.append(tr)
     n = len(reads)
@@ -105,9 +106,15 @@ def vote(
             key = (int(sel.sum()), float(vconf[sel].sum()))
             if key[0] and key > best_key:
                 best, best_key = v, key
-        agree = best_key[0] if best else 0
-        mean_p = float(vconf[values == best].mean()) if best else 0.0
-        uncertain = best == 0 or agree < seen // 2 + 1 or mean_p < min_value_confidence
+        if best:
+            agree, mean_p = best_key[0], float(vconf[values == best].mean())
+        else:  # no frame read a face: the readings' own best guesses (the reader's ``guess`` column) vote
+            guesses = np.array(tr["guess"])
+            keys = [(int((guesses == g).sum()), float(vconf[guesses == g].sum()), g) for g in range(1, 7)]
+            n_g, _, g = max(keys)
+            best = g if n_g else 0
+            agree, mean_p = (n_g, float(vconf[guesses == g].mean())) if n_g else (0, 0.0)
+        uncertain = not best or not values.any() or agree < seen // 2 + 1 or mean_p < min_value_confidence
         confidence = (agree / seen) * mean_p if best else 0.0
         x1, y1, x2, y2 = (float(v) for v in np.median(np.array(tr["box"]), axis=0))
         dice.append(Die(
@@ -126,6 +133,7 @@ def vote(
 def _add(tr: dict[str, list[Any]], det: Detections, i: int) -> None:
     tr["box"].append(det.xyxy[i].astype(np.float64))
     tr["value"].append(int(det.value[i]))
+    tr["guess"].append(int(det.data["guess"][i]) if "guess" in det.data else int(det.value[i]))
     tr["vconf"].append(float(det.value_confidence[i]))
     tr["dconf"].append(float(det.confidence[i]))
 
@@ -153,7 +161,9 @@ def recover_dice(
     (IoU ``> overlap_iou``, or a centre inside the other box) a found die. One whose confidence
     (agreement × mean face probability) is below ``min_confidence``, or that some frame did not see, is
     returned *uncertain*, its face kept as ``guess``, so the table confirms it instead of the game scoring
-    a guess. The caller decides when to look (:class:`ThrowDetector` never does for a rest whose found
+    a guess. So is one that no frame read as a face but whose best guesses (the reader's ``guess``
+    column; a lone 1 that :meth:`~kosti.vision.reader.DiceReader.lone_ones` turned down is read at
+    p 0.96–0.999 and kept unread) agree by the same majority and mean probability: the table confirms it. The caller decides when to look (:class:`ThrowDetector` never does for a rest whose found
     dice all lie where the previous throw's lay: that is a player picking up dice, not a new throw).
 
     Args:
@@ -169,7 +179,9 @@ def recover_dice(
     boxes = np.array([d.box for d in found], dtype=np.float64).reshape(-1, 4)
     out: list[Die] = []
     for d in vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou):
-        if d.uncertain:
+        agree, seen, _ = d.votes
+        guessed = bool(d.guess) and agree >= seen // 2 + 1 and d.confidence * seen >= agree * min_value_confidence - 1e-9
+        if d.uncertain and not guessed:
             continue
         if len(boxes):
             b = np.array([d.box], dtype=np.float64)
@@ -177,7 +189,7 @@ def recover_dice(
                 _contains(fb, d.center) or _contains(b[0], f.center) for fb, f in zip(boxes, found)
             ):
                 continue
-        sure = d.confidence >= min_confidence and d.votes[1] == d.votes[2]  # seen in every frame read
+        sure = not d.uncertain and d.confidence >= min_confidence and seen == d.votes[2]  # seen in every frame read
         out.append(replace(d, recovered=True, uncertain=not sure,
                            value=d.value if sure else UNKNOWN_VALUE))
     out.sort(key=lambda d: -d.confidence)

@@ -358,18 +358,38 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
 
 def _virtual_throw(d, wait, faces: list[int], done) -> None:
     """Throw ``faces`` on the virtual table (rendered, settled, read from pixels); when the reader is unsure,
-    correct the held throw in the UI and confirm it, as a table would. ``done(d)`` says the throw counted."""
+    correct the held throw in the UI and confirm it, as a table would. ``done(d)`` says the throw counted.
+
+    A throw neither counted nor held within 15 s is thrown once more, as a player does when the table shows
+    nothing, with a warning in the test report: the demo's dice fall at random, and a rendered die can land
+    where the detector scores it under the second look's floor (0.05; a white die showing 1 near the
+    frame's edge, about 1 throw in 80 showing 1). Every die the detector boxes at all is counted or held
+    (``tests/vision/test_pipeline_real.py::test_one_die_on_the_virtual_table_is_never_lost``)."""
+    import warnings
+
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
-    box = d.find_element(By.ID, "throw-faces")
-    box.clear()
-    box.send_keys(" ".join(map(str, faces)))
-    d.find_element(By.ID, "btn-throw").click()
-    _until(d, wait, lambda d: done(d) or d.find_element(By.ID, "pending").is_displayed(),
-           f"the thrown {faces} to count or be held")
+    def seen(d) -> bool:
+        return done(d) or d.find_element(By.ID, "pending").is_displayed()
+
+    for attempt in range(2):
+        wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
+        box = d.find_element(By.ID, "throw-faces")
+        box.clear()
+        box.send_keys(" ".join(map(str, faces)))
+        d.find_element(By.ID, "btn-throw").click()
+        if attempt:
+            break
+        try:
+            WebDriverWait(d, 15, ignored_exceptions=(StaleElementReferenceException,)).until(seen)
+            break
+        except TimeoutException:
+            warnings.warn(f"the virtual table's throw of {faces} was neither counted nor held: thrown again",
+                          stacklevel=2)
+    _until(d, wait, seen, f"the thrown {faces} to count or be held")
     if not done(d):
         while len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select")) < len(faces):
             n = len(d.find_elements(By.CSS_SELECTOR, "#pending-dice select"))

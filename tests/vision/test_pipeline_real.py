@@ -159,6 +159,25 @@ class LabelReader:
         return self.labels[k]
 
 
+@pytest.mark.parametrize("seed", [157, 256, 150, 151, 152])
+def test_one_die_on_the_virtual_table_is_never_lost(reader, seed: int):
+    """Pig throws one die. On the demo's virtual table the shipped detector scores a white die showing 1
+    as low as 0.1 (seeds 157 and 256: a lone 1 that the second look turns down, as it turns down a
+    number token): that throw was dropped as an empty table, and the game waited for a throw it had
+    seen. Every throw is now reported: read right, or held with the right guess for the table to confirm,
+    never wrong and never lost."""
+    src = VirtualTableSource(n_dice=1, realtime=False, seed=seed, tumble_s=0.5)
+    det = ThrowDetector(reader, expected_dice=1)
+    throws = []
+    for k in range(2):
+        if k:
+            src.throw(faces=[1])
+            det.expect_new_throw()
+        throws += [r.throw for r in (det.process(src.read()) for _ in range(45)) if r.throw]
+    [throw] = [t for t in throws if t.time_s > src.throws[-1].t_start]
+    assert throw.faces == [1] if throw.ok else [d.guess for d in throw.dice] == [1]
+
+
 def test_real_photo_replay_settles_once_per_photo(tmp_path: Path):
     _dataset_or_skip(models=False)
     photos = sorted((BYLER / "images" / "test").glob("*.jpg"))[:12]

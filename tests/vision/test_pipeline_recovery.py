@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from pipeline_helpers import SKOVY, _dataset_or_skip, _rest_hand_rest, dets
 
 from kosti.sim.replay import FolderSource
@@ -84,6 +85,69 @@ def test_a_short_throw_takes_the_best_candidate_and_says_so():
     det = ThrowDetector(CandidateReader([(Detections.empty(), dets([(*weak, 3, 0.99)]))] * 2), expected_dice=2,
                         vote_frames=1)
     results = _rest_hand_rest(det)
+    assert not [r.throw for r in results if r.throw] and "empty" in [r.skipped for r in results]
+
+
+def _guessed(rows: list[tuple[float, float, float, float, int, float]]) -> Detections:
+    """Candidates no frame read as a face (value 0) with the reader's best guess and its probability:
+    ``(x1, y1, x2, y2, guess, p)`` rows, detector score 0.1."""
+    a = np.array(rows, dtype=np.float64)
+    return Detections(a[:, :4], np.full(len(a), 0.1), np.zeros(len(a), int), a[:, 5], {"guess": a[:, 4].astype(int)})
+
+
+def test_recover_dice_returns_an_agreed_guess_as_uncertain_and_never_as_read():
+    """A weak box that no frame read as a face (a lone 1 the second look turned down) but whose best guess
+    agrees over the frames at a mean probability of at least ``min_value_confidence`` comes back uncertain
+    with that guess, for the table to confirm; guesses that disagree, or too unsure, do not."""
+    lone, torn, faint = (300, 100, 340, 140), (400, 100, 440, 140), (500, 100, 540, 140)
+    frames = [_guessed([(*lone, 1, 0.99), (*torn, 2 + k, 0.9), (*faint, 3, 0.3)]) for k in range(3)]
+    got = recover_dice([], frames, min_value_confidence=0.5, min_confidence=0.9)
+    assert [(d.box, d.value, d.guess, d.uncertain, d.recovered) for d in got] == [(lone, 0, 1, True, True)]
+    assert got[0].confidence == pytest.approx(0.99)
+    # the vote shows the guess for display; the die itself stays unread
+    [voted] = [d for d in vote(frames) if d.box == lone]
+    assert voted.uncertain and voted.value == 0 and voted.guess == 1 and voted.votes == (3, 3, 3)
+
+
+def _table(die_at: tuple[int, int] | None) -> np.ndarray:
+    img = np.full((180, 320, 3), 90, np.uint8)
+    img[20:40, 250:300] = 200  # a token: lies there the whole time
+    if die_at is not None:
+        x, y = die_at
+        img[y : y + 30, x : x + 30] = 235
+    return img
+
+
+def _throw_on(det: ThrowDetector, before: np.ndarray, after: np.ndarray, start: int = 0) -> list:
+    """A rest on ``before``, a throw (a hand-free blur over the table), a rest on ``after`` (30 fps, frame
+    numbers from ``start``)."""
+    from kosti.vision.sources import Frame
+
+    frames = [before] * 30
+    for k in range(6):
+        f = before.copy()
+        f[40 + 10 * k : 80 + 10 * k, 20 * k : 20 * k + 30] = 250
+        frames.append(f)
+    frames += [after] * 30
+    return [det.process(Frame(f, i / 30, i)) for i, f in enumerate(frames, start)]
+
+
+def test_a_throw_of_unsure_dice_is_held_not_lost_but_clutter_on_an_empty_table_is_no_throw():
+    """One die expected (Pig) and the detector sure of none: the weak box where the table changed since
+    the last rest — a die that landed there, read as a lone 1 the second look turned down — is held as
+    an uncertain throw with its guess, not dropped as an empty table; the weak box on the token that lay
+    there all along is not taken, so a table cleared of dice stays an empty rest."""
+    die, token = (120, 100, 150, 130), (250, 20, 300, 40)
+    seen = (Detections.empty(), Detections.concat([_guessed([(*die, 1, 0.98)]), _guessed([(*token, 1, 0.97)])]))
+    det = ThrowDetector(CandidateReader([seen] * 2 + [(Detections.empty(), _guessed([(*token, 1, 0.97)]))]),
+                        expected_dice=1, vote_frames=1, hands=False)
+    results = _throw_on(det, _table(None), _table((120, 100)))
+    assert [r.skipped for r in results if r.skipped] == ["empty"]  # the first rest: the token alone
+    [throw] = [r.throw for r in results if r.throw]
+    assert not throw.ok and [(d.value, d.guess, d.recovered, d.box) for d in throw.dice] == [(0, 1, True, die)]
+    assert "low_confidence" in throw.reason_codes and "recovered" in throw.reason_codes
+    # The die picked up again: the token's box did not change, so no throw is made of it.
+    results = _throw_on(det, _table((120, 100)), _table(None), start=66)
     assert not [r.throw for r in results if r.throw] and "empty" in [r.skipped for r in results]
 
 

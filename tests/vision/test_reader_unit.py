@@ -171,6 +171,8 @@ def test_a_weak_box_read_as_a_one_needs_a_stronger_detector_score(monkeypatch):
     _scripted(r, monkeypatch, boxes, scores, probs)
     _, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
     assert candidates.confidence.tolist() == pytest.approx([0.15]) and candidates.value.tolist() == [0]
+    # ... its face kept as the guess, so the recovery can hold it for the table to confirm
+    assert candidates.data["guess"].tolist() == [1] and candidates.value_confidence.tolist() == pytest.approx([0.99])
     off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False,
                      verify_conf=0.05, verify_prob=0.95, verify_one_conf=0.0)
     _scripted(off, monkeypatch, boxes, scores, probs)
