@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from kosti.models import DEFAULT_VALUE_CONF
-from kosti.vision.detections import Detections, box_iou
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
 from kosti.vision.hands import HandBlob, appearance_change, find_hand
 from kosti.vision.settle import (
     SettleDetector,
@@ -185,6 +185,7 @@ class ThrowDetector:
         self.last_throw = None
         self._last_small = None
         self._rest_small = None
+        self._new_throw = False
         self.last_detections = None
         self.last_hand = None
         self._hand_moved = None
@@ -296,14 +297,21 @@ class ThrowDetector:
         if not roll:
             # No die sure enough: a throw of dice the detector is unsure of (one die of Pig showing a lone 1),
             # or a table cleared of dice. Only candidates where the table changed since the last rest can
-            # be the throw's dice; clutter that lay there before (a token, a coin) cannot.
+            # be the throw's dice; clutter that lay there before (a token, a coin) cannot. The two rests are
+            # registered through the camera's motion, except after an announced throw: on a plain cloth
+            # the landed die may be all the registration sees, and it would lay the old die onto it.
             extra = self._recover(dice_all, pairs, expected, w, h)
-            before_rest = _registered(before_rest, small)
+            if extra and not self._new_throw:
+                before_rest = _registered(before_rest, small)
             extra = [d for d in extra if _changed_since(d.box, before_rest, small, w, self.settle.diff_threshold)]
             if not extra:
                 return FrameResult(update, skipped="empty")
             assert expected is not None  # _recover returns nothing without an expected count
-            roll = sorted(extra[:expected], key=lambda d: (d.center[0], d.center[1]))
+            # A throw with no die the detector was sure of is never scored unconfirmed, however clear the
+            # faces: a coin or token knocked into a new place reads as a face too. Each keeps its face as
+            # the guess, for the table to confirm.
+            roll = sorted((replace(d, uncertain=True, value=UNKNOWN_VALUE, guess=d.value or d.guess) for d in extra[:expected]),
+                          key=lambda d: (d.center[0], d.center[1]))
             self.last_detections = _to_detections(roll + aside)
             recovered_all = True
         last = self.last_throw
@@ -313,8 +321,9 @@ class ThrowDetector:
             if _unmoved(roll, before):
                 # The same dice at the same places: not a new throw. A re-read of an uncertain throw that
                 # now gives other values is reported again (it may be the readable version the game waits
-                # for). Judged on the dice found before any recovery: when a player picks up the dice to
-                # throw and leaves the kept ones lying, a weak box must not turn that into a new throw.
+                # for). Judged on the dice found before any recovery of a short throw (when a player picks
+                # up the dice to throw and leaves the kept ones lying, a weak box must not turn that into a
+                # new throw); with no die found, on the recovered ones (a token a picked-up die had hidden).
                 same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if _matched(d, roll))
                 if last.ok or same_values:
                     return FrameResult(update, skipped="same")

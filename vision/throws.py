@@ -28,11 +28,14 @@ class Die:
         confidence: agreement × mean face probability of the winning value over the voted frames, 0–1.
         box: ``(x1, y1, x2, y2)`` in pixels of the frame (median over the frames that saw the die).
         uncertain: the face could not be read with confidence (see :class:`Throw` reasons).
-        guess: the most voted face even when uncertain (0 if no frame read a face) — for display only.
+        guess: the most voted face even when uncertain (0 if no frame read a face) — for display only;
+            for a recovered die, unread readings vote with the reader's best face (:func:`recover_dice`).
         det_confidence: mean detector confidence, 0–1.
-        votes: ``(frames agreeing on the value, frames that saw the die, frames read)``.
+        votes: ``(frames agreeing on the value, frames that saw the die, frames read)`` (for a recovered
+            guess, agreeing on the guess).
         recovered: found by :func:`recover_dice` — the detector was unsure of this box, and it was taken
-            because the roll area held fewer dice than expected.
+            because the roll area held fewer dice than expected (every die of a throw in which the
+            detector was sure of none is recovered, and uncertain).
     """
 
     value: int

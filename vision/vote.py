@@ -51,8 +51,7 @@ def vote(
     Each frame is first cleaned of duplicate boxes (:func:`dedupe`, IoU ≥ ``dedupe_iou``; ``None`` = off).
     Dice are matched across frames greedily by box IoU (≥ ``iou``). A die counts when it is seen in a
     majority of the frames; its value is the majority face among its readings (unread readings, value 0,
-    vote for "unknown"; when no reading has a face, the readings' ``guess`` column, where the reader gives
-    one, votes for the die's ``guess`` alone, and the die stays uncertain). The die is *uncertain* when no face has a majority of the frames that saw it, or
+    vote for "unknown"). The die is *uncertain* when no face has a majority of the frames that saw it, or
     the winning face's mean probability is below ``min_value_confidence``.
 
     Args:
@@ -88,7 +87,7 @@ def vote(
                 used_tracks.add(j)
         for i in range(len(det)):
             if i not in used_rows:
-                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": [], "guess": []}
+                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": []}
                 _add(tr, det, i)
                 tracks.append(tr)
     n = len(reads)
@@ -106,15 +105,9 @@ def vote(
             key = (int(sel.sum()), float(vconf[sel].sum()))
             if key[0] and key > best_key:
                 best, best_key = v, key
-        if best:
-            agree, mean_p = best_key[0], float(vconf[values == best].mean())
-        else:  # no frame read a face: the readings' own best guesses (the reader's ``guess`` column) vote
-            guesses = np.array(tr["guess"])
-            keys = [(int((guesses == g).sum()), float(vconf[guesses == g].sum()), g) for g in range(1, 7)]
-            n_g, _, g = max(keys)
-            best = g if n_g else 0
-            agree, mean_p = (n_g, float(vconf[guesses == g].mean())) if n_g else (0, 0.0)
-        uncertain = not best or not values.any() or agree < seen // 2 + 1 or mean_p < min_value_confidence
+        agree = best_key[0] if best else 0
+        mean_p = float(vconf[values == best].mean()) if best else 0.0
+        uncertain = best == 0 or agree < seen // 2 + 1 or mean_p < min_value_confidence
         confidence = (agree / seen) * mean_p if best else 0.0
         x1, y1, x2, y2 = (float(v) for v in np.median(np.array(tr["box"]), axis=0))
         dice.append(Die(
@@ -130,10 +123,18 @@ def vote(
     return dice
 
 
+def _guesses_filled(det: Detections) -> Detections:
+    """``det`` with each unread die (value 0) given its ``guess`` column's face, where there is one."""
+    guess = det.data.get("guess")
+    if guess is None or not len(det):
+        return det
+    return Detections(det.xyxy, det.confidence, np.where(det.value > 0, det.value, guess), det.value_confidence,
+                      det.data)
+
+
 def _add(tr: dict[str, list[Any]], det: Detections, i: int) -> None:
     tr["box"].append(det.xyxy[i].astype(np.float64))
     tr["value"].append(int(det.value[i]))
-    tr["guess"].append(int(det.data["guess"][i]) if "guess" in det.data else int(det.value[i]))
     tr["vconf"].append(float(det.value_confidence[i]))
     tr["dconf"].append(float(det.confidence[i]))
 
@@ -161,10 +162,12 @@ def recover_dice(
     (IoU ``> overlap_iou``, or a centre inside the other box) a found die. One whose confidence
     (agreement × mean face probability) is below ``min_confidence``, or that some frame did not see, is
     returned *uncertain*, its face kept as ``guess``, so the table confirms it instead of the game scoring
-    a guess. So is one that no frame read as a face but whose best guesses (the reader's ``guess``
-    column; a lone 1 that :meth:`~kosti.vision.reader.DiceReader.lone_ones` turned down is read at
-    p 0.96–0.999 and kept unread) agree by the same majority and mean probability: the table confirms it. The caller decides when to look (:class:`ThrowDetector` never does for a rest whose found
-    dice all lie where the previous throw's lay: that is a player picking up dice, not a new throw).
+    a guess. So is one that the frames did not read by a majority, but whose readings agree once each
+    unread reading (value 0) counts as its own best face (the reader's ``guess`` column) by the same
+    majority and mean probability: a lone 1 that :meth:`~kosti.vision.reader.DiceReader.lone_ones` turned
+    down (read at p 0.96–0.999 and kept unread because number tokens look like it) in some or all frames.
+    The caller decides when to look (:class:`ThrowDetector` never does for a rest whose found dice all lie
+    where the previous throw's lay: that is a player picking up dice, not a new throw).
 
     Args:
         found: the throw's voted dice (:func:`vote` over the same frames' dice alone).
@@ -177,19 +180,25 @@ def recover_dice(
         Recovered dice (``recovered=True``), best confidence first.
     """
     boxes = np.array([d.box for d in found], dtype=np.float64).reshape(-1, 4)
+    voted = vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou)
+    # The same vote with each unread reading counted as its best guess: the same boxes, so the same dice.
+    guessed = {d.box: d for d in vote([_guesses_filled(r) for r in reads], iou=iou,
+                                      min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou)}
     out: list[Die] = []
-    for d in vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou):
-        agree, seen, _ = d.votes
-        guessed = bool(d.guess) and agree >= seen // 2 + 1 and d.confidence * seen >= agree * min_value_confidence - 1e-9
-        if d.uncertain and not guessed:
-            continue
+    for d in voted:
+        if d.uncertain:
+            g = guessed.get(d.box)
+            if g is None or g.uncertain:
+                continue
+            d = replace(g, uncertain=True, value=UNKNOWN_VALUE, guess=g.value)  # never taken as read
         if len(boxes):
             b = np.array([d.box], dtype=np.float64)
             if box_iou(b, boxes).max() > overlap_iou or any(
                 _contains(fb, d.center) or _contains(b[0], f.center) for fb, f in zip(boxes, found)
             ):
                 continue
-        sure = not d.uncertain and d.confidence >= min_confidence and seen == d.votes[2]  # seen in every frame read
+        # seen in every frame read, and read there (not a guess)
+        sure = not d.uncertain and d.confidence >= min_confidence and d.votes[1] == d.votes[2]
         out.append(replace(d, recovered=True, uncertain=not sure,
                            value=d.value if sure else UNKNOWN_VALUE))
     out.sort(key=lambda d: -d.confidence)
@@ -239,6 +248,9 @@ def check_throw(
         elif d.uncertain and d.votes[0] < d.votes[1] // 2 + 1:
             out.append(reason_pair("disagree", f"die {k} reads differently across frames",
                                f"кость {k} читается по-разному на разных кадрах"))
+        elif d.uncertain and d.recovered:  # its confidence may be high: it is unconfirmed, not unsure
+            out.append(reason_pair("low_confidence", f"die {k} looks like a {d.guess}: confirm it",
+                                   f"кость {k}, похоже, {d.guess}: подтвердите"))
         elif d.uncertain:
             out.append(reason_pair("low_confidence", f"die {k} read with low confidence ({d.confidence:.2f})",
                                f"кость {k} прочитана неуверенно ({d.confidence:.2f})"))

@@ -61,7 +61,8 @@ def test_recover_dice_takes_only_steady_readable_candidates_away_from_found_dice
 def test_a_short_throw_takes_the_best_candidate_and_says_so():
     """Expected 2 dice, the reader is sure of one: the candidate read as a clear 3 completes the throw
     (ok, with the non-blocking ``recovered`` warning in both languages); without recovery, or with a
-    candidate read unsurely, the throw is uncertain; an empty roll area never borrows candidates."""
+    candidate read unsurely, the throw is uncertain; an empty roll area borrows no candidate where the
+    table did not change since the last rest (here both rests show the same table)."""
     die, weak = (60, 50, 90, 80), (200, 50, 230, 80)
     one = dets([(*die, 5, 0.95)])
     pair = (one, dets([(*weak, 3, 0.97)]))
@@ -104,9 +105,13 @@ def test_recover_dice_returns_an_agreed_guess_as_uncertain_and_never_as_read():
     got = recover_dice([], frames, min_value_confidence=0.5, min_confidence=0.9)
     assert [(d.box, d.value, d.guess, d.uncertain, d.recovered) for d in got] == [(lone, 0, 1, True, True)]
     assert got[0].confidence == pytest.approx(0.99)
-    # the vote shows the guess for display; the die itself stays unread
+    # the plain vote is unchanged: a die no frame read stays unread, with no guess (check_throw: unreadable)
     [voted] = [d for d in vote(frames) if d.box == lone]
-    assert voted.uncertain and voted.value == 0 and voted.guess == 1 and voted.votes == (3, 3, 3)
+    assert voted.uncertain and voted.value == 0 and voted.guess == 0 and voted.votes == (0, 3, 3)
+    # A detector score wobbling around the lone-1 threshold: read as 1 in one frame, turned down in two.
+    # No majority of reads, but the readings agree once the turned-down ones count as their guess.
+    mixed = [dets([(*lone, 1, 0.99)])] + [_guessed([(*lone, 1, 0.99)]) for _ in range(2)]
+    assert [(d.value, d.guess, d.uncertain) for d in recover_dice([], mixed)] == [(0, 1, True)]
 
 
 def _table(die_at: tuple[int, int] | None) -> np.ndarray:
@@ -138,17 +143,30 @@ def test_a_throw_of_unsure_dice_is_held_not_lost_but_clutter_on_an_empty_table_i
     an uncertain throw with its guess, not dropped as an empty table; the weak box on the token that lay
     there all along is not taken, so a table cleared of dice stays an empty rest."""
     die, token = (120, 100, 150, 130), (250, 20, 300, 40)
-    seen = (Detections.empty(), Detections.concat([_guessed([(*die, 1, 0.98)]), _guessed([(*token, 1, 0.97)])]))
-    det = ThrowDetector(CandidateReader([seen] * 2 + [(Detections.empty(), _guessed([(*token, 1, 0.97)]))]),
+    # the token reads surer than the die: only the change since the last rest tells them apart
+    seen = (Detections.empty(), Detections.concat([_guessed([(*die, 1, 0.97)]), _guessed([(*token, 1, 0.99)])]))
+    det = ThrowDetector(CandidateReader([seen] * 2 + [(Detections.empty(), _guessed([(*token, 1, 0.99)]))]),
                         expected_dice=1, vote_frames=1, hands=False)
     results = _throw_on(det, _table(None), _table((120, 100)))
     assert [r.skipped for r in results if r.skipped] == ["empty"]  # the first rest: the token alone
     [throw] = [r.throw for r in results if r.throw]
     assert not throw.ok and [(d.value, d.guess, d.recovered, d.box) for d in throw.dice] == [(0, 1, True, die)]
-    assert "low_confidence" in throw.reason_codes and "recovered" in throw.reason_codes
+    assert set(throw.reason_codes) == {"low_confidence", "recovered"}
+    assert "die 1 looks like a 1: confirm it / кость 1, похоже, 1: подтвердите" in throw.reasons
     # The die picked up again: the token's box did not change, so no throw is made of it.
     results = _throw_on(det, _table((120, 100)), _table(None), start=66)
     assert not [r.throw for r in results if r.throw] and "empty" in [r.skipped for r in results]
+
+
+def test_a_throw_of_only_recovered_dice_is_never_scored_unconfirmed():
+    """No die the detector was sure of, and a weak box read as a clear 4 in every frame where the table
+    changed: it may be a coin knocked into a new place, so the throw is held with 4 as the guess — never
+    scored as read, however sure the face (with a sure die beside it, the same box would count)."""
+    weak = (120, 100, 150, 130)
+    det = ThrowDetector(CandidateReader([(Detections.empty(), dets([(*weak, 4, 0.99)]))] * 2), expected_dice=1,
+                        vote_frames=1, hands=False)
+    [throw] = [r.throw for r in _throw_on(det, _table(None), _table((120, 100))) if r.throw]
+    assert not throw.ok and [(d.value, d.guess, d.uncertain, d.recovered) for d in throw.dice] == [(0, 4, True, True)]
 
 
 def test_picking_up_dice_is_not_a_new_throw_even_with_a_die_missing():
