@@ -310,8 +310,8 @@ class ThrowDetector:
             # A throw with no die the detector was sure of is never scored unconfirmed, however clear the
             # faces: a coin or token knocked into a new place reads as a face too. Each keeps its face as
             # the guess, for the table to confirm.
-            roll = sorted((replace(d, uncertain=True, value=UNKNOWN_VALUE, guess=d.value or d.guess) for d in extra[:expected]),
-                          key=lambda d: (d.center[0], d.center[1]))
+            held = [replace(d, uncertain=True, value=UNKNOWN_VALUE, guess=d.value or d.guess) for d in extra[:expected]]
+            roll = sorted(held, key=lambda d: (d.center[0], d.center[1]))
             self.last_detections = _to_detections(roll + aside)
             recovered_all = True
         last = self.last_throw
