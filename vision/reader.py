@@ -367,8 +367,7 @@ class DiceReader:
         scores = np.asarray(scores)
         if self.classifier is None or self.verify_one_conf <= self.verify_conf or len(probs) == 0:
             return np.zeros(len(scores), bool)
-        faces = np.where(self._cls_values[None, :] > 0, probs, -1.0)
-        lone: np.ndarray = (self._cls_values[faces.argmax(1)] == 1) & (scores <= self.verify_one_conf)
+        lone: np.ndarray = (best_face(probs, self._cls_values) == 1) & (scores <= self.verify_one_conf)
         return lone
 
     def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -424,10 +424,8 @@ class ThrowDetector:
     def _in_table(self, dice: list[Die], small: np.ndarray | None, width: int) -> list[Die]:
         """The last throw's dice moved into this frame's pixels: the two settle images registered (a
         camera that drifted between the rests), or unchanged when they cannot be."""
-        if small is None or self._last_small is None or self._last_small.shape != small.shape:
-            return dice
-        m = estimate_camera_motion(self._last_small, small, max_shift=0.1 * small.shape[1], max_angle_deg=5.0)
-        if m is None or np.allclose(m, _IDENTITY, atol=1e-3):
+        m = _rest_motion(self._last_small, small)
+        if m is None:
             return dice
         m = scale_transform(m, width / self.settle.width)
         moved = _move_boxes(_boxes(dice), m)
@@ -461,13 +459,21 @@ class ThrowDetector:
 _IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 
 
+def _rest_motion(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:
+    """The camera's motion between two rests' settle images (``(h, w_small)`` uint8 gray): a ``(2, 3)``
+    transform of small-image pixels (:func:`estimate_camera_motion`, up to a tenth of the width and 5°),
+    or None when there is none, none is found, or the images cannot be compared."""
+    if before is None or now is None or before.shape != now.shape:
+        return None
+    m = estimate_camera_motion(before, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
+    return None if m is None or np.allclose(m, _IDENTITY, atol=1e-3) else m
+
+
 def _registered(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:
     """Settle image ``before`` warped onto ``now`` through the camera's motion between them
-    (:func:`estimate_camera_motion`; unchanged when none is found or they cannot be compared)."""
-    if before is None or now is None or before.shape != now.shape:
-        return before
-    m = estimate_camera_motion(before, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
-    if m is None or np.allclose(m, _IDENTITY, atol=1e-3):
+    (:func:`_rest_motion`; unchanged when there is none)."""
+    m = _rest_motion(before, now)
+    if m is None or before is None or now is None:
         return before
     out: np.ndarray = cv2.warpAffine(before, m, (now.shape[1], now.shape[0]), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)
