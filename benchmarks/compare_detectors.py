@@ -1,7 +1,8 @@
 """Read candidate detectors end to end, each at its own operating point chosen on the selection splits.
 
 For each candidate (an ONNX file, or an Ultralytics ``.pt`` checkpoint, exported first exactly as the shipped
-detector is: :func:`kosti.datasets.train.export_onnx`) paired with the shipped face classifier (or ``--cls``):
+detector is, at the size it was trained: :func:`kosti.datasets.train.export_onnx`) paired with the shipped face
+classifier (or ``--cls``):
 
 1. collect the detector's boxes at 0.05 and the classifier's probabilities once per image, on the selection
    splits (rune55-dedup val, epanemu-dice val) and the measured sets (byler-d6 test, skovy-webcam);
@@ -35,7 +36,7 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
     """The ONNX file of ``candidate``: itself, or a ``.pt`` exported into ``tmp`` as the shipped detector is."""
     if candidate.suffix == ".onnx":
         return candidate
-    from kosti.datasets.train import export_onnx
+    from kosti.datasets.train import export_onnx, trained_imgsz
 
     src = tmp / "src" / f"{candidate.parent.parent.name}_{candidate.stem}.pt"
     src.parent.mkdir(parents=True, exist_ok=True)
@@ -46,7 +47,7 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
     from ultralytics.utils.torch_utils import strip_optimizer
 
     strip_optimizer(str(src))
-    return export_onnx(src, 640, tmp / f"{src.stem}.onnx")
+    return export_onnx(src, trained_imgsz(src, 640), tmp / f"{src.stem}.onnx")  # at the size it was trained
 
 
 def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:

@@ -7,6 +7,9 @@
   (±10 % of the box, like a detector's box error) and a random rotation, several per die. Class ``x``
   (unreadable / not a die) comes from background patches that overlap no die and from crops shifted
   half a die off centre (the edge of a die, as a bad box would give).
+* **Detector crops** (:func:`prepare_detector_crops`, same layout): crops cut around a detector's own boxes,
+  the labelled dice it finds in their face class and its weak boxes on no die as ``x`` — the boxes and the
+  clutter the classifier meets at run time.
 
 Every output is a pure function of the inputs and ``seed``.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -230,6 +234,82 @@ def prepare_classification(
     return counts
 
 
+def prepare_detector_crops(
+    sources: list[tuple[Path, str]],
+    out: Path,
+    split: str,
+    detect: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    per_die: int = 2,
+    match_iou: float = 0.5,
+    negative_iou: float = 0.1,
+    max_negative_score: float = 0.45,
+    seed: int = 0,
+) -> dict[str, int]:
+    """Write face-classifier crops cut around a *detector's own boxes* into ``out/<split>/<class>/``.
+
+    :func:`prepare_classification` cuts around the label boxes. At run time the classifier sees the
+    detector's boxes instead, which differ where a dataset labels a die differently from how the detector
+    boxes it (epanemu-dice labels the whole die seen from the side, the detector often only its top face),
+    and its second look (:meth:`kosti.vision.reader.DiceReader.dice_mask`) judges the detector's weak boxes
+    on clutter: number tokens, buttons, keys. This writes both as the reader will meet them:
+
+    * a detector box matching a labelled die (IoU ``≥ match_iou``, one box per die, the best scored) gives
+      ``per_die`` crops of *that box* (rotation, ±10 % jitter, as :func:`prepare_classification`) in the
+      die's face class;
+    * a box overlapping no labelled die (IoU ``< negative_iou`` with all) and scored at most
+      ``max_negative_score`` gives one ``x`` crop — the detector's hard negatives. Boxes scored above
+      ``max_negative_score`` are skipped, not taken as negatives: a sure box on no label is more often a die
+      the labels missed (epanemu-dice leaves far and edge dice unlabelled) than clutter.
+
+    Args:
+        sources: ``(dataset, split)`` pairs, as :func:`prepare_classification`.
+        out: the ImageFolder root. split: the output split (``train`` / ``val``).
+        detect: ``image (H, W, 3) uint8 BGR -> (xyxy (K, 4) float32 px, scores (K,) float32)``, e.g. a
+            :class:`kosti.vision.reader.DiceReader`'s ``detector.detect`` at a low confidence.
+        per_die: crops per matched die. seed: the jitter's and rotations' random seed.
+
+    Returns:
+        crop counts per class name. Raises ``FileNotFoundError`` for a missing dataset or split.
+    """
+    from kosti.vision.detections import box_iou
+
+    rng = random.Random(seed)
+    counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
+    for c in counts:
+        (out / split / c).mkdir(parents=True, exist_ok=True)
+    for data, src_split in sources:
+        for img_path in split_images(Path(data), src_split):
+            image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            boxes, values = read_labels(img_path, w, h)
+            xyxy, scores = detect(image)
+            if not len(xyxy):
+                continue
+            iou = box_iou(boxes, xyxy) if len(boxes) else np.zeros((0, len(xyxy)), np.float32)
+            stem = f"det_{img_path.stem[:60]}"
+            for i, value in enumerate(values):
+                hits = np.flatnonzero(iou[i] >= match_iou)
+                if not len(hits):
+                    continue
+                box = xyxy[hits[np.argmax(scores[hits])]]
+                bw, bh = box[2] - box[0], box[3] - box[1]
+                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                for k in range(per_die):
+                    jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
+                    s = rng.uniform(0.9, 1.1)
+                    jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
+                    crop = rotated_crop(image, (float(cx), float(cy)), rng.uniform(-180, 180), jb)
+                    cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
+                    counts[str(value)] += 1
+            stray = (iou.max(0) if len(boxes) else np.zeros(len(xyxy))) < negative_iou
+            for j in np.flatnonzero(stray & (scores <= max_negative_score)):
+                cv2.imwrite(str(out / split / "x" / f"{stem}_neg{j}.png"), square_crop(image, xyxy[j]))
+                counts["x"] += 1
+    return counts
+
+
 def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
     """True when the square crop that :func:`square_crop` cuts around ``box`` would show most of a die.
 
@@ -249,6 +329,7 @@ __all__ = [
     "FACE_CLASSES",
     "label_path",
     "prepare_classification",
+    "prepare_detector_crops",
     "prepare_detection",
     "read_labels",
     "rotated_crop",

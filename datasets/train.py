@@ -102,10 +102,17 @@ def detector_imgsz(plan: TrainPlan) -> int:
     pt = plan.base / "dice_det.pt" if plan.base is not None and not plan.from_scratch else None
     if pt is None or not pt.is_file():
         return DEFAULT_IMGSZ
+    return trained_imgsz(pt)
+
+
+def trained_imgsz(pt: Path, default: int = DEFAULT_IMGSZ) -> int:
+    """Input size in pixels (the longest side) the Ultralytics checkpoint ``pt`` was trained at, from its
+    ``train_args``; ``default`` when the checkpoint does not record it. Raises what ``torch.load`` raises for
+    an unreadable file."""
     import torch
 
     args = torch.load(pt, map_location="cpu", weights_only=False).get("train_args") or {}
-    size = args.get("imgsz", DEFAULT_IMGSZ)
+    size = args.get("imgsz", default)
     return int(max(size) if isinstance(size, (list, tuple)) else size)
 
 

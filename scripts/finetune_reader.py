@@ -209,6 +209,37 @@ def cls_data_v5m() -> Path:
     return root
 
 
+def cls_data_v7(det: Path) -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v7_data_<det stem>``: :func:`cls_data_v5m`'s crops hard-linked,
+    plus crops cut around the detector ``det``'s own boxes on the train splits
+    (:func:`kosti.datasets.prepare.prepare_detector_crops` at the second look's floor, score > 0.05):
+    epanemu-dice train 2 per matched die, byler-d6 and rune55-dedup train 1, and the detector's unmatched
+    weak boxes as ``x`` (the number tokens, buttons and keys the second look must turn down). Validation is
+    cls_v5's. Returns its root."""
+    from kosti.datasets.prepare import prepare_detector_crops
+    from kosti.vision.reader import DiceReader
+
+    root = RUNS / f"cls_v7_data_{det.stem}"
+    if (root / "train").is_dir():
+        return root
+    base = cls_data_v5m()
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
+    shutil.copytree(base / "val", tmp / "val", copy_function=os.link)
+    detector = DiceReader(det, None, threads=os.cpu_count() or 1).detector
+
+    def detect(image):
+        xyxy, scores, _ = detector.detect(image, 0.05)
+        return xyxy, scores
+
+    print(prepare_detector_crops([(SHARED / "epanemu-dice", "train")], tmp, "train", detect, per_die=2, seed=30))
+    print(prepare_detector_crops([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                                 detect, per_die=1, seed=31))
+    tmp.rename(root)
+    return root
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -348,7 +379,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -405,6 +436,22 @@ def main() -> int:
         aug = dict(data=str(det_data_v6()), **DET_AUG)
         _train("det_v6", args.base_det, imgsz=640, epochs=4, close_mosaic=1, seed=17, lr0=0.0004,
                save_period=1, **aug)
+    elif args.stage == "det_v7":
+        # candidate v1.2 detector: the shipped v1.0 detector, 5 epochs of a fresh cosine schedule at 800 px on
+        # det_data_v6 (the shared sets' 640 px photos are upscaled 1.25x, so a 15-30 px die of epanemu val is
+        # 19-37 px at the network: the small dice v1.0 misses), mosaic off in the last, every epoch saved for
+        # selection end to end at 800 px.
+        aug = dict(data=str(det_data_v6()), **DET_AUG)
+        _train("det_v7", args.base_det, imgsz=800, epochs=5, close_mosaic=1, seed=29, lr0=0.0005,
+               save_period=1, **aug)
+    elif args.stage == "cls_v7":
+        # candidate v1.2 classifier: the shipped v1.0 classifier, 4 epochs at a low rate on cls_v5m's crops plus
+        # crops cut around the detector's own boxes (--det-pt, default the shipped INT8 detector), matched dice
+        # and the detector's weak stray boxes as "x": the classifier meets the boxes, and the clutter, that
+        # the reader gives it.
+        det = args.det_pt or REPO / "models" / "dice_det.onnx"
+        _train(f"cls_v7_{det.stem}", args.base_cls, data=str(cls_data_v7(det)), epochs=4, seed=31, lr0=0.0003,
+               save_period=1, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
         # class, the shipped detector's backbone (layers 0-10, identical in both) copied in and frozen, neck
@@ -442,7 +489,7 @@ def main() -> int:
         # on rune55 val, epoch 20 is better, so the continuation starts there) at a lower rate.
         _train("cls_p5b", a.with_name("last.pt"), data=mixed, epochs=10, seed=10, lr0=0.0003, **CLS_AUG)
     else:
-        from kosti.datasets.train import export_ncnn, export_onnx
+        from kosti.datasets.train import export_ncnn, export_onnx, trained_imgsz
 
         import_ultralytics()
         from ultralytics.utils.torch_utils import strip_optimizer
@@ -454,7 +501,7 @@ def main() -> int:
         from kosti.datasets.quantize import calibration_photos, quantize_classifier, quantize_detector
 
         photos = calibration_photos(SHARED)  # train splits only
-        for src, name, size, quantize in ((det_pt, "dice_det", 640, quantize_detector),
+        for src, name, size, quantize in ((det_pt, "dice_det", trained_imgsz(det_pt, 640), quantize_detector),
                                           (cls_pt, "dice_cls", 64, quantize_classifier)):
             pt = out / f"{name}_src.pt"
             shutil.copy2(src, pt)

@@ -31,3 +31,59 @@ def test_rotated_crop_equals_the_crop_of_the_rotated_photo():
         diffs.append(d)
         assert d.max() <= 2, "only interpolation rounding may differ"
     assert np.mean([d.mean() for d in diffs]) < 0.05
+
+
+def _photo_set(root):
+    """A one-photo YOLO set: two labelled dice (faces 3 and 5) on a grey 320×240 photo."""
+    import cv2
+
+    (root / "images" / "train").mkdir(parents=True)
+    (root / "labels" / "train").mkdir(parents=True)
+    img = np.full((240, 320, 3), 128, np.uint8)
+    cv2.rectangle(img, (40, 40), (80, 80), (255, 255, 255), -1)
+    cv2.rectangle(img, (200, 100), (250, 150), (255, 255, 255), -1)
+    cv2.imwrite(str(root / "images" / "train" / "p.png"), img)
+    # classes 2 and 4 are faces 3 and 5 (FACE_CLASSES: class k is face k + 1)
+    (root / "labels" / "train" / "p.txt").write_text("2 0.1875 0.25 0.125 0.1667\n4 0.703 0.521 0.156 0.208\n")
+
+
+def test_detector_crops_take_the_detectors_boxes_and_its_weak_strays_as_x(tmp_path):
+    from kosti.datasets.prepare import prepare_detector_crops
+
+    _photo_set(tmp_path / "set")
+    boxes = np.array([
+        [42, 46, 80, 80],     # die 1 (face 3), its top face only: IoU 0.8 with the label
+        [40, 40, 80, 80],     # die 1 again, weaker: one box per die, the best scored
+        [200, 100, 250, 150],  # die 2 (face 5)
+        [120, 180, 150, 210],  # a weak stray: a hard negative
+        [270, 10, 300, 40],    # a sure stray: maybe an unlabelled die, skipped
+        [60, 60, 100, 100],    # half on die 1 (IoU 0.14): neither a match nor a negative
+    ], np.float32)
+    scores = np.array([0.9, 0.5, 0.8, 0.2, 0.9, 0.3], np.float32)
+    seen = []
+
+    def detect(image):
+        seen.append(image.shape)
+        return boxes, scores
+
+    counts = prepare_detector_crops([(tmp_path / "set", "train")], tmp_path / "out", "train", detect, per_die=2)
+    assert seen == [(240, 320, 3)]
+    assert counts == {"1": 0, "2": 0, "3": 2, "4": 0, "5": 2, "6": 0, "x": 1}
+    files = sorted(p.relative_to(tmp_path / "out" / "train").as_posix()
+                   for p in (tmp_path / "out" / "train").rglob("*.png"))
+    assert files == ["3/det_p_0_0.png", "3/det_p_0_1.png", "5/det_p_1_0.png", "5/det_p_1_1.png", "x/det_p_neg3.png"]
+    import cv2
+
+    neg = cv2.imread(str(tmp_path / "out" / "train" / "x" / "det_p_neg3.png"))
+    assert neg.shape == (CROP_SIZE, CROP_SIZE, 3) and int(neg.max()) == 128  # grey table, no die in it
+    die = cv2.imread(str(tmp_path / "out" / "train" / "5" / "det_p_1_0.png"))
+    assert int(die.max()) == 255  # the die is in its crop
+
+
+def test_detector_crops_of_a_photo_with_no_boxes_write_nothing(tmp_path):
+    from kosti.datasets.prepare import prepare_detector_crops
+
+    _photo_set(tmp_path / "set")
+    counts = prepare_detector_crops([(tmp_path / "set", "train")], tmp_path / "out", "train",
+                                    lambda image: (np.zeros((0, 4), np.float32), np.zeros(0, np.float32)))
+    assert sum(counts.values()) == 0 and not list((tmp_path / "out").rglob("*.png"))
