@@ -33,7 +33,8 @@ METRICS = ("precision", "recall", "die_accuracy", "image_exact", "wrong", "uncer
 
 
 def as_onnx(candidate: Path, tmp: Path) -> Path:
-    """The ONNX file of ``candidate``: itself, or a ``.pt`` exported into ``tmp`` as the shipped detector is."""
+    """The ONNX file of ``candidate`` (a detector or a classifier): itself, or a ``.pt`` exported into ``tmp``
+    as the shipped models are, at the size it was trained."""
     if candidate.suffix == ".onnx":
         return candidate
     from kosti.datasets.train import export_onnx, trained_imgsz
@@ -77,13 +78,15 @@ def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("candidates", type=Path, nargs="+", help="detector .onnx or Ultralytics .pt checkpoints")
-    ap.add_argument("--cls", type=Path, default=None, help="face classifier (default: the shipped one)")
+    ap.add_argument("--cls", type=Path, default=None,
+                    help="face classifier, .onnx or an Ultralytics .pt checkpoint (default: the shipped one)")
     ap.add_argument("--json", type=Path, default=None, help="also write every result here")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="compare-detectors-"))
     results = []
+    cls = as_onnx(a.cls, tmp) if a.cls is not None else None
     for cand in a.candidates:
-        res = read_candidate(as_onnx(cand, tmp), a.cls)
+        res = read_candidate(as_onnx(cand, tmp), cls)
         res["candidate"] = str(cand)
         results.append(res)
         op = res["operating_point"]

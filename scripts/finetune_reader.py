@@ -45,6 +45,10 @@ Stages, in order (run from the repository root with the project's venv):
   detector, 4 more epochs on :func:`det_data_v6` (det_v5's data, rune55 doubled); the v1.0 classifier, 4
   epochs on :func:`cls_data_v5`'s real crops; YOLO11n and YOLO26n on the v1.0 backbone (:func:`backbone_init`,
   frozen), neck and head trained 2 epochs each. Read end to end by ``benchmarks/compare_detectors.py``.
+* ``det_v7``, ``cls_v7`` (measured 2026-12-02/03, not shipped; model card, "After v1.1"): the v1.0 detector, 5
+  epochs at 800 px on :func:`det_data_v6`; the v1.0 classifier, 4 epochs on :func:`cls_data_v7` (v1.0's crops
+  plus crops around a detector's own boxes, ``--det-pt``: an ONNX detector, default the shipped one). The float
+  800 px detector read every set better; its INT8 version did not (the model card has the numbers).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -55,7 +59,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
