@@ -1,7 +1,7 @@
 """Read candidate detectors end to end, each at its own operating point chosen on the selection splits.
 
-For each candidate (an ONNX file, or an Ultralytics ``.pt`` checkpoint, exported first exactly as the shipped
-detector is, at the size it was trained: :func:`kosti.datasets.train.export_onnx`) paired with the shipped face
+For each candidate (an ONNX file, or an Ultralytics ``.pt`` checkpoint, exported first to float ONNX as the
+shipped detector's float export is, at the size it was trained: :func:`kosti.datasets.train.export_onnx`) paired with the shipped face
 classifier (or ``--cls``):
 
 1. collect the detector's boxes at 0.05 and the classifier's probabilities once per image, on the selection
@@ -34,7 +34,7 @@ METRICS = ("precision", "recall", "die_accuracy", "image_exact", "wrong", "uncer
 
 def as_onnx(candidate: Path, tmp: Path) -> Path:
     """The ONNX file of ``candidate`` (a detector or a classifier): itself, or a ``.pt`` exported into ``tmp``
-    as the shipped models are, at the size it was trained."""
+    to float ONNX as the shipped models' float exports are, at the size it was trained (640 if unrecorded)."""
     if candidate.suffix == ".onnx":
         return candidate
     from kosti.datasets.train import export_onnx, trained_imgsz
@@ -42,13 +42,14 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
     src = tmp / "src" / f"{candidate.parent.parent.name}_{candidate.stem}.pt"
     src.parent.mkdir(parents=True, exist_ok=True)
     src.write_bytes(candidate.read_bytes())
+    size = trained_imgsz(src, 640)  # before strip_optimizer, which fills a missing train_args with defaults
     from kosti.ultralytics_env import import_ultralytics
 
     import_ultralytics()  # offline; strip_optimizer drops the training state as the shipped .pt files are
     from ultralytics.utils.torch_utils import strip_optimizer
 
     strip_optimizer(str(src))
-    return export_onnx(src, trained_imgsz(src, 640), tmp / f"{src.stem}.onnx")  # at the size it was trained
+    return export_onnx(src, size, tmp / f"{src.stem}.onnx")
 
 
 def read_candidate(det: Path, cls: Path | None) -> dict[str, Any]:

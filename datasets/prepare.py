@@ -243,6 +243,7 @@ def prepare_detector_crops(
     match_iou: float = 0.5,
     negative_iou: float = 0.1,
     max_negative_score: float = 0.45,
+    max_negatives: int = 32,
     seed: int = 0,
 ) -> dict[str, int]:
     """Write face-classifier crops cut around a *detector's own boxes* into ``out/<split>/<class>/``.
@@ -256,10 +257,13 @@ def prepare_detector_crops(
     * a detector box matching a labelled die (IoU ``≥ match_iou``, one box per die, the best scored) gives
       ``per_die`` crops of *that box* (rotation, ±10 % jitter, as :func:`prepare_classification`) in the
       die's face class;
-    * a box overlapping no labelled die (IoU ``< negative_iou`` with all) and scored at most
-      ``max_negative_score`` gives one ``x`` crop — the detector's hard negatives. Boxes scored above
-      ``max_negative_score`` are skipped, not taken as negatives: a sure box on no label is more often a die
-      the labels missed (epanemu-dice leaves far and edge dice unlabelled) than clutter.
+    * a box on no labelled die gives one ``x`` crop — the detector's hard negatives, at most
+      ``max_negatives`` per photo (the best scored; the reader's second look also looks at 32 at most). "On
+      no die" means IoU ``< negative_iou`` with every label, no label box covering a quarter of it (a box on
+      one pip or on a die's top face is part of a die) and no die mostly inside its crop
+      (:func:`_shows_a_die`: a box around several dice). Boxes scored above ``max_negative_score`` are
+      skipped, not taken as negatives: a sure box on no label is more often a die the labels missed
+      (epanemu-dice leaves far and edge dice unlabelled) than clutter.
 
     Args:
         sources: ``(dataset, split)`` pairs, as :func:`prepare_classification`.
@@ -267,6 +271,9 @@ def prepare_detector_crops(
         detect: ``image (H, W, 3) uint8 BGR -> (xyxy (K, 4) float32 px, scores (K,) float32)``, e.g. a
             :class:`kosti.vision.reader.DiceReader`'s ``detector.detect`` at a low confidence.
         per_die: crops per matched die. seed: the jitter's and rotations' random seed.
+
+    Files are named ``det_<dataset>_<photo stem>_<die>_<k>.png`` and ``..._neg<box>.png`` (a photo listed
+    twice gets ``_r2``…), so two sets with the same photo names do not overwrite each other.
 
     Returns:
         crop counts per class name. Raises ``FileNotFoundError`` for a missing dataset or split.
@@ -277,6 +284,7 @@ def prepare_detector_crops(
     counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
     for c in counts:
         (out / split / c).mkdir(parents=True, exist_ok=True)
+    seen: dict[str, int] = {}
     for data, src_split in sources:
         for img_path in split_images(Path(data), src_split):
             image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
@@ -288,7 +296,10 @@ def prepare_detector_crops(
             if not len(xyxy):
                 continue
             iou = box_iou(boxes, xyxy) if len(boxes) else np.zeros((0, len(xyxy)), np.float32)
-            stem = f"det_{img_path.stem[:60]}"
+            stem = f"det_{Path(data).name[:30]}_{img_path.stem[:80]}"
+            n_seen = seen[stem] = seen.get(stem, 0) + 1
+            if n_seen > 1:
+                stem = f"{stem}_r{n_seen}"
             for i, value in enumerate(values):
                 hits = np.flatnonzero(iou[i] >= match_iou)
                 if not len(hits):
@@ -303,11 +314,26 @@ def prepare_detector_crops(
                     crop = rotated_crop(image, (float(cx), float(cy)), rng.uniform(-180, 180), jb)
                     cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
                     counts[str(value)] += 1
-            stray = (iou.max(0) if len(boxes) else np.zeros(len(xyxy))) < negative_iou
-            for j in np.flatnonzero(stray & (scores <= max_negative_score)):
+            stray = (scores <= max_negative_score) & ~_on_a_die(xyxy, boxes, iou, negative_iou)
+            for j in np.flatnonzero(stray)[:max_negatives]:
                 cv2.imwrite(str(out / split / "x" / f"{stem}_neg{j}.png"), square_crop(image, xyxy[j]))
                 counts["x"] += 1
     return counts
+
+
+def _on_a_die(xyxy: np.ndarray, boxes: np.ndarray, iou: np.ndarray, min_iou: float) -> np.ndarray:
+    """``(K,)`` bool: which boxes ``xyxy (K, 4)`` lie on a labelled die of ``boxes (N, 4)`` (``iou (N, K)``):
+    IoU ``≥ min_iou`` with one, a quarter of the box covered by one (a pip, a top face), or a die mostly
+    inside the box's crop (:func:`_shows_a_die`)."""
+    if not len(boxes):
+        return np.zeros(len(xyxy), bool)
+    ix = np.clip(np.minimum(boxes[:, None, 2], xyxy[None, :, 2]) - np.maximum(boxes[:, None, 0], xyxy[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(boxes[:, None, 3], xyxy[None, :, 3]) - np.maximum(boxes[:, None, 1], xyxy[None, :, 1]), 0, None)
+    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
+    covered = (ix * iy / area[None, :]).max(0) >= 0.25
+    shows = np.array([_shows_a_die(b, boxes) for b in xyxy], bool)
+    on: np.ndarray = (iou.max(0) >= min_iou) | covered | shows
+    return on
 
 
 def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:

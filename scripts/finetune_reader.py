@@ -47,7 +47,8 @@ Stages, in order (run from the repository root with the project's venv):
   frozen), neck and head trained 2 epochs each. Read end to end by ``benchmarks/compare_detectors.py``.
 * ``det_v7``, ``cls_v7`` (measured 2026-12-02/03, not shipped; model card, "After v1.1"): the v1.0 detector, 5
   epochs at 800 px on :func:`det_data_v6`; the v1.0 classifier, 4 epochs on :func:`cls_data_v7` (v1.0's crops
-  plus crops around a detector's own boxes, ``--det-pt``: an ONNX detector, default the shipped one). The float
+  plus crops around a detector's own boxes, ``--det-pt``: any detector file the reader loads, default the
+  shipped ``dice_det.onnx``). The float
   800 px detector read every set better; its INT8 version did not (the model card has the numbers).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
@@ -213,8 +214,13 @@ def cls_data_v5m() -> Path:
     return root
 
 
+def _tag(ckpt: Path) -> str:
+    """A name for a model file in run names: its stem, after its run's name for ``<run>/weights/<stem>``."""
+    return f"{ckpt.parent.parent.name}_{ckpt.stem}" if ckpt.parent.name == "weights" else ckpt.stem
+
+
 def cls_data_v7(det: Path) -> Path:
-    """Build the ImageFolder ``runs/v02/cls_v7_data_<det stem>``: :func:`cls_data_v5m`'s crops hard-linked,
+    """Build the ImageFolder ``runs/v02/cls_v7_data_<det>`` (:func:`_tag`): :func:`cls_data_v5m`'s crops hard-linked,
     plus crops cut around the detector ``det``'s own boxes on the train splits
     (:func:`kosti.datasets.prepare.prepare_detector_crops` at the second look's floor, score > 0.05):
     epanemu-dice train 2 per matched die, byler-d6 and rune55-dedup train 1, and the detector's unmatched
@@ -223,7 +229,7 @@ def cls_data_v7(det: Path) -> Path:
     from kosti.datasets.prepare import prepare_detector_crops
     from kosti.vision.reader import DiceReader
 
-    root = RUNS / f"cls_v7_data_{det.stem}"
+    root = RUNS / f"cls_v7_data_{_tag(det)}"
     if (root / "train").is_dir():
         return root
     base = cls_data_v5m()
@@ -388,7 +394,8 @@ def main() -> int:
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
     ap.add_argument("--det-pt", type=Path, default=None,
-                    help="export: the detector checkpoint to ship (default: det_v3's last.pt, v0.3)")
+                    help="export: the detector checkpoint to ship (default: det_v3's last.pt, v0.3); cls_v7: the "
+                         "detector whose boxes the crops are cut around (.onnx or .pt; default models/dice_det.onnx)")
     ap.add_argument("--cls-pt", type=Path, default=None,
                     help="export: the classifier checkpoint to ship (default: cls_p5b's last.pt, v0.3)")
     args = ap.parse_args()
@@ -454,7 +461,7 @@ def main() -> int:
         # and the detector's weak stray boxes as "x": the classifier meets the boxes, and the clutter, that
         # the reader gives it.
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
-        _train(f"cls_v7_{det.stem}", args.base_cls, data=str(cls_data_v7(det)), epochs=4, seed=31, lr0=0.0003,
+        _train(f"cls_v7_{_tag(det)}", args.base_cls, data=str(cls_data_v7(det)), epochs=4, seed=31, lr0=0.0003,
                save_period=1, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
