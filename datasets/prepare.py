@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -165,6 +165,34 @@ def rotated_crop(image: np.ndarray, centre: tuple[float, float], angle: float,
     return square_crop(window, [x1 - ox, y1 - oy, x2 - ox, y2 - oy], pad)
 
 
+def _class_folders(out: Path, split: str) -> dict[str, int]:
+    """Make ``out/<split>/{1..6,x}`` and return a zero count per class name."""
+    counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
+    for c in counts:
+        (out / split / c).mkdir(parents=True, exist_ok=True)
+    return counts
+
+
+def _labelled_photos(
+    sources: list[tuple[Path, str]], stem_of: Callable[[Path, Path], str]
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each readable photo of ``sources`` (``(dataset, split)`` pairs, in order) as ``(stem, image (H, W, 3)
+    uint8 BGR, label boxes (N, 4) float32 px, faces (N,))``; unreadable photos are skipped. ``stem_of(dataset,
+    photo)`` names its crops; a photo listed again (a user's photos repeated to weigh them) gets ``_r2``, …
+    so its new crops do not overwrite the first ones."""
+    seen: dict[str, int] = {}
+    for data, src_split in sources:
+        for img_path in split_images(Path(data), src_split):
+            image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            boxes, values = read_labels(img_path, w, h)
+            stem = stem_of(Path(data), img_path)
+            n_seen = seen[stem] = seen.get(stem, 0) + 1
+            yield (f"{stem}_r{n_seen}" if n_seen > 1 else stem), image, boxes, values
+
+
 def prepare_classification(
     sources: list[tuple[Path, str]],
     out: Path,
@@ -183,54 +211,42 @@ def prepare_classification(
         crop counts per class name.
     """
     rng = random.Random(seed)
-    counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
-    for c in counts:
-        (out / split / c).mkdir(parents=True, exist_ok=True)
-    seen: dict[str, int] = {}
-    for data, src_split in sources:
-        for img_path in split_images(Path(data), src_split):
-            image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-            if image is None:
-                continue
-            h, w = image.shape[:2]
-            boxes, values = read_labels(img_path, w, h)
-            stem = img_path.stem[:60]
-            n_seen = seen[stem] = seen.get(stem, 0) + 1
-            if n_seen > 1:  # the same photo listed again (a user's photos repeated to weigh them): new crops
-                stem = f"{stem}_r{n_seen}"
-            for i, (box, value) in enumerate(zip(boxes, values)):
-                bw, bh = box[2] - box[0], box[3] - box[1]
-                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-                for k in range(per_die):
-                    angle = rng.uniform(-180, 180)
-                    jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
-                    s = rng.uniform(0.9, 1.1)
-                    jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
-                    crop = rotated_crop(image, (float(cx), float(cy)), angle, jb)
-                    cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
-                    counts[str(value)] += 1
-            # Negatives: background patches overlapping no die, and half-off-centre die edges.
-            sizes = (boxes[:, 2:] - boxes[:, :2]).max(1) if len(boxes) else np.array([min(h, w) / 12])
-            for k in range(negatives_per_image):
-                side = float(rng.choice(list(sizes))) * rng.uniform(0.8, 1.2)
-                for _ in range(20):
-                    if len(boxes) and rng.random() < 0.5:
-                        # The edge of a die, as a badly placed box would show it: centre shifted 0.75–1.0
-                        # of the die's size, so at most a sliver of its face is in the crop.
-                        b = boxes[rng.randrange(len(boxes))]
-                        bw, bh = b[2] - b[0], b[3] - b[1]
-                        ang = rng.uniform(0, 2 * np.pi)
-                        dx, dy = np.cos(ang) * bw * rng.uniform(0.75, 1.0), np.sin(ang) * bh * rng.uniform(0.75, 1.0)
-                        nb = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
-                    else:
-                        x0, y0 = rng.uniform(0, max(1, w - side)), rng.uniform(0, max(1, h - side))
-                        nb = [x0, y0, x0 + side, y0 + side]
-                    if not len(boxes) or not _shows_a_die(np.array(nb, np.float32), boxes):
-                        break
+    counts = _class_folders(out, split)
+    for stem, image, boxes, values in _labelled_photos(sources, lambda data, img: img.stem[:60]):
+        h, w = image.shape[:2]
+        for i, (box, value) in enumerate(zip(boxes, values)):
+            bw, bh = box[2] - box[0], box[3] - box[1]
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            for k in range(per_die):
+                angle = rng.uniform(-180, 180)
+                jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
+                s = rng.uniform(0.9, 1.1)
+                jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
+                crop = rotated_crop(image, (float(cx), float(cy)), angle, jb)
+                cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
+                counts[str(value)] += 1
+        # Negatives: background patches overlapping no die, and half-off-centre die edges.
+        sizes = (boxes[:, 2:] - boxes[:, :2]).max(1) if len(boxes) else np.array([min(h, w) / 12])
+        for k in range(negatives_per_image):
+            side = float(rng.choice(list(sizes))) * rng.uniform(0.8, 1.2)
+            for _ in range(20):
+                if len(boxes) and rng.random() < 0.5:
+                    # The edge of a die, as a badly placed box would show it: centre shifted 0.75–1.0
+                    # of the die's size, so at most a sliver of its face is in the crop.
+                    b = boxes[rng.randrange(len(boxes))]
+                    bw, bh = b[2] - b[0], b[3] - b[1]
+                    ang = rng.uniform(0, 2 * np.pi)
+                    dx, dy = np.cos(ang) * bw * rng.uniform(0.75, 1.0), np.sin(ang) * bh * rng.uniform(0.75, 1.0)
+                    nb = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
                 else:
-                    continue
-                cv2.imwrite(str(out / split / "x" / f"{stem}_neg{k}.png"), square_crop(image, nb))
-                counts["x"] += 1
+                    x0, y0 = rng.uniform(0, max(1, w - side)), rng.uniform(0, max(1, h - side))
+                    nb = [x0, y0, x0 + side, y0 + side]
+                if not len(boxes) or not _shows_a_die(np.array(nb, np.float32), boxes):
+                    break
+            else:
+                continue
+            cv2.imwrite(str(out / split / "x" / f"{stem}_neg{k}.png"), square_crop(image, nb))
+            counts["x"] += 1
     return counts
 
 
@@ -281,43 +297,30 @@ def prepare_detector_crops(
     from kosti.vision.detections import box_iou
 
     rng = random.Random(seed)
-    counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
-    for c in counts:
-        (out / split / c).mkdir(parents=True, exist_ok=True)
-    seen: dict[str, int] = {}
-    for data, src_split in sources:
-        for img_path in split_images(Path(data), src_split):
-            image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-            if image is None:
+    counts = _class_folders(out, split)
+    for stem, image, boxes, values in _labelled_photos(sources, lambda data, img: f"det_{data.name[:30]}_{img.stem[:80]}"):
+        xyxy, scores = detect(image)
+        if not len(xyxy):
+            continue
+        iou = box_iou(boxes, xyxy) if len(boxes) else np.zeros((0, len(xyxy)), np.float32)
+        for i, value in enumerate(values):
+            hits = np.flatnonzero(iou[i] >= match_iou)
+            if not len(hits):
                 continue
-            h, w = image.shape[:2]
-            boxes, values = read_labels(img_path, w, h)
-            xyxy, scores = detect(image)
-            if not len(xyxy):
-                continue
-            iou = box_iou(boxes, xyxy) if len(boxes) else np.zeros((0, len(xyxy)), np.float32)
-            stem = f"det_{Path(data).name[:30]}_{img_path.stem[:80]}"
-            n_seen = seen[stem] = seen.get(stem, 0) + 1
-            if n_seen > 1:
-                stem = f"{stem}_r{n_seen}"
-            for i, value in enumerate(values):
-                hits = np.flatnonzero(iou[i] >= match_iou)
-                if not len(hits):
-                    continue
-                box = xyxy[hits[np.argmax(scores[hits])]]
-                bw, bh = box[2] - box[0], box[3] - box[1]
-                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-                for k in range(per_die):
-                    jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
-                    s = rng.uniform(0.9, 1.1)
-                    jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
-                    crop = rotated_crop(image, (float(cx), float(cy)), rng.uniform(-180, 180), jb)
-                    cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
-                    counts[str(value)] += 1
-            stray = (scores <= max_negative_score) & ~_on_a_die(xyxy, boxes, iou, negative_iou)
-            for j in np.flatnonzero(stray)[:max_negatives]:
-                cv2.imwrite(str(out / split / "x" / f"{stem}_neg{j}.png"), square_crop(image, xyxy[j]))
-                counts["x"] += 1
+            box = xyxy[hits[np.argmax(scores[hits])]]
+            bw, bh = box[2] - box[0], box[3] - box[1]
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            for k in range(per_die):
+                jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
+                s = rng.uniform(0.9, 1.1)
+                jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
+                crop = rotated_crop(image, (float(cx), float(cy)), rng.uniform(-180, 180), jb)
+                cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
+                counts[str(value)] += 1
+        stray = (scores <= max_negative_score) & ~_on_a_die(xyxy, boxes, iou, negative_iou)
+        for j in np.flatnonzero(stray)[:max_negatives]:
+            cv2.imwrite(str(out / split / "x" / f"{stem}_neg{j}.png"), square_crop(image, xyxy[j]))
+            counts["x"] += 1
     return counts
 
 
