@@ -26,6 +26,7 @@ import numpy as np
 import yaml
 
 from kosti.vision.crops import CROP_SIZE, square_crop
+from kosti.vision.detections import box_cover, box_iou
 from kosti.vision.evaluate import read_labels as _read_labels
 from kosti.vision.yolo_labels import FACE_CLASSES, label_path, single_class
 
@@ -294,8 +295,6 @@ def prepare_detector_crops(
     Returns:
         crop counts per class name. Raises ``FileNotFoundError`` for a missing dataset or split.
     """
-    from kosti.vision.detections import box_iou
-
     rng = random.Random(seed)
     counts = _class_folders(out, split)
     for stem, image, boxes, values in _labelled_photos(sources, lambda data, img: f"det_{data.name[:30]}_{img.stem[:80]}"):
@@ -330,10 +329,7 @@ def _on_a_die(xyxy: np.ndarray, boxes: np.ndarray, iou: np.ndarray, min_iou: flo
     inside the box's crop (:func:`_shows_a_die`)."""
     if not len(boxes):
         return np.zeros(len(xyxy), bool)
-    ix = np.clip(np.minimum(boxes[:, None, 2], xyxy[None, :, 2]) - np.maximum(boxes[:, None, 0], xyxy[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(boxes[:, None, 3], xyxy[None, :, 3]) - np.maximum(boxes[:, None, 1], xyxy[None, :, 1]), 0, None)
-    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
-    covered = (ix * iy / area[None, :]).max(0) >= 0.25
+    covered = box_cover(xyxy, boxes).max(1) >= 0.25
     shows = np.array([_shows_a_die(b, boxes) for b in xyxy], bool)
     on: np.ndarray = (iou.max(0) >= min_iou) | covered | shows
     return on

@@ -48,8 +48,8 @@ Stages, in order (run from the repository root with the project's venv):
 * ``det_v7``, ``cls_v7`` (measured 2026-12-02/03, not shipped; model card, "After v1.1"): the v1.0 detector, 5
   epochs at 800 px on :func:`det_data_v6`; the v1.0 classifier, 4 epochs on :func:`cls_data_v7` (v1.0's crops
   plus crops around a detector's own boxes, ``--det-pt``: any detector file the reader loads, default the
-  shipped ``dice_det.onnx``). The float
-  800 px detector read every set better; its INT8 version did not (the model card has the numbers).
+  shipped ``dice_det.onnx``). The float 800 px detector read every set better; its INT8 version did not (the
+  model card has the numbers).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders

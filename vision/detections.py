@@ -317,13 +317,37 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
     b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    inter = _intersection(a, b)
+    union = _area(a)[:, None] + _area(b)[None, :] - inter
+    return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
+
+
+def box_cover(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Share of each box of ``a`` that lies inside each box of ``b``.
+
+    Args:
+        a: ``(N, 4)`` and ``b``: ``(M, 4)`` boxes ``[x1, y1, x2, y2]`` in the same pixel frame.
+
+    Returns:
+        ``(N, M)`` float64, 0–1: intersection area over ``a[i]``'s own area (0 for an empty ``a[i]``).
+    """
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    inter = _intersection(a, b)
+    area = _area(a)[:, None]
+    return np.asarray(np.divide(inter, area, out=np.zeros_like(inter), where=area > 0))
+
+
+def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(N, M)`` intersection areas of float64 boxes ``a (N, 4)`` and ``b (M, 4)``."""
     lt = np.maximum(a[:, None, :2], b[None, :, :2])
     rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.clip(rb - lt, 0, None).prod(-1)
-    area_a = np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1)
-    area_b = np.clip(b[:, 2:] - b[:, :2], 0, None).prod(-1)
-    union = area_a[:, None] + area_b[None, :] - inter
-    return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
+    return np.asarray(np.clip(rb - lt, 0, None).prod(-1))
+
+
+def _area(a: np.ndarray) -> np.ndarray:
+    """``(N,)`` areas of float64 boxes ``a (N, 4)`` (0 for an inverted box)."""
+    return np.asarray(np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1))
 
 
 def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float) -> np.ndarray:
@@ -347,11 +371,7 @@ def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float) -> np.nd
     drop = np.zeros(len(xyxy), bool)
     if frac >= 1.0 or keep.sum() < 2:
         return drop
-    lt = np.maximum(xyxy[:, None, :2], xyxy[None, :, :2])
-    rb = np.minimum(xyxy[:, None, 2:], xyxy[None, :, 2:])
-    inter = np.clip(rb - lt, 0, None).prod(-1)
-    area = np.clip(xyxy[:, 2:] - xyxy[:, :2], 0, None).prod(-1)
-    cover = np.divide(inter, area[:, None], out=np.zeros_like(inter), where=area[:, None] > 0)  # [i, j]: of i
+    cover = box_cover(xyxy, xyxy)  # [i, j]: the share of box i inside box j
     for i in np.flatnonzero(keep):
         stronger = np.flatnonzero(keep[:i] & ~drop[:i])
         if len(stronger) and cover[i, stronger].max() >= frac:

@@ -103,3 +103,15 @@ def test_voted_dice_give_the_same_arrays_and_json_as_the_pipeline():
     assert d.value_confidence.tolist() == pytest.approx([0.9, 0.2])
     assert d.data["guess"].tolist() == [0, 2] and d.data["recovered"].tolist() == [False, True]
     assert d.faces == sorted(x.value for x in dice if not x.uncertain)
+
+
+def test_box_cover_is_the_share_of_each_box_inside_the_other():
+    from kosti.vision.detections import box_cover
+
+    a = np.array([[0, 0, 10, 10], [5, 5, 7, 7], [20, 20, 20, 30]], np.float32)  # a box, a pip, an empty box
+    b = np.array([[5, 0, 15, 10], [0, 0, 10, 10]], np.float32)
+    cover = box_cover(a, b)
+    assert cover.shape == (3, 2) and cover.dtype == np.float64
+    np.testing.assert_allclose(cover, [[0.5, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    np.testing.assert_allclose(box_cover(b, a)[:, 1], [0.04, 0.04])  # the pip covers 4 % of each box
+    assert box_cover(np.zeros((0, 4)), b).shape == (0, 2)
