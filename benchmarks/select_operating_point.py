@@ -92,7 +92,7 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
     truths, preds = [], []
     for r in recs:
         probs = reader.calibrate(r["probs"])
-        keep = reader.one_box_per_die(r["xyxy"], reader.dice_mask(r["sc"], probs))
+        keep = reader.one_box_per_die(r["xyxy"], reader.dice_mask(r["sc"], probs), r["sc"])
         vals, vconf = reader.decide(probs[keep], reader.class_values)
         preds.append(Detections(r["xyxy"][keep], r["sc"][keep], vals, vconf))
         truths.append((r["image"], r["tx"], r["tv"]))

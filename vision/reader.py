@@ -51,6 +51,7 @@ from kosti.models import (
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_ONE_CONF,
     DEFAULT_VERIFY_PROB,
+    DEFAULT_WEAK_NESTED_FRAC,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
     DETECTOR_NCNN,
@@ -173,6 +174,9 @@ class DiceReader:
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
             same die again — a face or side face boxed inside the whole die — and is dropped
             (:func:`kosti.vision.detections.nested_in_stronger`; 1 turns it off).
+        weak_nested_frac: the same for a weak box (score at or below ``conf``, confirmed by the second look):
+            covered this much by a stronger die box, it is that die's side face or a box shifted half onto it
+            (0–1]; at most ``nested_frac``. 1 turns it off.
         zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``.
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
@@ -204,6 +208,7 @@ class DiceReader:
         verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
+        weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
         zoom_imgsz: int = DEFAULT_ZOOM_IMGSZ,
         zoom_below: float = DEFAULT_ZOOM_BELOW,
     ) -> None:
@@ -223,7 +228,9 @@ class DiceReader:
         self.verify_one_conf = float(verify_one_conf)
         if not 0.0 < nested_frac <= 1.0:
             raise ReaderSettingsError(f"nested_frac must be in (0, 1], got {nested_frac}")
-        self.nested_frac = float(nested_frac)
+        if not 0.0 < weak_nested_frac <= 1.0:
+            raise ReaderSettingsError(f"weak_nested_frac must be in (0, 1], got {weak_nested_frac}")
+        self.nested_frac, self.weak_nested_frac = float(nested_frac), float(weak_nested_frac)
         self.det_path = det
         if zoom_below < 0 or zoom_imgsz <= 0:
             raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
@@ -370,9 +377,13 @@ class DiceReader:
         lone: np.ndarray = (best_face(probs, self._cls_values) == 1) & (scores <= self.verify_one_conf)
         return lone
 
-    def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box (``nested_frac``)."""
-        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, self.nested_frac)
+    def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box: covered ``≥ nested_frac`` of
+        their area, or ``≥ min(weak_nested_frac, nested_frac)`` for a weak box (``scores`` ``(K,)`` at or
+        below ``conf``; :func:`kosti.vision.detections.nested_in_stronger`)."""
+        scores = np.asarray(scores)
+        fracs = np.where(scores > self.conf, self.nested_frac, min(self.weak_nested_frac, self.nested_frac))
+        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, fracs)
         return single
 
     def read(self, image: np.ndarray) -> Detections:
@@ -447,14 +458,14 @@ class DiceReader:
         t1 = time.perf_counter()
         if self.classifier is not None:
             probs = self.calibrate(self.face_probs(self.crops(image, xyxy)))
-            keep = self.one_box_per_die(xyxy, self.dice_mask(scores, probs))
+            keep = self.one_box_per_die(xyxy, self.dice_mask(scores, probs), scores)
             values, vconf = self.decide(probs, self._cls_values)
             # A candidate the lone-1 rule turned down stays uncertain: the live table's recovery of a short
             # throw (kosti.vision.vote.recover_dice) must not take a token back as a sure 1.
             values = np.where(~keep & self.lone_ones(scores, probs), UNKNOWN_VALUE, values).astype(np.int8)
             guess = best_face(probs, self._cls_values)
         else:
-            keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool))
+            keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool), scores)
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
             vconf = scores.astype(np.float32)
             low = (values == 0) | (vconf < self.value_conf)

@@ -71,3 +71,19 @@ def test_map_equals_ultralytics_val_on_shipped_detector(shipped_reader, tmp_path
     )
     assert ours["mAP50"] == pytest.approx(r.box.map50, abs=0.01)
     assert ours["mAP50_95"] == pytest.approx(r.box.map, abs=0.01)
+
+
+def test_a_die_is_read_once_beside_its_weak_twin(shipped_reader):
+    """byler-d6 test ``IMG_20191208_112933``: the detector also proposes a box shifted half onto the pink die
+    showing 5 (score 0.06), which the second look reads as a sure 5; ``weak_nested_frac`` drops it, and the
+    photo reads exactly. With the rule off, the die is counted twice (a 5 too many in the throw)."""
+    from kosti.vision.reader import DiceReader
+
+    full = load_dataset(BYLER / "data.yaml", "test")
+    photo = Dataset([i for i in full.items if i.image.stem == "IMG_20191208_112933"], full.class_values, full.root,
+                    full.split)
+    assert len(photo.items) == 1
+    rec = evaluate(shipped_reader, photo, compute_map=False).records[0]
+    assert rec.exact and len(rec.pred) == len(rec.true_values), (rec.missed, rec.extra, rec.wrong)
+    twice = evaluate(DiceReader(weak_nested_frac=1.0), photo, compute_map=False).records[0]
+    assert len(twice.extra) == 1 and twice.pred.value[twice.extra[0]] == 5

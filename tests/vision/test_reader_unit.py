@@ -196,6 +196,19 @@ def test_nested_in_stronger_drops_a_face_boxed_inside_its_die():
     assert not nested_in_stronger(boxes, keep, 1.0).any()
 
 
+def test_nested_in_stronger_takes_each_box_its_own_share():
+    boxes = np.array([[0, 0, 100, 100],     # a die
+                      [50, 0, 150, 100],    # half onto it
+                      [90, 0, 190, 100]], np.float32)  # a tenth onto it
+    keep = np.ones(3, bool)
+    assert nested_in_stronger(boxes, keep, np.array([1.0, 0.4, 0.4])).tolist() == [False, True, False]
+    assert nested_in_stronger(boxes, keep, np.array([1.0, 0.7, 0.05])).tolist() == [False, False, True]
+    # A box whose own share is 1 is never dropped, even lying wholly inside a stronger one.
+    assert not nested_in_stronger(boxes[[0, 0]], np.ones(2, bool), np.array([0.4, 1.0])).any()
+    with pytest.raises(ValueError, match="one per box"):
+        nested_in_stronger(boxes, keep, np.array([0.4, 0.4]))
+
+
 def test_reader_reports_a_die_once_when_its_face_is_boxed_too(monkeypatch):
     m = untrained_models()
     r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, value_conf=0.5, temperature=1.0, tta=False,
@@ -210,6 +223,32 @@ def test_reader_reports_a_die_once_when_its_face_is_boxed_too(monkeypatch):
     assert r.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [5, 5, 1]
     with pytest.raises(ValueError, match="nested_frac"):
         DiceReader(m["det_onnx"], m["cls_onnx"], nested_frac=0.0)
+
+
+def test_a_weak_box_half_on_a_found_die_is_that_die_again(monkeypatch):
+    """A second-look box shifted half onto a sure die (byler-d6 ``IMG_20191208_112933``'s pink 5, read twice
+    before ``weak_nested_frac``) is dropped; the same overlap between two sure boxes is two dice."""
+    m = untrained_models()
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.45, value_conf=0.5, temperature=1.0, tta=False,
+                   verify_conf=0.05, verify_prob=0.9, verify_one_conf=0.05, weak_nested_frac=0.4)
+    # a sure die, a weak lone die, and a weak box 42 % of whose area lies on the sure die (detector order)
+    boxes = [[100, 100, 150, 150], [300, 100, 350, 150], [80, 85, 130, 135]]
+    probs = [[0, 0, 0, 0, 0.99, 0, 0.01], [0, 0.99, 0, 0, 0, 0, 0.01], [0, 0, 0, 0, 0.99, 0, 0.01]]
+    frame = np.zeros((400, 500, 3), np.uint8)
+    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    dice, candidates = r.read_candidates(frame)
+    assert dice.value.tolist() == [5, 2] and len(candidates) == 1  # the weak twin dropped, the weak lone die kept
+    r.weak_nested_frac = 0.5  # asks more than the twin's 42 %
+    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    assert r.read(frame).value.tolist() == [5, 2, 5]
+    r.weak_nested_frac = 0.4
+    _scripted(r, monkeypatch, boxes, [0.9, 0.6, 0.5], probs)  # all sure: touching dice, nested_frac applies
+    assert r.read(frame).value.tolist() == [5, 2, 5]
+    r.weak_nested_frac = 1.0
+    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    assert r.read(frame).value.tolist() == [5, 2, 5]
+    with pytest.raises(ValueError, match="weak_nested_frac"):
+        DiceReader(m["det_onnx"], m["cls_onnx"], weak_nested_frac=1.5)
 
 
 def test_temperature_from_reader_json(tmp_path):
