@@ -351,7 +351,7 @@ def _area(a: np.ndarray) -> np.ndarray:
 
 
 def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndarray) -> np.ndarray:
-    """``(K,)`` bool: kept boxes that lie mostly inside an earlier (stronger) kept box.
+    """``(K,)`` bool: kept boxes covered ``≥`` their ``frac`` of their own area by an earlier (stronger) kept box.
 
     A die is found once. In oblique views the detector also boxes a die's top or side face inside the box
     of the whole die, and NMS keeps both because their IoU is small (a face is a third to a half of the
@@ -361,15 +361,16 @@ def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndar
     Args:
         xyxy: ``(K, 4)`` boxes ``[x1, y1, x2, y2]`` in frame pixels, strongest first (detector order).
         keep: ``(K,)`` bool, the boxes that are dice so far; only these suppress and are suppressed.
-        frac: share of a box's own area, 0–1, that a stronger box must cover (1 turns the rule off): one
-            value for every box, or ``(K,)`` float, each box's own (the reader asks less of a weak box,
-            :class:`kosti.vision.reader.DiceReader` ``weak_nested_frac``).
+        frac: share of a box's own area, 0–1, that a stronger box must cover: one value for every box, or
+            ``(K,)`` float, each box's own (the reader asks less of a weak box,
+            :class:`kosti.vision.reader.DiceReader` ``weak_nested_frac``). A box whose share is ``≥ 1`` is
+            never dropped (1 for every box turns the rule off).
 
     Returns:
         ``(K,)`` bool mask of the boxes to drop (a subset of ``keep``).
 
     Raises:
-        ValueError: ``frac`` is an array whose length is not ``K``.
+        ValueError: ``frac`` is an array whose shape is not ``(K,)``.
     """
     xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     keep = np.asarray(keep, bool)
@@ -377,7 +378,7 @@ def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndar
     if fracs.ndim == 0:
         fracs = np.full(len(xyxy), float(fracs))
     if fracs.shape != (len(xyxy),):
-        raise ValueError(f"frac must be one value or one per box ({len(xyxy)}), got shape {fracs.shape}")
+        raise ValueError(f"frac must be one value or one per box, shape ({len(xyxy)},); got {fracs.shape}")
     drop = np.zeros(len(xyxy), bool)
     if keep.sum() < 2 or (fracs[keep] >= 1.0).all():
         return drop
@@ -385,11 +386,5 @@ def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndar
     for i in np.flatnonzero(keep & (fracs < 1.0)):
         stronger = np.flatnonzero(keep[:i] & ~drop[:i])
         if len(stronger) and cover[i, stronger].max() >= fracs[i]:
-            drop[i] = True
-    return drop
-    cover = box_cover(xyxy, xyxy)  # [i, j]: the share of box i inside box j
-    for i in np.flatnonzero(keep):
-        stronger = np.flatnonzero(keep[:i] & ~drop[:i])
-        if len(stronger) and cover[i, stronger].max() >= frac:
             drop[i] = True
     return drop

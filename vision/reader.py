@@ -175,8 +175,9 @@ class DiceReader:
             same die again — a face or side face boxed inside the whole die — and is dropped
             (:func:`kosti.vision.detections.nested_in_stronger`; 1 turns it off).
         weak_nested_frac: the same for a weak box (score at or below ``conf``, confirmed by the second look):
-            covered this much by a stronger die box, it is that die's side face or a box shifted half onto it
-            (0–1]; at most ``nested_frac``. 1 turns it off.
+            covered this much by a stronger die box, it is that die's side face or a box shifted onto it
+            (0–1]. A value above ``nested_frac`` is capped at it (1 = weak boxes as strong ones);
+            ``nested_frac`` 1 turns the rule off for every box.
         zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``.
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
@@ -379,10 +380,17 @@ class DiceReader:
 
     def one_box_per_die(self, xyxy: np.ndarray, keep: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box: covered ``≥ nested_frac`` of
-        their area, or ``≥ min(weak_nested_frac, nested_frac)`` for a weak box (``scores`` ``(K,)`` at or
-        below ``conf``; :func:`kosti.vision.detections.nested_in_stronger`)."""
+        their area, or ``≥ min(weak_nested_frac, nested_frac)`` for a weak box (``scores`` ``(K,)`` float at or
+        below ``conf``; :func:`kosti.vision.detections.nested_in_stronger`). ``nested_frac`` 1 keeps every box.
+
+        Raises:
+            ValueError: ``xyxy`` ``(K, 4)``, ``keep`` and ``scores`` differ in length.
+        """
         scores = np.asarray(scores)
-        fracs = np.where(scores > self.conf, self.nested_frac, min(self.weak_nested_frac, self.nested_frac))
+        if not len(scores) == len(keep) == len(xyxy):
+            raise ValueError(f"one_box_per_die: {len(xyxy)} boxes, {len(keep)} keep flags, {len(scores)} scores")
+        weak = 1.0 if self.nested_frac >= 1.0 else min(self.weak_nested_frac, self.nested_frac)
+        fracs = np.where(scores > self.conf, self.nested_frac, weak)
         single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, fracs)
         return single
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
+from kosti.models import DEFAULT_WEAK_NESTED_FRAC
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_cover, box_iou
 from kosti.vision.throws import Die
 
 
@@ -147,6 +148,7 @@ def recover_dice(
     min_confidence: float = 0.9,
     dedupe_iou: float | None = 0.5,
     overlap_iou: float = 0.2,
+    overlap_share: float = DEFAULT_WEAK_NESTED_FRAC,
 ) -> list[Die]:
     """Dice the detector was unsure of, for a throw that came up short of the expected count.
 
@@ -159,7 +161,8 @@ def recover_dice(
 
     A candidate is returned only when it was seen in a majority of the frames, a majority of them read
     the same face with mean probability ``≥ min_value_confidence``, and it neither matches nor overlaps
-    (IoU ``> overlap_iou``, or a centre inside the other box) a found die. One whose confidence
+    (IoU ``> overlap_iou``, a centre inside the other box, or ``≥ overlap_share`` of its own area on it) a
+    found die. One whose confidence
     (agreement × mean face probability) is below ``min_confidence``, or that some frame did not see, is
     returned *uncertain*, its face kept as ``guess``, so the table confirms it instead of the game scoring
     a guess. So is one that the frames did not read by a majority, but whose readings agree once each
@@ -175,6 +178,9 @@ def recover_dice(
         iou, min_value_confidence, dedupe_iou: as :func:`vote`.
         min_confidence: confidence, 0–1, at which a recovered die is taken as read.
         overlap_iou: IoU above which a candidate counts as a found die boxed differently.
+        overlap_share: share of a candidate's own area, 0–1, lying on a found die at which it is that die
+            again (a side face or a shifted box; the reader drops such a weak box from its dice by the same
+            share, :class:`kosti.vision.reader.DiceReader` ``weak_nested_frac``).
 
     Returns:
         Recovered dice (``recovered=True``), best confidence first.
@@ -193,7 +199,7 @@ def recover_dice(
             d = replace(g, uncertain=True, value=UNKNOWN_VALUE, guess=g.value)  # never taken as read
         if len(boxes):
             b = np.array([d.box], dtype=np.float64)
-            if box_iou(b, boxes).max() > overlap_iou or any(
+            if box_iou(b, boxes).max() > overlap_iou or box_cover(b, boxes).max() >= overlap_share or any(
                 _contains(fb, d.center) or _contains(b[0], f.center) for fb, f in zip(boxes, found)
             ):
                 continue

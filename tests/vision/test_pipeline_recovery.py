@@ -47,8 +47,9 @@ def test_recover_dice_takes_only_steady_readable_candidates_away_from_found_dice
     once = (500, 100, 540, 140)  # seen in one frame of three: not a die
     blank = (600, 100, 640, 140)  # no face read (value 0): not taken
     twin = (104, 102, 146, 144)  # the found die boxed again (IoU 0.7): not a second die
-    frames = [dets([(*found_box, 5, 0.99), (*steady, 2, 0.97), (*unsure, 4, 0.6), (*blank, 0, 0.3), (*twin, 5, 0.9)])
-              for _ in range(3)]
+    side = (122, 110, 162, 130)  # a strip 45 % on the found die (IoU 0.18, neither centre in the other box)
+    frames = [dets([(*found_box, 5, 0.99), (*steady, 2, 0.97), (*unsure, 4, 0.6), (*blank, 0, 0.3), (*twin, 5, 0.9),
+                    (*side, 3, 0.99)]) for _ in range(3)]
     frames[0] = Detections.concat([frames[0], dets([(*once, 6, 0.99)])])
     got = recover_dice(found, frames, min_value_confidence=0.5, min_confidence=0.9)
     assert [(d.box, d.value, d.guess, d.uncertain, d.recovered) for d in got] == [
@@ -56,6 +57,9 @@ def test_recover_dice_takes_only_steady_readable_candidates_away_from_found_dice
     # seen in every frame, the 6 is a die too, and the surest candidate comes first
     every = recover_dice(found, [Detections.concat([f, dets([(*once, 6, 0.99)])]) for f in frames])
     assert [(d.value, d.guess) for d in every] == [(6, 6), (2, 2), (0, 4)]
+    # the strip is a side face of the found die only by its share: without that rule it would be a die
+    strips = recover_dice(found, frames, min_value_confidence=0.5, min_confidence=0.9, overlap_share=1.01)
+    assert [d.box for d in strips] == [side, steady, unsure]
 
 
 def test_a_short_throw_takes_the_best_candidate_and_says_so():

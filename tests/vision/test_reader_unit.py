@@ -237,16 +237,23 @@ def test_a_weak_box_half_on_a_found_die_is_that_die_again(monkeypatch):
     frame = np.zeros((400, 500, 3), np.uint8)
     _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     dice, candidates = r.read_candidates(frame)
-    assert dice.value.tolist() == [5, 2] and len(candidates) == 1  # the weak twin dropped, the weak lone die kept
+    assert dice.value.tolist() == [5, 2]  # the weak twin dropped, the weak lone die kept
+    assert candidates.value.tolist() == [5] and candidates.xyxy.tolist() == [boxes[2]]  # the twin, as a candidate
     r.weak_nested_frac = 0.5  # asks more than the twin's 42 %
     _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2, 5]
     r.weak_nested_frac = 0.4
     _scripted(r, monkeypatch, boxes, [0.9, 0.6, 0.5], probs)  # all sure: touching dice, nested_frac applies
     assert r.read(frame).value.tolist() == [5, 2, 5]
-    r.weak_nested_frac = 1.0
+    r.weak_nested_frac = 1.0  # weak boxes as strong ones: 42 % is under nested_frac's 70 %
     _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2, 5]
+    r.weak_nested_frac, r.nested_frac = 0.4, 1.0  # nested_frac 1 turns the one-box rule off for every box
+    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    assert r.read(frame).value.tolist() == [5, 2, 5]
+    r.weak_nested_frac, r.nested_frac = 0.9, 0.4  # a weak share above nested_frac is capped at it
+    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    assert r.read(frame).value.tolist() == [5, 2]
     with pytest.raises(ValueError, match="weak_nested_frac"):
         DiceReader(m["det_onnx"], m["cls_onnx"], weak_nested_frac=1.5)
 
