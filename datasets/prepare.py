@@ -360,3 +360,59 @@ __all__ = [
     "rotated_crop",
     "split_images",
 ]
+
+
+def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A dimmer, flatter copy of a classifier crop: what a dark die with dark pips looks like (byler-d6's dark
+    blue die with grey pips, its brown die with dark red pips: the reader's uncertain dice there).
+
+    Pixel values are pulled toward the crop's mean by a factor drawn in [0.35, 0.7], then darkened by a gamma
+    drawn in [1.1, 1.8]. Pips stay where they are and keep their order of brightness against the body, so the
+    face does not change.
+
+    Args:
+        crop: ``(h, w, 3)`` uint8 BGR.
+        rng: the draws' source (the output is a pure function of ``crop`` and ``rng``'s state).
+
+    Returns:
+        ``(h, w, 3)`` uint8 BGR.
+
+    Raises:
+        ValueError: ``crop`` is not an ``(h, w, 3)`` uint8 array.
+    """
+    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
+        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+    k, gamma = rng.uniform(0.35, 0.7), rng.uniform(1.1, 1.8)
+    x = crop.astype(np.float32) / 255.0
+    x = x.mean() + (x - x.mean()) * k
+    out: np.ndarray = (np.clip(x, 0.0, 1.0) ** gamma * 255.0 + 0.5).astype(np.uint8)
+    return out
+
+
+def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
+    """Add :func:`low_contrast` copies of a ``share`` (0–1) of the crops of ImageFolder ``root/<split>/<class>/``
+    whose names start with one of ``prefixes`` (``()`` = every crop), in every class, ``x`` included (so that a
+    flat crop is no cue for a face). Copies are named ``lc_<name>``; crops already so named are not copied
+    again, so a second call with the same arguments writes the same files. Returns the copies per class.
+
+    Raises:
+        FileNotFoundError: ``root/<split>`` is not a folder.
+    """
+    base = Path(root) / split
+    if not base.is_dir():
+        raise FileNotFoundError(f"no ImageFolder split at {base}")
+    counts: dict[str, int] = {}
+    for cls_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        rng = np.random.default_rng([seed, sum(map(ord, cls_dir.name))])
+        n = 0
+        for f in sorted(cls_dir.iterdir()):
+            if f.name.startswith("lc_") or (prefixes and not f.name.startswith(prefixes)):
+                continue
+            take = rng.random() < share
+            crop = cv2.imread(str(f), cv2.IMREAD_COLOR) if take else None
+            if crop is None:
+                continue
+            cv2.imwrite(str(cls_dir / f"lc_{f.stem}.png"), low_contrast(crop, rng))
+            n += 1
+        counts[cls_dir.name] = n
+    return counts

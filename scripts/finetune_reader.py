@@ -60,7 +60,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -250,6 +250,26 @@ def cls_data_v7(det: Path) -> Path:
     return root
 
 
+def cls_data_v8(det: Path) -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v8_data_<det>``: :func:`cls_data_v7`'s crops hard-linked, plus a
+    dimmer, flatter copy (:func:`kosti.datasets.prepare.add_low_contrast_copies`) of a quarter of its train
+    crops, every class (``x`` too). Dark dice with dark pips are what v1.1 leaves uncertain on byler-d6 test.
+    Validation is cls_v7's. Returns its root."""
+    from kosti.datasets.prepare import add_low_contrast_copies
+
+    root = RUNS / f"cls_v8_data_{_tag(det)}"
+    if (root / "train").is_dir():
+        return root
+    base = cls_data_v7(det)
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
+    shutil.copytree(base / "val", tmp / "val", copy_function=os.link)
+    print(add_low_contrast_copies(tmp, "train", share=0.25, prefixes=(), seed=32))
+    tmp.rename(root)
+    return root
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -389,7 +409,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -462,6 +482,12 @@ def main() -> int:
         # the reader gives it.
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
         _train(f"cls_v7_{_tag(det)}", args.base_cls, data=str(cls_data_v7(det)), epochs=4, seed=31, lr0=0.0003,
+               save_period=1, **CLS_AUG)
+    elif args.stage == "cls_v8":
+        # candidate classifier: cls_v7 with dim, flat copies of a quarter of its crops (dark dice with dark pips),
+        # from the shipped v1.0 classifier, 3 epochs at cls_v7's rate.
+        det = args.det_pt or REPO / "models" / "dice_det.onnx"
+        _train(f"cls_v8_{_tag(det)}", args.base_cls, data=str(cls_data_v8(det)), epochs=3, seed=33, lr0=0.0003,
                save_period=1, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one

@@ -1,0 +1,49 @@
+"""Low-contrast copies of classifier crops (kosti.datasets.prepare.low_contrast, add_low_contrast_copies)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from kosti.datasets.prepare import add_low_contrast_copies, low_contrast
+
+
+def _die(body: int, pip: int) -> np.ndarray:
+    crop = np.full((64, 64, 3), 200, np.uint8)  # the table
+    cv2.rectangle(crop, (12, 12), (52, 52), (body,) * 3, -1)
+    for c in ((22, 22), (42, 42), (32, 32)):  # a 3
+        cv2.circle(crop, c, 4, (pip,) * 3, -1)
+    return crop
+
+
+def test_low_contrast_is_dimmer_and_flatter_and_keeps_the_pips():
+    crop = _die(body=60, pip=230)
+    for seed in range(20):
+        out = low_contrast(crop, np.random.default_rng(seed))
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        assert out.std() < 0.75 * crop.std() and out.mean() < crop.mean()
+        # pips stay brighter than the body, at the same places
+        assert out[32, 32].mean() > out[16, 30].mean() and out[22, 22].mean() > out[16, 30].mean()
+    same = low_contrast(crop, np.random.default_rng(3)), low_contrast(crop, np.random.default_rng(3))
+    assert np.array_equal(*same)
+    with pytest.raises(ValueError, match="uint8"):
+        low_contrast(crop.astype(np.float32), np.random.default_rng(0))
+
+
+def test_copies_of_a_share_in_every_class_named_apart_and_written_once(tmp_path):
+    for cls in ("3", "x"):
+        (tmp_path / "train" / cls).mkdir(parents=True)
+        for i in range(40):
+            cv2.imwrite(str(tmp_path / "train" / cls / f"{'det' if i % 2 else 's'}_{i}.png"), _die(60, 230))
+    counts = add_low_contrast_copies(tmp_path, "train", share=0.5, prefixes=(), seed=1)
+    assert set(counts) == {"3", "x"} and all(8 <= n <= 32 for n in counts.values()), counts
+    made = sorted(p.name for p in (tmp_path / "train").rglob("lc_*.png"))
+    assert len(made) == sum(counts.values())
+    before = {p: p.read_bytes() for p in (tmp_path / "train").rglob("*.png")}
+    assert add_low_contrast_copies(tmp_path, "train", share=0.5, prefixes=(), seed=1) == counts  # copies not copied
+    assert {p: p.read_bytes() for p in (tmp_path / "train").rglob("*.png")} == before
+    only_det = add_low_contrast_copies(tmp_path, "train", share=1.0, prefixes=("det_",), seed=2)
+    assert only_det == {"3": 20, "x": 20}
+    with pytest.raises(FileNotFoundError):
+        add_low_contrast_copies(tmp_path, "val", share=0.5, prefixes=(), seed=1)
