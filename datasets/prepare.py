@@ -10,6 +10,8 @@
 * **Detector crops** (:func:`prepare_detector_crops`, same layout): crops cut around a detector's own boxes,
   the labelled dice it finds in their face class and its weak boxes on no die as ``x`` — the boxes and the
   clutter the classifier meets at run time.
+* **Low-contrast copies** (:func:`low_contrast`, :func:`add_low_contrast_copies`): dimmer, flatter copies of
+  a classifier set's crops, for dark dice with dark pips.
 
 Every output is a pure function of the inputs and ``seed``.
 """
@@ -352,7 +354,9 @@ def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
 __all__ = [
     "CROP_SIZE",
     "FACE_CLASSES",
+    "add_low_contrast_copies",
     "label_path",
+    "low_contrast",
     "prepare_classification",
     "prepare_detector_crops",
     "prepare_detection",
@@ -366,9 +370,11 @@ def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A dimmer, flatter copy of a classifier crop: what a dark die with dark pips looks like (byler-d6's dark
     blue die with grey pips, its brown die with dark red pips: the reader's uncertain dice there).
 
-    Pixel values are pulled toward the crop's mean by a factor drawn in [0.35, 0.7], then darkened by a gamma
-    drawn in [1.1, 1.8]. Pips stay where they are and keep their order of brightness against the body, so the
-    face does not change.
+    Pixel values are pulled toward the crop's mean (one grey level over all three channels, so colours also
+    fade toward grey) by a factor drawn in [0.35, 0.7], then darkened by a gamma drawn in [1.1, 1.8]. Pips
+    stay where they are and keep their order of brightness against the body, so the face does not change.
+    On a crop of a die the spread of values falls; on a bright, nearly uniform crop the gamma can widen it
+    a little.
 
     Args:
         crop: ``(h, w, 3)`` uint8 BGR.
@@ -390,14 +396,18 @@ def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
-    """Add :func:`low_contrast` copies of a ``share`` (0–1) of the crops of ImageFolder ``root/<split>/<class>/``
-    whose names start with one of ``prefixes`` (``()`` = every crop), in every class, ``x`` included (so that a
-    flat crop is no cue for a face). Copies are named ``lc_<name>``; crops already so named are not copied
-    again, so a second call with the same arguments writes the same files. Returns the copies per class.
+    """Add :func:`low_contrast` copies of about a ``share`` (0–1; each crop drawn with that probability) of the
+    crops of ImageFolder ``root/<split>/<class>/`` whose names start with one of ``prefixes`` (``()`` = every
+    crop), in every class, ``x`` included (so that a flat crop is no cue for a face). Copies are written as
+    ``lc_<stem>.png``; crops already so named are not copied again, so a second call with the same arguments
+    writes the same files. Returns the number of copies written per class.
 
     Raises:
         FileNotFoundError: ``root/<split>`` is not a folder.
+        ValueError: ``share`` is not in [0, 1].
     """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be in [0, 1], got {share}")
     base = Path(root) / split
     if not base.is_dir():
         raise FileNotFoundError(f"no ImageFolder split at {base}")

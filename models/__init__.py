@@ -76,7 +76,7 @@ EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = (
 DEFAULT_NESTED_FRAC = 0.7
 #: ``DEFAULT_WEAK_NESTED_FRAC``: a *weak* die box (detector score at or below ``conf``, kept by the second
 #: look) covered this much by a stronger die box is the same die again and is dropped — in oblique views and
-#: tight groups the detector also proposes a die's side face, or a box shifted half onto it, at a low score,
+#: tight groups the detector also proposes a die's side face, or a box shifted onto it, at a low score,
 #: and the second look reads a face there as surely as on the die itself. Measured on the selection splits
 #: (rune55-dedup val + epanemu-dice val, v1.1 at its operating point): 0.5 drops 2 such boxes, 0.4 drops 3,
 #: 0.3 drops 4, none a labelled die; 0.2 starts dropping real dice (recall 0.916 → 0.911 on rune55 val).

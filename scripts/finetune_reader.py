@@ -50,6 +50,8 @@ Stages, in order (run from the repository root with the project's venv):
   plus crops around a detector's own boxes, ``--det-pt``: any detector file the reader loads, default the
   shipped ``dice_det.onnx``). The float 800 px detector read every set better; its INT8 version did not (the
   model card has the numbers).
+* ``cls_v8`` (measured 2026-12-03, not shipped; model card, "Also tried on 2026-12-03"): the v1.0 classifier,
+  3 epochs on :func:`cls_data_v8` (``cls_v7``'s crops plus dim, flat copies of a quarter of them).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders

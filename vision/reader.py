@@ -409,11 +409,13 @@ class DiceReader:
         return self.read_candidates(image)[0]
 
     def read_candidates(self, image: np.ndarray) -> tuple[Detections, Detections]:
-        """:meth:`read`, plus the weak boxes the second look did not confirm.
+        """:meth:`read`, plus the boxes it did not take as dice: the weak boxes the second look did not
+        confirm, and the boxes the one-box-per-die rule dropped (:meth:`one_box_per_die`, any score).
 
         The live table knows how many dice were thrown (the engine's dice to throw); when fewer are found,
         it may take the best of these candidates (:func:`kosti.vision.vote.recover_dice`). Each
-        candidate carries its detector score (``confidence``, in ``(verify_conf, conf]``) and its face read
+        candidate carries its detector score (``confidence``; above ``verify_conf``, and at most ``conf``
+        unless the one-box rule dropped it) and its face read
         as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``, and for a lone 1 the
         second look turned down, :meth:`lone_ones`). Dice and candidates both carry a ``guess`` column:
         the most probable face, even where the value is 0 (its probability is then ``value_confidence``).
@@ -423,7 +425,8 @@ class DiceReader:
 
         Returns:
             ``(dice, candidates)``: two :class:`Detections` in frame pixels, each highest detector
-            confidence first; ``candidates`` is empty when the second look is off.
+            confidence first; with the second look off, ``candidates`` holds only boxes the one-box rule
+            dropped.
 
         Raises:
             ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array.

@@ -180,7 +180,8 @@ def recover_dice(
         overlap_iou: IoU above which a candidate counts as a found die boxed differently.
         overlap_share: share of a candidate's own area, 0–1, lying on a found die at which it is that die
             again (a side face or a shifted box; the reader drops such a weak box from its dice by the same
-            share, :class:`kosti.vision.reader.DiceReader` ``weak_nested_frac``).
+            share at the defaults, :class:`kosti.vision.reader.DiceReader` ``weak_nested_frac``); above 1
+            turns this rule off.
 
     Returns:
         Recovered dice (``recovered=True``), best confidence first.

@@ -47,3 +47,5 @@ def test_copies_of_a_share_in_every_class_named_apart_and_written_once(tmp_path)
     assert only_det == {"3": 20, "x": 20}
     with pytest.raises(FileNotFoundError):
         add_low_contrast_copies(tmp_path, "val", share=0.5, prefixes=(), seed=1)
+    with pytest.raises(ValueError, match="share"):
+        add_low_contrast_copies(tmp_path, "train", share=1.5, prefixes=(), seed=1)
