@@ -351,21 +351,6 @@ def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
     return bool(inside.any())
 
 
-__all__ = [
-    "CROP_SIZE",
-    "FACE_CLASSES",
-    "add_low_contrast_copies",
-    "label_path",
-    "low_contrast",
-    "prepare_classification",
-    "prepare_detector_crops",
-    "prepare_detection",
-    "read_labels",
-    "rotated_crop",
-    "split_images",
-]
-
-
 def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A dimmer, flatter copy of a classifier crop: what a dark die with dark pips looks like (byler-d6's dark
     blue die with grey pips, its brown die with dark red pips: the reader's uncertain dice there).
@@ -426,3 +411,18 @@ def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tupl
             n += 1
         counts[cls_dir.name] = n
     return counts
+
+
+__all__ = [
+    "CROP_SIZE",
+    "FACE_CLASSES",
+    "add_low_contrast_copies",
+    "label_path",
+    "low_contrast",
+    "prepare_classification",
+    "prepare_detector_crops",
+    "prepare_detection",
+    "read_labels",
+    "rotated_crop",
+    "split_images",
+]

@@ -80,7 +80,7 @@ DEFAULT_NESTED_FRAC = 0.7
 #: and the second look reads a face there as surely as on the die itself. Measured on the selection splits
 #: (rune55-dedup val + epanemu-dice val, v1.1 at its operating point): 0.5 drops 2 such boxes, 0.4 drops 3,
 #: 0.3 drops 4, none a labelled die; 0.2 starts dropping real dice (recall 0.916 → 0.911 on rune55 val).
-#: 0.4 keeps a margin from that edge (``models/README.md``, "v1.1").
+#: 0.4 keeps a margin from that edge. Found on a byler-d6 test photo, which it fixes (``models/README.md``, "v1.1").
 DEFAULT_WEAK_NESTED_FRAC = 0.4
 #: ``DEFAULT_ZOOM_IMGSZ`` and ``DEFAULT_ZOOM_BELOW``: the reader's zoom for small dice. When the dice it
 #: found are small — median side under ``zoom_below`` pixels of the 640 px detector input — or it found none
