@@ -168,6 +168,17 @@ def rotated_crop(image: np.ndarray, centre: tuple[float, float], angle: float,
     return square_crop(window, [x1 - ox, y1 - oy, x2 - ox, y2 - oy], pad)
 
 
+def _jittered_box(box: np.ndarray, rng: random.Random) -> tuple[tuple[float, float], list[float]]:
+    """A die box as a detector might have drawn it: ``(centre, jittered box)`` of ``box`` ``[x1, y1, x2, y2]``
+    (px), the box shifted by up to ±10 % of its size and scaled 0.9–1.1 (three draws of ``rng``, in that order);
+    ``centre`` is the label box's own, the point :func:`rotated_crop` turns the photo about."""
+    bw, bh = box[2] - box[0], box[3] - box[1]
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
+    s = rng.uniform(0.9, 1.1)
+    return (float(cx), float(cy)), [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
+
+
 def _class_folders(out: Path, split: str) -> dict[str, int]:
     """Make ``out/<split>/{1..6,x}`` and return a zero count per class name."""
     counts = {c: 0 for c in ["1", "2", "3", "4", "5", "6", "x"]}
@@ -218,14 +229,10 @@ def prepare_classification(
     for stem, image, boxes, values in _labelled_photos(sources, lambda data, img: img.stem[:60]):
         h, w = image.shape[:2]
         for i, (box, value) in enumerate(zip(boxes, values)):
-            bw, bh = box[2] - box[0], box[3] - box[1]
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             for k in range(per_die):
                 angle = rng.uniform(-180, 180)
-                jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
-                s = rng.uniform(0.9, 1.1)
-                jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
-                crop = rotated_crop(image, (float(cx), float(cy)), angle, jb)
+                centre, jb = _jittered_box(box, rng)
+                crop = rotated_crop(image, centre, angle, jb)
                 cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
                 counts[str(value)] += 1
         # Negatives: background patches overlapping no die, and half-off-centre die edges.
@@ -309,13 +316,9 @@ def prepare_detector_crops(
             if not len(hits):
                 continue
             box = xyxy[hits[np.argmax(scores[hits])]]
-            bw, bh = box[2] - box[0], box[3] - box[1]
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             for k in range(per_die):
-                jx, jy = rng.uniform(-0.1, 0.1) * bw, rng.uniform(-0.1, 0.1) * bh
-                s = rng.uniform(0.9, 1.1)
-                jb = [cx + jx - bw * s / 2, cy + jy - bh * s / 2, cx + jx + bw * s / 2, cy + jy + bh * s / 2]
-                crop = rotated_crop(image, (float(cx), float(cy)), rng.uniform(-180, 180), jb)
+                centre, jb = _jittered_box(box, rng)
+                crop = rotated_crop(image, centre, rng.uniform(-180, 180), jb)
                 cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)
                 counts[str(value)] += 1
         stray = (scores <= max_negative_score) & ~_on_a_die(xyxy, boxes, iou, negative_iou)
