@@ -73,6 +73,7 @@ import argparse
 import os
 import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,19 @@ def _images_paths(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXT)
 
 
+def _extended_copy(root: Path, train: Path, val: Path, add: Callable[[Path], None]) -> Path:
+    """Build the ImageFolder ``root``: ``train`` and ``val`` (split folders) hard-linked into ``root.tmp``, then
+    ``add(tmp)`` writes the new crops there, then it is renamed to ``root`` (an interrupted build leaves only
+    the ``.tmp``, rebuilt on the next run). Returns ``root``."""
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(train, tmp / "train", copy_function=os.link)
+    shutil.copytree(val, tmp / "val", copy_function=os.link)
+    add(tmp)
+    tmp.rename(root)
+    return root
+
+
 def cls_data_v5m() -> Path:
     """Build the ImageFolder ``runs/v02/cls_v5m_data``: v0.3's crops (:func:`cls_data` with the ``*PXL*``
     extras) hard-linked, plus the epanemu-dice train crops of :func:`cls_data_v5`; validation is
@@ -204,16 +218,14 @@ def cls_data_v5m() -> Path:
     if (root / "train").is_dir():
         return root
     base, v5 = cls_data(pxl_extra=9), cls_data_v5()
-    tmp = RUNS / "cls_v5m_data.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
-    shutil.copytree(v5 / "val", tmp / "val", copy_function=os.link)
     epanemu = tuple(p.stem for p in _images_paths(SHARED / "epanemu-dice/images/train"))
-    for f in (v5 / "train").glob("*/*.png"):
-        if f.name.startswith(epanemu):  # crops are named <photo stem>_<i>_<j>.png
-            os.link(f, tmp / "train" / f.parent.name / f"v5_{f.name}")
-    tmp.rename(root)
-    return root
+
+    def add(tmp: Path) -> None:
+        for f in (v5 / "train").glob("*/*.png"):
+            if f.name.startswith(epanemu):  # crops are named <photo stem>_<i>_<j>.png
+                os.link(f, tmp / "train" / f.parent.name / f"v5_{f.name}")
+
+    return _extended_copy(root, base / "train", v5 / "val", add)
 
 
 def _tag(ckpt: Path) -> str:
@@ -235,21 +247,18 @@ def cls_data_v7(det: Path) -> Path:
     if (root / "train").is_dir():
         return root
     base = cls_data_v5m()
-    tmp = root.with_name(root.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
-    shutil.copytree(base / "val", tmp / "val", copy_function=os.link)
     detector = DiceReader(det, None, threads=os.cpu_count() or 1).detector
 
     def detect(image):
         xyxy, scores, _ = detector.detect(image, 0.05)
         return xyxy, scores
 
-    print(prepare_detector_crops([(SHARED / "epanemu-dice", "train")], tmp, "train", detect, per_die=2, seed=30))
-    print(prepare_detector_crops([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
-                                 detect, per_die=1, seed=31))
-    tmp.rename(root)
-    return root
+    def add(tmp: Path) -> None:
+        print(prepare_detector_crops([(SHARED / "epanemu-dice", "train")], tmp, "train", detect, per_die=2, seed=30))
+        print(prepare_detector_crops([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp,
+                                     "train", detect, per_die=1, seed=31))
+
+    return _extended_copy(root, base / "train", base / "val", add)
 
 
 def cls_data_v8(det: Path) -> Path:
@@ -263,13 +272,8 @@ def cls_data_v8(det: Path) -> Path:
     if (root / "train").is_dir():
         return root
     base = cls_data_v7(det)
-    tmp = root.with_name(root.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(base / "train", tmp / "train", copy_function=os.link)
-    shutil.copytree(base / "val", tmp / "val", copy_function=os.link)
-    print(add_low_contrast_copies(tmp, "train", share=0.25, prefixes=(), seed=32))
-    tmp.rename(root)
-    return root
+    return _extended_copy(root, base / "train", base / "val",
+                          lambda tmp: print(add_low_contrast_copies(tmp, "train", share=0.25, prefixes=(), seed=32)))
 
 
 def _synth_images(out: Path, *args: str) -> list[str]:
