@@ -19,9 +19,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from label_errors import listed_sets, read_list  # noqa: E402  (a sibling module)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
-ERRORS = REPO / "datasets" / "label_errors"
 KEYS = ("images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95")
 
 
@@ -30,7 +32,7 @@ def main() -> int:
     from kosti.vision.reader import DiceReader
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sets", nargs="*", default=sorted(p.stem for p in ERRORS.glob("*.json")))
+    ap.add_argument("sets", nargs="*", default=listed_sets())
     ap.add_argument("--model", type=Path, default=None, help="detector (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=None, help="face classifier (default: the shipped one)")
     ap.add_argument("--no-map", action="store_true", help="skip the low-threshold pass for mAP")
@@ -39,9 +41,8 @@ def main() -> int:
     reader = DiceReader(a.model, a.cls_model)
     out: dict[str, dict[str, object]] = {}
     for name in a.sets:
-        doc = json.loads((ERRORS / f"{name}.json").read_text())
-        wrong = {Path(e["label"]).stem for e in doc["errors"]}
-        ds = load_dataset(SHARED / doc["set"], doc["split"])
+        split, wrong = read_list(name)
+        ds = load_dataset(SHARED / name, split)
         missing = wrong - {item.label.stem for item in ds.items}
         if missing:
             print(f"{name}: listed label files not in the set: {sorted(missing)}", file=sys.stderr)
@@ -52,7 +53,7 @@ def main() -> int:
         scores = {k: {m: v.get(m) for m in KEYS} for k, v in both.items()}
         out[name] = {**scores, "left_out": sorted(wrong)}
         for k, s in scores.items():
-            print(f"{name} {doc['split']} {k:21s} " + " ".join(f"{m} {s[m]}" for m in KEYS))
+            print(f"{name} {split} {k:21s} " + " ".join(f"{m} {s[m]}" for m in KEYS))
     if a.json:
         a.json.write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -8,7 +8,10 @@ reports as tests (byler-d6 test, skovy-webcam), which are only *measured* at the
 Procedure (all numbers are ``kosti eval`` definitions, through :func:`kosti.vision.evaluate.evaluate_predictions`):
 
 1. Run the detector once per image at confidence 0.05 and the face classifier (with the reader's TTA) on
-   every box; keep the raw arrays.
+   every box; keep the raw arrays. Photos whose labels are known to be wrong (``datasets/label_errors/``,
+   :mod:`label_errors`) are left out: a wrong label must not fit the temperature or choose a threshold
+   (since 2026-12-03; before, epanemu val's ``dice_90``, whose 36 dice are all labelled 6, pushed the
+   temperature from 0.806 to 0.867).
 2. Fit the softmax temperature on the selection split's matched dice (NLL, :func:`fit_temperature`).
 3. For every ``conf`` × ``value_conf`` × second-look setting (``verify_conf``, ``verify_prob``,
    ``verify_one_conf``; or off)
@@ -29,6 +32,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from label_errors import wrong_labels  # noqa: E402  (a sibling module)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
@@ -56,14 +62,20 @@ def _names(sets) -> str:
     return " + ".join(f"{name} {split}" for name, split in sets)
 
 
-def collect(reader, name: str, split: str) -> list[dict]:
-    """Per image: labels and the reader's raw detector boxes (conf ≥ 0.05) with raw face probabilities."""
+def collect(reader, name: str, split: str, keep_label_errors: bool = False) -> list[dict]:
+    """Per image: labels and the reader's raw detector boxes (conf ≥ 0.05) with raw face probabilities.
+
+    Photos listed in ``datasets/label_errors/<name>.json`` for ``split`` are left out unless
+    ``keep_label_errors``."""
     from kosti.vision.evaluate import load_dataset, read_labels
     from kosti.vision.reader import load_image
 
     ds = load_dataset(SHARED / name, split)
+    wrong = set() if keep_label_errors else wrong_labels(name, split)
     out = []
     for item in ds.items:
+        if item.label.stem in wrong:
+            continue
         img = load_image(item.image)
         h, w = img.shape[:2]
         txyxy, tvals = read_labels(item.label, w, h, ds.class_values)
@@ -145,9 +157,13 @@ def main() -> int:
     ap.add_argument("--min-value-conf", type=float, default=MIN_VALUE_CONF,
                     help=f"lowest value_conf the choice may take ({MIN_VALUE_CONF})")
     ap.add_argument("--json", type=Path, default=None, help="also write the choice and all scores here")
+    ap.add_argument("--keep-label-errors", action="store_true",
+                    help="also select on the photos datasets/label_errors/ lists (the procedure before 2026-12-03)")
     a = ap.parse_args()
     reader = DiceReader(a.det, a.cls, temperature=1.0)  # max_verify: the reader's default
-    sel = [r for name, split in SELECT for r in collect(reader, name, split)]
+    sel = [r for name, split in SELECT for r in collect(reader, name, split, a.keep_label_errors)]
+    left_out = 0 if a.keep_label_errors else sum(len(wrong_labels(name, split)) for name, split in SELECT)
+    print(f"selection: {len(sel)} photos of {_names(SELECT)} ({left_out} with known label errors left out)")
     n_fit = fit_selection_temperature(reader, sel)
     print(f"temperature {reader.temperature:.3f} on {n_fit} matched dice of {_names(SELECT)}")
     grid, best = choose(reader, sel, a.max_wrong, a.min_value_conf)
@@ -163,7 +179,8 @@ def main() -> int:
             "temperature": round(reader.temperature, 4), "conf": best[0], "value_conf": best[1],
             "verify_conf": best[2][0] if best[2] else best[0], "verify_prob": best[2][1] if best[2] else 1.0,
             "verify_one_conf": best[2][2] if best[2] else 0.0,
-            "iou": reader.detector.iou, "selection": _names(SELECT), "selection_scores": grid[best],
+            "iou": reader.detector.iou, "selection": _names(SELECT), "selection_photos": len(sel),
+            "label_errors_left_out": left_out, "selection_scores": grid[best],
             "measured": measured,
             "grid": [{"conf": c, "value_conf": v, "verify": vf, **s} for (c, v, vf), s in grid.items()]},
             indent=1) + "\n")
