@@ -11,7 +11,9 @@
   the labelled dice it finds in their face class and its weak boxes on no die as ``x`` — the boxes and the
   clutter the classifier meets at run time.
 * **Low-contrast copies** (:func:`low_contrast`, :func:`add_low_contrast_copies`): dimmer, flatter copies of
-  a classifier set's crops, for dark dice with dark pips.
+  a classifier set's crops, for dark dice with dark pips; **glint copies** (:func:`specular_glint`,
+  :func:`add_glint_copies`): copies with a lamp's soft white glint, which on a dark die looks like a pip
+  (both through :func:`add_copies`).
 
 Every output is a pure function of the inputs and ``seed``.
 """
@@ -383,19 +385,69 @@ def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
-    """Add :func:`low_contrast` copies of about a ``share`` (0–1; each crop drawn with that probability) of the
+def specular_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A copy of a classifier crop with a lamp's glint on it: one soft, near-white, often elongated spot, as
+    a glossy die under a lamp above the table shows. byler-d6's black die showing 4 (test
+    ``IMG_20191209_100023``) carries one in its centre, which v1.1 reads as a fifth pip (a 5 at p 0.95).
+
+    The spot's centre is drawn in the crop's middle 60 % (where the die is), its half-axes in [3 %, 10 %] and
+    [1.5 %, 10 %] of the crop side, at any angle; the crop is blended toward a warm white (B, G, R 235–255)
+    through a Gaussian of that ellipse, peak weight in [0.7, 1.0]. It adds light and takes none away, so a
+    pip stays a pip and the face does not change.
+
+    Args:
+        crop: ``(h, w, 3)`` uint8 BGR.
+        rng: the draws' source (the output is a pure function of ``crop`` and ``rng``'s state).
+
+    Returns:
+        ``(h, w, 3)`` uint8 BGR, nowhere darker than ``crop``.
+
+    Raises:
+        ValueError: ``crop`` is not an ``(h, w, 3)`` uint8 array.
+    """
+    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
+        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+    h, w = crop.shape[:2]
+    side = min(h, w)
+    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    a = rng.uniform(0.03, 0.10) * side
+    b = min(a, rng.uniform(0.015, 0.10) * side)
+    theta, peak = rng.uniform(0.0, np.pi), rng.uniform(0.7, 1.0)
+    white = rng.uniform(235.0, 255.0, 3).astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = (xx - cx) * np.cos(theta) + (yy - cy) * np.sin(theta)
+    v = -(xx - cx) * np.sin(theta) + (yy - cy) * np.cos(theta)
+    weight = (peak * np.exp(-0.5 * ((u / a) ** 2 + (v / b) ** 2)))[..., None]
+    x = crop.astype(np.float32)
+    out: np.ndarray = np.clip(np.maximum(x, x + (white - x) * weight) + 0.5, 0, 255).astype(np.uint8)
+    return out
+
+
+#: Name prefixes of the copies :func:`add_copies` writes (``lc_`` low-contrast, ``gl_`` glint): never copied again.
+COPY_PREFIXES = ("lc_", "gl_")
+
+
+def add_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int,
+               transform: Callable[[np.ndarray, np.random.Generator], np.ndarray], tag: str) -> dict[str, int]:
+    """Add ``transform``-ed copies of about a ``share`` (0–1; each crop drawn with that probability) of the
     crops of ImageFolder ``root/<split>/<class>/`` whose names start with one of ``prefixes`` (``()`` = every
-    crop), in every class, ``x`` included (so that a flat crop is no cue for a face). Copies are written as
-    ``lc_<stem>.png``; crops already so named are not copied again, so a second call with the same arguments
-    writes the same files. Returns the number of copies written per class.
+    crop), in every class, ``x`` included (so that the change is no cue for a face). Copies are written as
+    ``<tag><stem>.png``; a crop that is itself a copy (:data:`COPY_PREFIXES`) is not copied, so a second call
+    with the same arguments writes the same files. Returns the number of copies written per class.
+
+    Args:
+        transform: ``(crop, rng) -> crop``, uint8 BGR in and out (:func:`low_contrast`,
+            :func:`specular_glint`); it draws from the class's own generator (seeded by ``seed`` and the class).
+        tag: the copies' name prefix, one of :data:`COPY_PREFIXES`.
 
     Raises:
         FileNotFoundError: ``root/<split>`` is not a folder.
-        ValueError: ``share`` is not in [0, 1].
+        ValueError: ``share`` is not in [0, 1], or ``tag`` is not a copy prefix.
     """
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share must be in [0, 1], got {share}")
+    if tag not in COPY_PREFIXES:
+        raise ValueError(f"tag must be one of {COPY_PREFIXES}, got {tag!r}")
     base = Path(root) / split
     if not base.is_dir():
         raise FileNotFoundError(f"no ImageFolder split at {base}")
@@ -404,28 +456,44 @@ def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tupl
         rng = np.random.default_rng([seed, sum(map(ord, cls_dir.name))])
         n = 0
         for f in sorted(cls_dir.iterdir()):
-            if f.name.startswith("lc_") or (prefixes and not f.name.startswith(prefixes)):
+            if f.name.startswith(COPY_PREFIXES) or (prefixes and not f.name.startswith(prefixes)):
                 continue
             take = rng.random() < share
             crop = cv2.imread(str(f), cv2.IMREAD_COLOR) if take else None
             if crop is None:
                 continue
-            cv2.imwrite(str(cls_dir / f"lc_{f.stem}.png"), low_contrast(crop, rng))
+            cv2.imwrite(str(cls_dir / f"{tag}{f.stem}.png"), transform(crop, rng))
             n += 1
         counts[cls_dir.name] = n
     return counts
 
 
+def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
+    """:func:`add_copies` with :func:`low_contrast`, named ``lc_<stem>.png``: dim, flat copies for dark dice with
+    dark pips (``cls_v8``)."""
+    return add_copies(root, split, share, prefixes, seed, low_contrast, "lc_")
+
+
+def add_glint_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
+    """:func:`add_copies` with :func:`specular_glint`, named ``gl_<stem>.png``: copies with a lamp's glint
+    (``cls_v9``)."""
+    return add_copies(root, split, share, prefixes, seed, specular_glint, "gl_")
+
+
 __all__ = [
+    "COPY_PREFIXES",
     "CROP_SIZE",
     "FACE_CLASSES",
+    "add_copies",
+    "add_glint_copies",
     "add_low_contrast_copies",
     "label_path",
     "low_contrast",
     "prepare_classification",
-    "prepare_detector_crops",
     "prepare_detection",
+    "prepare_detector_crops",
     "read_labels",
     "rotated_crop",
+    "specular_glint",
     "split_images",
 ]

@@ -52,6 +52,9 @@ Stages, in order (run from the repository root with the project's venv):
   model card has the numbers).
 * ``cls_v8`` (measured 2026-12-03, not shipped; model card, "Also tried on 2026-12-03"): the v1.0 classifier,
   3 epochs on :func:`cls_data_v8` (``cls_v7``'s crops plus dim, flat copies of a quarter of them).
+* ``cls_v9`` (measured 2026-12-03, not shipped; model card, "Also tried on 2026-12-03"): the v1.0 classifier,
+  3 epochs on :func:`cls_data_v9` (``cls_v8``'s crops plus copies of a quarter of the originals with a lamp's
+  glint).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -62,7 +65,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -276,6 +279,21 @@ def cls_data_v8(det: Path) -> Path:
                           lambda tmp: print(add_low_contrast_copies(tmp, "train", share=0.25, prefixes=(), seed=32)))
 
 
+def cls_data_v9(det: Path) -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v9_data_<det>``: :func:`cls_data_v8`'s crops hard-linked, plus a copy
+    with a lamp's glint (:func:`kosti.datasets.prepare.add_glint_copies`) of a quarter of its original train
+    crops, every class (``x`` too). A glint on a black die is what v1.1 reads as a fifth pip on byler-d6 test.
+    Validation is cls_v8's. Returns its root."""
+    from kosti.datasets.prepare import add_glint_copies
+
+    root = RUNS / f"cls_v9_data_{_tag(det)}"
+    if (root / "train").is_dir():
+        return root
+    base = cls_data_v8(det)
+    return _extended_copy(root, base / "train", base / "val",
+                          lambda tmp: print(add_glint_copies(tmp, "train", share=0.25, prefixes=(), seed=34)))
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -415,7 +433,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -494,6 +512,12 @@ def main() -> int:
         # from the shipped v1.0 classifier, 3 epochs at cls_v7's rate.
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
         _train(f"cls_v8_{_tag(det)}", args.base_cls, data=str(cls_data_v8(det)), epochs=3, seed=33, lr0=0.0003,
+               save_period=1, **CLS_AUG)
+    elif args.stage == "cls_v9":
+        # candidate classifier: cls_v8 with lamp-glint copies of a quarter of its original crops, from the
+        # shipped v1.0 classifier, 3 epochs at cls_v7's rate.
+        det = args.det_pt or REPO / "models" / "dice_det.onnx"
+        _train(f"cls_v9_{_tag(det)}", args.base_cls, data=str(cls_data_v9(det)), epochs=3, seed=35, lr0=0.0003,
                save_period=1, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
