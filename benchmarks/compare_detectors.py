@@ -5,7 +5,9 @@ shipped detector's float export is, at the size it was trained: :func:`kosti.dat
 classifier (or ``--cls``):
 
 1. collect the detector's boxes at 0.05 and the classifier's probabilities once per image, on the selection
-   splits (rune55-dedup val, epanemu-dice val) and the measured sets (byler-d6 test, skovy-webcam);
+   splits (rune55-dedup val, epanemu-dice val) and the measured sets (byler-d6 test, skovy-webcam), without the
+   photos whose labels are known to be wrong (``datasets/label_errors/``; since 2026-12-03, as
+   ``select_operating_point.collect``);
 2. fit the temperature and choose ``conf`` × ``value_conf`` × second look on the pooled selection splits
    exactly as ``benchmarks/select_operating_point.py`` does (best image_exact with at most 1 % wrong reads);
 3. print precision / recall / die_accuracy / image_exact of every set, separately, at that point and at the

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from label_errors import listed_sets, read_list  # noqa: E402  (a sibling module)
+from label_errors import listed_sets, read_list, without_label_errors  # noqa: E402  (a sibling module)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
@@ -43,11 +43,11 @@ def main() -> int:
     for name in a.sets:
         split, wrong = read_list(name)
         ds = load_dataset(SHARED / name, split)
-        missing = wrong - {item.label.stem for item in ds.items}
-        if missing:
-            print(f"{name}: listed label files not in the set: {sorted(missing)}", file=sys.stderr)
+        try:
+            clean = replace(ds, items=without_label_errors(ds.items, name, split)[0])
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
             return 2
-        clean = replace(ds, items=[item for item in ds.items if item.label.stem not in wrong])
         both = {"as_shipped": evaluate(reader, ds, compute_map=not a.no_map).to_json(),
                 "without_label_errors": evaluate(reader, clean, compute_map=not a.no_map).to_json()}
         scores = {k: {m: v.get(m) for m in KEYS} for k, v in both.items()}

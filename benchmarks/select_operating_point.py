@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from label_errors import wrong_labels  # noqa: E402  (a sibling module)
+from label_errors import without_label_errors  # noqa: E402  (a sibling module)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
@@ -63,19 +63,28 @@ def _names(sets) -> str:
 
 
 def collect(reader, name: str, split: str, keep_label_errors: bool = False) -> list[dict]:
-    """Per image: labels and the reader's raw detector boxes (conf ≥ 0.05) with raw face probabilities.
+    """Per image of shared set ``name``'s ``split``: labels and the reader's raw detector boxes (conf ≥ 0.05) with
+    raw face probabilities.
 
-    Photos listed in ``datasets/label_errors/<name>.json`` for ``split`` are left out unless
-    ``keep_label_errors``."""
+    Photos listed in ``datasets/label_errors/<name>.json`` for ``split`` are left out unless ``keep_label_errors``
+    (:func:`label_errors.without_label_errors`).
+
+    Returns:
+        One dict per photo: ``image`` (path), ``tx`` ``(N, 4)`` float32 label boxes (frame px) and ``tv``
+        ``(N,)`` int8 their faces, ``xyxy`` ``(K, 4)`` float32 detector boxes (frame px), ``sc`` ``(K,)`` float32 their
+        scores (best first), ``probs`` ``(K, nc)`` float32 uncalibrated face probabilities (the reader's TTA).
+
+    Raises:
+        ValueError: a malformed label-error list, or one naming a label file the split lacks.
+        kosti.vision.evaluate.DatasetError: the set or split is missing.
+    """
     from kosti.vision.evaluate import load_dataset, read_labels
     from kosti.vision.reader import load_image
 
     ds = load_dataset(SHARED / name, split)
-    wrong = set() if keep_label_errors else wrong_labels(name, split)
+    items = ds.items if keep_label_errors else without_label_errors(ds.items, name, split)[0]
     out = []
-    for item in ds.items:
-        if item.label.stem in wrong:
-            continue
+    for item in items:
         img = load_image(item.image)
         h, w = img.shape[:2]
         txyxy, tvals = read_labels(item.label, w, h, ds.class_values)
@@ -148,6 +157,7 @@ def choose(reader, sel: list[dict], max_wrong: float = 0.01,
 
 def main() -> int:
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+    from kosti.vision.evaluate import load_dataset
     from kosti.vision.reader import DiceReader
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -162,7 +172,7 @@ def main() -> int:
     a = ap.parse_args()
     reader = DiceReader(a.det, a.cls, temperature=1.0)  # max_verify: the reader's default
     sel = [r for name, split in SELECT for r in collect(reader, name, split, a.keep_label_errors)]
-    left_out = 0 if a.keep_label_errors else sum(len(wrong_labels(name, split)) for name, split in SELECT)
+    left_out = sum(len(load_dataset(SHARED / name, split).items) for name, split in SELECT) - len(sel)
     print(f"selection: {len(sel)} photos of {_names(SELECT)} ({left_out} with known label errors left out)")
     n_fit = fit_selection_temperature(reader, sel)
     print(f"temperature {reader.temperature:.3f} on {n_fit} matched dice of {_names(SELECT)}")
@@ -172,7 +182,7 @@ def main() -> int:
     print(f"chosen: conf {best[0]} value_conf {best[1]} verify {best[2]} (wrong ≤ {a.max_wrong}): {grid[best]}")
     measured = {}
     for name, split in MEASURE:
-        measured[name] = score(reader, collect(reader, name, split), *best)
+        measured[name] = score(reader, collect(reader, name, split, a.keep_label_errors), *best)
         print(f"{name} {split} at the chosen point: {measured[name]}")
     if a.json:
         a.json.write_text(json.dumps({

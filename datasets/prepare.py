@@ -10,10 +10,9 @@
 * **Detector crops** (:func:`prepare_detector_crops`, same layout): crops cut around a detector's own boxes,
   the labelled dice it finds in their face class and its weak boxes on no die as ``x`` — the boxes and the
   clutter the classifier meets at run time.
-* **Low-contrast copies** (:func:`low_contrast`, :func:`add_low_contrast_copies`): dimmer, flatter copies of
-  a classifier set's crops, for dark dice with dark pips; **glint copies** (:func:`specular_glint`,
-  :func:`add_glint_copies`): copies with a lamp's soft white glint, which on a dark die looks like a pip
-  (both through :func:`add_copies`).
+* **Copies** (:func:`add_copies`) of a classifier set's crops: dimmer, flatter ones (:func:`low_contrast`) for
+  dark dice with dark pips; ones with a lamp's soft white glint (:func:`specular_glint`), which on a dark die
+  looks like a pip.
 
 Every output is a pure function of the inputs and ``seed``.
 """
@@ -388,12 +387,17 @@ def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def specular_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A copy of a classifier crop with a lamp's glint on it: one soft, near-white, often elongated spot, as
     a glossy die under a lamp above the table shows. byler-d6's black die showing 4 (test
-    ``IMG_20191209_100023``) carries one in its centre, which v1.1 reads as a fifth pip (a 5 at p 0.95).
+    ``IMG_20191209_100023``) reads as a 5 in v1.1 (p 0.95): light on its centre looks like a fifth pip.
 
-    The spot's centre is drawn in the crop's middle 60 % (where the die is), its half-axes in [3 %, 10 %] and
-    [1.5 %, 10 %] of the crop side, at any angle; the crop is blended toward a warm white (B, G, R 235–255)
-    through a Gaussian of that ellipse, peak weight in [0.7, 1.0]. It adds light and takes none away, so a
-    pip stays a pip and the face does not change.
+    The spot is a Gaussian ellipse: its centre drawn in the crop's middle 60 % (where the die is), its standard
+    deviations along the two axes ``a`` in [3 %, 10 %] of the crop's shorter side and ``b`` in [1.5 %, 10 %]
+    but at most ``a`` (so about 40 % of spots are round), at any angle. The crop is blended toward a warm white
+    (B, G, R each in 235–255) by that Gaussian, peak weight in [0.7, 1.0], and never darkened.
+
+    It only adds light, so on a dark die (the case it is for) the pips stay where they are. On a light die with
+    dark pips a spot that falls on a pip can wash it out, and the copy then carries a face it no longer shows
+    (a pip's centre turns lighter than mid-grey in 9–15 % of copies of a drawn white die with 3–5 black pips):
+    label noise in ``cls_v9``'s data, which was measured with it and not shipped (``models/README.md``).
 
     Args:
         crop: ``(h, w, 3)`` uint8 BGR.
@@ -436,8 +440,13 @@ def add_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], 
     with the same arguments writes the same files. Returns the number of copies written per class.
 
     Args:
+        root: the ImageFolder (``root/<split>/<class>/*.png`` crops).
+        split: ``"train"`` (or ``"val"``).
+        share: probability (0–1) with which each crop is copied.
+        prefixes: copy only crops whose names start with one of these (``()``: every crop).
+        seed: with the class name, seeds the class's own generator (the draws and ``transform``'s).
         transform: ``(crop, rng) -> crop``, uint8 BGR in and out (:func:`low_contrast`,
-            :func:`specular_glint`); it draws from the class's own generator (seeded by ``seed`` and the class).
+            :func:`specular_glint`).
         tag: the copies' name prefix, one of :data:`COPY_PREFIXES`.
 
     Raises:
@@ -468,25 +477,11 @@ def add_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], 
     return counts
 
 
-def add_low_contrast_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
-    """:func:`add_copies` with :func:`low_contrast`, named ``lc_<stem>.png``: dim, flat copies for dark dice with
-    dark pips (``cls_v8``)."""
-    return add_copies(root, split, share, prefixes, seed, low_contrast, "lc_")
-
-
-def add_glint_copies(root: Path, split: str, share: float, prefixes: tuple[str, ...], seed: int) -> dict[str, int]:
-    """:func:`add_copies` with :func:`specular_glint`, named ``gl_<stem>.png``: copies with a lamp's glint
-    (``cls_v9``)."""
-    return add_copies(root, split, share, prefixes, seed, specular_glint, "gl_")
-
-
 __all__ = [
     "COPY_PREFIXES",
     "CROP_SIZE",
     "FACE_CLASSES",
     "add_copies",
-    "add_glint_copies",
-    "add_low_contrast_copies",
     "label_path",
     "low_contrast",
     "prepare_classification",

@@ -40,9 +40,9 @@ CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 #: ``benchmarks/select_operating_point.py`` ``MIN_VALUE_CONF``; v1.0, float: conf 0.5, value_conf 0.7,
 #: 0.05 @ 0.95 → 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
 #: 0.05 @ 0.98 on rune55 val alone), with the softmax temperature fitted there too (``reader.json``).
-#: Since 2026-12-03 the script leaves out photos with known label errors (``datasets/label_errors/``); so it
-#: picks T 0.812 and ``verify_prob`` 0.9 for these files, a point that silently misreads a byler-d6 test die
-#: which the real-photo game test stops, so v1.1's point stays. See ``models/README.md``.
+#: Since 2026-12-03 the script leaves out photos with known label errors (``datasets/label_errors/``) and then
+#: picks T 0.812 and ``verify_prob`` 0.9 for these files. That point silently misreads a byler-d6 test die, which
+#: the real-photo game test stops; v1.1's point stays. See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
 DEFAULT_CONF = 0.45
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little

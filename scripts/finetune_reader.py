@@ -54,9 +54,9 @@ Stages, in order (run from the repository root with the project's venv):
   3 epochs on :func:`cls_data_v8` (``cls_v7``'s crops plus dim, flat copies of a quarter of them).
 * ``det_v8`` (2026-12-03): ``det_v7``'s fifth epoch (``runs/v02/det_v7_e5.pt``, or ``--det-pt``), 3 epochs at
   640 px on :func:`det_data_v6`, for a detector at the shipped input size that keeps the 800 px recall.
-* ``cls_v9`` (measured 2026-12-03, not shipped; model card, "Also tried on 2026-12-03"): the v1.0 classifier,
-  3 epochs on :func:`cls_data_v9` (``cls_v8``'s crops plus copies of a quarter of the originals with a lamp's
-  glint).
+* ``cls_v9`` (measured 2026-12-03, not shipped; model card, "The selection without known label errors"): the
+  v1.0 classifier, 3 epochs on :func:`cls_data_v9` (``cls_v8``'s crops plus copies of a quarter of the
+  originals with a lamp's glint).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -266,34 +266,32 @@ def cls_data_v7(det: Path) -> Path:
     return _extended_copy(root, base / "train", base / "val", add)
 
 
-def cls_data_v8(det: Path) -> Path:
-    """Build the ImageFolder ``runs/v02/cls_v8_data_<det>``: :func:`cls_data_v7`'s crops hard-linked, plus a
-    dimmer, flatter copy (:func:`kosti.datasets.prepare.add_low_contrast_copies`) of a quarter of its train
-    crops, every class (``x`` too). Dark dice with dark pips are what v1.1 leaves uncertain on byler-d6 test.
-    Validation is cls_v7's. Returns its root."""
-    from kosti.datasets.prepare import add_low_contrast_copies
+def _with_copies(root: Path, base: Callable[[], Path], kind: str, seed: int) -> Path:
+    """Build the ImageFolder ``root`` (unless it is built): ``base()``'s crops hard-linked, plus copies of a quarter
+    of its original train crops (every class, ``x`` too) by :func:`kosti.datasets.prepare.add_copies` of ``kind``
+    (``"lc_"`` low-contrast, ``"gl_"`` glint) with ``seed``. Validation is ``base()``'s. Returns ``root``."""
+    from kosti.datasets.prepare import add_copies, low_contrast, specular_glint
 
-    root = RUNS / f"cls_v8_data_{_tag(det)}"
     if (root / "train").is_dir():
         return root
-    base = cls_data_v7(det)
-    return _extended_copy(root, base / "train", base / "val",
-                          lambda tmp: print(add_low_contrast_copies(tmp, "train", share=0.25, prefixes=(), seed=32)))
+    src = base()
+    transform = {"lc_": low_contrast, "gl_": specular_glint}[kind]
+    return _extended_copy(root, src / "train", src / "val", lambda tmp: print(
+        add_copies(tmp, "train", share=0.25, prefixes=(), seed=seed, transform=transform, tag=kind)))
+
+
+def cls_data_v8(det: Path) -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v8_data_<det>``: :func:`cls_data_v7`'s crops plus a dimmer, flatter
+    copy (:func:`kosti.datasets.prepare.low_contrast`) of a quarter of them. Dark dice with dark pips are what
+    v1.1 leaves uncertain on byler-d6 test. Returns its root."""
+    return _with_copies(RUNS / f"cls_v8_data_{_tag(det)}", lambda: cls_data_v7(det), "lc_", seed=32)
 
 
 def cls_data_v9(det: Path) -> Path:
-    """Build the ImageFolder ``runs/v02/cls_v9_data_<det>``: :func:`cls_data_v8`'s crops hard-linked, plus a copy
-    with a lamp's glint (:func:`kosti.datasets.prepare.add_glint_copies`) of a quarter of its original train
-    crops, every class (``x`` too). A glint on a black die is what v1.1 reads as a fifth pip on byler-d6 test.
-    Validation is cls_v8's. Returns its root."""
-    from kosti.datasets.prepare import add_glint_copies
-
-    root = RUNS / f"cls_v9_data_{_tag(det)}"
-    if (root / "train").is_dir():
-        return root
-    base = cls_data_v8(det)
-    return _extended_copy(root, base / "train", base / "val",
-                          lambda tmp: print(add_glint_copies(tmp, "train", share=0.25, prefixes=(), seed=34)))
+    """Build the ImageFolder ``runs/v02/cls_v9_data_<det>``: :func:`cls_data_v8`'s crops plus a copy with a lamp's
+    glint (:func:`kosti.datasets.prepare.specular_glint`) of a quarter of its original crops. Light on a black
+    die's centre is what v1.1 reads as a fifth pip on byler-d6 test. Returns its root."""
+    return _with_copies(RUNS / f"cls_v9_data_{_tag(det)}", lambda: cls_data_v8(det), "gl_", seed=34)
 
 
 def _synth_images(out: Path, *args: str) -> list[str]:
@@ -517,17 +515,13 @@ def main() -> int:
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
         _train(f"cls_v7_{_tag(det)}", args.base_cls, data=str(cls_data_v7(det)), epochs=4, seed=31, lr0=0.0003,
                save_period=1, **CLS_AUG)
-    elif args.stage == "cls_v8":
-        # candidate classifier: cls_v7 with dim, flat copies of a quarter of its crops (dark dice with dark pips),
-        # from the shipped v1.0 classifier, 3 epochs at cls_v7's rate.
+    elif args.stage in ("cls_v8", "cls_v9"):
+        # candidate classifiers: cls_v7's crops plus dim, flat copies of a quarter of them (cls_v8: dark dice with
+        # dark pips), and cls_v8's plus lamp-glint copies (cls_v9); from the shipped v1.0 classifier, 3 epochs at
+        # cls_v7's rate.
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
-        _train(f"cls_v8_{_tag(det)}", args.base_cls, data=str(cls_data_v8(det)), epochs=3, seed=33, lr0=0.0003,
-               save_period=1, **CLS_AUG)
-    elif args.stage == "cls_v9":
-        # candidate classifier: cls_v8 with lamp-glint copies of a quarter of its original crops, from the
-        # shipped v1.0 classifier, 3 epochs at cls_v7's rate.
-        det = args.det_pt or REPO / "models" / "dice_det.onnx"
-        _train(f"cls_v9_{_tag(det)}", args.base_cls, data=str(cls_data_v9(det)), epochs=3, seed=35, lr0=0.0003,
+        data, seed = (cls_data_v8, 33) if args.stage == "cls_v8" else (cls_data_v9, 35)
+        _train(f"{args.stage}_{_tag(det)}", args.base_cls, data=str(data(det)), epochs=3, seed=seed, lr0=0.0003,
                save_period=1, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
