@@ -390,12 +390,17 @@ def _train(name: str, start: Path | str, stop_after: int | None = None, transfer
             if trainer.epoch + 1 >= stop_after:
                 trainer.stop = True
         model.add_callback("on_fit_epoch_end", _stop)
-    if last.exists():
-        model.train(resume=True)
-    else:
-        model.train(project=str(RUNS), name=name, exist_ok=True, device="cpu", amp=False, plots=False,
-                    cache=True, deterministic=False, optimizer="AdamW", warmup_epochs=0, cos_lr=True,
-                    **settings)
+    caches = set(SHARED.rglob("*.cache"))
+    try:
+        if last.exists():
+            model.train(resume=True)
+        else:
+            model.train(project=str(RUNS), name=name, exist_ok=True, device="cpu", amp=False, plots=False,
+                        cache=True, deterministic=False, optimizer="AdamW", warmup_epochs=0, cos_lr=True,
+                        **settings)
+    finally:  # Ultralytics writes a label cache beside any writable labels folder: ../shared is never written
+        for new in set(SHARED.rglob("*.cache")) - caches:
+            new.unlink(missing_ok=True)
     return best
 
 
