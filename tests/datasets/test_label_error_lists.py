@@ -25,10 +25,10 @@ def _write(folder: Path, name: str, doc: object) -> Path:
     return folder
 
 
-def test_the_shipped_epanemu_list_reads_and_names_four_val_photos():
+def test_the_shipped_epanemu_list_reads_and_names_five_val_photos():
     assert "epanemu-dice" in le.listed_sets()
     split, stems = le.read_list("epanemu-dice")
-    assert split == "val" and len(stems) == 4
+    assert split == "val" and len(stems) == 5
     assert any(s.startswith("dice_90_jpg") for s in stems)
 
 
