@@ -13,7 +13,9 @@ Versions:
 1. the schema :data:`SCHEMA_V1`;
 2. the reader thresholds an earlier version stored as its defaults are dropped from the ``thresholds``
    setting (:data:`OLD_DEFAULT_THRESHOLDS`; was done by the table at every start), so the table reads at
-   the shipped model's own operating point.
+   the shipped model's own operating point;
+3. the same for reader v1.1's pair (:data:`V11_DEFAULT_THRESHOLDS`), which the table stored from a
+   ``kosti.toml`` that v1.1's ``kosti config init`` wrote.
 """
 
 from __future__ import annotations
@@ -110,6 +112,11 @@ OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (
     {"conf": 0.25, "value_conf": 0.6},
     {"conf": 0.5, "value_conf": 0.4},
 )
+#: Reader v1.1's operating point (conf 0.45, value_conf 0.7). The settings form sends only what was changed,
+#: but the table stores the thresholds its ``kosti.toml`` sets at every start, and v1.1's ``kosti config init``
+#: wrote them there; so a table that ran v1.1 holds them unchosen. Written out like the pairs above
+#: (migration 3, reader v1.2).
+V11_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = ({"conf": 0.45, "value_conf": 0.7},)
 
 
 def statements(script: str) -> list[str]:
@@ -145,10 +152,11 @@ class Migration:
             self.apply(c)
 
 
-def without_old_default_thresholds(thresholds: dict[str, float]) -> dict[str, float]:
+def without_old_default_thresholds(thresholds: dict[str, float],
+                                   olds: tuple[dict[str, float], ...] = OLD_DEFAULT_THRESHOLDS) -> dict[str, float]:
     """``thresholds`` without an earlier version's default ``conf``/``value_conf`` pair (both equal to one
-    pair of :data:`OLD_DEFAULT_THRESHOLDS` other than today's defaults); other keys (``still_s`` …) stay."""
-    for old in OLD_DEFAULT_THRESHOLDS:
+    pair of ``olds`` other than today's defaults); other keys (``still_s`` …) stay."""
+    for old in olds:
         if (old["conf"], old["value_conf"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF):
             continue  # today's defaults
         if all(thresholds.get(k) == v for k, v in old.items()):
@@ -156,7 +164,7 @@ def without_old_default_thresholds(thresholds: dict[str, float]) -> dict[str, fl
     return thresholds
 
 
-def _drop_old_default_thresholds(c: sqlite3.Connection) -> None:
+def _drop_old_default_thresholds(c: sqlite3.Connection, olds: tuple[dict[str, float], ...] = OLD_DEFAULT_THRESHOLDS) -> None:
     row = c.execute("SELECT value_json FROM settings WHERE key = 'thresholds'").fetchone()
     if row is None:
         return
@@ -166,7 +174,7 @@ def _drop_old_default_thresholds(c: sqlite3.Connection) -> None:
         return  # a broken setting is skipped when read (settings have defaults); nothing to clean
     if not isinstance(stored, dict):
         return
-    cleaned = without_old_default_thresholds(stored)
+    cleaned = without_old_default_thresholds(stored, olds)
     if cleaned != stored:
         c.execute("UPDATE settings SET value_json = ? WHERE key = 'thresholds'", (json.dumps(cleaned),))
 
@@ -174,6 +182,8 @@ def _drop_old_default_thresholds(c: sqlite3.Connection) -> None:
 #: Every migration, in order; ``MIGRATIONS[i].version == i + 2`` (version 1 is :data:`SCHEMA_V1`).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "drop the earlier default reader thresholds", apply=_drop_old_default_thresholds),
+    Migration(3, "drop reader v1.1's default thresholds",
+              apply=lambda c: _drop_old_default_thresholds(c, V11_DEFAULT_THRESHOLDS)),
 )
 
 

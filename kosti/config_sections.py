@@ -242,19 +242,20 @@ class ReaderSettings(_Section):
     @model_validator(mode="after")
     def _earlier_operating_point(self) -> ReaderSettings:
         """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
-        value_conf 0.4, verify_prob 0.98; v1.0: conf 0.5, value_conf 0.7, verify_prob 0.95;
-        :data:`kosti.models.EARLIER_OPERATING_POINTS`), with the shipped models: an old default, not a choice
-        — those keys take today's defaults and count as unset (a table installed before v1.1 then reads at
-        v1.1's own operating point). Only in a file those versions could have written: one that sets
-        ``verify_one_conf`` (new in v1.1, which ``kosti config init`` writes since) was written by v1.1 or
-        later, so its thresholds are the user's even when they equal an old point."""
+        value_conf 0.4, verify_prob 0.98; v1.0: conf 0.5, value_conf 0.7, verify_prob 0.95; v1.1: conf 0.45,
+        value_conf 0.7, verify_prob 0.95, verify_one_conf 0.2; :data:`kosti.models.EARLIER_OPERATING_POINTS`),
+        with the shipped models: an old default, not a choice — those keys take today's defaults and count as
+        unset (a table installed before the reader changed then reads at today's own operating point). Only in
+        a file that version could have written: one that also sets a threshold the old point does not hold
+        (``verify_one_conf`` is new in v1.1, which ``kosti config init`` writes since) was written later, so
+        its thresholds are the user's even when they equal an old point."""
         if self.detector or self.classifier:
             return self  # own model files: their thresholds are the user's
-        if "verify_one_conf" in self.model_fields_set:
-            return self
+        later_keys = {k for point in EARLIER_OPERATING_POINTS for k in point}
         for old in EARLIER_OPERATING_POINTS:
-            if all(getattr(self, k) == v for k, v in old.items()) and (
-                    self.conf, self.value_conf, self.verify_prob) != (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB):
+            if (later_keys - old.keys()) & self.model_fields_set:
+                continue  # a threshold that version did not write: a later file
+            if all(getattr(self, k) == v for k, v in old.items()):  # (equal to today's or not: unset either way)
                 for k in old:
                     object.__setattr__(self, k, type(self).model_fields[k].default)
                     self.__pydantic_fields_set__.discard(k)

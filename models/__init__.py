@@ -32,19 +32,19 @@ DETECTOR_NCNN = MODELS_DIR / "dice_det_ncnn_model"
 CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 
 #: The shipped reader's operating point, chosen on the selection splits (rune55-dedup val + epanemu-dice
-#: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports) by
+#: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports; since 2026-12-03
+#: without the photos whose labels are known to be wrong, ``datasets/label_errors/``) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v1.1 — the INT8 files and the lone-1 rule: conf 0.45, value_conf 0.7, second look at boxes above 0.05
-#: confirmed at face probability 0.95, a face 1 only above detector score 0.2 → selection image_exact 0.666,
-#: wrong 0.85 %, uncertain 6.2 %; ``value_conf`` may not go below v1.0's 0.7, see
-#: ``benchmarks/select_operating_point.py`` ``MIN_VALUE_CONF``; v1.0, float: conf 0.5, value_conf 0.7,
-#: 0.05 @ 0.95 → 0.649, wrong 0.96 %, uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4,
-#: 0.05 @ 0.98 on rune55 val alone), with the softmax temperature fitted there too (``reader.json``).
-#: Since 2026-12-03 the script leaves out photos with known label errors (``datasets/label_errors/``) and then
-#: picks T 0.812 and ``verify_prob`` 0.9 for these files. That point silently misreads a byler-d6 test die, which
-#: the real-photo game test stops; v1.1's point stays. See ``models/README.md``.
+#: (v1.2 — the ``det_v8`` detector and v1.1's classifier (v1.0's weights), both INT8: conf 0.5, value_conf 0.7, second look at
+#: boxes above 0.05 confirmed at face probability 0.95, a face 1 only above detector score 0.1, T 0.843 →
+#: selection image_exact 0.700, wrong 0.75 %, uncertain 6.2 % on 297 photos; v1.1: conf 0.45, 0.05 @ 0.95,
+#: a lone 1 above 0.2, T 0.867, chosen with the 5 mislabelled photos in → 0.677 on the same 297;
+#: ``value_conf`` may not go below v1.0's 0.7, see ``benchmarks/select_operating_point.py``
+#: ``MIN_VALUE_CONF``; v1.0, float: conf 0.5, value_conf 0.7, 0.05 @ 0.95 → 0.649 on 302, wrong 0.96 %,
+#: uncertain 5.4 %; v0.3 was conf 0.5, value_conf 0.4, 0.05 @ 0.98 on rune55 val alone), with the softmax
+#: temperature fitted there too (``reader.json``). See ``models/README.md``.
 #: ``DEFAULT_CONF``: detector confidence threshold (a box scoring above it is a die).
-DEFAULT_CONF = 0.45
+DEFAULT_CONF = 0.5
 #: ``DEFAULT_IOU``: NMS IoU threshold. Dice are cubes seen from above: two dice's boxes overlap little
 #: even when they touch, so a box overlapping a better one by ≥ 0.45 is the same die found twice
 #: (Ultralytics' general-purpose default is 0.7; 0.45 removed 18 of 31 false boxes on byler-d6 test
@@ -63,14 +63,17 @@ DEFAULT_VERIFY_PROB = 0.95
 #: ``DEFAULT_VERIFY_ONE_CONF``: the second look confirms a weak box read as a **1** only when the detector
 #: scored it above this — a number token, coin or button reads as a lone pip as surely as a real 1 does
 #: (:class:`kosti.vision.reader.DiceReader`, ``verify_one_conf``). Chosen on the selection splits with the
-#: rest of the operating point (v1.1; ``≤ DEFAULT_VERIFY_CONF`` would turn the rule off).
-DEFAULT_VERIFY_ONE_CONF = 0.2
+#: rest of the operating point (new in v1.1 at 0.2; 0.1 with v1.2's detector; ``≤ DEFAULT_VERIFY_CONF`` would turn
+#: the rule off).
+DEFAULT_VERIFY_ONE_CONF = 0.1
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
-#: them into ``kosti.toml`` as plain values: v0.3's and v1.0's. A configuration that holds exactly one of them holds an
+#: them into ``kosti.toml`` as plain values: v0.3's, v1.0's and v1.1's (a file holding v1.1's also holds its
+#: ``verify_one_conf``, which the earlier two did not write). A configuration that holds exactly one of them holds an
 #: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).
 EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = (
     {"conf": 0.5, "value_conf": 0.4, "verify_prob": 0.98},  # v0.3
     {"conf": 0.5, "value_conf": 0.7, "verify_prob": 0.95},  # v1.0
+    {"conf": 0.45, "value_conf": 0.7, "verify_prob": 0.95, "verify_one_conf": 0.2},  # v1.1
 )
 #: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.

@@ -52,8 +52,10 @@ Stages, in order (run from the repository root with the project's venv):
   model card has the numbers).
 * ``cls_v8`` (measured 2026-12-03, not shipped; model card, "Also tried on 2026-12-03"): the v1.0 classifier,
   3 epochs on :func:`cls_data_v8` (``cls_v7``'s crops plus dim, flat copies of a quarter of them).
-* ``det_v8`` (2026-12-03): ``det_v7``'s fifth epoch (``runs/v02/det_v7_e5.pt``, or ``--det-pt``), 3 epochs at
-  640 px on :func:`det_data_v6`, for a detector at the shipped input size that keeps the 800 px recall.
+* ``det_v8`` (2026-12-03, **v1.2's detector**): ``det_v7``'s fifth epoch (``runs/v02/det_v7_e5.pt``, or
+  ``--det-pt``), 3 epochs at 640 px on :func:`det_data_v6`: a detector at the shipped input size that keeps the
+  800 px recall; shipped by ``export --det-pt runs/v02/det_v8/weights/last.pt --cls-pt
+  runs/v02/cls_v5m/weights/last.pt``.
 * ``cls_v9`` (measured 2026-12-03, not shipped; model card, "The selection without known label errors"): the
   v1.0 classifier, 3 epochs on :func:`cls_data_v9` (``cls_v8``'s crops plus copies of a quarter of the
   originals with a lamp's glint).
@@ -509,9 +511,15 @@ def main() -> int:
         # a fresh cosine schedule on det_data_v6 at a low rate: a detector that reads at the shipped 640 px input
         # (the speed target) with the small-die recall learnt at 800. Read at 640, det_v7 already finds more
         # dice than v1.0 but was never trained at that size.
+        start = args.det_pt or RUNS / "det_v7_e5.pt"
+        if not start.exists():  # det_v7's last epoch, its training state stripped (float16 weights), as it was run
+            import_ultralytics()
+            from ultralytics.utils.torch_utils import strip_optimizer
+
+            shutil.copy2(RUNS / "det_v7" / "weights" / "last.pt", start)
+            strip_optimizer(str(start))
         aug = dict(data=str(det_data_v6()), **DET_AUG)
-        _train("det_v8", args.det_pt or RUNS / "det_v7_e5.pt", imgsz=640, epochs=3, close_mosaic=1, seed=37,
-               lr0=0.0003, save_period=1, **aug)
+        _train("det_v8", start, imgsz=640, epochs=3, close_mosaic=1, seed=37, lr0=0.0003, save_period=1, **aug)
     elif args.stage == "cls_v7":
         # candidate v1.2 classifier: the shipped v1.0 classifier, 4 epochs at a low rate on cls_v5m's crops plus
         # crops cut around the detector's own boxes (--det-pt, default the shipped INT8 detector), matched dice

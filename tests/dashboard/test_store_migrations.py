@@ -142,3 +142,26 @@ def test_a_deliberately_saved_old_pair_survives_a_table_restart(tmp_path: Path) 
         finally:
             table.stop()
             store.close()
+
+
+def test_reader_v11s_stored_default_pair_gives_way_to_todays(tmp_path: Path) -> None:
+    """A table that ran reader v1.1 stored the conf 0.45 / value_conf 0.7 its kosti.toml set (written by v1.1's
+    ``kosti config init``); migration 3 drops that pair, so the table reads at today's operating point, and
+    keeps the other thresholds. A pair other than v1.1's stays."""
+    from kosti.dashboard.table import TableService
+
+    assert (0.45, 0.7) != (DEFAULT_CONF, DEFAULT_VALUE_CONF)
+    for stored, kept in (({"conf": 0.45, "value_conf": 0.7, "still_s": 0.7}, False),
+                         ({"conf": 0.45, "value_conf": 0.75, "still_s": 0.7}, True)):
+        db = tmp_path / f"kosti-{kept}.db"
+        _v1_database(db, stored)
+        store = Store(db)
+        table = TableService(store)
+        try:
+            th = table.get_settings()["thresholds"]
+            want = (stored["conf"], stored["value_conf"]) if kept else (DEFAULT_CONF, DEFAULT_VALUE_CONF)
+            assert (th["conf"], th["value_conf"], th["still_s"]) == (*want, 0.7)
+            assert _version(db) == migrations.latest_version(migrations.MIGRATIONS) >= 3
+        finally:
+            table.stop()
+            store.close()

@@ -72,23 +72,33 @@ def test_kosti_config_env_names_the_file_and_hides_the_system_one(tmp_path: Path
 
 
 def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: Path) -> None:
-    """A kosti.toml written by ``kosti config init`` before reader v1.1 holds v0.3's or v1.0's whole operating
-    point as plain values (a Pi install never rewrites it): it reads at today's defaults, and the keys count as unset
-    (the dashboard does not store them as a choice). A threshold the user did change stays."""
-    from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB, EARLIER_OPERATING_POINTS
+    """A kosti.toml written by ``kosti config init`` of an earlier reader holds its whole operating point as plain
+    values (a Pi install never rewrites it): v0.3's or v1.0's three thresholds, v1.1's four. It reads at today's
+    defaults, and the keys count as unset (the dashboard does not store them as a choice). A threshold the user did
+    change stays, and so do the old values in a file that holds a threshold the old version did not write."""
+    from kosti.models import EARLIER_OPERATING_POINTS
 
+    defaults = C.ReaderSettings()
+    assert {"conf": 0.45, "value_conf": 0.7, "verify_prob": 0.95, "verify_one_conf": 0.2} in EARLIER_OPERATING_POINTS
     for old in EARLIER_OPERATING_POINTS:
         text = "[reader]\n" + "".join(f"{k} = {v}\n" for k, v in old.items())
         r = load_config(write(tmp_path, text)).reader
-        assert (r.conf, r.value_conf, r.verify_prob) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, DEFAULT_VERIFY_PROB)
-        assert not {"conf", "value_conf", "verify_prob"} & r.model_fields_set
+        assert all(getattr(r, k) == getattr(defaults, k) for k in old)
+        assert not set(old) & r.model_fields_set  # (v1.0's three equal v1.2's: unset all the same)
         chosen = load_config(write(tmp_path, text.replace(f"value_conf = {old['value_conf']}", "value_conf = 0.45"),
                                    "chosen.toml")).reader
         assert (chosen.value_conf, chosen.verify_prob) == (0.45, old["verify_prob"])
         assert "value_conf" in chosen.model_fields_set
-        # A v1.1 file (it holds verify_one_conf, which init writes since v1.1): the same values are a choice.
-        v11 = load_config(write(tmp_path, text + "verify_one_conf = 0.15\n", "v11.toml")).reader
-        assert (v11.conf, v11.value_conf, v11.verify_prob) == (old["conf"], old["value_conf"], old["verify_prob"])
+        if "verify_one_conf" not in old:
+            # A later file (it holds verify_one_conf, which init writes since v1.1): the same values are a choice.
+            later = load_config(write(tmp_path, text + "verify_one_conf = 0.15\n", "later.toml")).reader
+            assert (later.conf, later.value_conf, later.verify_prob) == (old["conf"], old["value_conf"],
+                                                                          old["verify_prob"])
+            assert {"conf", "value_conf", "verify_prob"} <= later.model_fields_set
+    # v1.1's thresholds with its verify_one_conf changed are the user's choice
+    v11 = load_config(write(tmp_path, "[reader]\nconf = 0.45\nvalue_conf = 0.7\nverify_prob = 0.95\n"
+                                      "verify_one_conf = 0.15\n", "v11.toml")).reader
+    assert (v11.conf, v11.verify_one_conf) == (0.45, 0.15) and "conf" in v11.model_fields_set
 
 
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:

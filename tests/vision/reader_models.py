@@ -19,6 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATASETS = REPO.parent / "shared" / "datasets"
 BYLER = SHARED_DATASETS / "byler-d6"
+EPANEMU = SHARED_DATASETS / "epanemu-dice"
 
 
 @cache

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cv2
 import pytest
-from reader_models import BYLER, require_dataset
+from reader_models import BYLER, EPANEMU, require_dataset
 
 import kosti.models as shipped
 from kosti.vision.evaluate import Dataset, evaluate, load_dataset
@@ -73,17 +73,27 @@ def test_map_equals_ultralytics_val_on_shipped_detector(shipped_reader, tmp_path
     assert ours["mAP50_95"] == pytest.approx(r.box.map, abs=0.01)
 
 
+def _photo(root, split: str, stem: str) -> Dataset:
+    """The one photo ``stem`` of a shared set's split, as a :class:`Dataset`."""
+    full = load_dataset(root / "data.yaml", split)
+    items = [i for i in full.items if i.image.stem == stem]
+    assert len(items) == 1, stem
+    return Dataset(items, full.class_values, full.root, full.split)
+
+
 def test_a_die_is_read_once_beside_its_weak_twin(shipped_reader):
-    """byler-d6 test ``IMG_20191208_112933``: the detector also proposes a box shifted half onto the pink die
-    showing 5 (score 0.06), which the second look reads as a sure 5; ``weak_nested_frac`` drops it, and the
-    photo reads exactly. With the rule off, the die is counted twice (a 5 too many in the throw)."""
+    """A weak box lying half on a die, which the second look reads as surely as the die itself, is the same die
+    again (``weak_nested_frac``). epanemu val ``dice_297``: v1.2's detector also proposes a box shifted onto the
+    yellow die showing 5 beside the Catan board, read as a 5; the shipped reader drops it and finds each of the
+    photo's two dice once, and with the rule off the die is counted twice. (v1.1's detector showed it on byler-d6
+    test ``IMG_20191208_112933``'s pink 5, a box v1.2's does not propose; that photo reads exactly.)"""
     from kosti.vision.reader import DiceReader
 
-    full = load_dataset(BYLER / "data.yaml", "test")
-    photo = Dataset([i for i in full.items if i.image.stem == "IMG_20191208_112933"], full.class_values, full.root,
-                    full.split)
-    assert len(photo.items) == 1
-    rec = evaluate(shipped_reader, photo, compute_map=False).records[0]
-    assert rec.exact and len(rec.pred) == len(rec.true_values), (rec.missed, rec.extra, rec.wrong)
-    twice = evaluate(DiceReader(weak_nested_frac=1.0), photo, compute_map=False).records[0]
+    require_dataset(EPANEMU / "data.yaml")
+    twin = _photo(EPANEMU, "val", "dice_297_jpg.rf.eb522c49edcca10c39d4835396424941")
+    once = evaluate(shipped_reader, twin, compute_map=False).records[0]
+    assert len(once.pred) == len(once.true_values) == 2 and not once.missed and not once.extra
+    byler = evaluate(shipped_reader, _photo(BYLER, "test", "IMG_20191208_112933"), compute_map=False).records[0]
+    assert byler.exact and len(byler.pred) == len(byler.true_values), (byler.missed, byler.extra, byler.wrong)
+    twice = evaluate(DiceReader(weak_nested_frac=1.0), twin, compute_map=False).records[0]
     assert len(twice.extra) == 1 and twice.pred.value[twice.extra[0]] == 5
