@@ -104,8 +104,8 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value_json TEXT NOT N
 
 #: Reader thresholds that were the defaults of earlier versions: the dashboard's own before it took the
 #: shipped operating point (conf 0.25, value_conf 0.6), and reader v0.3's shipped operating point (0.5 / 0.4),
-#: which the settings form sent back with every Save (since reader v1.0 it sends only what was changed, so
-#: no later default can be stored unchosen). A database holding exactly one of these pairs holds an old
+#: which the settings form sent back with every Save (since reader v1.0 it sends only what was changed; the
+#: thresholds a ``kosti.toml`` sets are stored too, see :data:`V11_DEFAULT_THRESHOLDS`). A database holding exactly one of these pairs holds an old
 #: default, not a choice. Written out, not derived from :data:`kosti.models.EARLIER_OPERATING_POINTS`
 #: (which grew with v1.1): migration 2 has shipped and must not change.
 OLD_DEFAULT_THRESHOLDS: tuple[dict[str, float], ...] = (

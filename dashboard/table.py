@@ -112,7 +112,7 @@ class TableService:
                               changed=self._changed, broadcaster=self.broadcaster)
         self.frames: FrameHub = self.live.frames
         self.version = 0
-        # earlier versions' default thresholds were dropped once, by migration 2 (kosti.dashboard.migrations):
+        # earlier versions' default thresholds were dropped once, by migrations 2 and 3 (kosti.dashboard.migrations):
         # a pair stored since is a choice and is read as it is
         self.settings: Settings = merged(copy.deepcopy(DEFAULT_SETTINGS), valid_stored_settings(store.get_settings()))
         self.live.apply_settings(self.settings)

@@ -244,8 +244,8 @@ class ReaderSettings(_Section):
         """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
         value_conf 0.4, verify_prob 0.98; v1.0: conf 0.5, value_conf 0.7, verify_prob 0.95; v1.1: conf 0.45,
         value_conf 0.7, verify_prob 0.95, verify_one_conf 0.2; :data:`kosti.models.EARLIER_OPERATING_POINTS`),
-        with the shipped models: an old default, not a choice — those keys take today's defaults and count as
-        unset (a table installed before the reader changed then reads at today's own operating point). Only in
+        with the shipped models: an old default, not a choice — when the file sets all of that point's keys to
+        its values, those keys take today's defaults and count as unset (a table installed before the reader changed then reads at today's own operating point). Only in
         a file that version could have written: one that also sets a threshold the old point does not hold
         (``verify_one_conf`` is new in v1.1, which ``kosti config init`` writes since) was written later, so
         its thresholds are the user's even when they equal an old point."""
@@ -255,7 +255,8 @@ class ReaderSettings(_Section):
         for old in EARLIER_OPERATING_POINTS:
             if (later_keys - old.keys()) & self.model_fields_set:
                 continue  # a threshold that version did not write: a later file
-            if all(getattr(self, k) == v for k, v in old.items()):  # (equal to today's or not: unset either way)
+            if old.keys() <= self.model_fields_set and all(getattr(self, k) == v for k, v in old.items()):
+                # the file sets the whole old point (equal to today's or not: unset either way)
                 for k in old:
                     object.__setattr__(self, k, type(self).model_fields[k].default)
                     self.__pydantic_fields_set__.discard(k)

@@ -161,6 +161,7 @@ def test_reader_v11s_stored_default_pair_gives_way_to_todays(tmp_path: Path) -> 
             th = table.get_settings()["thresholds"]
             want = (stored["conf"], stored["value_conf"]) if kept else (DEFAULT_CONF, DEFAULT_VALUE_CONF)
             assert (th["conf"], th["value_conf"], th["still_s"]) == (*want, 0.7)
+            assert store.get_settings()["thresholds"] == (stored if kept else {"still_s": 0.7})
             assert _version(db) == migrations.latest_version(migrations.MIGRATIONS) >= 3
         finally:
             table.stop()

@@ -95,6 +95,11 @@ def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: 
             assert (later.conf, later.value_conf, later.verify_prob) == (old["conf"], old["value_conf"],
                                                                           old["verify_prob"])
             assert {"conf", "value_conf", "verify_prob"} <= later.model_fields_set
+    # a file that sets only part of an old point holds the user's values, even where the rest equals today's
+    part = load_config(write(tmp_path, "[reader]\nvalue_conf = 0.4\nverify_prob = 0.98\n", "part.toml")).reader
+    assert (part.value_conf, part.verify_prob) == (0.4, 0.98) and {"value_conf", "verify_prob"} <= part.model_fields_set
+    alone = load_config(write(tmp_path, "[reader]\nconf = 0.5\n", "alone.toml")).reader
+    assert "conf" in alone.model_fields_set
     # v1.1's thresholds with its verify_one_conf changed are the user's choice
     v11 = load_config(write(tmp_path, "[reader]\nconf = 0.45\nvalue_conf = 0.7\nverify_prob = 0.95\n"
                                       "verify_one_conf = 0.15\n", "v11.toml")).reader
