@@ -268,32 +268,35 @@ def cls_data_v7(det: Path) -> Path:
     return _extended_copy(root, base / "train", base / "val", add)
 
 
-def _with_copies(root: Path, base: Callable[[], Path], kind: str, seed: int) -> Path:
-    """Build the ImageFolder ``root`` (unless it is built): ``base()``'s crops hard-linked, plus copies of a quarter
-    of its original train crops (every class, ``x`` too) by :func:`kosti.datasets.prepare.add_copies` of ``kind``
-    (``"lc_"`` low-contrast, ``"gl_"`` glint) with ``seed``. Validation is ``base()``'s. Returns ``root``."""
-    from kosti.datasets.prepare import add_copies, low_contrast, specular_glint
+def _with_copies(root: Path, base: Callable[[], Path], transform: Callable[..., Any], tag: str, seed: int) -> Path:
+    """Build the ImageFolder ``root`` (unless it is built): ``base()``'s crops hard-linked, plus ``transform``-ed
+    copies named ``<tag><stem>.png`` of a quarter of its original train crops (every class, ``x`` too), by
+    :func:`kosti.datasets.prepare.add_copies` with ``seed``. Validation is ``base()``'s. Returns ``root``."""
+    from kosti.datasets.prepare import add_copies
 
     if (root / "train").is_dir():
         return root
     src = base()
-    transform = {"lc_": low_contrast, "gl_": specular_glint}[kind]
     return _extended_copy(root, src / "train", src / "val", lambda tmp: print(
-        add_copies(tmp, "train", share=0.25, prefixes=(), seed=seed, transform=transform, tag=kind)))
+        add_copies(tmp, "train", share=0.25, prefixes=(), seed=seed, transform=transform, tag=tag)))
 
 
 def cls_data_v8(det: Path) -> Path:
     """Build the ImageFolder ``runs/v02/cls_v8_data_<det>``: :func:`cls_data_v7`'s crops plus a dimmer, flatter
     copy (:func:`kosti.datasets.prepare.low_contrast`) of a quarter of them. Dark dice with dark pips are what
     v1.1 leaves uncertain on byler-d6 test. Returns its root."""
-    return _with_copies(RUNS / f"cls_v8_data_{_tag(det)}", lambda: cls_data_v7(det), "lc_", seed=32)
+    from kosti.datasets.prepare import low_contrast
+
+    return _with_copies(RUNS / f"cls_v8_data_{_tag(det)}", lambda: cls_data_v7(det), low_contrast, "lc_", seed=32)
 
 
 def cls_data_v9(det: Path) -> Path:
     """Build the ImageFolder ``runs/v02/cls_v9_data_<det>``: :func:`cls_data_v8`'s crops plus a copy with a lamp's
     glint (:func:`kosti.datasets.prepare.specular_glint`) of a quarter of its original crops. Light on a black
     die's centre is what v1.1 reads as a fifth pip on byler-d6 test. Returns its root."""
-    return _with_copies(RUNS / f"cls_v9_data_{_tag(det)}", lambda: cls_data_v8(det), "gl_", seed=34)
+    from kosti.datasets.prepare import specular_glint
+
+    return _with_copies(RUNS / f"cls_v9_data_{_tag(det)}", lambda: cls_data_v8(det), specular_glint, "gl_", seed=34)
 
 
 def _synth_images(out: Path, *args: str) -> list[str]:
