@@ -99,10 +99,11 @@ def reference_id() -> str:
 
 def _files_key(detector: Path, classifier: Path) -> str:
     """Cache key of a reader's reference numbers: its files, the ``reader.json`` beside the classifier and the
-    reader's default operating point (``DiceReader``'s default thresholds: an update that changes them, as
-    v1.1 did, must not serve the numbers measured at the old ones)."""
+    reader's default operating point (``DiceReader``'s default thresholds and zoom: an update that changes them,
+    as v1.1 did, must not serve the numbers measured at the old ones)."""
     import inspect
 
+    from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ
     from kosti.vision.crops import TTA_VIEWS
     from kosti.vision.reader import DiceReader
 
@@ -110,9 +111,10 @@ def _files_key(detector: Path, classifier: Path) -> str:
     reader_json = Path(classifier).parent / "reader.json"
     for f in (Path(detector), Path(classifier), reader_json):
         h.update(f.read_bytes() if f.is_file() else b"-")
-    defaults = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
-                if isinstance(p.default, (int, float, bool))}
+    defaults: dict[str, object] = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
+                                   if isinstance(p.default, (int, float, bool))}
     defaults["tta_views"] = TTA_VIEWS
+    defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ]  # DiceReader's None: these (merged, since 2026-12-03)
     h.update(json.dumps(defaults, sort_keys=True).encode())
     return h.hexdigest()
 

@@ -33,6 +33,7 @@ from kosti.models import (
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
     EARLIER_OPERATING_POINTS,
+    EARLIER_ZOOM,
 )
 from kosti.registry import SHIPPED, Registry, RegistryError
 from kosti.vision.frame_source import SourceError
@@ -216,9 +217,9 @@ class ReaderSettings(_Section):
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
-        detector at zoom_imgsz (costs a second, larger pass on such frames only). 0 (the default) turns it
-        off; 28 (dice under 56 px on a 1280x720 frame) read far-away dice better on validation photos but
-        boxed a wooden floor on a webcam table: try `kosti eval --zoom-below 28` on your photos first."""))
+        detector at zoom_imgsz and the dice only that read finds are added (costs a second, larger pass on
+        such frames only). The default 20 (dice under 40 px on a 1280x720 frame) was chosen on validation
+        photos; 0 turns it off."""))
     zoom_imgsz: Annotated[int, Field(ge=672, le=2048, multiple_of=32)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
         Detector input side of the zoomed read: pixels, a multiple of 32 from 672 to 2048 (above the
         detector's own 640)."""))
@@ -261,6 +262,21 @@ class ReaderSettings(_Section):
                     object.__setattr__(self, k, type(self).model_fields[k].default)
                     self.__pydantic_fields_set__.discard(k)
                 break
+        return self
+
+    @model_validator(mode="after")
+    def _earlier_zoom(self) -> ReaderSettings:
+        """The zoom as ``kosti config init`` wrote it from v1.0 to v1.2 (``zoom_below = 0.0``, ``zoom_imgsz =
+        960``: off; :data:`kosti.models.EARLIER_ZOOM`), with the shipped models: an old default, not a choice —
+        when the file sets both keys to those values, both take today's defaults and count as unset. To keep the
+        zoom off, set ``zoom_below = 0`` with any other ``zoom_imgsz`` (``kosti config init`` writes today's 800),
+        or ``zoom_below = 0`` alone."""
+        if self.detector or self.classifier:
+            return self  # own model files: their settings are the user's
+        if EARLIER_ZOOM.keys() <= self.model_fields_set and all(getattr(self, k) == v for k, v in EARLIER_ZOOM.items()):
+            for k in EARLIER_ZOOM:
+                object.__setattr__(self, k, type(self).model_fields[k].default)
+                self.__pydantic_fields_set__.discard(k)
         return self
 
     @model_validator(mode="after")
@@ -314,7 +330,9 @@ class ReaderSettings(_Section):
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
                 "verify_one_conf": self.verify_one_conf,
-                "zoom_below": self.zoom_below, "zoom_imgsz": self.zoom_imgsz,
+                # the default zoom is the reader's own (None: off for a model that cannot zoom, not an error)
+                "zoom_below": None if self.zoom_below == DEFAULT_ZOOM_BELOW else self.zoom_below,
+                "zoom_imgsz": None if self.zoom_imgsz == DEFAULT_ZOOM_IMGSZ else self.zoom_imgsz,
                 "backend": self.backend,
                 "threads": self.threads}
 

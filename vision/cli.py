@@ -91,11 +91,12 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verify-one-conf", type=_unit_float, default=DEFAULT_VERIFY_ONE_CONF, metavar="FLOAT",
                    help="a weak box read as a 1 is confirmed only when the detector scored it above this (number "
                         f"tokens and coins read as a lone pip; default {DEFAULT_VERIFY_ONE_CONF:g})")
-    p.add_argument("--zoom-below", type=_nonnegative_float, default=DEFAULT_ZOOM_BELOW, metavar="PX",
+    p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
-                        f"side, px of the 640 px input) or only weak candidates were found (default {DEFAULT_ZOOM_BELOW:g} = "
-                        "off; 28 reads far-away dice better, see models/README.md)")
-    p.add_argument("--zoom-imgsz", type=_positive_int, default=DEFAULT_ZOOM_IMGSZ, metavar="PX",
+                        f"side, px of the 640 px input) or only weak candidates were found, and add the dice only that read "
+                        f"finds (default {DEFAULT_ZOOM_BELOW:g}, off for a model of one input size; 0 = off; see "
+                        "models/README.md)")
+    p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
                    help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")

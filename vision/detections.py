@@ -350,6 +350,28 @@ def _area(a: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1))
 
 
+def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float) -> np.ndarray:
+    """``(N,)`` bool: which of ``boxes`` lie on none of ``seen`` — IoU below ``iou`` with every box of ``seen``, and
+    neither box of any pair covering ``≥ cover`` of the other's area (:func:`box_cover`: a die boxed whole in one
+    read and by its top face, or two dice boxed as one, in the other).
+
+    Args:
+        boxes: ``(N, 4)`` and ``seen``: ``(M, 4)`` boxes ``[x1, y1, x2, y2]`` in the same pixel frame.
+        iou: IoU (0–1) from which two boxes are the same die.
+        cover: share of a box's own area (0–1] from which a box inside another is the same die.
+
+    Returns:
+        ``(N,)`` bool (all True when ``seen`` is empty).
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    seen = np.asarray(seen, dtype=np.float64).reshape(-1, 4)
+    if len(seen) == 0 or len(boxes) == 0:
+        return np.ones(len(boxes), bool)
+    same = (box_iou(boxes, seen) >= iou) | (box_cover(boxes, seen) >= cover) | (box_cover(seen, boxes).T >= cover)
+    unseen: np.ndarray = np.asarray(~same.any(axis=1), bool)
+    return unseen
+
+
 def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndarray) -> np.ndarray:
     """``(K,)`` bool: kept boxes covered ``≥`` their ``frac`` of their own area by an earlier (stronger) kept box.
 

@@ -58,7 +58,7 @@ from kosti.models import (
     DETECTOR_ONNX,
 )
 from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
 from kosti.vision.onnx_backend import ModelLoadError
 
 #: Inference runtimes a :class:`DiceReader` can use (``auto`` picks one per model path: :func:`backend_for`).
@@ -178,18 +178,22 @@ class DiceReader:
             covered this much by a stronger die box, it is that die's side face or a box shifted onto it
             (0–1]. A value above ``nested_frac`` is capped at it (1 = weak boxes as strong ones);
             ``nested_frac`` 1 turns the rule off for every box.
-        zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``.
+        zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``. ``None``:
+            :data:`kosti.models.DEFAULT_ZOOM_IMGSZ` (800).
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
-            again with the detector at ``zoom_imgsz`` and that read is the result (:meth:`needs_zoom`). Costs a
-            second, larger detector pass on such frames only. 0 turns it off. ``zoom_imgsz`` is rounded up to a
-            multiple of the detector's stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed
-            without the zoom.
+            again with the detector at ``zoom_imgsz`` and the dice that read adds are kept (:meth:`needs_zoom`,
+            :func:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
+            ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
+            and off for a model that cannot zoom (one fixed input size, or an input side not below
+            ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
+            stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed without the zoom.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
-        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked of a model that
-            cannot take a larger input (one fixed input size, or ``zoom_imgsz`` not above its own).
+        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked (``zoom_below`` or
+            ``zoom_imgsz`` given) of a model that cannot take a larger input (one fixed input size, or
+            ``zoom_imgsz`` not above its own).
     """
 
     def __init__(
@@ -210,8 +214,8 @@ class DiceReader:
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
         weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
-        zoom_imgsz: int = DEFAULT_ZOOM_IMGSZ,
-        zoom_below: float = DEFAULT_ZOOM_BELOW,
+        zoom_imgsz: int | None = None,
+        zoom_below: float | None = None,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
@@ -233,6 +237,9 @@ class DiceReader:
             raise ReaderSettingsError(f"weak_nested_frac must be in (0, 1], got {weak_nested_frac}")
         self.nested_frac, self.weak_nested_frac = float(nested_frac), float(weak_nested_frac)
         self.det_path = det
+        asked = zoom_below is not None or zoom_imgsz is not None  # else the default zoom, where the model can
+        zoom_below = DEFAULT_ZOOM_BELOW if zoom_below is None else zoom_below
+        zoom_imgsz = DEFAULT_ZOOM_IMGSZ if zoom_imgsz is None else zoom_imgsz
         if zoom_below < 0 or zoom_imgsz <= 0:
             raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
         self.detector = _make_detector(det, backend, threads, iou, max_det)
@@ -241,12 +248,16 @@ class DiceReader:
         self.zoom_detector: DetectorBackend | None = None
         if self.zoom_below > 0:
             if zoom_imgsz <= self.detector.input_side:
-                raise ReaderSettingsError(f"zoom_imgsz {zoom_imgsz} is not above the detector's own input side "
-                                          f"{self.detector.input_side}: the zoom would read nothing new")
-            self.zoom_detector = self.detector.resized(int(zoom_imgsz))
+                if asked:
+                    raise ReaderSettingsError(f"zoom_imgsz {zoom_imgsz} is not above the detector's own input side "
+                                              f"{self.detector.input_side}: the zoom would read nothing new")
+            else:
+                self.zoom_detector = self.detector.resized(int(zoom_imgsz))
+                if self.zoom_detector is None and asked:
+                    raise ReaderSettingsError(f"{det}: this export reads one input size only, so it cannot zoom "
+                                              "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
             if self.zoom_detector is None:
-                raise ReaderSettingsError(f"{det}: this export reads one input size only, so it cannot zoom "
-                                          "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
+                self.zoom_below = 0.0  # the default zoom, on a model that cannot take it: off
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -439,7 +450,7 @@ class DiceReader:
         self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
         if self.last_zoomed and self.zoom_detector is not None:
             first = self.last_timing
-            dice, candidates = self._read_with(self.zoom_detector, image)
+            dice, candidates = merge_zoomed((dice, candidates), self._read_with(self.zoom_detector, image))
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
 
@@ -506,6 +517,37 @@ class DiceReader:
             v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
                 f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
+
+
+#: A die of the first read and one of the zoomed read are the same die from this IoU on (``merge_zoomed``); the
+#: same die read at 640 and 800 px is boxed at IoU 0.6–0.9, two touching dice below 0.2.
+ZOOM_SAME_DIE_IOU = 0.3
+#: ... or when one box covers this share of the other's area (a die boxed whole in one read and by its top face in
+#: the other; the reader's own ``nested_frac``).
+ZOOM_SAME_DIE_COVER = DEFAULT_NESTED_FRAC
+
+
+def merge_zoomed(first: tuple[Detections, Detections], zoomed: tuple[Detections, Detections]) -> tuple[Detections, Detections]:
+    """One frame's ``(dice, candidates)`` from its first read and its zoomed read (:meth:`DiceReader.read_candidates`).
+
+    The zoomed read's dice, plus each die of the first read that lies on none of them
+    (:func:`kosti.vision.detections.unseen_in` at :data:`ZOOM_SAME_DIE_IOU` / :data:`ZOOM_SAME_DIE_COVER`); the
+    candidates likewise: the zoomed read's, plus the first read's that lie on no zoomed die or candidate. A die
+    that the larger input loses (a red die on a wooden floor, skovy-webcam) is kept, and a die both reads found
+    is counted once, as the zoomed read saw it. Both results highest detector confidence first.
+
+    Args:
+        first, zoomed: ``(dice, candidates)`` of each read, in the same frame's pixels.
+
+    Returns:
+        ``(dice, candidates)``.
+    """
+    dice0, cand0 = first
+    dice1, cand1 = zoomed
+    dice = Detections.concat([dice1, dice0[unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, ZOOM_SAME_DIE_COVER)]])
+    seen = np.concatenate([dice.xyxy, cand1.xyxy])
+    cands = Detections.concat([cand1, cand0[unseen_in(cand0.xyxy, seen, ZOOM_SAME_DIE_IOU, ZOOM_SAME_DIE_COVER)]])
+    return (dice[np.argsort(-dice.confidence, kind="stable")], cands[np.argsort(-cands.confidence, kind="stable")])
 
 
 def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:

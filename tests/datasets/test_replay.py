@@ -66,3 +66,14 @@ def test_reference_cache_key_follows_the_readers_default_operating_point(monkeyp
     defaults[names.index("conf")] = 0.3
     monkeypatch.setattr(DiceReader.__init__, "__defaults__", tuple(defaults))
     assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) != before
+
+
+def test_reference_metrics_key_follows_the_default_zoom(monkeypatch):
+    """The reader's zoom defaults live in kosti.models (``DiceReader``'s ``None``): changing them measures afresh."""
+    import kosti.models
+    from kosti.datasets import replay
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+
+    before = replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX)
+    monkeypatch.setattr(kosti.models, "DEFAULT_ZOOM_BELOW", 0.0)
+    assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) != before

@@ -106,6 +106,28 @@ def test_an_earlier_readers_operating_point_written_by_init_gives_way(tmp_path: 
     assert (v11.conf, v11.verify_one_conf) == (0.45, 0.15) and "conf" in v11.model_fields_set
 
 
+def test_the_zoom_that_init_wrote_before_it_was_on_gives_way(tmp_path: Path) -> None:
+    """``kosti config init`` of v1.0–v1.2 wrote the zoom off (``zoom_below = 0.0``, ``zoom_imgsz = 960``): such a file
+    zooms as today and the keys count as unset. Off with any other side, or ``zoom_below = 0`` alone, stays off; own
+    model files keep what the file says."""
+    from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, EARLIER_ZOOM
+
+    assert EARLIER_ZOOM == {"zoom_below": 0.0, "zoom_imgsz": 960} and DEFAULT_ZOOM_BELOW > 0
+    old_file = "[reader]\nconf = 0.45\nvalue_conf = 0.7\nverify_prob = 0.95\nverify_one_conf = 0.2\nzoom_below = 0.0\nzoom_imgsz = 960\n"
+    r = load_config(write(tmp_path, old_file)).reader
+    assert (r.zoom_below, r.zoom_imgsz) == (DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ)
+    assert not {"zoom_below", "zoom_imgsz"} & r.model_fields_set
+    assert r.conf == C.ReaderSettings().conf  # v1.1's operating point gives way beside it, as before
+    for text in ("[reader]\nzoom_below = 0.0\nzoom_imgsz = 800\n", "[reader]\nzoom_below = 0\n",
+                 "[reader]\nzoom_below = 28.0\nzoom_imgsz = 960\n"):
+        kept = load_config(write(tmp_path, text, "kept.toml")).reader
+        assert "zoom_below" in kept.model_fields_set and kept.zoom_below == float(text.split("= ")[1].split("\n")[0])
+    own = REPO / "models" / "dice_det.onnx"
+    mine = load_config(write(tmp_path, f"[reader]\ndetector = '{own}'\nclassifier = '{own.with_name('dice_cls.onnx')}'\n"
+                                       "zoom_below = 0.0\nzoom_imgsz = 960\n", "own.toml")).reader
+    assert (mine.zoom_below, mine.zoom_imgsz) == (0.0, 960)
+
+
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:
     example = REPO / "deploy" / "kosti.toml"
     text = example.read_text(encoding="utf-8")
