@@ -1,9 +1,9 @@
 """Choose the reader's zoom for small dice (``zoom_imgsz``, ``zoom_below``) on the selection splits.
 
-The zoom (:meth:`kosti.vision.reader.DiceReader.needs_zoom`, :func:`kosti.vision.reader.merge_zoomed`) reads a frame
-whose dice are small a second time with the detector at a larger input and adds what that read finds. This script
-reads every photo of the selection splits (rune55-dedup val + epanemu-dice val, without the photos of
-``datasets/label_errors/``, as :mod:`select_operating_point`) once at the detector's own input and once at each
+The zoom (:meth:`kosti.vision.reader.DiceReader.needs_zoom`, :meth:`~kosti.vision.reader.DiceReader.merge_zoomed`)
+reads a frame whose dice are small a second time with the detector at a larger input, and keeps that read's dice
+plus the first read's dice it missed. This script reads every photo of the selection splits (rune55-dedup val +
+epanemu-dice val, without the photos of ``datasets/label_errors/``, as :mod:`select_operating_point`) once at the detector's own input and once at each
 candidate ``zoom_imgsz``, all at the shipped operating point, then scores every ``zoom_imgsz`` × ``zoom_below`` of
 the grid (0 = off) with ``kosti eval``'s definitions (:func:`kosti.vision.evaluate.evaluate_predictions`).
 
@@ -39,6 +39,8 @@ def collect(reader, name: str, split: str) -> list[dict]:
 
     ds = load_dataset(SHARED / name, split)
     zoomed = {s: reader.detector.resized(s) for s in SIZES}
+    if any(d is None for d in zoomed.values()):
+        raise SystemExit(f"{reader.det_path}: this export reads one input size only, so it cannot zoom")
     out = []
     for item in without_label_errors(ds.items, name, split)[0]:
         img = load_image(item.image)
@@ -54,14 +56,13 @@ def score(reader, recs: list[dict], size: int, below: float) -> dict:
     plus ``zoomed``: how many photos were read twice. ``reader`` must have a zoom on (``needs_zoom`` answers False
     without one); its ``zoom_below`` is set to ``below``."""
     from kosti.vision.evaluate import evaluate_predictions
-    from kosti.vision.reader import merge_zoomed
 
     reader.zoom_below = below
     preds, n = [], 0
     for r in recs:
         dice, cands = r["first"]
         if below > 0 and reader.needs_zoom(dice, cands, r["hw"]):
-            dice, n = merge_zoomed(r["first"], r["zoomed"][size])[0], n + 1
+            dice, n = reader.merge_zoomed(r["first"], r["zoomed"][size])[0], n + 1
         preds.append(dice)
     rep = evaluate_predictions([(r["image"], r["tx"], r["tv"]) for r in recs], preds).to_json()
     doc = {k: rep[k] for k in ("precision", "recall", "die_accuracy", "image_exact")}

@@ -105,7 +105,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
 
     from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ
     from kosti.vision.crops import TTA_VIEWS
-    from kosti.vision.reader import DiceReader
+    from kosti.vision.reader import ZOOM_SAME_DIE_IOU, DiceReader
 
     h = hashlib.sha256()
     reader_json = Path(classifier).parent / "reader.json"
@@ -114,7 +114,8 @@ def _files_key(detector: Path, classifier: Path) -> str:
     defaults: dict[str, object] = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
                                    if isinstance(p.default, (int, float, bool))}
     defaults["tta_views"] = TTA_VIEWS
-    defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ]  # DiceReader's None: these (merged, since 2026-12-03)
+    # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
+    defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, ZOOM_SAME_DIE_IOU]
     h.update(json.dumps(defaults, sort_keys=True).encode())
     return h.hexdigest()
 

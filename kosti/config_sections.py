@@ -14,7 +14,7 @@ import ipaddress
 import json
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -217,8 +217,8 @@ class ReaderSettings(_Section):
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
-        detector at zoom_imgsz and the dice only that read finds are added (costs a second, larger pass on
-        such frames only). The default 20 (dice under 40 px on a 1280x720 frame) was chosen on validation
+        detector at zoom_imgsz: its dice, plus the first read's dice it missed (costs a second, larger pass
+        on such frames only). The default 20 (dice under 40 px on a 1280x720 frame) was chosen on validation
         photos; 0 turns it off."""))
     zoom_imgsz: Annotated[int, Field(ge=672, le=2048, multiple_of=32)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
         Detector input side of the zoomed read: pixels, a multiple of 32 from 672 to 2048 (above the
@@ -256,13 +256,20 @@ class ReaderSettings(_Section):
         for old in EARLIER_OPERATING_POINTS:
             if (later_keys - old.keys()) & self.model_fields_set:
                 continue  # a threshold that version did not write: a later file
-            if old.keys() <= self.model_fields_set and all(getattr(self, k) == v for k, v in old.items()):
-                # the file sets the whole old point (equal to today's or not: unset either way)
-                for k in old:
-                    object.__setattr__(self, k, type(self).model_fields[k].default)
-                    self.__pydantic_fields_set__.discard(k)
+            if self._holds(old):  # the whole old point (equal to today's or not: unset either way)
+                self._unset(old)
                 break
         return self
+
+    def _holds(self, values: dict[str, float]) -> bool:
+        """Whether the file sets every key of ``values`` to its value."""
+        return values.keys() <= self.model_fields_set and all(getattr(self, k) == v for k, v in values.items())
+
+    def _unset(self, keys: Iterable[str]) -> None:
+        """Give ``keys`` their defaults, as if the file did not set them."""
+        for k in keys:
+            object.__setattr__(self, k, type(self).model_fields[k].default)
+            self.__pydantic_fields_set__.discard(k)
 
     @model_validator(mode="after")
     def _earlier_zoom(self) -> ReaderSettings:
@@ -273,10 +280,8 @@ class ReaderSettings(_Section):
         or ``zoom_below = 0`` alone."""
         if self.detector or self.classifier:
             return self  # own model files: their settings are the user's
-        if EARLIER_ZOOM.keys() <= self.model_fields_set and all(getattr(self, k) == v for k, v in EARLIER_ZOOM.items()):
-            for k in EARLIER_ZOOM:
-                object.__setattr__(self, k, type(self).model_fields[k].default)
-                self.__pydantic_fields_set__.discard(k)
+        if self._holds(EARLIER_ZOOM):
+            self._unset(EARLIER_ZOOM)
         return self
 
     @model_validator(mode="after")

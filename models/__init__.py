@@ -90,9 +90,9 @@ DEFAULT_WEAK_NESTED_FRAC = 0.4
 #: ``DEFAULT_ZOOM_IMGSZ`` and ``DEFAULT_ZOOM_BELOW``: the reader's zoom for small dice. When the dice it
 #: found are small — median side under ``zoom_below`` pixels of the 640 px detector input (20: dice under 40 px
 #: on a 1280×720 frame) — or it found none but weak candidates, the frame is read again with the detector at
-#: ``DEFAULT_ZOOM_IMGSZ`` px (the network takes any stride-multiple size) and the dice of that read are added to
-#: those of the first that it lost (:func:`kosti.vision.reader.merge_zoomed`). Chosen on the selection splits by
-#: ``benchmarks/select_zoom.py`` for reader v1.2 (2026-12-03): image_exact 0.700 → 0.707, recall 0.901 → 0.908,
+#: ``DEFAULT_ZOOM_IMGSZ`` px (the network takes any stride-multiple size): the result is that read's dice plus
+#: the first read's dice it missed (:meth:`kosti.vision.reader.DiceReader.merge_zoomed`). Chosen on the
+#: selection splits by ``benchmarks/select_zoom.py`` for reader v1.2 (2026-12-03): image_exact 0.700 → 0.707, recall 0.901 → 0.908,
 #: precision 0.923 → 0.924 (18 of 297 photos read twice); 800 px rather than 960 (0.704, precision 0.920):
 #: det_v8 learnt at 800 px. byler-d6 test and skovy-webcam do not change (no photo read twice). Until v1.2 the
 #: zoom was off (0 and 960; its zoomed read then replaced the first, and on skovy-webcam v1.0's 960 px read

@@ -59,6 +59,10 @@ Stages, in order (run from the repository root with the project's venv):
 * ``cls_v9`` (measured 2026-12-03, not shipped; model card, "The selection without known label errors"): the
   v1.0 classifier, 3 epochs on :func:`cls_data_v9` (``cls_v8``'s crops plus copies of a quarter of the
   originals with a lamp's glint).
+* ``det_v9`` (measured 2026-12-03, not shipped; model card, "The zoom on by default"): ``det_v8``'s last epoch
+  (its full ``last.pt``; only the weights are taken), 3 more epochs at 640 px on :func:`det_data_v6` (lr0 0.0002,
+  mosaic off in the last two). Ultralytics' epanemu val mAP50 / mAP50-95 by epoch: 0.799 / 0.509, 0.796 / 0.507,
+  0.802 / 0.522 (``det_v8``: 0.800 / 0.513).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -69,7 +73,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|det_v8|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|det_v8|det_v9|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """

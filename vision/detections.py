@@ -350,7 +350,7 @@ def _area(a: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1))
 
 
-def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float) -> np.ndarray:
+def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np.ndarray) -> np.ndarray:
     """``(N,)`` bool: which of ``boxes`` lie on none of ``seen`` — IoU below ``iou`` with every box of ``seen``, and
     neither box of any pair covering ``≥ cover`` of the other's area (:func:`box_cover`: a die boxed whole in one
     read and by its top face, or two dice boxed as one, in the other).
@@ -358,16 +358,26 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float) -> 
     Args:
         boxes: ``(N, 4)`` and ``seen``: ``(M, 4)`` boxes ``[x1, y1, x2, y2]`` in the same pixel frame.
         iou: IoU (0–1) from which two boxes are the same die.
-        cover: share of a box's own area (0–1] from which a box inside another is the same die.
+        cover: share of a box's own area (0–1] from which a box inside another is the same die: one value, or
+            ``(N,)`` float, one per box of ``boxes`` (it applies both ways within each pair).
 
     Returns:
         ``(N,)`` bool (all True when ``seen`` is empty).
+
+    Raises:
+        ValueError: ``cover`` is an array whose shape is not ``(N,)``.
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     seen = np.asarray(seen, dtype=np.float64).reshape(-1, 4)
+    covers = np.asarray(cover, dtype=np.float64)
+    if covers.ndim == 0:
+        covers = np.full(len(boxes), float(covers))
+    if covers.shape != (len(boxes),):
+        raise ValueError(f"cover must be one value or one per box, shape ({len(boxes)},); got {covers.shape}")
     if len(seen) == 0 or len(boxes) == 0:
         return np.ones(len(boxes), bool)
-    same = (box_iou(boxes, seen) >= iou) | (box_cover(boxes, seen) >= cover) | (box_cover(seen, boxes).T >= cover)
+    c = covers[:, None]
+    same = (box_iou(boxes, seen) >= iou) | (box_cover(boxes, seen) >= c) | (box_cover(seen, boxes).T >= c)
     unseen: np.ndarray = np.asarray(~same.any(axis=1), bool)
     return unseen
 

@@ -183,7 +183,7 @@ class DiceReader:
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
             again with the detector at ``zoom_imgsz`` and the dice that read adds are kept (:meth:`needs_zoom`,
-            :func:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
+            :meth:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
             ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
@@ -450,9 +450,36 @@ class DiceReader:
         self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
         if self.last_zoomed and self.zoom_detector is not None:
             first = self.last_timing
-            dice, candidates = merge_zoomed((dice, candidates), self._read_with(self.zoom_detector, image))
+            dice, candidates = self.merge_zoomed((dice, candidates), self._read_with(self.zoom_detector, image))
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
+
+    def merge_zoomed(self, first: tuple[Detections, Detections],
+                     zoomed: tuple[Detections, Detections]) -> tuple[Detections, Detections]:
+        """One frame's ``(dice, candidates)`` from its first read and its zoomed read (:meth:`read_candidates`).
+
+        The dice: the zoomed read's, plus each die of the first read that lies on none of them
+        (:func:`kosti.vision.detections.unseen_in`: IoU below :data:`ZOOM_SAME_DIE_IOU`, and neither box covering
+        ``nested_frac`` of the other — ``weak_nested_frac`` for a first-read die scored at or below ``conf``, as
+        :meth:`one_box_per_die` asks of a weak box within one read). The candidates: the zoomed read's, plus the
+        first read's that lie on no zoomed die or candidate. A die that the larger input loses (a red die on a
+        wooden floor, skovy-webcam) is kept, and a die both reads found counts once, as the zoomed read saw it
+        (its box, value and confidences). Both results highest detector confidence first.
+
+        Args:
+            first, zoomed: ``(dice, candidates)`` of each read, in the same frame's pixels.
+
+        Returns:
+            ``(dice, candidates)``.
+        """
+        dice0, cand0 = first
+        dice1, cand1 = zoomed
+        weak = min(self.weak_nested_frac, self.nested_frac)
+        covers = np.where(dice0.confidence > self.conf, self.nested_frac, weak)
+        dice = Detections.concat([dice1, dice0[unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, covers)]])
+        seen = np.concatenate([dice1.xyxy, cand1.xyxy])
+        cands = Detections.concat([cand1, cand0[unseen_in(cand0.xyxy, seen, ZOOM_SAME_DIE_IOU, self.nested_frac)]])
+        return dice[np.argsort(-dice.confidence, kind="stable")], cands[np.argsort(-cands.confidence, kind="stable")]
 
     def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
@@ -519,35 +546,10 @@ class DiceReader:
                 f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
 
 
-#: A die of the first read and one of the zoomed read are the same die from this IoU on (``merge_zoomed``); the
-#: same die read at 640 and 800 px is boxed at IoU 0.6–0.9, two touching dice below 0.2.
+#: A die of the first read and one of the zoomed read are the same die from this IoU on
+#: (:meth:`DiceReader.merge_zoomed`); the same die read at 640 and 800 px is boxed at IoU 0.6–0.9, two touching dice
+#: below 0.2.
 ZOOM_SAME_DIE_IOU = 0.3
-#: ... or when one box covers this share of the other's area (a die boxed whole in one read and by its top face in
-#: the other; the reader's own ``nested_frac``).
-ZOOM_SAME_DIE_COVER = DEFAULT_NESTED_FRAC
-
-
-def merge_zoomed(first: tuple[Detections, Detections], zoomed: tuple[Detections, Detections]) -> tuple[Detections, Detections]:
-    """One frame's ``(dice, candidates)`` from its first read and its zoomed read (:meth:`DiceReader.read_candidates`).
-
-    The zoomed read's dice, plus each die of the first read that lies on none of them
-    (:func:`kosti.vision.detections.unseen_in` at :data:`ZOOM_SAME_DIE_IOU` / :data:`ZOOM_SAME_DIE_COVER`); the
-    candidates likewise: the zoomed read's, plus the first read's that lie on no zoomed die or candidate. A die
-    that the larger input loses (a red die on a wooden floor, skovy-webcam) is kept, and a die both reads found
-    is counted once, as the zoomed read saw it. Both results highest detector confidence first.
-
-    Args:
-        first, zoomed: ``(dice, candidates)`` of each read, in the same frame's pixels.
-
-    Returns:
-        ``(dice, candidates)``.
-    """
-    dice0, cand0 = first
-    dice1, cand1 = zoomed
-    dice = Detections.concat([dice1, dice0[unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, ZOOM_SAME_DIE_COVER)]])
-    seen = np.concatenate([dice.xyxy, cand1.xyxy])
-    cands = Detections.concat([cand1, cand0[unseen_in(cand0.xyxy, seen, ZOOM_SAME_DIE_IOU, ZOOM_SAME_DIE_COVER)]])
-    return (dice[np.argsort(-dice.confidence, kind="stable")], cands[np.argsort(-cands.confidence, kind="stable")])
 
 
 def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:

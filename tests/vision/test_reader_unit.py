@@ -100,7 +100,7 @@ def test_decide_uncertain_rules(reader):
 
 def _scripted(reader, monkeypatch, boxes, scores, probs):
     """Make ``reader``'s detector return ``boxes``/``scores`` (filtered by its ``conf`` argument, as the
-    real one) and its classifier return ``probs`` row by row for the crops it is given."""
+    real one) and its classifier return ``probs`` row by row for the crops it is given; no zoomed read."""
     boxes, scores, probs = (np.asarray(a, np.float32) for a in (boxes, scores, probs))
     seen = {}
 
@@ -115,6 +115,8 @@ def _scripted(reader, monkeypatch, boxes, scores, probs):
 
     monkeypatch.setattr(reader.detector, "detect", detect)
     monkeypatch.setattr(reader.classifier, "classify", classify)
+    # the script is the only detector: no zoomed read by the real network (the default zoom is on)
+    monkeypatch.setattr(reader, "zoom_detector", None)
     return seen
 
 

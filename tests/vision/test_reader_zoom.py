@@ -1,6 +1,6 @@
 """The reader's zoom for small dice (``DiceReader(zoom_below=…, zoom_imgsz=…)``; on by default since 2026-12-03): a frame
-whose dice are small is read again with the detector at a larger input and the dice only that read finds are added;
-a frame of large dice is not read again.
+whose dice are small is read again with the detector at a larger input, and the result is that read's dice plus the
+first read's dice it missed; a frame of large dice is not read again.
 
 Real photos from ``../shared/datasets``: epanemu-dice val ``dice_441`` (19 small coloured dice on a blue folder
 seen from a seated player's height; the 640 px read finds 4-5 of them) and byler-d6 test (large dice, never
@@ -131,12 +131,13 @@ SKOVY = SHARED_DATASETS / "skovy-webcam"
 LOST_WHEN_ZOOMED = "WIN_20221210_14_49_24_Pro.jpg"
 
 
-def _dets(boxes, conf):
+def _dets(boxes, conf, value=3):
     from kosti.vision.detections import Detections
 
     xyxy = np.array(boxes, np.float32).reshape(-1, 4)
     n = len(xyxy)
-    return Detections(xyxy, np.array(conf, np.float32).reshape(n), np.full(n, 3, np.int8), np.full(n, 0.9, np.float32))
+    return Detections(xyxy, np.array(conf, np.float32).reshape(n), np.full(n, value, np.int8),
+                      np.full(n, 0.9, np.float32), {"guess": np.full(n, value, np.int8)})
 
 
 def test_unseen_in_tells_the_same_die_from_another():
@@ -153,19 +154,47 @@ def test_unseen_in_tells_the_same_die_from_another():
     assert unseen_in(boxes, seen, 0.3, 0.7).tolist() == [False, False, False, True, True]
     assert unseen_in(boxes, np.zeros((0, 4)), 0.3, 0.7).all()
     assert unseen_in(np.zeros((0, 4)), seen, 0.3, 0.7).shape == (0,)
+    half = np.array([[80, 85, 130, 135]], np.float32)  # half on the die: IoU 0.27, 42 % of each box covered
+    assert unseen_in(half, seen, 0.3, 0.7).tolist() == [True]
+    assert unseen_in(half, seen, 0.3, np.array([0.4])).tolist() == [False]
+    with pytest.raises(ValueError, match="one per box"):
+        unseen_in(boxes, seen, 0.3, np.array([0.4, 0.7]))
 
 
 def test_merge_zoomed_adds_what_only_one_read_found_once():
-    from kosti.vision.reader import merge_zoomed
+    from kosti.vision.detections import Detections
+    from kosti.vision.reader import DiceReader
 
-    first = (_dets([[100, 100, 150, 150], [300, 100, 350, 150]], [0.9, 0.8]), _dets([[500, 500, 520, 520]], [0.2]))
-    zoomed = (_dets([[101, 99, 151, 151], [600, 100, 640, 140]], [0.7, 0.95]),
+    reader = DiceReader(zoom_below=0)
+    first = (_dets([[100, 100, 150, 150], [300, 100, 350, 150]], [0.9, 0.8], 2), _dets([[500, 500, 520, 520]], [0.2]))
+    zoomed = (_dets([[101, 99, 151, 151], [600, 100, 640, 140]], [0.7, 0.95], 5),
               _dets([[502, 501, 521, 519], [10, 10, 30, 30]], [0.3, 0.1]))
-    dice, cands = merge_zoomed(first, zoomed)
+    dice, cands = reader.merge_zoomed(first, zoomed)
     # the zoomed read's two dice and the first read's die at x 300, which the zoomed read lost; best first
     assert dice.xyxy[:, 0].tolist() == [600, 300, 101] and dice.confidence.tolist() == pytest.approx([0.95, 0.8, 0.7])
+    # a die both reads found is the zoomed read's: its value and its guess column
+    assert dice.value.tolist() == [5, 2, 5] and dice.column("guess").tolist() == [5, 2, 5]
     # the weak box both reads saw is one candidate, the zoomed read's
     assert cands.xyxy[:, 0].tolist() == [502, 10]
+    # nothing in one read or the other
+    none = (Detections.empty(), Detections.empty())
+    assert reader.merge_zoomed(none, zoomed)[0].xyxy[:, 0].tolist() == [600, 101]
+    assert reader.merge_zoomed(first, none)[0].xyxy[:, 0].tolist() == [100, 300]
+    assert len(reader.merge_zoomed(none, none)[0]) == 0
+
+
+def test_merge_zoomed_asks_less_of_a_weak_first_read_die():
+    """A weak die of the first read (confirmed by the second look, score at or below ``conf``) half on a zoomed die
+    is that die's twin, as :meth:`DiceReader.one_box_per_die` judges it within one read (``weak_nested_frac``); a
+    strong one there is another die."""
+    from kosti.vision.reader import DiceReader
+
+    reader = DiceReader(zoom_below=0)
+    zoomed = (_dets([[100, 100, 150, 150]], [0.9], 5), _dets([], []))
+    weak = (_dets([[80, 85, 130, 135]], [0.08], 5), _dets([], []))
+    strong = (_dets([[80, 85, 130, 135]], [0.8], 5), _dets([], []))
+    assert len(reader.merge_zoomed(weak, zoomed)[0]) == 1
+    assert len(reader.merge_zoomed(strong, zoomed)[0]) == 2
 
 
 def test_a_die_the_zoomed_read_loses_is_kept():
@@ -199,3 +228,16 @@ def test_the_default_zoom_is_off_on_a_model_that_cannot_zoom_and_an_asked_one_is
             DiceReader(**asked)
     with pytest.raises(ValueError, match="cannot zoom"):
         DiceReader(**ReaderSettings(zoom_below=28).reader_kwargs())
+
+
+def test_the_default_zoom_is_off_on_a_model_whose_input_is_not_smaller(monkeypatch):
+    """A detector whose own input side is not below the default ``zoom_imgsz`` (a model trained at 800 px or more)
+    reads without the default zoom; asking it for that side is refused."""
+    import kosti.vision.reader as reader_module
+    from kosti.vision.reader import DiceReader
+
+    monkeypatch.setattr(reader_module, "DEFAULT_ZOOM_IMGSZ", 640)  # the shipped detector's own side
+    reader = DiceReader()
+    assert reader.zoom_detector is None and reader.zoom_below == 0
+    with pytest.raises(ValueError, match="not above the detector's own input side"):
+        DiceReader(zoom_imgsz=640)
