@@ -62,7 +62,7 @@ Stages, in order (run from the repository root with the project's venv):
 * ``det_v9`` (measured 2026-12-03, not shipped; model card, "The zoom on by default"): ``det_v8``'s last epoch
   (its full ``last.pt``; only the weights are taken), 3 more epochs at 640 px on :func:`det_data_v6` (lr0 0.0002,
   mosaic off in the last two). Ultralytics' epanemu val mAP50 / mAP50-95 by epoch: 0.799 / 0.509, 0.796 / 0.507,
-  0.802 / 0.522 (``det_v8``: 0.800 / 0.513).
+  0.802 / 0.522 (``det_v8``: 0.800 / 0.513); in INT8 end to end the selection fell 0.700 → 0.683.
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
