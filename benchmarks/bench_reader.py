@@ -13,7 +13,7 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
 * the same two on a frame of 5 small dice (drawn 30 px wide) that the reader's zoom reads twice (on by
   default since 2026-12-03; Ultralytics then also detects twice, the second time at ``zoom_imgsz``, and
   classifies both reads' boxes);
-* peak resident memory (max RSS) of ``kosti read --json`` on that frame, in a fresh process.
+* peak resident memory (max RSS) of ``kosti read --json`` on each of the two frames, in a fresh process.
 
 Targets (the Raspberry Pi budget, from the project brief): ≤ 60 ms, ≥ 2× faster than Ultralytics,
 ≤ 300 MB. Models: the shipped ``models/dice_*.onnx`` with ``--det-pt/--cls-pt`` weights of the same
@@ -92,7 +92,8 @@ def main() -> int:
     from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-reader-"))
+    tmp_dir = tempfile.TemporaryDirectory(prefix="bench-reader-")  # removed at exit, a refusal's too
+    tmp = Path(tmp_dir.name)
     have = all(p.exists() for p in (args.det, args.cls, args.det_pt, args.cls_pt))
     if have:
         det_onnx, cls_onnx, det_pt, cls_pt, max_det = args.det, args.cls, args.det_pt, args.cls_pt, 300
@@ -205,9 +206,7 @@ def main() -> int:
     print(f"kosti read peak RSS  {rss_mb:7.1f} MiB  target <= {TARGET_MB:.0f}: {mark(rss_mb <= TARGET_MB)}"
           f"{'' if rc == 0 else f'  (kosti read exited {rc})'}; on the small-dice frame {zrss_mb:.1f} MiB: "
           f"{mark(zrss_mb <= TARGET_MB)}{'' if zrc == 0 else f'  (kosti read exited {zrc})'}")
-    import shutil
-
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp_dir.cleanup()
     return 0
 
 

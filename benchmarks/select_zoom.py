@@ -38,9 +38,7 @@ def collect(reader, name: str, split: str) -> list[dict]:
     from kosti.vision.reader import load_image
 
     ds = load_dataset(SHARED / name, split)
-    zoomed = {s: reader.detector.resized(s) for s in SIZES}
-    if any(d is None for d in zoomed.values()):
-        raise SystemExit(f"{reader.det_path}: this export reads one input size only, so it cannot zoom")
+    zoomed = {s: reader.detector.resized(s) for s in SIZES}  # main() refused a model that cannot zoom
     out = []
     for item in without_label_errors(ds.items, name, split)[0]:
         img = load_image(item.image)
@@ -72,7 +70,7 @@ def score(reader, recs: list[dict], size: int, below: float) -> dict:
 
 def main() -> int:
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
-    from kosti.vision.reader import DiceReader
+    from kosti.vision.reader import DiceReader, ReaderSettingsError
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--det", type=Path, default=DETECTOR_ONNX)
@@ -80,7 +78,10 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the choice and all scores here")
     a = ap.parse_args()
     # the shipped operating point; a zoom on, so that needs_zoom answers (score() sets zoom_below)
-    reader = DiceReader(a.det, a.cls, zoom_below=max(BELOW), zoom_imgsz=max(SIZES))
+    try:
+        reader = DiceReader(a.det, a.cls, zoom_below=max(BELOW), zoom_imgsz=max(SIZES))
+    except ReaderSettingsError as e:  # e.g. an export of one input size, which cannot zoom
+        raise SystemExit(f"select_zoom: {e}") from None
     sel = [r for name, split in SELECT for r in collect(reader, name, split)]
     print(f"selection: {len(sel)} photos of {_names(SELECT)}")
     grid = {(s, b): score(reader, sel, s, b) for s in SIZES for b in BELOW if b > 0 or s == SIZES[0]}

@@ -93,9 +93,10 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                         f"tokens and coins read as a lone pip; default {DEFAULT_VERIFY_ONE_CONF:g})")
     p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
-                        "side, px of the 640 px input) or only weak candidates were found: its dice, plus the first "
-                        f"read's dice it missed (default {DEFAULT_ZOOM_BELOW:g}, off for a model of one input size; "
-                        "0 = off; see models/README.md)")
+                        "side, px of the 640 px input) or only weak candidates were found; the result is that read's "
+                        f"dice plus any first-read die it missed (default {DEFAULT_ZOOM_BELOW:g}; off for a model that "
+                        "cannot zoom: one input size, or an input not below --zoom-imgsz; 0 = off; see "
+                        "models/README.md)")
     p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
                    help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
     p.add_argument("--no-tta", dest="tta", action="store_false",

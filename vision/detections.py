@@ -350,33 +350,44 @@ def _area(a: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(a[:, 2:] - a[:, :2], 0, None).prod(-1))
 
 
-def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np.ndarray) -> np.ndarray:
+def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np.ndarray,
+              seen_cover: float | np.ndarray | None = None) -> np.ndarray:
     """``(N,)`` bool: which of ``boxes`` lie on none of ``seen`` — IoU below ``iou`` with every box of ``seen``, and
-    neither box of any pair covering ``≥ cover`` of the other's area (:func:`box_cover`: a die boxed whole in one
-    read and by its top face, or two dice boxed as one, in the other).
+    neither box of any pair covering the pair's cover share of the other's area (:func:`box_cover`: a die boxed
+    whole in one read and by its top face, or two dice boxed as one, in the other).
 
     Args:
         boxes: ``(N, 4)`` and ``seen``: ``(M, 4)`` boxes ``[x1, y1, x2, y2]`` in the same pixel frame.
         iou: IoU (0–1) from which two boxes are the same die.
         cover: share of a box's own area (0–1] from which a box inside another is the same die: one value, or
-            ``(N,)`` float, one per box of ``boxes`` (it applies both ways within each pair).
+            ``(N,)`` float, one per box of ``boxes``.
+        seen_cover: the same for the boxes of ``seen`` (one value or ``(M,)``; default ``cover``'s single value,
+            or 1 = no less than ``cover``). A pair uses the smaller of its two shares, both ways.
 
     Returns:
         ``(N,)`` bool (all True when ``seen`` is empty).
 
     Raises:
-        ValueError: ``cover`` is an array whose shape is not ``(N,)``.
+        ValueError: ``cover`` or ``seen_cover`` is an array of another shape than ``(N,)`` / ``(M,)``.
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     seen = np.asarray(seen, dtype=np.float64).reshape(-1, 4)
-    covers = np.asarray(cover, dtype=np.float64)
-    if covers.ndim == 0:
-        covers = np.full(len(boxes), float(covers))
-    if covers.shape != (len(boxes),):
-        raise ValueError(f"cover must be one value or one per box, shape ({len(boxes)},); got {covers.shape}")
+
+    def per_box(share: float | np.ndarray, n: int, name: str) -> np.ndarray:
+        a = np.asarray(share, dtype=np.float64)
+        if a.ndim == 0:
+            a = np.full(n, float(a))
+        if a.shape != (n,):
+            raise ValueError(f"{name} must be one value or one per box, shape ({n},); got {a.shape}")
+        return a
+
+    covers = per_box(cover, len(boxes), "cover")
+    if seen_cover is None:
+        seen_cover = float(cover) if np.ndim(cover) == 0 else 1.0
+    seen_covers = per_box(seen_cover, len(seen), "seen_cover")
     if len(seen) == 0 or len(boxes) == 0:
         return np.ones(len(boxes), bool)
-    c = covers[:, None]
+    c = np.minimum(covers[:, None], seen_covers[None, :])
     same = (box_iou(boxes, seen) >= iou) | (box_cover(boxes, seen) >= c) | (box_cover(seen, boxes).T >= c)
     unseen: np.ndarray = np.asarray(~same.any(axis=1), bool)
     return unseen

@@ -182,8 +182,8 @@ class DiceReader:
             :data:`kosti.models.DEFAULT_ZOOM_IMGSZ` (800).
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
-            again with the detector at ``zoom_imgsz`` and the dice that read adds are kept (:meth:`needs_zoom`,
-            :meth:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
+            again with the detector at ``zoom_imgsz``; the result is that read's dice plus any first-read die it
+            missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
             ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
@@ -400,10 +400,17 @@ class DiceReader:
         scores = np.asarray(scores)
         if not len(scores) == len(keep) == len(xyxy):
             raise ValueError(f"one_box_per_die: {len(xyxy)} boxes, {len(keep)} keep flags, {len(scores)} scores")
-        weak = 1.0 if self.nested_frac >= 1.0 else min(self.weak_nested_frac, self.nested_frac)
-        fracs = np.where(scores > self.conf, self.nested_frac, weak)
-        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, fracs)
+        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, self.cover_fracs(scores))
         return single
+
+    def cover_fracs(self, scores: np.ndarray) -> np.ndarray:
+        """``(K,)`` float: the share of its own area from which each box (detector ``scores`` ``(K,)``) inside a
+        die's box is that die again: ``nested_frac``, or ``min(weak_nested_frac, nested_frac)`` for a weak box
+        (score at or below ``conf``); 1 for every box when ``nested_frac`` is 1 (the rule off). Used by
+        :meth:`one_box_per_die` and :meth:`merge_zoomed`."""
+        weak = 1.0 if self.nested_frac >= 1.0 else min(self.weak_nested_frac, self.nested_frac)
+        fracs: np.ndarray = np.where(np.asarray(scores) > self.conf, self.nested_frac, weak).astype(np.float64)
+        return fracs
 
     def read(self, image: np.ndarray) -> Detections:
         """Find and read every die in one frame.
@@ -460,7 +467,7 @@ class DiceReader:
 
         The dice: the zoomed read's, plus each die of the first read that lies on none of them
         (:func:`kosti.vision.detections.unseen_in`: IoU below :data:`ZOOM_SAME_DIE_IOU`, and neither box covering
-        ``nested_frac`` of the other — ``weak_nested_frac`` for a first-read die scored at or below ``conf``, as
+        ``nested_frac`` of the other — less when either die is weak, :meth:`cover_fracs`, as
         :meth:`one_box_per_die` asks of a weak box within one read). The candidates: the zoomed read's, plus the
         first read's that lie on no zoomed die or candidate. A die that the larger input loses (a red die on a
         wooden floor, skovy-webcam) is kept, and a die both reads found counts once, as the zoomed read saw it
@@ -474,9 +481,9 @@ class DiceReader:
         """
         dice0, cand0 = first
         dice1, cand1 = zoomed
-        weak = min(self.weak_nested_frac, self.nested_frac)
-        covers = np.where(dice0.confidence > self.conf, self.nested_frac, weak)
-        dice = Detections.concat([dice1, dice0[unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, covers)]])
+        new = unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, self.cover_fracs(dice0.confidence),
+                        self.cover_fracs(dice1.confidence))
+        dice = Detections.concat([dice1, dice0[new]])
         seen = np.concatenate([dice1.xyxy, cand1.xyxy])
         cands = Detections.concat([cand1, cand0[unseen_in(cand0.xyxy, seen, ZOOM_SAME_DIE_IOU, self.nested_frac)]])
         return dice[np.argsort(-dice.confidence, kind="stable")], cands[np.argsort(-cands.confidence, kind="stable")]

@@ -159,6 +159,7 @@ def test_unseen_in_tells_the_same_die_from_another():
     assert unseen_in(half, seen, 0.3, np.array([0.4])).tolist() == [False]
     with pytest.raises(ValueError, match="one per box"):
         unseen_in(boxes, seen, 0.3, np.array([0.4, 0.7]))
+    assert unseen_in(half, seen, 0.3, 0.7, np.array([0.4])).tolist() == [False]  # the seen box's share counts too
 
 
 def test_merge_zoomed_adds_what_only_one_read_found_once():
@@ -195,6 +196,12 @@ def test_merge_zoomed_asks_less_of_a_weak_first_read_die():
     strong = (_dets([[80, 85, 130, 135]], [0.8], 5), _dets([], []))
     assert len(reader.merge_zoomed(weak, zoomed)[0]) == 1
     assert len(reader.merge_zoomed(strong, zoomed)[0]) == 2
+    # the other way round: a weak zoomed die half on a strong first-read die is its twin too
+    assert len(reader.merge_zoomed((_dets([[100, 100, 150, 150]], [0.9], 5), _dets([], [])),
+                                   (_dets([[80, 85, 130, 135]], [0.08], 5), _dets([], [])))[0]) == 1
+    # nested_frac 1 turns the one-box rules off, in the merge as within one read
+    off = DiceReader(zoom_below=0, nested_frac=1.0)
+    assert len(off.merge_zoomed(weak, zoomed)[0]) == 2
 
 
 def test_a_die_the_zoomed_read_loses_is_kept():
