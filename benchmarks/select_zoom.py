@@ -26,7 +26,7 @@ from label_errors import without_label_errors  # noqa: E402
 from select_operating_point import MEASURE, SELECT, SHARED, _names  # noqa: E402  (a sibling module)
 
 #: Zoomed input sides tried (multiples of 32 above the detector's 640; det_v7/det_v8 learnt at 800).
-SIZES = (800, 960)
+SIZES = (704, 736, 800, 960)
 #: ``zoom_below`` values tried, px of the 640 px input (0 = off).
 BELOW = (0.0, 16.0, 20.0, 24.0, 28.0, 32.0, 36.0, 40.0)
 
