@@ -31,6 +31,11 @@ SIZES = (704, 736, 800, 960)
 BELOW = (0.0, 16.0, 20.0, 24.0, 28.0, 32.0, 36.0, 40.0)
 
 
+def sizes(reader) -> tuple[int, ...]:
+    """The sides of :data:`SIZES` above the reader's detector input (a zoom must read larger)."""
+    return tuple(s for s in SIZES if s > reader.detector.input_side)
+
+
 def collect(reader, name: str, split: str) -> list[dict]:
     """Per photo of ``name``'s ``split`` (listed label errors left out): its labels, the first read and each
     zoomed read (``(dice, candidates)`` of :meth:`DiceReader._read_with`)."""
@@ -38,7 +43,7 @@ def collect(reader, name: str, split: str) -> list[dict]:
     from kosti.vision.reader import load_image
 
     ds = load_dataset(SHARED / name, split)
-    zoomed = {s: reader.detector.resized(s) for s in SIZES}  # main() refused a model that cannot zoom
+    zoomed = {s: reader.detector.resized(s) for s in sizes(reader)}  # main() refused a model that cannot zoom
     out = []
     for item in without_label_errors(ds.items, name, split)[0]:
         img = load_image(item.image)
@@ -84,7 +89,8 @@ def main() -> int:
         raise SystemExit(f"select_zoom: {e}") from None
     sel = [r for name, split in SELECT for r in collect(reader, name, split)]
     print(f"selection: {len(sel)} photos of {_names(SELECT)}")
-    grid = {(s, b): score(reader, sel, s, b) for s in SIZES for b in BELOW if b > 0 or s == SIZES[0]}
+    sides = sizes(reader)
+    grid = {(s, b): score(reader, sel, s, b) for s in sides for b in BELOW if b > 0 or s == sides[0]}
     for (s, b), doc in grid.items():
         print(f"zoom_imgsz {s} zoom_below {b:>4}: " + " ".join(f"{k} {v}" for k, v in doc.items()))
     best = max(grid, key=lambda k: (grid[k]["image_exact"], -k[1], -k[0]))

@@ -94,9 +94,9 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
                         "side, px of the 640 px input) or only weak candidates were found; the result is that read's "
-                        f"dice plus any first-read die it missed (default {DEFAULT_ZOOM_BELOW:g}; off for a model that "
-                        "cannot zoom: one input size, or an input not below --zoom-imgsz; 0 = off; see "
-                        "models/README.md)")
+                        f"dice plus any first-read die it missed (default {DEFAULT_ZOOM_BELOW:g}; without --zoom-below "
+                        "and --zoom-imgsz, off for a model that cannot zoom: one input size, or an input side of "
+                        f"{DEFAULT_ZOOM_IMGSZ} px or more; 0 = off; see models/README.md)")
     p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
                    help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
     p.add_argument("--no-tta", dest="tta", action="store_false",

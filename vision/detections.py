@@ -360,7 +360,7 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np
         boxes: ``(N, 4)`` and ``seen``: ``(M, 4)`` boxes ``[x1, y1, x2, y2]`` in the same pixel frame.
         iou: IoU (0–1) from which two boxes are the same die.
         cover: share of a box's own area (0–1] from which a box inside another is the same die: one value, or
-            ``(N,)`` float, one per box of ``boxes``.
+            ``(N,)`` float, one per box of ``boxes``; 1 = no cover test, IoU alone.
         seen_cover: the same for the boxes of ``seen`` (one value or ``(M,)``; default ``cover``'s single value,
             or 1 = no less than ``cover``). A pair uses the smaller of its two shares, both ways.
 
@@ -388,7 +388,8 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np
     if len(seen) == 0 or len(boxes) == 0:
         return np.ones(len(boxes), bool)
     c = np.minimum(covers[:, None], seen_covers[None, :])
-    same = (box_iou(boxes, seen) >= iou) | (box_cover(boxes, seen) >= c) | (box_cover(seen, boxes).T >= c)
+    on = c < 1.0  # a share of 1 turns the cover test off for that pair (as nested_in_stronger), IoU still counts
+    same = (box_iou(boxes, seen) >= iou) | (on & (box_cover(boxes, seen) >= c)) | (on & (box_cover(seen, boxes).T >= c))
     unseen: np.ndarray = np.asarray(~same.any(axis=1), bool)
     return unseen
 

@@ -471,7 +471,9 @@ class DiceReader:
         :meth:`one_box_per_die` asks of a weak box within one read). The candidates: the zoomed read's, plus the
         first read's that lie on no zoomed die or candidate. A die that the larger input loses (a red die on a
         wooden floor, skovy-webcam) is kept, and a die both reads found counts once, as the zoomed read saw it
-        (its box, value and confidences). Both results highest detector confidence first.
+        (its box, value and confidences), even where the first read's box scored higher: the zoomed read boxes
+        small dice more closely (keeping the stronger box of each pair instead found 12 of the 19 dice of epanemu
+        val ``dice_441`` at IoU 0.5, not 13). Both results highest detector confidence first.
 
         Args:
             first, zoomed: ``(dice, candidates)`` of each read, in the same frame's pixels.

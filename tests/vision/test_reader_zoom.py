@@ -160,6 +160,9 @@ def test_unseen_in_tells_the_same_die_from_another():
     with pytest.raises(ValueError, match="one per box"):
         unseen_in(boxes, seen, 0.3, np.array([0.4, 0.7]))
     assert unseen_in(half, seen, 0.3, 0.7, np.array([0.4])).tolist() == [False]  # the seen box's share counts too
+    inside = np.array([[100, 100, 120, 120]], np.float32)  # wholly inside the seen box, IoU 0.16
+    assert unseen_in(inside, seen, 0.3, 0.7).tolist() == [False]
+    assert unseen_in(inside, seen, 0.3, 1.0).tolist() == [True], "a share of 1 turns the cover test off"
 
 
 def test_merge_zoomed_adds_what_only_one_read_found_once():
@@ -184,7 +187,7 @@ def test_merge_zoomed_adds_what_only_one_read_found_once():
     assert len(reader.merge_zoomed(none, none)[0]) == 0
 
 
-def test_merge_zoomed_asks_less_of_a_weak_first_read_die():
+def test_merge_zoomed_asks_less_of_a_weak_die():
     """A weak die of the first read (confirmed by the second look, score at or below ``conf``) half on a zoomed die
     is that die's twin, as :meth:`DiceReader.one_box_per_die` judges it within one read (``weak_nested_frac``); a
     strong one there is another die."""
