@@ -3,7 +3,8 @@
 The zoom (:meth:`kosti.vision.reader.DiceReader.needs_zoom`, :meth:`~kosti.vision.reader.DiceReader.merge_zoomed`)
 reads a frame whose dice are small a second time with the detector at a larger input, and keeps that read's dice
 plus the first read's dice it missed. This script reads every photo of the selection splits (rune55-dedup val +
-epanemu-dice val, without the photos of ``datasets/label_errors/``, as :mod:`select_operating_point`) once at the detector's own input and once at each
+epanemu-dice val, without the photos of ``datasets/label_errors/``, as :mod:`select_operating_point`) once at the
+detector's own input and once at each
 candidate ``zoom_imgsz``, all at the shipped operating point, then scores every ``zoom_imgsz`` × ``zoom_below`` of
 the grid (0 = off) with ``kosti eval``'s definitions (:func:`kosti.vision.evaluate.evaluate_predictions`).
 

@@ -218,8 +218,8 @@ class ReaderSettings(_Section):
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
         detector at zoom_imgsz; the result is that read's dice plus any first-read die it missed (costs a
-        second, larger pass on such frames only). The default 20 (dice under 40 px on a 1280x720 frame) was chosen on validation
-        photos; 0 turns it off."""))
+        second, larger pass on such frames only). The default 20 (dice under 40 px on a 1280x720 frame)
+        was chosen on validation photos; 0 turns it off."""))
     zoom_imgsz: Annotated[int, Field(ge=672, le=2048, multiple_of=32)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
         Detector input side of the zoomed read: pixels, a multiple of 32 from 672 to 2048 (above the
         detector's own 640)."""))

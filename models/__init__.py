@@ -95,8 +95,9 @@ DEFAULT_WEAK_NESTED_FRAC = 0.4
 #: selection splits by ``benchmarks/select_zoom.py`` for reader v1.2 (2026-12-03): image_exact 0.700 → 0.707,
 #: recall 0.901 → 0.908, precision 0.923 → 0.924 (18 of 297 photos read twice); 800 px rather than 960 (960 px:
 #: at most 0.704, at precision 0.913–0.918): det_v8 learnt at 800 px. byler-d6 test and skovy-webcam do not
-#: change (no photo read twice). Until 2026-12-03 (v1.0–v1.2 as first shipped) the zoom was off (0 and 960; its zoomed read then replaced the first, and on skovy-webcam v1.0's 960 px read
-#: boxed a wooden floor); see ``models/README.md``, "The zoom on by default".
+#: change (no photo read twice). Until 2026-12-03 (v1.0–v1.2 as first shipped) the zoom was off (0 and 960;
+#: its zoomed read then replaced the first, and on skovy-webcam v1.0's 960 px read boxed a wooden floor); see
+#: ``models/README.md``, "The zoom on by default".
 DEFAULT_ZOOM_IMGSZ = 800
 DEFAULT_ZOOM_BELOW = 20.0
 #: The zoom as ``kosti config init`` wrote it into ``kosti.toml`` from v1.0 to v1.2 (off). A file holding exactly

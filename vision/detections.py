@@ -389,7 +389,8 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np
         return np.ones(len(boxes), bool)
     c = np.minimum(covers[:, None], seen_covers[None, :])
     on = c < 1.0  # a share of 1 turns the cover test off for that pair (as nested_in_stronger), IoU still counts
-    same = (box_iou(boxes, seen) >= iou) | (on & (box_cover(boxes, seen) >= c)) | (on & (box_cover(seen, boxes).T >= c))
+    inside = (box_cover(boxes, seen) >= c) | (box_cover(seen, boxes).T >= c)
+    same = (box_iou(boxes, seen) >= iou) | (on & inside)
     unseen: np.ndarray = np.asarray(~same.any(axis=1), bool)
     return unseen
 

@@ -183,7 +183,8 @@ class DiceReader:
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
             again with the detector at ``zoom_imgsz``; the result is that read's dice plus any first-read die it
-            missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such frames only. 0 turns it off.
+            missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such
+            frames only. 0 turns it off.
             ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's

@@ -113,7 +113,8 @@ def test_the_zoom_that_init_wrote_before_it_was_on_gives_way(tmp_path: Path) -> 
     from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, EARLIER_ZOOM
 
     assert EARLIER_ZOOM == {"zoom_below": 0.0, "zoom_imgsz": 960} and DEFAULT_ZOOM_BELOW > 0
-    old_file = "[reader]\nconf = 0.45\nvalue_conf = 0.7\nverify_prob = 0.95\nverify_one_conf = 0.2\nzoom_below = 0.0\nzoom_imgsz = 960\n"
+    old_file = ("[reader]\nconf = 0.45\nvalue_conf = 0.7\nverify_prob = 0.95\nverify_one_conf = 0.2\n"
+                "zoom_below = 0.0\nzoom_imgsz = 960\n")
     r = load_config(write(tmp_path, old_file)).reader
     assert (r.zoom_below, r.zoom_imgsz) == (DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ)
     assert not {"zoom_below", "zoom_imgsz"} & r.model_fields_set
