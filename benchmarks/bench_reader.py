@@ -117,8 +117,12 @@ def main() -> int:
 
     det_conf = reader.verify_conf if reader.verifies else reader.conf
 
+    def ultralytics_detect(image: np.ndarray = frame, **kw):  # detector alone, Ultralytics' default (rect) letterbox
+        return det_model.predict(image, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False,
+                                 **kw)[0]
+
     def ultralytics_boxes(image: np.ndarray, **kw) -> np.ndarray:  # the boxes the reader classifies
-        r = det_model.predict(image, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False, **kw)[0]
+        r = ultralytics_detect(image, **kw)
         xyxy, scores = r.boxes.xyxy.numpy(), r.boxes.conf.numpy()
         if reader.verifies:  # classify the boxes above conf and the weak ones given a second look
             xyxy = xyxy[(scores > reader.conf) | reader.second_look(scores)]
@@ -136,9 +140,6 @@ def main() -> int:
         if crops:
             cls_model.predict(crops, verbose=False)
         return len(crops) // (TTA_VIEWS if reader.tta else 1)
-
-    def ultralytics_detect():  # detector alone, Ultralytics' default (rect) letterbox: the reader's pixels
-        det_model.predict(frame, conf=det_conf, iou=reader.detector.iou, max_det=max_det, verbose=False)
 
     def timed(fns: dict[str, Callable[[], object]], runs: int, timing: bool = False) -> dict[str, float]:
         """Median ms of each of ``fns`` over ``runs`` rounds, run interleaved so that a busy machine slows all

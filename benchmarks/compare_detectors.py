@@ -39,18 +39,10 @@ def as_onnx(candidate: Path, tmp: Path) -> Path:
     to float ONNX as the shipped models' float exports are, at the size it was trained (640 if unrecorded)."""
     if candidate.suffix == ".onnx":
         return candidate
-    from kosti.datasets.train import export_onnx, trained_imgsz
+    from kosti.datasets.train import export_onnx, stripped_copy, trained_imgsz
 
-    src = tmp / "src" / f"{candidate.parent.parent.name}_{candidate.stem}.pt"
-    src.parent.mkdir(parents=True, exist_ok=True)
-    src.write_bytes(candidate.read_bytes())
-    size = trained_imgsz(src, 640)  # before strip_optimizer, which fills a missing train_args with defaults
-    from kosti.ultralytics_env import import_ultralytics
-
-    import_ultralytics()  # offline; strip_optimizer drops the training state as the shipped .pt files are
-    from ultralytics.utils.torch_utils import strip_optimizer
-
-    strip_optimizer(str(src))
+    size = trained_imgsz(candidate, 640)  # before stripping, which fills a missing train_args with defaults
+    src = stripped_copy(candidate, tmp / "src" / f"{candidate.parent.parent.name}_{candidate.stem}.pt")
     return export_onnx(src, size, tmp / f"{src.stem}.onnx")
 
 

@@ -116,6 +116,21 @@ def trained_imgsz(pt: Path, default: int = DEFAULT_IMGSZ) -> int:
     return int(max(size) if isinstance(size, (list, tuple)) else size)
 
 
+def stripped_copy(src: Path, dst: Path) -> Path:
+    """Copy the Ultralytics checkpoint ``src`` to ``dst`` without its training state (optimizer, EMA; weights
+    float16), as the shipped ``.pt`` files are: Ultralytics' ``strip_optimizer``, imported offline. Returns ``dst``.
+    Raises what ``shutil.copy2`` and ``torch.load`` raise for a missing or unreadable file."""
+    from kosti.ultralytics_env import import_ultralytics
+
+    import_ultralytics()
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dst)
+    strip_optimizer(str(dst))
+    return dst
+
+
 def _yolo_class():
     """Ultralytics' ``YOLO``, imported offline (:func:`kosti.ultralytics_env.import_ultralytics`)."""
     from kosti.ultralytics_env import import_ultralytics

@@ -520,11 +520,9 @@ def main() -> int:
         # dice than v1.0 but was never trained at that size.
         start = args.det_pt or RUNS / "det_v7_e5.pt"
         if not start.exists():  # det_v7's last epoch, its training state stripped (float16 weights), as it was run
-            import_ultralytics()
-            from ultralytics.utils.torch_utils import strip_optimizer
+            from kosti.datasets.train import stripped_copy
 
-            shutil.copy2(RUNS / "det_v7" / "weights" / "last.pt", start)
-            strip_optimizer(str(start))
+            stripped_copy(RUNS / "det_v7" / "weights" / "last.pt", start)
         aug = dict(data=str(det_data_v6()), **DET_AUG)
         _train("det_v8", start, imgsz=640, epochs=3, close_mosaic=1, seed=37, lr0=0.0003, save_period=1, **aug)
     elif args.stage == "det_v9":
@@ -587,10 +585,7 @@ def main() -> int:
         # on rune55 val, epoch 20 is better, so the continuation starts there) at a lower rate.
         _train("cls_p5b", a.with_name("last.pt"), data=mixed, epochs=10, seed=10, lr0=0.0003, **CLS_AUG)
     else:
-        from kosti.datasets.train import export_ncnn, export_onnx, trained_imgsz
-
-        import_ultralytics()
-        from ultralytics.utils.torch_utils import strip_optimizer
+        from kosti.datasets.train import export_ncnn, export_onnx, stripped_copy, trained_imgsz
 
         out = RUNS / "export"
         out.mkdir(parents=True, exist_ok=True)
@@ -601,9 +596,7 @@ def main() -> int:
         photos = calibration_photos(SHARED)  # train splits only
         for src, name, size, quantize in ((det_pt, "dice_det", trained_imgsz(det_pt, 640), quantize_detector),
                                           (cls_pt, "dice_cls", 64, quantize_classifier)):
-            pt = out / f"{name}_src.pt"
-            shutil.copy2(src, pt)
-            strip_optimizer(str(pt))
+            pt = stripped_copy(src, out / f"{name}_src.pt")
             f32 = export_onnx(pt, size, out / f"{name}.float.onnx")  # also copies the .pt beside it
             shutil.move(out / f"{name}.float.pt", out / f"{name}.pt")
             quantize(f32, out / f"{name}.onnx", photos)  # v1.1: the shipped ONNX file is the INT8 one

@@ -204,6 +204,25 @@ def test_fine_tuning_keeps_the_base_detectors_input_size(tmp_path: Path) -> None
     assert detector_imgsz(TrainPlan(train=[], val=[], work=tmp_path, base=tmp_path / "none")) == DEFAULT_IMGSZ
 
 
+def test_stripped_copy_drops_the_training_state_and_leaves_the_source(tmp_path: Path) -> None:
+    """A training checkpoint copied for export or as a new start loses its optimizer state; the run's own file keeps
+    it (an interrupted run resumes from it)."""
+    import torch
+
+    from kosti.datasets.train import stripped_copy
+    from kosti.models import MODELS_DIR
+
+    ckpt = torch.load(MODELS_DIR / "dice_cls.pt", map_location="cpu", weights_only=False)
+    ckpt["optimizer"] = {"state": {}, "param_groups": [{"lr": 0.01}]}
+    src = tmp_path / "run" / "last.pt"
+    src.parent.mkdir()
+    torch.save(ckpt, src)
+    dst = stripped_copy(src, tmp_path / "out" / "start.pt")
+    assert dst == tmp_path / "out" / "start.pt"
+    assert torch.load(dst, map_location="cpu", weights_only=False).get("optimizer") is None
+    assert torch.load(src, map_location="cpu", weights_only=False)["optimizer"]["param_groups"][0]["lr"] == 0.01
+
+
 def test_compact_onnx_halves_the_weights_and_keeps_the_outputs(tmp_path: Path) -> None:
     """float16-stored weights + Cast: about half the bytes, same float32 results (to fp16 rounding),
     metadata kept, small tensors left alone, the rewritten file loads in ONNX Runtime."""
