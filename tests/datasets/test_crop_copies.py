@@ -1,4 +1,5 @@
-"""Low-contrast and glint copies of classifier crops (kosti.datasets.prepare: low_contrast, specular_glint, add_copies)."""
+"""Low-contrast, glint and worse-camera copies of classifier crops (kosti.datasets.prepare: low_contrast,
+specular_glint, camera_degraded, add_copies)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from kosti.datasets.prepare import add_copies, low_contrast, specular_glint
+from kosti.datasets.prepare import CAMERA_FAULTS, add_copies, camera_degraded, low_contrast, specular_glint
 
 
 def _die(body: int, pip: int) -> np.ndarray:
@@ -86,3 +87,25 @@ def test_glint_and_low_contrast_copies_are_made_from_originals_only(tmp_path):
     assert (glint >= _die(30, 230)).all() and not np.array_equal(glint, _die(30, 230))
     with pytest.raises(ValueError, match="tag"):
         add_copies(tmp_path, "train", share=1.0, prefixes=(), seed=1, transform=specular_glint, tag="zz_")
+
+
+def test_a_worse_camera_changes_the_crop_but_not_the_face():
+    crop = _die(body=0, pip=255)
+    crop[12:53, 12:53] = np.where(crop[12:53, 12:53] == 0, np.array([40, 40, 200], np.uint8), crop[12:53, 12:53])
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    assert grey[32, 32] > 200 and grey[16, 30] < 100  # a red die with white pips
+    changed = 0
+    for seed in range(200):
+        out = camera_degraded(crop, np.random.default_rng(seed))
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        changed += not np.array_equal(out, crop)
+        g = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY).astype(int)
+        body = g[14:19, 26:34].mean()
+        for y, x in ((22, 22), (42, 42), (32, 32)):  # each pip still lighter than the body: the face is kept
+            assert g[y, x] > body + 25, (seed, (y, x), g[y, x], body)
+    assert changed >= 197
+    same = camera_degraded(crop, np.random.default_rng(5)), camera_degraded(crop, np.random.default_rng(5))
+    assert np.array_equal(*same)
+    with pytest.raises(ValueError, match="uint8"):
+        camera_degraded(crop.astype(np.float32), np.random.default_rng(0))
+    assert CAMERA_FAULTS[0] == "hue" and CAMERA_FAULTS[-1] == "jpeg"  # applied in the order light meets them

@@ -1,0 +1,176 @@
+"""How the reader holds up when the table is not the one in the photos: the same labelled photos read again
+after a camera fault or a change of dice colour, side by side with the photos as shipped.
+
+A real table differs from the shared sets in ways no label changes: a warmer lamp, a phone camera's JPEG, a
+shaky or badly focused webcam, a set of dice in another colour, a phone held in portrait. Each fault of
+:data:`FAULTS` is applied to every whole frame (labels moved with it where the frame turns or shrinks), the
+frame read by the reader at its shipped defaults, and scored with ``kosti eval``'s definitions
+(:func:`kosti.vision.evaluate.evaluate_predictions`). Besides precision, recall, die_accuracy and image_exact it
+counts **wrong reads**: matched dice read as a face other than the label's (an uncertain die asks the table and
+is not one). A fault may make dice uncertain; it should not make them wrong.
+
+The faults are sized for dice of 30–40 px (byler-d6 test's): shake 4 px is a hand-held phone at 1/30 s;
+9 px smears the pips into lines, where *uncertain* is the right answer.
+
+Usage: ``python benchmarks/robustness.py [--sets byler-d6:test,rune55-dedup:val] [--faults none,grey,…]
+[--det D.onnx] [--cls C.onnx] [--json OUT]``. Photos listed in ``datasets/label_errors/`` are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from label_errors import without_label_errors  # noqa: E402
+from select_operating_point import SHARED  # noqa: E402  (a sibling module)
+
+Frame = np.ndarray
+Boxes = np.ndarray
+
+
+def _hue(turn: int) -> Callable[[Frame], Frame]:
+    def f(im: Frame) -> Frame:
+        hsv = cv2.cvtColor(im, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + turn) % 180).astype(np.uint8)
+        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return f
+
+
+def _gains(b: float, g: float, r: float) -> Callable[[Frame], Frame]:
+    return lambda im: np.clip(im * np.array([b, g, r], np.float32) + 0.5, 0, 255).astype(np.uint8)
+
+
+def _gamma(g: float) -> Callable[[Frame], Frame]:
+    lut = np.clip((np.arange(256) / 255.0) ** g * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    return lambda im: cv2.LUT(im, lut)
+
+
+def _shake(px: int) -> Callable[[Frame], Frame]:
+    kernel = np.ones((1, px), np.float32) / px
+    return lambda im: cv2.filter2D(im, -1, kernel, borderType=cv2.BORDER_REFLECT)
+
+
+def _jpeg(q: int) -> Callable[[Frame], Frame]:
+    def f(im: Frame) -> Frame:
+        out = cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, q])[1], cv2.IMREAD_COLOR)
+        if out is None:
+            raise RuntimeError(f"OpenCV could not encode and decode a {im.shape} frame as JPEG")
+        return out
+    return f
+
+
+def _noise(sigma: float) -> Callable[[Frame], Frame]:
+    def f(im: Frame) -> Frame:
+        rng = np.random.default_rng(0)
+        return np.clip(im + rng.normal(0.0, sigma, im.shape), 0, 255).astype(np.uint8)
+    return f
+
+
+def _half(im: Frame, boxes: Boxes) -> tuple[Frame, Boxes]:
+    return cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA), boxes * 0.5
+
+
+def _portrait(im: Frame, boxes: Boxes) -> tuple[Frame, Boxes]:
+    h = im.shape[0]
+    x1, y1, x2, y2 = boxes.T
+    return cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE), np.stack([h - y2, x1, h - y1, x2], 1).reshape(-1, 4)
+
+
+def _photometric(f: Callable[[Frame], Frame]) -> Callable[[Frame, Boxes], tuple[Frame, Boxes]]:
+    return lambda im, boxes: (np.ascontiguousarray(f(im)), boxes)
+
+
+#: Name → ``(frame (H, W, 3) uint8 BGR, label boxes (M, 4) xyxy px) -> (frame, boxes)``.
+FAULTS: dict[str, Callable[[Frame, Boxes], tuple[Frame, Boxes]]] = {
+    "none": lambda im, boxes: (im, boxes),
+    "hue+60°": _photometric(_hue(30)),
+    "hue+120°": _photometric(_hue(60)),
+    "grey": _photometric(lambda im: cv2.cvtColor(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)),
+    "warm lamp": _photometric(_gains(0.7, 0.95, 1.2)),
+    "cool light": _photometric(_gains(1.2, 1.0, 0.75)),
+    "dim ×0.6": _photometric(lambda im: (im * 0.6).astype(np.uint8)),
+    "dark ×0.45": _photometric(lambda im: (im * 0.45).astype(np.uint8)),
+    "bright γ0.5": _photometric(_gamma(0.5)),
+    "focus σ1": _photometric(lambda im: cv2.GaussianBlur(im, (0, 0), 1.0)),
+    "focus σ2": _photometric(lambda im: cv2.GaussianBlur(im, (0, 0), 2.0)),
+    "shake 4 px": _photometric(_shake(4)),
+    "shake 9 px": _photometric(_shake(9)),
+    "JPEG 40": _photometric(_jpeg(40)),
+    "JPEG 20": _photometric(_jpeg(20)),
+    "noise σ12": _photometric(_noise(12.0)),
+    "half size": _half,
+    "portrait": _portrait,
+}
+
+
+def measure(reader, name: str, split: str, faults: list[str]) -> dict[str, dict]:
+    """``kosti eval`` metrics of ``name``'s ``split`` under each fault, plus ``wrong`` (matched dice read as another
+    face) and ``uncertain`` (matched dice left uncertain), keyed by fault name."""
+    from kosti.vision.evaluate import evaluate_predictions, load_dataset, read_labels
+    from kosti.vision.reader import load_image
+
+    ds = load_dataset(SHARED / name, split)
+    items = without_label_errors(ds.items, name, split)[0]
+    frames = []
+    for item in items:
+        img = load_image(item.image)
+        h, w = img.shape[:2]
+        frames.append((item.image, img, *read_labels(item.label, w, h, ds.class_values)))
+    out = {}
+    for fault in faults:
+        truths, preds = [], []
+        for path, img, boxes, values in frames:
+            im, bx = FAULTS[fault](img, boxes)
+            truths.append((path, bx.astype(np.float32), values))
+            preds.append(reader.read(np.ascontiguousarray(im)))
+        rep = evaluate_predictions(truths, preds)
+        doc = {k: rep.to_json()[k] for k in ("precision", "recall", "die_accuracy", "image_exact")}
+        pairs = [(r, j) for r in rep.records for _, j in r.wrong]
+        doc["wrong"] = sum(1 for r, j in pairs if r.pred.value[j] != 0)
+        doc["uncertain"] = sum(1 for r, j in pairs if r.pred.value[j] == 0)
+        doc["matched"] = rep.n_matched
+        out[fault] = doc
+        print(f"{name}:{split} {fault:12s} P {doc['precision']:.3f} R {doc['recall']:.3f} "
+              f"DA {doc['die_accuracy']:.3f} exact {doc['image_exact']:.3f} wrong {doc['wrong']} "
+              f"uncertain {doc['uncertain']} of {doc['matched']}", flush=True)
+    return out
+
+
+def main() -> int:
+    from kosti.vision.reader import DiceReader
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="byler-d6:test,rune55-dedup:val",
+                    help="comma-separated SET:SPLIT of ../shared/datasets (default %(default)s)")
+    ap.add_argument("--faults", default=",".join(FAULTS), help="comma-separated names of FAULTS (default: all)")
+    ap.add_argument("--det", help="detector (default: the shipped one)")
+    ap.add_argument("--cls", help="face classifier (default: the shipped one)")
+    ap.add_argument("--json", type=Path, help="write the results there")
+    args = ap.parse_args()
+    faults = args.faults.split(",")
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        ap.error(f"unknown faults {unknown}; known: {', '.join(FAULTS)}")
+    entries = args.sets.split(",")
+    if not all(e.count(":") == 1 for e in entries):
+        ap.error(f"--sets takes SET:SPLIT entries, comma-separated; got {args.sets!r}")
+    reader = DiceReader(args.det, args.cls)
+    print(reader.describe())
+    sets: dict[str, dict[str, dict]] = {}
+    for entry in entries:
+        name, split = entry.split(":")
+        sets[entry] = measure(reader, name, split, faults)
+    if args.json:
+        args.json.write_text(json.dumps({"reader": reader.describe(), "sets": sets}, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
