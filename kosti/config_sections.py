@@ -26,6 +26,7 @@ from kosti.engine.names import check_player_names
 from kosti.models import (
     DEFAULT_CONF,
     DEFAULT_IOU,
+    DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_ONE_CONF,
@@ -214,6 +215,10 @@ class ReaderSettings(_Section):
     verify_one_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_ONE_CONF, description=_doc("""
         A weak box read as a 1 is confirmed only when the detector scored it above this: number tokens,
         coins and buttons read as a lone pip. 0 turns the rule off."""))
+    not_die_prob: Annotated[float, Field(gt=0.0, le=1.0)] = Field(DEFAULT_NOT_DIE_PROB, description=_doc("""
+        A box the face classifier reads as "not a die" (class x) with at least this probability is not a die,
+        whatever the detector scored it: the dark corner of a noisy webcam frame. 1 turns the
+        rule off."""))
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
@@ -334,7 +339,7 @@ class ReaderSettings(_Section):
         return {"det_path": det, "cls_path": cls, "conf": self.conf, "iou": self.iou,
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
-                "verify_one_conf": self.verify_one_conf,
+                "verify_one_conf": self.verify_one_conf, "not_die_prob": self.not_die_prob,
                 # the default zoom is the reader's own (None: off for a model that cannot zoom, not an error)
                 "zoom_below": None if self.zoom_below == DEFAULT_ZOOM_BELOW else self.zoom_below,
                 "zoom_imgsz": None if self.zoom_imgsz == DEFAULT_ZOOM_IMGSZ else self.zoom_imgsz,

@@ -66,6 +66,11 @@ DEFAULT_VERIFY_PROB = 0.95
 #: rest of the operating point (new in v1.1 at 0.2; 0.1 with v1.2's detector; ``≤ DEFAULT_VERIFY_CONF`` would turn
 #: the rule off).
 DEFAULT_VERIFY_ONE_CONF = 0.1
+#: ``DEFAULT_NOT_DIE_PROB``: a box the face classifier reads as ``x`` (not a readable die) with calibrated probability
+#: at least this is not a die, whatever the detector scored it (:class:`kosti.vision.reader.DiceReader`,
+#: ``not_die_prob``; 1 = off). New on 2026-12-03: a noisy webcam frame's dark corner is boxed at 0.5–0.78 and read as
+#: ``x`` at ≥ 0.95 (``benchmarks/robustness.py``); chosen on the selection splits (model card, "Robustness").
+DEFAULT_NOT_DIE_PROB = 0.99
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
 #: them into ``kosti.toml`` as plain values: v0.3's, v1.0's and v1.1's (a file holding v1.1's also holds its
 #: ``verify_one_conf``, which the earlier two did not write). A configuration that holds exactly one of them holds an

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kosti.models import (
     DEFAULT_CONF,
     DEFAULT_IOU,
+    DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_ONE_CONF,
@@ -91,6 +92,9 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verify-one-conf", type=_unit_float, default=DEFAULT_VERIFY_ONE_CONF, metavar="FLOAT",
                    help="a weak box read as a 1 is confirmed only when the detector scored it above this (number "
                         f"tokens and coins read as a lone pip; default {DEFAULT_VERIFY_ONE_CONF:g})")
+    p.add_argument("--not-die-prob", type=_unit_float, default=DEFAULT_NOT_DIE_PROB, metavar="FLOAT",
+                   help="a box the classifier reads as not a die (class x) with at least this probability is no die, "
+                        f"whatever the detector scored it (default {DEFAULT_NOT_DIE_PROB:g}; 1 = off)")
     p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
                         "side, px of the 640 px input) or only weak candidates were found; the result is that read's "
@@ -148,6 +152,7 @@ def _reader(args: argparse.Namespace) -> DiceReader:
         verify_conf=args.verify_conf,
         verify_prob=args.verify_prob,
         verify_one_conf=args.verify_one_conf,
+        not_die_prob=args.not_die_prob,
         zoom_below=args.zoom_below,
         zoom_imgsz=args.zoom_imgsz,
         backend=backend,

@@ -47,6 +47,7 @@ from kosti.models import (
     DEFAULT_CONF,
     DEFAULT_IOU,
     DEFAULT_NESTED_FRAC,
+    DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
     DEFAULT_VERIFY_CONF,
     DEFAULT_VERIFY_ONE_CONF,
@@ -169,6 +170,11 @@ class DiceReader:
             game's number token, a coin, a button — reads as a "1" to the classifier as surely as a real
             one-pip face (18 of the 27 second-look 1s on epanemu-dice val were false, most of them Catan number
             tokens read at probability 0.96–0.999), while the detector scores most of those marks lower (0.05–0.16; real 1s 0.07–0.43).
+        not_die_prob: a box the classifier reads as ``x`` (not a readable die) with calibrated probability at
+            least this (0–1] is not a die, whatever the detector scored it; it stays a candidate
+            (:meth:`read_candidates`). A noisy webcam's dark frame corner boxed at 0.5–0.78 is read as ``x`` at
+            ≥ 0.95 (``benchmarks/robustness.py``). 1 turns the rule off. Default
+            :data:`kosti.models.DEFAULT_NOT_DIE_PROB`.
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -212,6 +218,7 @@ class DiceReader:
         verify_conf: float = DEFAULT_VERIFY_CONF,
         verify_prob: float = DEFAULT_VERIFY_PROB,
         verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
+        not_die_prob: float = DEFAULT_NOT_DIE_PROB,
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
         weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
@@ -225,6 +232,9 @@ class DiceReader:
             raise ReaderSettingsError(f"verification settings out of range: verify_conf={verify_conf}, "
                                       f"verify_prob={verify_prob}, verify_one_conf={verify_one_conf}, "
                                       f"max_verify={max_verify}")
+        if not 0.0 < not_die_prob <= 1.0:
+            raise ReaderSettingsError(f"not_die_prob must be in (0, 1], got {not_die_prob}")
+        self.not_die_prob = float(not_die_prob)
         if backend not in BACKENDS:
             raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
@@ -371,13 +381,15 @@ class DiceReader:
         """``(K,)`` bool: which detector boxes are dice, given their scores ``(K,)`` (sorted descending) and
         calibrated class probabilities ``(K, nc)``: a score above ``conf``, or a second look
         (:meth:`second_look`) that reads a face with probability ``≥ verify_prob`` (a face 1 only above
-        ``verify_one_conf``). The one rule used by
+        ``verify_one_conf``); never a box read as ``x`` with probability ``≥ not_die_prob``. The one rule used by
         :meth:`read` and by ``benchmarks/select_operating_point.py``."""
         scores = np.asarray(scores)
         keep = scores > self.conf
         if self.verifies and len(probs):
             confirmed = best_face_prob(probs, self._cls_values) >= self.verify_prob
             keep |= self.second_look(scores) & confirmed & ~self.lone_ones(scores, probs)
+        if self.classifier is not None and self.not_die_prob < 1.0 and len(probs):
+            keep &= np.where(self._cls_values[None, :] == 0, probs, 0.0).sum(1) < self.not_die_prob
         return keep
 
     def lone_ones(self, scores: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -550,6 +562,8 @@ class DiceReader:
         v = f" verify>{self.verify_conf:g}@{self.verify_prob:g}" if self.verifies else ""
         if self.verifies and self.verify_one_conf > self.verify_conf:
             v += f" ones>{self.verify_one_conf:g}"
+        if self.classifier is not None and self.not_die_prob < 1.0:
+            v += f" not-die x>={self.not_die_prob:g}"
         if self.zoom_detector is not None:
             v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "

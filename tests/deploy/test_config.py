@@ -368,6 +368,10 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
     kw = cfg.reader.reader_kwargs()
     assert set(kw) <= params(reader_mod.DiceReader.__init__)
     assert kw["backend"] == "onnx" and kw["conf"] == DEFAULT_CONF and kw["threads"] == 1
+    # every reader setting reaches the reader (a field left out of reader_kwargs would be silently ignored)
+    settings = set(C.ReaderSettings.model_fields) - {"model", "detector", "classifier"}
+    assert settings <= set(kw), settings - set(kw)
+    assert load_config(write(tmp_path, "[reader]\nnot_die_prob = 0.9\n")).reader.reader_kwargs()["not_die_prob"] == 0.9
     settle = cfg.settle.detector_kwargs()
     assert set(settle) <= params(settle_mod.SettleDetector.__init__)
     settle_mod.SettleDetector(**settle)  # the defaults are consistent with its own checks

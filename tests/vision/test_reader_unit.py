@@ -183,6 +183,28 @@ def test_a_weak_box_read_as_a_one_needs_a_stronger_detector_score(monkeypatch):
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_one_conf=-0.1)
 
 
+def test_a_box_surely_read_as_not_a_die_is_no_die_whatever_its_score(monkeypatch):
+    """``not_die_prob``: a box the classifier reads as ``x`` with at least that probability is dropped, however
+    strongly the detector scored it (a noisy frame's dark corner); it stays a candidate, uncertain. A die the
+    classifier cannot read but does not call ``x`` that surely (a cocked die) stays a die, uncertain."""
+    m = untrained_models()
+    boxes = [[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50]]
+    scores = [0.9, 0.78, 0.6]
+    four, noise, cocked = [0, 0, 0, 0.99, 0, 0, 0.01], [0.01, 0, 0, 0, 0, 0, 0.99], [0.2, 0, 0.2, 0, 0, 0, 0.6]
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False, not_die_prob=0.95)
+    _scripted(r, monkeypatch, boxes, scores, [four, noise, cocked])
+    dice, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
+    assert dice.confidence.tolist() == pytest.approx([0.9, 0.6]) and dice.value.tolist() == [4, 0]
+    assert candidates.confidence.tolist() == pytest.approx([0.78]) and candidates.value.tolist() == [0]
+    assert "not-die x>=0.95" in r.describe()
+    off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False, not_die_prob=1.0)
+    _scripted(off, monkeypatch, boxes, scores, [four, noise, cocked])
+    assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [4, 0, 0] and "not-die" not in off.describe()
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="not_die_prob"):
+            DiceReader(m["det_onnx"], m["cls_onnx"], not_die_prob=bad)
+
+
 def test_nested_in_stronger_drops_a_face_boxed_inside_its_die():
     boxes = np.array([[0, 0, 100, 100],    # the whole die (strongest)
                       [10, 5, 90, 60],     # its top face, all inside: the same die again
