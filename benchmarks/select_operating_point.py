@@ -119,10 +119,9 @@ def score(reader, recs: list[dict], conf: float, value_conf: float,
         truths.append((r["image"], r["tx"], r["tv"]))
     rep = evaluate_predictions(truths, preds)
     doc = {k: v for k, v in rep.to_json().items() if k in ("precision", "recall", "die_accuracy", "image_exact")}
-    pairs = [(rec.true_values[k], rec.pred.value[j]) for rec in rep.records for k, j in rec.pairs]
-    n = max(len(pairs), 1)
-    doc["wrong"] = round(sum(1 for t, p in pairs if p and p != t) / n, 4)
-    doc["uncertain"] = round(sum(1 for _, p in pairs if not p) / n, 4)
+    n = max(rep.n_matched, 1)
+    doc["wrong"] = round(rep.n_wrong / n, 4)
+    doc["uncertain"] = round(rep.n_unsure / n, 4)
     return doc
 
 

@@ -355,6 +355,12 @@ def _shows_a_die(box: np.ndarray, boxes: np.ndarray, pad: float = 1.25) -> bool:
     return bool(inside.any())
 
 
+def _check_crop(crop: np.ndarray) -> None:
+    """Raise ``ValueError`` unless ``crop`` is an ``(h, w, 3)`` uint8 array (the copies' input)."""
+    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
+        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+
+
 def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A dimmer, flatter copy of a classifier crop: what a dark die with dark pips looks like (byler-d6's dark
     blue die with grey pips, its brown die with dark red pips: the reader's uncertain dice there).
@@ -375,8 +381,7 @@ def low_contrast(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     Raises:
         ValueError: ``crop`` is not an ``(h, w, 3)`` uint8 array.
     """
-    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
-        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+    _check_crop(crop)
     k, gamma = rng.uniform(0.35, 0.7), rng.uniform(1.1, 1.8)
     x = crop.astype(np.float32) / 255.0
     x = x.mean() + (x - x.mean()) * k
@@ -409,8 +414,7 @@ def specular_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     Raises:
         ValueError: ``crop`` is not an ``(h, w, 3)`` uint8 array.
     """
-    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
-        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+    _check_crop(crop)
     h, w = crop.shape[:2]
     side = min(h, w)
     cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
@@ -439,9 +443,10 @@ def camera_degraded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
     * hue: every colour turned by the same angle, any (HSV; dice come in every body colour);
     * focus blur: Gaussian, σ in [0.5, 1.3] px;
-    * shake: a straight motion blur 2–5 px long at any angle;
+    * shake: a motion blur along a straight line at any angle, its length drawn in [2, 5] px and rasterised in a
+      3 or 5 px kernel (a few short, steep draws come out as one pixel: no blur);
     * low resolution: down to 40–70 % of the side (area) and back up (bilinear);
-    * white balance: each channel's gain in [0.75, 1.25], their mean 1;
+    * white balance: each channel's gain drawn in [0.75, 1.25], then divided by the three gains' mean (so 0.69–1.36);
     * exposure: gamma in [0.6, 1.6];
     * no colour: the grey level in every channel;
     * sensor noise: Gaussian per pixel and channel, σ in [3, 10] grey levels;
@@ -457,8 +462,7 @@ def camera_degraded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     Raises:
         ValueError: ``crop`` is not an ``(h, w, 3)`` uint8 array.
     """
-    if crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8:
-        raise ValueError(f"expected an (h, w, 3) uint8 crop, got {crop.shape} {crop.dtype}")
+    _check_crop(crop)
     h, w = crop.shape[:2]
     faults = set(rng.choice(len(CAMERA_FAULTS), size=int(rng.integers(1, 4)), replace=False).tolist())
     x = crop.copy()

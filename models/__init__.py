@@ -69,7 +69,7 @@ DEFAULT_VERIFY_ONE_CONF = 0.1
 #: ``DEFAULT_NOT_DIE_PROB``: a box the face classifier reads as ``x`` (not a readable die) with calibrated probability
 #: at least this is not a die, whatever the detector scored it (:class:`kosti.vision.reader.DiceReader`,
 #: ``not_die_prob``; 1 = off). New on 2026-12-03: a noisy webcam frame's dark corner is boxed at 0.5–0.78 and read as
-#: ``x`` at ≥ 0.95 (``benchmarks/robustness.py``); chosen on the selection splits (model card, "Robustness").
+#: ``x`` at ≥ 0.99 (``benchmarks/robustness.py``); chosen on the selection splits (model card, "Robustness").
 DEFAULT_NOT_DIE_PROB = 0.99
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
 #: them into ``kosti.toml`` as plain values: v0.3's, v1.0's and v1.1's (a file holding v1.1's also holds its

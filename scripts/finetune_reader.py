@@ -192,7 +192,8 @@ EMPTY_LABELLED_DICE = ("dice_417_jpg",)
 
 def det_data_v10() -> Path:
     """Write ``runs/v02/det_v10_data/data.yaml``: :func:`det_data_v6`'s images without :data:`EMPTY_LABELLED_DICE`,
-    plus a copy of a third of its real photos (seeded) as another set of dice under a worse camera would show
+    plus a copy of a third of its real photos (seeded; each copy's faults seeded by its photo's place) as another
+    set of dice under a worse camera would show
     them (:func:`kosti.datasets.prepare.camera_degraded` on the whole frame, saved as JPEG quality 95, the photo's
     labels copied beside it). Noise or a warm lamp make v1.2's detector box the holes of byler-d6's tray rim and
     miss dice (``benchmarks/robustness.py``). Validation: epanemu val (selection only)."""
@@ -205,23 +206,25 @@ def det_data_v10() -> Path:
     images = [p for p in (det_data_v6().parent / "train.txt").read_text().split()
               if not Path(p).name.startswith(EMPTY_LABELLED_DICE)]
     real = [p for p in images if p.startswith(str(SHARED))]
-    rng = np.random.default_rng(41)
+    from kosti.vision.yolo_labels import label_path
+
     out_img, out_lbl = root / "images" / "train", root / "labels" / "train"
     out_img.mkdir(parents=True, exist_ok=True)
     out_lbl.mkdir(parents=True, exist_ok=True)
+    picked = np.random.default_rng(41).random(len(real)) < 1 / 3  # drawn first: a rerun picks the same photos
     copies = []
-    for p in real:
-        if rng.random() >= 1 / 3:
+    for i, p in enumerate(real):
+        if not picked[i]:
             continue
         src = Path(p)
         dst = out_img / f"cam_{src.parent.parent.parent.name}_{src.stem}.jpg"
-        if not dst.exists():
+        label = out_lbl / f"{dst.stem}.txt"
+        if not (dst.exists() and label.exists()):  # the label first: an interrupted copy is never background
             frame = cv2.imread(str(src), cv2.IMREAD_COLOR)
             if frame is None:
                 raise OSError(f"cannot read {src}")
-            cv2.imwrite(str(dst), camera_degraded(frame, rng), [cv2.IMWRITE_JPEG_QUALITY, 95])
-            shutil.copyfile(src.parent.parent.parent / "labels" / src.parent.name / f"{src.stem}.txt",
-                            out_lbl / f"{dst.stem}.txt")
+            shutil.copyfile(label_path(src), label)
+            cv2.imwrite(str(dst), camera_degraded(frame, np.random.default_rng([41, i])), [cv2.IMWRITE_JPEG_QUALITY, 95])
         copies.append(str(dst))
     print(f"det_v10_data: {len(images)} images, {len(copies)} worse-camera copies")
     return _det_yaml("det_v10_data", images + copies, val=SHARED / "epanemu-dice/images/val")

@@ -3,7 +3,7 @@
 :class:`Detections` follows the layout of ``supervision.Detections``: parallel NumPy arrays with one row
 per die, filtered with boolean masks and handed to drawing or tracking code without copies, plus a
 ``data`` dict of optional per-die columns (:data:`COLUMNS`: ``guess``, ``votes``, ``recovered``,
-``zone``) that travel with every selection. A value of ``0`` means the reader could not tell the face
+``zone``, ``not_die``) that travel with every selection. A value of ``0`` means the reader could not tell the face
 (the classifier said ``x`` — cocked, blurred, hidden, not a die — or its confidence was below the
 reader's ``value_conf``); such dice are *uncertain* and are never silently guessed (``guess`` keeps the
 best guess apart, for display and for labelling).
@@ -35,6 +35,8 @@ COLUMNS: dict[str, tuple[Any, tuple[int, ...], Any, str]] = {
     "recovered": (np.bool_, (), False, ("found by the pipeline's recovery pass: the detector was unsure of this "
                                         "box and it was taken because the roll area held fewer dice than expected")),
     "zone": (np.int8, (), 1, "table zone of the box centre (kosti.vision.zones: 0 outside, 1 roll, 2 set aside)"),
+    "not_die": (np.bool_, (), False, ("a candidate the classifier read as not a die (x at the reader's not_die_prob "
+                                      "or above): never a die, and no reason to read the frame again larger")),
 }
 
 

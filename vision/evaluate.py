@@ -356,6 +356,17 @@ class EvalReport:
         return self.confusion_full[:6, :6].copy()
 
     @property
+    def n_wrong(self) -> int:
+        """Matched dice read as a face other than the label's (uncertain ones are not wrong reads)."""
+        cm = self.confusion_full[:6, :6]
+        return int(cm.sum() - np.trace(cm))
+
+    @property
+    def n_unsure(self) -> int:
+        """Matched dice the reader left uncertain (value 0)."""
+        return int(self.confusion_full[:6, 6].sum())
+
+    @property
     def uncertain(self) -> int:
         """Dice (matched or extra) the reader reported as uncertain."""
         return int(sum(int(r.pred.uncertain.sum()) for r in self.records))

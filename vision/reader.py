@@ -173,7 +173,7 @@ class DiceReader:
         not_die_prob: a box the classifier reads as ``x`` (not a readable die) with calibrated probability at
             least this (0–1] is not a die, whatever the detector scored it; it stays a candidate
             (:meth:`read_candidates`). A noisy webcam's dark frame corner boxed at 0.5–0.78 is read as ``x`` at
-            ≥ 0.95 (``benchmarks/robustness.py``). 1 turns the rule off. Default
+            ≥ 0.99 (``benchmarks/robustness.py``). 1 turns the rule off. Default
             :data:`kosti.models.DEFAULT_NOT_DIE_PROB`.
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
@@ -388,9 +388,17 @@ class DiceReader:
         if self.verifies and len(probs):
             confirmed = best_face_prob(probs, self._cls_values) >= self.verify_prob
             keep |= self.second_look(scores) & confirmed & ~self.lone_ones(scores, probs)
-        if self.classifier is not None and self.not_die_prob < 1.0 and len(probs):
-            keep &= np.where(self._cls_values[None, :] == 0, probs, 0.0).sum(1) < self.not_die_prob
-        return keep
+        return keep & ~self.not_die(probs) if len(probs) else keep
+
+    def not_die(self, probs: np.ndarray) -> np.ndarray:
+        """``(K,)`` bool: boxes whose calibrated class probabilities ``(K, nc)`` give the non-face class ``x`` at least
+        ``not_die_prob`` — never dice, whatever the detector scored them (all False with no classifier, or with
+        ``not_die_prob`` 1)."""
+        probs = np.asarray(probs)
+        if self.classifier is None or self.not_die_prob >= 1.0 or len(probs) == 0:
+            return np.zeros(len(probs), bool)
+        sure_x: np.ndarray = np.where(self._cls_values[None, :] == 0, probs, 0.0).sum(1) >= self.not_die_prob
+        return sure_x
 
     def lone_ones(self, scores: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``(K,)`` bool: weak boxes (``scores`` ``(K,)``, calibrated ``probs`` ``(K, nc)``) whose best face is
@@ -441,23 +449,25 @@ class DiceReader:
 
     def read_candidates(self, image: np.ndarray) -> tuple[Detections, Detections]:
         """:meth:`read`, plus the boxes it did not take as dice: the weak boxes the second look did not
-        confirm, and the boxes the one-box-per-die rule dropped (:meth:`one_box_per_die`, any score).
+        confirm, the boxes the one-box-per-die rule dropped (:meth:`one_box_per_die`, any score), and the
+        boxes read surely as not a die (:meth:`not_die`, any score).
 
         The live table knows how many dice were thrown (the engine's dice to throw); when fewer are found,
         it may take the best of these candidates (:func:`kosti.vision.vote.recover_dice`). Each
         candidate carries its detector score (``confidence``; above ``verify_conf``, and at most ``conf``
-        unless the one-box rule dropped it) and its face read
+        unless the one-box or the not-a-die rule dropped it) and its face read
         as for a die (:meth:`decide`: value 0 when no face reaches ``value_conf``, and for a lone 1 the
         second look turned down, :meth:`lone_ones`). Dice and candidates both carry a ``guess`` column:
-        the most probable face, even where the value is 0 (its probability is then ``value_confidence``).
+        the most probable face, even where the value is 0 (its probability is then ``value_confidence``);
+        candidates also carry ``not_die`` (True for the boxes :meth:`not_die` turned down).
 
         Args:
             image: ``(H, W, 3)`` uint8 BGR frame, any size.
 
         Returns:
             ``(dice, candidates)``: two :class:`Detections` in frame pixels, each highest detector
-            confidence first; with the second look off, ``candidates`` holds only boxes the one-box rule
-            dropped.
+            confidence first; with the second look off, ``candidates`` holds only boxes the one-box and
+            the not-a-die rules dropped.
 
         Raises:
             ValueError: ``image`` is not an ``(H, W, 3)`` uint8 array.
@@ -505,13 +515,13 @@ class DiceReader:
 
     def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
-        is read again at ``zoom_imgsz``: no die but some candidate, or the dice's median side (square root of
+        is read again at ``zoom_imgsz``: no die but some candidate (not one surely read as not a die), or the dice's median side (square root of
         the box area, frame px) under ``zoom_below`` px once scaled to the detector's input (``input_side /
         max(H, W)``). False when the zoom is off."""
         if self.zoom_detector is None:
             return False
-        if len(dice) == 0:
-            return len(candidates) > 0
+        if len(dice) == 0:  # a box surely not a die (not_die) is no reason to look again
+            return bool((~candidates.data.get("not_die", np.zeros(len(candidates), bool))).any())
         wh = dice.xyxy[:, 2:] - dice.xyxy[:, :2]
         side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None))))
         return side * self.detector.input_side / max(frame_hw) < self.zoom_below
@@ -535,6 +545,7 @@ class DiceReader:
             # throw (kosti.vision.vote.recover_dice) must not take a token back as a sure 1.
             values = np.where(~keep & self.lone_ones(scores, probs), UNKNOWN_VALUE, values).astype(np.int8)
             guess = best_face(probs, self._cls_values)
+            not_die = self.not_die(probs)
         else:
             keep = self.one_box_per_die(xyxy, np.ones(len(scores), bool), scores)
             values = self._det_values[classes] if len(classes) else np.zeros(0, np.int8)
@@ -542,6 +553,7 @@ class DiceReader:
             low = (values == 0) | (vconf < self.value_conf)
             guess = values.copy()
             values = np.where(low, UNKNOWN_VALUE, values).astype(np.int8)
+            not_die = np.zeros(len(scores), bool)
         t2 = time.perf_counter()
         self.last_timing = {
             "detect": (t1 - t0) * 1e3,
@@ -549,7 +561,8 @@ class DiceReader:
             "total": (t2 - t0) * 1e3,
         }
         dice = Detections(xyxy[keep], scores[keep], values[keep], vconf[keep], {"guess": guess[keep]})
-        return dice, Detections(xyxy[~keep], scores[~keep], values[~keep], vconf[~keep], {"guess": guess[~keep]})
+        return dice, Detections(xyxy[~keep], scores[~keep], values[~keep], vconf[~keep],
+                                {"guess": guess[~keep], "not_die": not_die[~keep]})
 
     def read_path(self, path: str | Path) -> Detections:
         """:meth:`read` an image file. Raises :class:`ImageReadError` naming the file if unreadable."""

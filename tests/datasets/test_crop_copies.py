@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from kosti.datasets.prepare import CAMERA_FAULTS, add_copies, camera_degraded, low_contrast, specular_glint
+from kosti.datasets.prepare import add_copies, camera_degraded, low_contrast, specular_glint
 
 
 def _die(body: int, pip: int) -> np.ndarray:
@@ -108,4 +108,3 @@ def test_a_worse_camera_changes_the_crop_but_not_the_face():
     assert np.array_equal(*same)
     with pytest.raises(ValueError, match="uint8"):
         camera_degraded(crop.astype(np.float32), np.random.default_rng(0))
-    assert CAMERA_FAULTS[0] == "hue" and CAMERA_FAULTS[-1] == "jpeg"  # applied in the order light meets them

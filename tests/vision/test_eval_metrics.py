@@ -60,6 +60,8 @@ def test_counts_and_rates(report):
     assert doc["image_exact"] == pytest.approx(2 / 4)  # b and the empty c
     assert doc["ms_per_image_median"] == pytest.approx(25.0)
     assert report.uncertain == 1
+    # of the 2 matched dice not read right, one is read as another face (2 -> 5), one left uncertain (the 3)
+    assert (report.n_wrong, report.n_unsure) == (1, 1)
 
 
 def test_confusion(report):

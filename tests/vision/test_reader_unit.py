@@ -196,7 +196,11 @@ def test_a_box_surely_read_as_not_a_die_is_no_die_whatever_its_score(monkeypatch
     dice, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
     assert dice.confidence.tolist() == pytest.approx([0.9, 0.6]) and dice.value.tolist() == [4, 0]
     assert candidates.confidence.tolist() == pytest.approx([0.78]) and candidates.value.tolist() == [0]
+    assert candidates.data["not_die"].tolist() == [True]
     assert "not-die x>=0.95" in r.describe()
+    # at exactly not_die_prob the box is no die (the rule is "at least")
+    _scripted(r, monkeypatch, boxes, scores, [four, [0.05, 0, 0, 0, 0, 0, 0.95], cocked])
+    assert r.read(np.zeros((200, 300, 3), np.uint8)).confidence.tolist() == pytest.approx([0.9, 0.6])
     off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False, not_die_prob=1.0)
     _scripted(off, monkeypatch, boxes, scores, [four, noise, cocked])
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [4, 0, 0] and "not-die" not in off.describe()
