@@ -25,6 +25,7 @@ from kosti.data_dir import default_data_dir
 from kosti.engine.names import check_player_names
 from kosti.models import (
     DEFAULT_CONF,
+    DEFAULT_DIM_GAIN,
     DEFAULT_IOU,
     DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
@@ -219,6 +220,9 @@ class ReaderSettings(_Section):
         A box the face classifier reads as "not a die" (class x) with at least this probability is not a die,
         whatever the detector scored it: the dark corner of a noisy webcam frame. 1 turns the
         rule off."""))
+    dim_gain: Annotated[float, Field(ge=0.0, le=100.0)] = Field(DEFAULT_DIM_GAIN, description=_doc("""
+        A frame so dim that it would take a gain above this to bring its brightest parts to a normal level
+        is read brightened by that gain (at most 2.5): a table under a dim lamp. 0 turns it off."""))
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
@@ -233,6 +237,13 @@ class ReaderSettings(_Section):
         (.pt files, needs the train extra); the runtime's package must be installed."""))
     threads: Annotated[int, Field(ge=1, le=16)] = Field(1, description=_doc("""
         CPU threads per model (1–16; a Raspberry Pi's 4 cores are shared by two models and the camera)."""))
+
+    @field_validator("dim_gain")
+    @classmethod
+    def _dim_gain_off_or_a_gain(cls, v: float) -> float:
+        if 0.0 < v < 1.0:
+            raise ValueError(f"dim_gain must be 0 (off) or at least 1, got {v}")
+        return v
 
     @field_validator("model")
     @classmethod
@@ -340,6 +351,7 @@ class ReaderSettings(_Section):
                 "value_conf": self.value_conf, "tta": self.tta,
                 "verify_conf": self.verify_conf, "verify_prob": self.verify_prob,
                 "verify_one_conf": self.verify_one_conf, "not_die_prob": self.not_die_prob,
+                "dim_gain": self.dim_gain,
                 # the default zoom is the reader's own (None: off for a model that cannot zoom, not an error)
                 "zoom_below": None if self.zoom_below == DEFAULT_ZOOM_BELOW else self.zoom_below,
                 "zoom_imgsz": None if self.zoom_imgsz == DEFAULT_ZOOM_IMGSZ else self.zoom_imgsz,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kosti.models import (
     DEFAULT_CONF,
+    DEFAULT_DIM_GAIN,
     DEFAULT_IOU,
     DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
@@ -95,6 +96,9 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--not-die-prob", type=_unit_float, default=DEFAULT_NOT_DIE_PROB, metavar="FLOAT",
                    help="a box the classifier reads as not a die (class x) with at least this probability is no die, "
                         f"whatever the detector scored it (default {DEFAULT_NOT_DIE_PROB:g}; 1 = off)")
+    p.add_argument("--dim-gain", type=_nonnegative_float, default=DEFAULT_DIM_GAIN, metavar="GAIN",
+                   help="read a frame brightened when it would take a gain above this to bring its brightest parts "
+                        f"to a normal level (a dim table; at most 2.5x; default {DEFAULT_DIM_GAIN:g}; 0 = off)")
     p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
                         "side, px of the 640 px input) or only weak candidates were found; the result is that read's "
@@ -153,6 +157,7 @@ def _reader(args: argparse.Namespace) -> DiceReader:
         verify_prob=args.verify_prob,
         verify_one_conf=args.verify_one_conf,
         not_die_prob=args.not_die_prob,
+        dim_gain=args.dim_gain,
         zoom_below=args.zoom_below,
         zoom_imgsz=args.zoom_imgsz,
         backend=backend,

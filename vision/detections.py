@@ -36,7 +36,7 @@ COLUMNS: dict[str, tuple[Any, tuple[int, ...], Any, str]] = {
                                         "box and it was taken because the roll area held fewer dice than expected")),
     "zone": (np.int8, (), 1, "table zone of the box centre (kosti.vision.zones: 0 outside, 1 roll, 2 set aside)"),
     "not_die": (np.bool_, (), False, ("a candidate the classifier read as not a die (x at the reader's not_die_prob "
-                                      "or above): never a die, and no reason to read the frame again larger")),
+                                      "or above): never taken as a die")),
 }
 
 

@@ -45,6 +45,7 @@ from kosti.models import (
     CLASSIFIER_NCNN,
     CLASSIFIER_ONNX,
     DEFAULT_CONF,
+    DEFAULT_DIM_GAIN,
     DEFAULT_IOU,
     DEFAULT_NESTED_FRAC,
     DEFAULT_NOT_DIE_PROB,
@@ -60,6 +61,7 @@ from kosti.models import (
 )
 from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
+from kosti.vision.exposure import brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
 
 #: Inference runtimes a :class:`DiceReader` can use (``auto`` picks one per model path: :func:`backend_for`).
@@ -175,6 +177,10 @@ class DiceReader:
             (:meth:`read_candidates`). A noisy webcam's dark frame corner boxed at 0.5–0.78 is read as ``x`` at
             ≥ 0.99 (``benchmarks/robustness.py``). 1 turns the rule off. Default
             :data:`kosti.models.DEFAULT_NOT_DIE_PROB`.
+        dim_gain: a frame so dim that it takes a gain above this to bring its bright end to a normal level
+            (:func:`kosti.vision.exposure.exposure_gain`) is read brightened by that gain, at most 2.5 — a table
+            under a dim lamp. 0 turns it off. Default :data:`kosti.models.DEFAULT_DIM_GAIN` (1.5: no photo of the
+            shared sets as shipped needs more than 1.44).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -219,6 +225,7 @@ class DiceReader:
         verify_prob: float = DEFAULT_VERIFY_PROB,
         verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
         not_die_prob: float = DEFAULT_NOT_DIE_PROB,
+        dim_gain: float = DEFAULT_DIM_GAIN,
         max_verify: int = 32,
         nested_frac: float = DEFAULT_NESTED_FRAC,
         weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
@@ -235,6 +242,9 @@ class DiceReader:
         if not 0.0 < not_die_prob <= 1.0:
             raise ReaderSettingsError(f"not_die_prob must be in (0, 1], got {not_die_prob}")
         self.not_die_prob = float(not_die_prob)
+        if not (dim_gain == 0.0 or dim_gain >= 1.0):
+            raise ReaderSettingsError(f"dim_gain must be 0 (off) or at least 1, got {dim_gain}")
+        self.dim_gain = float(dim_gain)
         if backend not in BACKENDS:
             raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
@@ -287,6 +297,8 @@ class DiceReader:
         self.last_timing: dict[str, float] = {}
         #: Whether the last :meth:`read` read the frame again at ``zoom_imgsz``.
         self.last_zoomed = False
+        #: The gain the last :meth:`read` brightened its frame by (1.0: read as it came; ``dim_gain``).
+        self.last_gain = 1.0
 
     def _stored_temperature(self) -> float:
         if self.cls_path is None:
@@ -476,6 +488,11 @@ class DiceReader:
                 and image.dtype == np.uint8 and image.shape[0] > 0 and image.shape[1] > 0):
             shape = getattr(image, "shape", None)
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
+        self.last_gain = exposure_gain(image) if self.dim_gain > 0 else 1.0
+        if self.last_gain > self.dim_gain > 0:  # a dim table: read the frame brightened
+            image = brightened(image, self.last_gain)
+        else:
+            self.last_gain = 1.0
         dice, candidates = self._read_with(self.detector, image)
         self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
         if self.last_zoomed and self.zoom_detector is not None:
@@ -515,13 +532,15 @@ class DiceReader:
 
     def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
-        is read again at ``zoom_imgsz``: no die but some candidate (not one surely read as not a die), or the dice's median side (square root of
+        is read again at ``zoom_imgsz``: no die but some candidate (also one read surely as not a die: epanemu val
+        ``dice_282``'s weak red die on a Catan board is found only by the larger read, which such a box triggers), or the
+        dice's median side (square root of
         the box area, frame px) under ``zoom_below`` px once scaled to the detector's input (``input_side /
         max(H, W)``). False when the zoom is off."""
         if self.zoom_detector is None:
             return False
-        if len(dice) == 0:  # a box surely not a die (not_die) is no reason to look again
-            return bool((~candidates.data.get("not_die", np.zeros(len(candidates), bool))).any())
+        if len(dice) == 0:  # any candidate, even one surely not a die: the larger read may find a die beside it
+            return len(candidates) > 0
         wh = dice.xyxy[:, 2:] - dice.xyxy[:, :2]
         side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None))))
         return side * self.detector.input_side / max(frame_hw) < self.zoom_below
@@ -577,6 +596,8 @@ class DiceReader:
             v += f" ones>{self.verify_one_conf:g}"
         if self.classifier is not None and self.not_die_prob < 1.0:
             v += f" not-die x>={self.not_die_prob:g}"
+        if self.dim_gain > 0:
+            v += f" dim>{self.dim_gain:g}x"
         if self.zoom_detector is not None:
             v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "

@@ -372,6 +372,9 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
     settings = set(C.ReaderSettings.model_fields) - {"model", "detector", "classifier"}
     assert settings <= set(kw), settings - set(kw)
     assert load_config(write(tmp_path, "[reader]\nnot_die_prob = 0.9\n")).reader.reader_kwargs()["not_die_prob"] == 0.9
+    assert load_config(write(tmp_path, "[reader]\ndim_gain = 0\n", "off.toml")).reader.reader_kwargs()["dim_gain"] == 0
+    with pytest.raises(ConfigError, match="dim_gain"):
+        load_config(write(tmp_path, "[reader]\ndim_gain = 0.5\n", "bad.toml"))
     settle = cfg.settle.detector_kwargs()
     assert set(settle) <= params(settle_mod.SettleDetector.__init__)
     settle_mod.SettleDetector(**settle)  # the defaults are consistent with its own checks

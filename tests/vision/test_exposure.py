@@ -1,0 +1,55 @@
+"""Exposure of a dim frame (kosti.vision.exposure) and the reader's brightening of it (``DiceReader(dim_gain=…)``).
+
+Real photos from ``../shared/datasets`` (byler-d6 test), darkened as ``benchmarks/robustness.py``'s "dark-0.45".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reader_models import BYLER, require_dataset
+
+from kosti.vision.exposure import EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, brightened, exposure_gain
+
+
+def test_gain_brings_the_bright_end_to_the_target_and_is_capped():
+    frame = np.full((90, 160, 3), 60, np.uint8)
+    frame[40:50, 70:90] = 200  # a white die's face, well over 1 % of the frame
+    assert exposure_gain(frame) == pytest.approx(EXPOSURE_TARGET / 200, rel=0.02)
+    assert exposure_gain((frame * 0.5).astype(np.uint8)) == pytest.approx(EXPOSURE_TARGET / 100, rel=0.02)
+    assert exposure_gain(np.zeros((90, 160, 3), np.uint8)) == MAX_EXPOSURE_GAIN  # black: capped, no division by 0
+    # a saturated colour is not dim: red dice on blue felt (grey level 29 and 76; brightest channel 200 and 220)
+    felt = np.zeros((90, 160, 3), np.uint8)
+    felt[...] = (200, 40, 20)
+    felt[30:60, 60:100] = (30, 30, 220)
+    assert exposure_gain(felt) < 1.2
+    out = brightened(frame, 2.0)
+    assert out.dtype == np.uint8 and out.shape == frame.shape
+    assert out[0, 0].tolist() == [120] * 3 and out[45, 80].tolist() == [255] * 3  # clipped, never wrapped
+
+
+def test_a_dim_table_is_read_brightened_and_a_normal_one_as_it_came():
+    require_dataset(BYLER / "data.yaml")
+    from kosti.vision.evaluate import load_dataset, read_labels
+    from kosti.vision.reader import DiceReader, load_image
+
+    ds = load_dataset(BYLER, "test")
+    reader, off = DiceReader(), DiceReader(dim_gain=0)
+    assert reader.dim_gain == 1.5 and "dim>1.5x" in reader.describe() and "dim" not in off.describe()
+    right_on = right_off = total = 0
+    for item in ds.items[:12]:
+        img = load_image(item.image)
+        _, values = read_labels(item.label, img.shape[1], img.shape[0], ds.class_values)
+        normal = reader.read(img)
+        assert reader.last_gain == 1.0, "a photo as shipped is read as it came"
+        assert np.array_equal(normal.value, off.read(img).value)
+        dark = (img * 0.45).astype(np.uint8)
+        on = reader.read(dark)
+        assert reader.last_gain > 1.5
+        right_on += sorted(on.value.tolist()) == sorted(values.tolist())
+        right_off += sorted(off.read(dark).value.tolist()) == sorted(values.tolist())
+        total += 1
+    # brightened, the dark photos read (nearly) as the originals; without it, fewer are read exactly
+    assert right_on >= total - 2 and right_on > right_off, (right_on, right_off, total)
+    with pytest.raises(ValueError, match="dim_gain"):
+        DiceReader(dim_gain=0.5)
