@@ -15,7 +15,7 @@ photos of the two default sets are square, so on them it tests dice seen turned,
 only on a set of wide frames (``--sets skovy-webcam:test``).
 
 Usage: ``python benchmarks/robustness.py [--sets byler-d6:test,rune55-dedup:val] [--faults none,grey,…]
-[--det D.onnx] [--cls C.onnx] [--not-die-prob P] [--json OUT]``. Photos listed in ``datasets/label_errors/`` are left out.
+[--det D.onnx] [--cls C.onnx] [--not-die-prob P] [--dim-gain G] [--json OUT]``. Photos listed in ``datasets/label_errors/`` are left out.
 """
 
 from __future__ import annotations
@@ -154,6 +154,8 @@ def main() -> int:
     ap.add_argument("--cls", help="face classifier (default: the shipped one)")
     ap.add_argument("--not-die-prob", type=float, default=None,
                     help="the reader's not_die_prob (default: the shipped one; 1 = the rule off)")
+    ap.add_argument("--dim-gain", type=float, default=None,
+                    help="the reader's dim_gain (default: the shipped one; 0 = dim frames read as they come)")
     ap.add_argument("--json", type=Path, help="write the results there")
     args = ap.parse_args()
     faults = args.faults.split(",")
@@ -167,7 +169,7 @@ def main() -> int:
     from kosti.vision.onnx_backend import ModelLoadError
     from kosti.vision.reader import ReaderSettingsError
 
-    extra = {} if args.not_die_prob is None else {"not_die_prob": args.not_die_prob}
+    extra = {k: v for k, v in (("not_die_prob", args.not_die_prob), ("dim_gain", args.dim_gain)) if v is not None}
     try:
         reader = DiceReader(args.det, args.cls, **extra)
         print(reader.describe())

@@ -88,6 +88,7 @@ def collect(reader, name: str, split: str, keep_label_errors: bool = False) -> l
         img = load_image(item.image)
         h, w = img.shape[:2]
         txyxy, tvals = read_labels(item.label, w, h, ds.class_values)
+        img = reader.exposed(img)[0]  # as read() sees the frame
         xyxy, scores, _ = reader.detect(img, conf=0.05)
         probs = reader.face_probs(reader.crops(img, xyxy))
         out.append(dict(image=item.image, tx=txyxy, tv=tvals, xyxy=xyxy, sc=scores, probs=probs))

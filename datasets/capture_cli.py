@@ -91,6 +91,8 @@ def guess_faces(reader: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray
     if not len(boxes):
         return out
     try:
+        exposed = getattr(reader, "exposed", None)  # DiceReader: the frame as read() sees it (a dim one brightened)
+        image = exposed(image)[0] if exposed is not None else image
         if getattr(reader, "classifier", None) is not None:
             probs = np.asarray(reader.face_probs(reader.crops(image, boxes)), np.float64)
             values = face_values(reader.classifier.names)

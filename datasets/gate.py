@@ -118,7 +118,7 @@ def found_recall(reader: Any, dataset: Any, floor: float | None = None) -> dict[
         txyxy, _ = read_labels(item.label, img.shape[1], img.shape[0], dataset.class_values)
         if not len(txyxy):
             continue
-        xyxy, scores, _ = reader.detect(img, conf=floor)
+        xyxy, scores, _ = reader.detect(reader.exposed(img)[0], conf=floor)  # as read() sees the frame
         order = np.argsort(-np.asarray(scores))
         total += len(txyxy)
         found += len(match_pairs(box_iou(txyxy, np.asarray(xyxy)[order]))) if len(xyxy) else 0

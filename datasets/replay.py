@@ -105,6 +105,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
 
     from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ
     from kosti.vision.crops import TTA_VIEWS
+    from kosti.vision.exposure import BRIGHT_SHARE, EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE
     from kosti.vision.reader import ZOOM_SAME_DIE_IOU, DiceReader
 
     h = hashlib.sha256()
@@ -116,6 +117,8 @@ def _files_key(detector: Path, classifier: Path) -> str:
     defaults["tta_views"] = TTA_VIEWS
     # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
     defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, ZOOM_SAME_DIE_IOU]
+    # how a dim frame is measured and brightened (DiceReader's dim_gain)
+    defaults["exposure"] = [EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE, BRIGHT_SHARE]
     h.update(json.dumps(defaults, sort_keys=True).encode())
     return h.hexdigest()
 

@@ -220,9 +220,9 @@ class ReaderSettings(_Section):
         A box the face classifier reads as "not a die" (class x) with at least this probability is not a die,
         whatever the detector scored it: the dark corner of a noisy webcam frame. 1 turns the
         rule off."""))
-    dim_gain: Annotated[float, Field(ge=0.0, le=100.0)] = Field(DEFAULT_DIM_GAIN, description=_doc("""
+    dim_gain: Annotated[float, Field(ge=0.0, lt=2.5)] = Field(DEFAULT_DIM_GAIN, description=_doc("""
         A frame so dim that it would take a gain above this to bring its brightest parts to a normal level
-        is read brightened by that gain (at most 2.5): a table under a dim lamp. 0 turns it off."""))
+        is read brightened by that gain (at most 2.5): a table under a dim lamp. 0 turns it off; 1 to 2.5."""))
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
         detector's 640 px input) or only weak candidates were found, the frame is read again with the
@@ -242,7 +242,7 @@ class ReaderSettings(_Section):
     @classmethod
     def _dim_gain_off_or_a_gain(cls, v: float) -> float:
         if 0.0 < v < 1.0:
-            raise ValueError(f"dim_gain must be 0 (off) or at least 1, got {v}")
+            raise ValueError(f"must be 0 (off) or from 1 to below 2.5, got {v}")
         return v
 
     @field_validator("model")

@@ -467,7 +467,7 @@ def evaluate(
         truths.append((item.image, txyxy, tvals))
         preds.append(det)
         if compute_map:
-            xyxy, scores, _ = reader.detect(img, conf=MAP_CONF)
+            xyxy, scores, _ = reader.detect(reader.exposed(img)[0], conf=MAP_CONF)
             raws.append((xyxy, scores))
     return evaluate_predictions(truths, preds, raws if compute_map else None, times)
 
@@ -529,6 +529,7 @@ def collect_face_probs(
     for item in items:
         img = load_image(item.image)
         txyxy, tvals = read_labels(item.label, img.shape[1], img.shape[0], dataset.class_values)
+        img = reader.exposed(img)[0]  # as read() sees the frame
         if on_labels:
             xyxy, pairs = txyxy, [(k, k) for k in range(len(tvals))]
         else:

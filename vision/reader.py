@@ -61,7 +61,7 @@ from kosti.models import (
 )
 from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
-from kosti.vision.exposure import brightened, exposure_gain
+from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
 
 #: Inference runtimes a :class:`DiceReader` can use (``auto`` picks one per model path: :func:`backend_for`).
@@ -179,8 +179,9 @@ class DiceReader:
             :data:`kosti.models.DEFAULT_NOT_DIE_PROB`.
         dim_gain: a frame so dim that it takes a gain above this to bring its bright end to a normal level
             (:func:`kosti.vision.exposure.exposure_gain`) is read brightened by that gain, at most 2.5 — a table
-            under a dim lamp. 0 turns it off. Default :data:`kosti.models.DEFAULT_DIM_GAIN` (1.5: no photo of the
-            shared sets as shipped needs more than 1.44).
+            under a dim lamp (:meth:`exposed`). 0 turns it off; at most below 2.5. Default
+            :data:`kosti.models.DEFAULT_DIM_GAIN` (1.5: no photo of the four measured splits as shipped needs more
+            than 1.36).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
             classifier's time on cluttered frames).
         nested_frac: a die box covered this much (share of its own area, 0–1] by a stronger die box is the
@@ -242,8 +243,9 @@ class DiceReader:
         if not 0.0 < not_die_prob <= 1.0:
             raise ReaderSettingsError(f"not_die_prob must be in (0, 1], got {not_die_prob}")
         self.not_die_prob = float(not_die_prob)
-        if not (dim_gain == 0.0 or dim_gain >= 1.0):
-            raise ReaderSettingsError(f"dim_gain must be 0 (off) or at least 1, got {dim_gain}")
+        if not (dim_gain == 0.0 or 1.0 <= dim_gain < MAX_EXPOSURE_GAIN):
+            raise ReaderSettingsError(f"dim_gain must be 0 (off) or from 1 to below {MAX_EXPOSURE_GAIN:g} (the most "
+                                      f"gain applied), got {dim_gain}")
         self.dim_gain = float(dim_gain)
         if backend not in BACKENDS:
             raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
@@ -488,11 +490,7 @@ class DiceReader:
                 and image.dtype == np.uint8 and image.shape[0] > 0 and image.shape[1] > 0):
             shape = getattr(image, "shape", None)
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
-        self.last_gain = exposure_gain(image) if self.dim_gain > 0 else 1.0
-        if self.last_gain > self.dim_gain > 0:  # a dim table: read the frame brightened
-            image = brightened(image, self.last_gain)
-        else:
-            self.last_gain = 1.0
+        image, self.last_gain = self.exposed(image)
         dice, candidates = self._read_with(self.detector, image)
         self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
         if self.last_zoomed and self.zoom_detector is not None:
@@ -500,6 +498,17 @@ class DiceReader:
             dice, candidates = self.merge_zoomed((dice, candidates), self._read_with(self.zoom_detector, image))
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
+
+    def exposed(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        """The frame as the reader reads it, and the gain applied: ``image`` ``(H, W, 3)`` uint8 brightened by
+        :func:`kosti.vision.exposure.exposure_gain` when that gain is above ``dim_gain`` (a dim table), else
+        ``image`` itself and 1.0. :meth:`read_candidates` reads through it; so do the other callers of
+        :meth:`detect` and :meth:`crops` on whole frames (evaluation, the retraining gate, capture guesses)."""
+        if self.dim_gain > 0:
+            gain = exposure_gain(image)
+            if gain > self.dim_gain:
+                return brightened(image, gain), gain
+        return image, 1.0
 
     def merge_zoomed(self, first: tuple[Detections, Detections],
                      zoomed: tuple[Detections, Detections]) -> tuple[Detections, Detections]:

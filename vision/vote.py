@@ -187,6 +187,8 @@ def recover_dice(
         Recovered dice (``recovered=True``), best confidence first.
     """
     boxes = np.array([d.box for d in found], dtype=np.float64).reshape(-1, 4)
+    # a candidate the classifier read surely as not a die (the reader's not_die column) is never recovered
+    reads = [r[~r.data["not_die"]] if "not_die" in r.data else r for r in reads]
     voted = vote(reads, iou=iou, min_value_confidence=min_value_confidence, dedupe_iou=dedupe_iou)
     # The same vote with each unread reading counted as its best guess: the same boxes, so the same dice.
     guessed = {d.box: d for d in vote([_guesses_filled(r) for r in reads], iou=iou,

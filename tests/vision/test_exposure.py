@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reader_models import BYLER, require_dataset
+from reader_models import BYLER, EPANEMU, require_dataset
 
 from kosti.vision.exposure import EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, brightened, exposure_gain
 
@@ -18,11 +18,18 @@ def test_gain_brings_the_bright_end_to_the_target_and_is_capped():
     assert exposure_gain(frame) == pytest.approx(EXPOSURE_TARGET / 200, rel=0.02)
     assert exposure_gain((frame * 0.5).astype(np.uint8)) == pytest.approx(EXPOSURE_TARGET / 100, rel=0.02)
     assert exposure_gain(np.zeros((90, 160, 3), np.uint8)) == MAX_EXPOSURE_GAIN  # black: capped, no division by 0
-    # a saturated colour is not dim: red dice on blue felt (grey level 29 and 76; brightest channel 200 and 220)
+    # a saturated colour is not dim: red dice on blue felt (grey level 52 and 87; brightest channel 200 and 220)
     felt = np.zeros((90, 160, 3), np.uint8)
     felt[...] = (200, 40, 20)
     felt[30:60, 60:100] = (30, 30, 220)
     assert exposure_gain(felt) < 1.2
+    # a dark felt under a normal lamp with one white die on it is not dim either (the die is the bright end)
+    table = np.full((720, 1280, 3), 50, np.uint8)
+    table[300:335, 600:635] = 235  # a 35 px die
+    assert exposure_gain(table) < 1.2  # far from 1.5: read as it comes
+    # a frame narrower than the probe is measured as it is, never enlarged
+    tall = np.full((100_000, 1, 3), 100, np.uint8)
+    assert exposure_gain(tall) == pytest.approx(EXPOSURE_TARGET / 100, rel=0.02)
     out = brightened(frame, 2.0)
     assert out.dtype == np.uint8 and out.shape == frame.shape
     assert out[0, 0].tolist() == [120] * 3 and out[45, 80].tolist() == [255] * 3  # clipped, never wrapped
@@ -51,5 +58,22 @@ def test_a_dim_table_is_read_brightened_and_a_normal_one_as_it_came():
         total += 1
     # brightened, the dark photos read (nearly) as the originals; without it, fewer are read exactly
     assert right_on >= total - 2 and right_on > right_off, (right_on, right_off, total)
-    with pytest.raises(ValueError, match="dim_gain"):
-        DiceReader(dim_gain=0.5)
+    for bad in (0.5, 2.5, 3.0):  # between off and a gain; at or above the most gain applied (never brightens)
+        with pytest.raises(ValueError, match="dim_gain"):
+            DiceReader(dim_gain=bad)
+
+
+def test_the_first_and_the_zoomed_read_both_see_the_brightened_frame(monkeypatch):
+    """A dim frame of small dice: brightened once, and the zoomed second read gets the same brightened frame."""
+    require_dataset(EPANEMU / "data.yaml")
+    from kosti.vision.reader import DiceReader, load_image
+
+    img = load_image(next((EPANEMU / "images" / "val").glob("dice_441_jpg*")))  # 19 small dice: always zoomed
+    dark = (img * 0.45).astype(np.uint8)
+    reader = DiceReader()
+    seen: list[float] = []
+    read_with = reader._read_with
+    monkeypatch.setattr(reader, "_read_with", lambda det, im: (seen.append(float(im.mean())), read_with(det, im))[1])
+    reader.read(dark)
+    assert reader.last_zoomed and reader.last_gain > 1.5 and len(seen) == 2
+    assert seen[0] == seen[1] > 1.4 * float(dark.mean())

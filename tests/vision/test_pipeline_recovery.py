@@ -116,6 +116,11 @@ def test_recover_dice_returns_an_agreed_guess_as_uncertain_and_never_as_read():
     # No majority of reads, but the readings agree once the turned-down ones count as their guess.
     mixed = [dets([(*lone, 1, 0.99)])] + [_guessed([(*lone, 1, 0.99)]) for _ in range(2)]
     assert [(d.value, d.guess, d.uncertain) for d in recover_dice([], mixed)] == [(0, 1, True)]
+    # A candidate the reader flagged as surely not a die (not_die) is never recovered, whatever its guess says.
+    flagged = [_guessed([(*lone, 1, 0.99)]) for _ in range(3)]
+    flagged = [Detections(f.xyxy, f.confidence, f.value, f.value_confidence, {**f.data, "not_die": [True]})
+               for f in flagged]
+    assert recover_dice([], flagged, min_value_confidence=0.5) == []
 
 
 def _table(die_at: tuple[int, int] | None) -> np.ndarray:
