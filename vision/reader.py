@@ -179,7 +179,7 @@ class DiceReader:
             :data:`kosti.models.DEFAULT_NOT_DIE_PROB`.
         dim_gain: a frame so dim that it takes a gain above this to bring its bright end to a normal level
             (:func:`kosti.vision.exposure.exposure_gain`) is read brightened by that gain, at most 2.5 — a table
-            under a dim lamp (:meth:`exposed`). 0 turns it off; at most below 2.5. Default
+            under a dim lamp (:meth:`exposed`). 0 turns it off; otherwise from 1 to below 2.5. Default
             :data:`kosti.models.DEFAULT_DIM_GAIN` (1.5: no photo of the four measured splits as shipped needs more
             than 1.36).
         max_verify: most weak boxes given a second look per frame (the best-scoring ones; bounds the
