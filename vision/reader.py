@@ -37,7 +37,6 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
@@ -59,13 +58,17 @@ from kosti.models import (
     DETECTOR_NCNN,
     DETECTOR_ONNX,
 )
+from kosti.vision.backends import (
+    BACKENDS,
+    DetectorBackend,
+    make_classifier,
+    make_detector,
+)
 from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
 
-#: Inference runtimes a :class:`DiceReader` can use (``auto`` picks one per model path: :func:`backend_for`).
-BACKENDS = ("auto", "onnx", "ncnn", "ultralytics")
 #: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
 READER_JSON = "reader.json"
 # DEFAULT_CONF, DEFAULT_IOU, DEFAULT_VALUE_CONF: the shipped operating point (kosti.models).
@@ -135,10 +138,6 @@ def face_values(names: dict[int, str]) -> np.ndarray:
     by_index = np.zeros(nc, np.int8)
     by_index[: min(nc, 6)] = np.arange(1, min(nc, 6) + 1)
     return by_index
-
-
-def _is_onnx(path: Path) -> bool:
-    return path.suffix.lower() == ".onnx"
 
 
 class DiceReader:
@@ -265,7 +264,7 @@ class DiceReader:
         zoom_imgsz = DEFAULT_ZOOM_IMGSZ if zoom_imgsz is None else zoom_imgsz
         if zoom_below < 0 or zoom_imgsz <= 0:
             raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
-        self.detector = _make_detector(det, backend, threads, iou, max_det)
+        self.detector = make_detector(det, backend, threads, iou, max_det)
         self.zoom_below = float(zoom_below)
         #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
         self.zoom_detector: DetectorBackend | None = None
@@ -289,7 +288,7 @@ class DiceReader:
         else:
             default_cls = CLASSIFIER_NCNN if backend == "ncnn" else CLASSIFIER_ONNX
             self.cls_path = Path(cls_path) if cls_path is not None else default_cls
-            self.classifier = _make_classifier(self.cls_path, backend, threads)
+            self.classifier = make_classifier(self.cls_path, backend, threads)
             self._cls_values = face_values(self.classifier.names)
         self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
         if not self.temperature > 0:
@@ -633,82 +632,3 @@ def best_face(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.int8)
     faces: np.ndarray = values[np.where(values[None, :] > 0, probs, -1.0).argmax(1)].astype(np.int8)
     return faces
-
-
-def backend_for(path: Path, backend: str) -> str:
-    """The runtime that reads ``path``: ``"onnx"``, ``"ncnn"`` or ``"ultralytics"``.
-
-    ``auto`` goes by the path: an ``.onnx`` file → onnx, an NCNN export folder (``*.param`` + ``*.bin``)
-    → ncnn, anything else (``.pt``) → ultralytics.
-
-    Raises:
-        ModelLoadError: ``onnx`` asked for a non-``.onnx`` path (``ncnn`` checks its folder when loading).
-    """
-    if backend == "onnx" and not _is_onnx(path):
-        raise ModelLoadError(f"{path}: the onnx backend needs an .onnx file (use backend ncnn or ultralytics)")
-    if backend != "auto":
-        return backend
-    if _is_onnx(path):
-        return "onnx"
-    if path.is_dir() and any(path.glob("*.param")) and any(path.glob("*.bin")):
-        return "ncnn"
-    return "ultralytics"
-
-
-class DetectorBackend(Protocol):
-    """What the reader needs of a detector runtime (:mod:`~kosti.vision.onnx_backend`, ``ncnn_backend``,
-    ``ultralytics_backend``): class names, the NMS IoU, ``detect`` (``xyxy (K, 4)``, ``scores (K,)``,
-    ``classes (K,)`` in frame pixels), the input's longest side and ``resized`` (the same network at another
-    input side, ``None`` if it takes one size only)."""
-
-    iou: float
-
-    @property
-    def names(self) -> dict[int, str]: ...
-
-    @property
-    def input_side(self) -> int: ...
-
-    def resized(self, side: int) -> DetectorBackend | None: ...
-
-    def detect(self, image: np.ndarray, conf: float = 0.25) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-
-
-class ClassifierBackend(Protocol):
-    """What the reader needs of a classifier runtime: class names and ``classify`` (``(K, nc)`` float32
-    probabilities for ``(K, h, w, 3)`` uint8 BGR crops)."""
-
-    @property
-    def names(self) -> dict[int, str]: ...
-
-    def classify(self, crops: np.ndarray) -> np.ndarray: ...
-
-
-def _make_detector(path: Path, backend: str, threads: int, iou: float, max_det: int) -> DetectorBackend:
-    runtime = backend_for(path, backend)
-    if runtime == "ultralytics":
-        from kosti.vision.ultralytics_backend import UltralyticsDetector
-
-        return UltralyticsDetector(path, threads=threads, iou=iou, max_det=max_det)
-    if runtime == "ncnn":
-        from kosti.vision.ncnn_backend import NcnnDetector
-
-        return NcnnDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
-    from kosti.vision.onnx_backend import OnnxDetector
-
-    return OnnxDetector(path, threads=threads, iou=iou, max_det=max_det, agnostic=True)
-
-
-def _make_classifier(path: Path, backend: str, threads: int) -> ClassifierBackend:
-    runtime = backend_for(path, backend)
-    if runtime == "ultralytics":
-        from kosti.vision.ultralytics_backend import UltralyticsClassifier
-
-        return UltralyticsClassifier(path, threads=threads)
-    if runtime == "ncnn":
-        from kosti.vision.ncnn_backend import NcnnClassifier
-
-        return NcnnClassifier(path, threads=threads)
-    from kosti.vision.onnx_backend import OnnxClassifier
-
-    return OnnxClassifier(path, threads=threads)
