@@ -33,39 +33,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from label_errors import without_label_errors  # noqa: E402
 from select_operating_point import SHARED  # noqa: E402  (a sibling module)
 
+from kosti.datasets.prepare import gamma_curve, jpeg_roundtrip, turn_hue  # noqa: E402  (camera_degraded's faults)
+
 Frame = np.ndarray
 Boxes = np.ndarray
-
-
-def _hue(turn: int) -> Callable[[Frame], Frame]:
-    def f(im: Frame) -> Frame:
-        hsv = cv2.cvtColor(im, cv2.COLOR_BGR2HSV)
-        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + turn) % 180).astype(np.uint8)
-        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    return f
 
 
 def _gains(b: float, g: float, r: float) -> Callable[[Frame], Frame]:
     return lambda im: np.clip(im * np.array([b, g, r], np.float32) + 0.5, 0, 255).astype(np.uint8)
 
 
-def _gamma(g: float) -> Callable[[Frame], Frame]:
-    lut = np.clip((np.arange(256) / 255.0) ** g * 255.0 + 0.5, 0, 255).astype(np.uint8)
-    return lambda im: cv2.LUT(im, lut)
-
-
 def _shake(px: int) -> Callable[[Frame], Frame]:
     kernel = np.ones((1, px), np.float32) / px
     return lambda im: cv2.filter2D(im, -1, kernel, borderType=cv2.BORDER_REFLECT)
-
-
-def _jpeg(q: int) -> Callable[[Frame], Frame]:
-    def f(im: Frame) -> Frame:
-        out = cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, q])[1], cv2.IMREAD_COLOR)
-        if out is None:
-            raise RuntimeError(f"OpenCV could not encode and decode a {im.shape} frame as JPEG")
-        return out
-    return f
 
 
 def _noise(sigma: float) -> Callable[[Frame], Frame]:
@@ -92,20 +72,20 @@ def _photometric(f: Callable[[Frame], Frame]) -> Callable[[Frame, Boxes], tuple[
 #: Name → ``(frame (H, W, 3) uint8 BGR, label boxes (M, 4) xyxy px) -> (frame, boxes)``.
 FAULTS: dict[str, Callable[[Frame, Boxes], tuple[Frame, Boxes]]] = {
     "none": lambda im, boxes: (im, boxes),
-    "hue+60": _photometric(_hue(30)),
-    "hue+120": _photometric(_hue(60)),
+    "hue+60": _photometric(lambda im: turn_hue(im, 30)),
+    "hue+120": _photometric(lambda im: turn_hue(im, 60)),
     "grey": _photometric(lambda im: cv2.cvtColor(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)),
     "warm-lamp": _photometric(_gains(0.7, 0.95, 1.2)),
     "cool-light": _photometric(_gains(1.2, 1.0, 0.75)),
     "dim-0.6": _photometric(lambda im: (im * 0.6).astype(np.uint8)),
     "dark-0.45": _photometric(lambda im: (im * 0.45).astype(np.uint8)),
-    "bright-gamma0.5": _photometric(_gamma(0.5)),
+    "bright-gamma0.5": _photometric(lambda im: gamma_curve(im, 0.5)),
     "focus-1px": _photometric(lambda im: cv2.GaussianBlur(im, (0, 0), 1.0)),
     "focus-2px": _photometric(lambda im: cv2.GaussianBlur(im, (0, 0), 2.0)),
     "shake-4px": _photometric(_shake(4)),
     "shake-9px": _photometric(_shake(9)),
-    "jpeg-40": _photometric(_jpeg(40)),
-    "jpeg-20": _photometric(_jpeg(20)),
+    "jpeg-40": _photometric(lambda im: jpeg_roundtrip(im, 40)),
+    "jpeg-20": _photometric(lambda im: jpeg_roundtrip(im, 20)),
     "noise-12": _photometric(_noise(12.0)),
     "half-size": _half,
     "portrait": _portrait,

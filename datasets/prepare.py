@@ -431,6 +431,35 @@ def specular_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def turn_hue(image: np.ndarray, turn: int) -> np.ndarray:
+    """``image`` ``(H, W, 3)`` uint8 BGR with every hue turned by ``turn`` OpenCV hue units (0–179; 1 unit = 2°)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + turn) % 180).astype(np.uint8)
+    out: np.ndarray = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return out
+
+
+def gamma_curve(image: np.ndarray, gamma: float) -> np.ndarray:
+    """``image`` uint8 through the exposure curve ``255 · (v / 255) ** gamma`` (above 1 darker, below 1 brighter)."""
+    lut = np.clip((np.arange(256) / 255.0) ** gamma * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    out: np.ndarray = cv2.LUT(image, lut)
+    return out
+
+
+def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
+    """``image`` ``(H, W, 3)`` uint8 BGR encoded as JPEG at ``quality`` (0–100) and decoded again.
+
+    Raises:
+        RuntimeError: OpenCV could not encode or decode it.
+    """
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    if decoded is None:
+        raise RuntimeError(f"OpenCV could not encode and decode a {image.shape} frame as JPEG")
+    out: np.ndarray = decoded
+    return out
+
+
 def camera_degraded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A copy of a classifier crop as another set of dice under a worse camera would have looked: one to three
     of these changes, applied in the order light meets them — the dice's hue, focus blur, shake, low
@@ -470,9 +499,7 @@ def camera_degraded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if i not in faults:
             continue
         if fault == "hue":
-            hsv = cv2.cvtColor(x, cv2.COLOR_BGR2HSV)
-            hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
-            x = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+            x = turn_hue(x, int(rng.integers(0, 180)))
         elif fault == "focus":
             x = cv2.GaussianBlur(x, (0, 0), float(rng.uniform(0.5, 1.3)))
         elif fault == "shake":
@@ -490,16 +517,17 @@ def camera_degraded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             gains = rng.uniform(0.75, 1.25, 3)
             x = np.clip(x.astype(np.float32) * (gains / gains.mean()) + 0.5, 0, 255).astype(np.uint8)
         elif fault == "exposure":
-            lut = np.clip((np.arange(256) / 255.0) ** rng.uniform(0.6, 1.6) * 255.0 + 0.5, 0, 255).astype(np.uint8)
-            x = cv2.LUT(x, lut)
+            x = gamma_curve(x, rng.uniform(0.6, 1.6))
         elif fault == "grey":
             x = cv2.cvtColor(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         elif fault == "noise":
             x = np.clip(x.astype(np.float32) + rng.normal(0.0, rng.uniform(3.0, 10.0), x.shape), 0, 255).astype(np.uint8)
         elif fault == "jpeg":
-            ok, buf = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 61))])
-            decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-            x = decoded if decoded is not None else x
+            quality = int(rng.integers(20, 61))
+            try:
+                x = jpeg_roundtrip(x, quality)
+            except RuntimeError:  # kept as it is, as before the helper
+                pass
     out: np.ndarray = np.ascontiguousarray(x)
     return out
 
@@ -565,6 +593,8 @@ __all__ = [
     "CAMERA_FAULTS",
     "add_copies",
     "camera_degraded",
+    "gamma_curve",
+    "jpeg_roundtrip",
     "label_path",
     "low_contrast",
     "prepare_classification",
@@ -574,4 +604,5 @@ __all__ = [
     "rotated_crop",
     "specular_glint",
     "split_images",
+    "turn_hue",
 ]
