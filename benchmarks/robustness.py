@@ -113,7 +113,8 @@ def measure(reader, name: str, split: str, faults: list[str]) -> dict[str, dict]
             truths.append((path, bx.astype(np.float32), values))
             preds.append(reader.read(np.ascontiguousarray(im)))
         rep = evaluate_predictions(truths, preds)
-        doc = {k: rep.to_json()[k] for k in ("precision", "recall", "die_accuracy", "image_exact")}
+        metrics = rep.to_json()
+        doc = {k: metrics[k] for k in ("precision", "recall", "die_accuracy", "image_exact")}
         doc["wrong"], doc["uncertain"] = rep.n_wrong, rep.n_unsure
         doc["matched"] = rep.n_matched
         out[fault] = doc

@@ -50,6 +50,7 @@ def collect(reader, name: str, split: str) -> list[dict]:
         img = load_image(item.image)
         h, w = img.shape[:2]
         tx, tv = read_labels(item.label, w, h, ds.class_values)
+        img = reader.exposed(img)[0]  # as read() sees the frame (a dim one brightened)
         out.append(dict(image=item.image, tx=tx, tv=tv, hw=(h, w), first=reader._read_with(reader.detector, img),
                         zoomed={s: reader._read_with(d, img) for s, d in zoomed.items()}))
     return out
