@@ -8,7 +8,8 @@ settle-to-throw latency.
    ``--shake PX`` the camera moves 0.5–PX px every frame (a hand-held phone, issue 13), so the settle
    detector compensates the camera's motion on every frame.
 1b. *Motion compensation*: median settle-detector time per 1280×720 frame, side by side — fixed camera
-   with compensation off / on, shaking camera (0.5–3 px a frame) with compensation on — and the ratio.
+   with compensation off / on, shaking camera (0.5–3 px a frame) with compensation on — and the ratio; and a
+   dim table (the fixed camera's frames at 45 % light) with the brightening of dim frames off / on.
 2. *Latency*: throws on the virtual table (simulated time, as fast as possible). Reported: median media
    latency from the dice coming to rest to the throw (settle time + frame quantisation) and median wall
    time from the settle frame to the finished throw (reading ``--vote`` frames).
@@ -86,8 +87,9 @@ def write_still_video(path: Path, seconds: float, fps: float = 30.0, shake: floa
 
 def bench_compensation(n: int = 150) -> None:
     """Median settle-detector milliseconds per frame: fixed camera (compensation off / on) and a shaking one."""
-    def per_frame(frames: list[np.ndarray], compensate: bool) -> tuple[float, int]:
-        sd = SettleDetector(compensate=compensate)
+    def per_frame(frames: list[np.ndarray], compensate: bool, dim_gain: float | None = None) -> tuple[float, int]:
+        sd = SettleDetector(compensate=compensate) if dim_gain is None else \
+            SettleDetector(compensate=compensate, dim_gain=dim_gain)
         times, events = [], 0
         for i, f in enumerate(frames):
             t0 = time.perf_counter()
@@ -100,12 +102,18 @@ def bench_compensation(n: int = 150) -> None:
     on, ev_on = per_frame(fixed, True)
     shk, ev_shk = per_frame(shaking, True)
     shk_off, ev_shk_off = per_frame(shaking, False)
+    dim = [cv2.convertScaleAbs(f, alpha=0.45) for f in fixed]
+    dim_off, ev_dim_off = per_frame(dim, True, 0.0)
+    dim_on, ev_dim_on = per_frame(dim, True)
     print(f"settle detector per 1280x720 frame (median of {n}):")
     print(f"  fixed camera, compensation off: {off:.3f} ms ({ev_off} settle events)")
     print(f"  fixed camera, compensation on:  {on:.3f} ms ({ev_on} settle events)  ratio {on / off:.2f}")
     print(f"  shaking camera 0.5-3 px/frame, compensation on:  {shk:.3f} ms ({ev_shk} settle events)  "
           f"ratio {shk / off:.2f}, compensation cost {shk - off:.3f} ms/frame")
     print(f"  shaking camera, compensation off: {shk_off:.3f} ms ({ev_shk_off} settle events: it never settles)")
+    print(f"  fixed camera, dim table (45 % light), brightening off: {dim_off:.3f} ms ({ev_dim_off} settle events)")
+    print(f"  fixed camera, dim table (45 % light), brightened: {dim_on:.3f} ms ({ev_dim_on} settle events)  "
+          f"ratio {dim_on / dim_off:.2f}")
 
 
 def bench_still(seconds: float, reader, vote: int, shake: float = 0.0) -> None:

@@ -54,3 +54,38 @@ def brightened(image: np.ndarray, gain: float) -> np.ndarray:
     lut = np.clip(np.arange(256, dtype=np.float64) * gain + 0.5, 0, 255).astype(np.uint8)
     out: np.ndarray = cv2.LUT(image, lut)
     return out
+
+
+#: A brightening under way is kept unchanged while the gain measured on each new frame stays within this share of
+#: it: the bright end of a still table jitters by a grey level or two from frame to frame, and a gain that
+#: followed it would flicker the whole image.
+GAIN_HOLD = 0.05
+#: Once a stream is brightened, it stays so until its measured gain falls below ``dim_gain`` divided by this (a
+#: lamp right at the limit does not switch the brightening on and off every frame).
+GAIN_HYSTERESIS = 1.1
+
+
+def held_gain(measured: float, held: float, dim_gain: float) -> float:
+    """The gain to apply to the next frame of a stream (1.0 = none), from the gain :func:`exposure_gain` measured on
+    it and the gain applied to the frame before (``held``; 1.0 at the start).
+
+    None when brightening is off (``dim_gain`` 0) or the frame is not dim: its measured gain is below ``dim_gain``
+    (below ``dim_gain`` / :data:`GAIN_HYSTERESIS` once the stream is being brightened). Otherwise the held gain
+    while the measurement stays within :data:`GAIN_HOLD` of it, else the measured gain.
+
+    Args:
+        measured: gain measured on this frame (> 0).
+        held: gain applied to the previous frame (≥ 1).
+        dim_gain: the gain above which a frame is dim (:data:`kosti.models.DEFAULT_DIM_GAIN`), or 0 for off.
+
+    Returns:
+        The gain, 1.0 or at least ``dim_gain`` / :data:`GAIN_HYSTERESIS`.
+    """
+    if dim_gain <= 0.0:
+        return 1.0
+    on = held > 1.0
+    if measured < (dim_gain / GAIN_HYSTERESIS if on else dim_gain):
+        return 1.0
+    if on and abs(measured / held - 1.0) <= GAIN_HOLD:
+        return held
+    return measured

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from kosti.vision.exposure import brightened
+
 #: YCrCb skin box (Cr, Cb ranges), see the module docstring.
 SKIN_CR = (135, 180)
 SKIN_CB = (80, 130)
@@ -47,10 +49,14 @@ class HandBlob:
     roll_fraction: float
 
 
-def skin_mask(image: np.ndarray, scale: int = 4) -> np.ndarray:
-    """``(H, W, 3)`` uint8 BGR → ``(H // scale, W // scale)`` uint8 mask, 255 where the colour is skin."""
+def skin_mask(image: np.ndarray, scale: int = 4, gain: float = 1.0) -> np.ndarray:
+    """``(H, W, 3)`` uint8 BGR → ``(H // scale, W // scale)`` uint8 mask, 255 where the colour is skin once the
+    frame is brightened by ``gain`` (a dim table: :attr:`kosti.vision.settle.SettleDetector.gain`; both the luma
+    and the chroma offsets from grey shrink with the light)."""
     h, w = image.shape[:2]
     small = cv2.resize(image, (max(1, w // scale), max(1, h // scale)), interpolation=cv2.INTER_AREA)
+    if gain != 1.0:
+        small = brightened(small, gain)
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
     mask = cv2.inRange(ycc, (SKIN_Y_MIN, SKIN_CR[0], SKIN_CB[0]), (250, SKIN_CR[1], SKIN_CB[1]))
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -65,6 +71,7 @@ def find_hand(
     scale: int = 4,
     moved: np.ndarray | None = None,
     min_moved: float = 0.3,
+    gain: float = 1.0,
 ) -> HandBlob | None:
     """The largest hand-like skin region overlapping the roll area, or None.
 
@@ -83,12 +90,13 @@ def find_hand(
         moved: bool mask, any size with the frame's aspect (the settle detector's
             :attr:`~kosti.vision.settle.SettleDetector.motion_mask`), of what changed during the motion
             before this rest; None = do not require motion.
+        gain: the frame's colours are judged brightened by this gain (a dim table; :func:`skin_mask`).
 
     Returns:
         A :class:`HandBlob` in frame pixels, or None.
     """
     h, w = image.shape[:2]
-    mask = skin_mask(image, scale)
+    mask = skin_mask(image, scale, gain)
     sh, sw = mask.shape
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     side = float(die_px) if die_px else 0.07 * h
@@ -127,6 +135,7 @@ def appearance_change(
     before_to_after: np.ndarray | None = None,
     search_px: int = 2,
     diff_threshold: int = 30,
+    gain: float = 1.0,
 ) -> float:
     """Share (0–1) of one die's pixels that changed from ``before`` to ``after``.
 
@@ -134,7 +143,8 @@ def appearance_change(
     in ``before`` — mapped through ``before_to_after`` (the camera's motion, a ``(2, 3)`` affine on frame
     pixels; None = a fixed camera), then aligned by the best whole-pixel shift within ±``search_px``
     (what is left of the camera's motion) — after a light blur and a gain match (exposure flicker).
-    A pixel changed when its gray level differs by more than ``diff_threshold``. A die at rest gives
+    A pixel changed when its gray level, brightened by ``gain`` (a dim table:
+    :attr:`kosti.vision.settle.SettleDetector.gain`), differs by more than ``diff_threshold``. A die at rest gives
     ~0; a die turned by 10° on the spot changes its corners and pips (≈ 0.1 of its crop).
 
     Args:
@@ -179,7 +189,7 @@ def appearance_change(
     ma, mb = float(a.mean()), float(bb.mean())
     if mb > 1.0:
         bb = cv2.convertScaleAbs(bb, alpha=ma / mb)
-    changed = cv2.absdiff(a, bb) > diff_threshold
+    changed = cv2.absdiff(a, bb) > diff_threshold / gain
     bx0, by0 = max(0, int(x1) - cx0), max(0, int(y1) - cy0)
     bx1, by1 = min(cw, int(np.ceil(x2)) - cx0), min(ch, int(np.ceil(y2)) - cy0)
     area = max(1, (bx1 - bx0) * (by1 - by0))

@@ -28,9 +28,19 @@ frame), explains most tracked corners, and those corners spread over the image (
 pose as the camera); otherwise no compensation. A fixed camera costs nothing extra: frames that did not
 change skip the estimation.
 
+**A dim table.** The thresholds are grey levels of a normally lit frame. Under a dim lamp or an under-exposed
+webcam, a die and the felt differ by half as many levels, a die turning or still rolling changes fewer pixels
+by more than ``diff_threshold``, and the table looked still while a die still moved: on the clip suite darkened
+to 45 %, the spinning die's throw was read 1.03 s before it stopped. So each small image is first brightened
+by the gain that brings its bright end to a normal level (:func:`kosti.vision.exposure.exposure_gain`, the
+reader's own measure, taken on the 160 px colour image the detector shrinks anyway), when that gain is above
+``dim_gain`` — the rule by which the reader brightens a dim frame; the gain is held steady from frame to frame
+(:func:`kosti.vision.exposure.held_gain`) so that its jitter is no motion. :attr:`SettleDetector.gain` hands
+it to the throw detector's hand and turning-die checks.
+
 Cost: one ``cv2.resize`` (INTER_AREA), one colour conversion and blur on a 160×90 image and two
 ``absdiff`` per frame — well under a millisecond at 1280×720; the motion compensation, when the image
-changed, adds corner tracking on the 160×90 image (``benchmarks/bench_settle.py`` measures both).
+changed, adds corner tracking on the 160×90 image (``benchmarks/bench_pipeline.py``, 1b, measures both).
 Defaults: 0.4 s still time (a die rolling on felt stops within a few tenths of a second; shorter times
 fire on the pause of a bounce), thresholds tuned on the virtual table and the folder replays of
 ``../shared/datasets`` photos with added sensor noise (σ ≈ 3 gray levels stays below ``diff_threshold``
@@ -44,6 +54,9 @@ from enum import Enum
 
 import cv2
 import numpy as np
+
+from kosti.models import DEFAULT_DIM_GAIN
+from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain, held_gain
 
 #: Default changed-pixel fraction (of the 160 px wide grey image) above which the table is moving, and
 #: below which a frame counts as still (the gap is the hysteresis); ``[settle] motion_fraction`` /
@@ -222,6 +235,10 @@ class SettleDetector:
             False = the fixed-camera detector.
         max_shift: largest camera shift per frame believed, in small-image px (2 px at 160 px wide = 16 px
             at 1280: three times the 2.6 px/frame of a hand-held phone filmed at 720p).
+        dim_gain: a frame that takes a gain above this to look normally lit (:func:`kosti.vision.exposure.
+            exposure_gain`, measured on the small image) has its motion measured brightened by that gain
+            (module docstring, "A dim table"); the reader's own rule and default
+            (:data:`kosti.models.DEFAULT_DIM_GAIN`, 1.5); 0 = off.
 
     Raises:
         ValueError: inconsistent thresholds (``still_fraction > motion_fraction``) or non-positive sizes.
@@ -238,9 +255,12 @@ class SettleDetector:
         drift_fraction: float = 0.003,
         compensate: bool = True,
         max_shift: float = 2.0,
+        dim_gain: float = DEFAULT_DIM_GAIN,
     ) -> None:
         if still_s < 0 or width < 8 or diff_threshold < 1:
             raise ValueError("still_s must be >= 0, width >= 8, diff_threshold >= 1")
+        if dim_gain != 0.0 and not 1.0 <= dim_gain <= MAX_EXPOSURE_GAIN:
+            raise ValueError(f"dim_gain must be 0 (off) or from 1 to {MAX_EXPOSURE_GAIN:g}, got {dim_gain}")
         if not 0 <= still_fraction <= motion_fraction <= 1:
             raise ValueError("need 0 <= still_fraction <= motion_fraction <= 1")
         self.still_s = still_s
@@ -252,6 +272,7 @@ class SettleDetector:
         self.drift_fraction = drift_fraction
         self.compensate = compensate
         self.max_shift = max_shift
+        self.dim_gain = float(dim_gain)
         self.reset()
 
     def reset(self) -> None:
@@ -267,6 +288,7 @@ class SettleDetector:
         self._small: np.ndarray | None = None
         self._moved: np.ndarray | None = None
         self._peak = 0.0
+        self._gain = 1.0
 
     @property
     def state(self) -> SettleState:
@@ -283,16 +305,30 @@ class SettleDetector:
         """The small gray image of the last frame fed (``(h, width)`` uint8), or None."""
         return self._small
 
-    def small(self, image: np.ndarray) -> np.ndarray:
-        """Downscale ``(H, W, 3)`` uint8 BGR (or ``(H, W)`` gray) to blurred ``(h, width)`` uint8 gray."""
+    def small(self, image: np.ndarray, gain: float = 1.0) -> np.ndarray:
+        """Downscale ``(H, W, 3)`` uint8 BGR (or ``(H, W)`` gray) to blurred ``(h, width)`` uint8 gray, its grey
+        levels multiplied by ``gain`` (clipped to 255)."""
+        return self._grey(self._shrink(image), gain)
+
+    def _shrink(self, image: np.ndarray) -> np.ndarray:
         h, w = image.shape[:2]
         sh = max(1, round(h * self.width / w))
-        small = cv2.resize(image, (self.width, sh), interpolation=cv2.INTER_AREA)
-        if small.ndim == 3:
-            small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        shrunk: np.ndarray = cv2.resize(image, (self.width, sh), interpolation=cv2.INTER_AREA)
+        return shrunk
+
+    def _grey(self, shrunk: np.ndarray, gain: float) -> np.ndarray:
+        small = cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY) if shrunk.ndim == 3 else shrunk
+        if gain != 1.0:
+            small = brightened(small, gain)
         if self.blur_sigma > 0:
             small = cv2.GaussianBlur(small, (0, 0), self.blur_sigma)
         return small
+
+    @property
+    def gain(self) -> float:
+        """The gain the last frame was brightened by before its motion was measured (1.0: a normally lit table;
+        :func:`kosti.vision.exposure.held_gain`). The throw detector's hand and turning-die checks use it too."""
+        return self._gain
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         diff = cv2.absdiff(a, b)
@@ -347,7 +383,10 @@ class SettleDetector:
         Returns:
             The :class:`SettleUpdate` for this frame; ``settled_now`` is True once per rest period.
         """
-        small = self.small(image)
+        shrunk = self._shrink(image)
+        if shrunk.ndim == 3:
+            self._gain = held_gain(exposure_gain(shrunk), self._gain, self.dim_gain)
+        small = self._grey(shrunk, self._gain)
         prev = self._prev
         self._prev = small
         self._small = small

@@ -246,7 +246,7 @@ class ThrowDetector:
             return None
         then = self._rest[k][0]
         m = self._pose(k, newest.image.shape[1])
-        changes = np.array([appearance_change(then.image, newest.image, b, m) for b in boxes])
+        changes = np.array([appearance_change(then.image, newest.image, b, m, gain=self.settle.gain) for b in boxes])
         moving = changes > self.turn_threshold
         return boxes[moving] if moving.any() else None
 
@@ -260,7 +260,7 @@ class ThrowDetector:
             moved = self.settle.motion_mask
             if self._hand_moved is not None and moved is not None and self._hand_moved.shape == moved.shape:
                 moved = moved | self._hand_moved  # a hand seen at the last rest and not gone since
-            hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved)
+            hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved, gain=self.settle.gain)
             if hand is not None:
                 self.last_hand = hand
                 self._hand_moved = moved

@@ -175,6 +175,64 @@ def test_hand_needs_skin_size_border_and_motion():
     assert find_hand(small) is None
 
 
+def _dimmed(img: np.ndarray, light: float = 0.45) -> np.ndarray:
+    return (img.astype(np.float32) * light + 0.5).astype(np.uint8)
+
+
+def test_a_dim_hand_and_a_dim_turning_die_are_seen_at_the_gain_of_the_frame():
+    """Under 45 % of the light a hand's luma falls below the skin box and a turning die changes its pixels by
+    fewer grey levels than the threshold; judged at the frame's gain (the settle detector's), both are seen."""
+    img = np.full((360, 640, 3), (40, 110, 45), np.uint8)
+    clipgen.draw_hand(img, clipgen.Hand(400, 180, 180.0, 80.0))
+    lit = find_hand(img)
+    assert lit is not None
+    # at 45 % only the forearm's brightest part is skin, not the palm where the dice lie; at 30 % nothing is
+    part = find_hand(_dimmed(img))
+    assert part is not None and part.area_fraction < 0.5 * lit.area_fraction, "the test must show the fault"
+    assert find_hand(_dimmed(img, 0.3)) is None, "the test must show the fault"
+    for light, gain in ((0.45, 2.2), (0.3, 2.5)):
+        hand = find_hand(_dimmed(img, light), gain=gain)
+        assert hand is not None and hand.box == lit.box
+        assert hand.area_fraction == pytest.approx(lit.area_fraction, rel=0.02)
+    from kosti.sim import render
+
+    table = np.full((120, 120, 3), (40, 110, 45), np.uint8)
+    a, (box,) = render.render_table([(5, 60, 60, 10.0)], table, "white_black", size=(120, 120), die_px=30)
+    b, _ = render.render_table([(5, 60, 60, 14.0)], table, "white_black", size=(120, 120), die_px=30)
+    turned = appearance_change(a, b, box)
+    assert turned > 0.05
+    assert appearance_change(_dimmed(a, 0.3), _dimmed(b, 0.3), box) < 0.05, "the test must show the fault"
+    assert appearance_change(_dimmed(a, 0.3), _dimmed(b, 0.3), box, gain=1 / 0.3) == pytest.approx(turned, abs=0.03)
+    assert appearance_change(_dimmed(a, 0.3), np.roll(_dimmed(a, 0.3), (1, 2), (0, 1)), box, gain=1 / 0.3) < 0.01
+
+
+@pytest.mark.parametrize("name", ["spin", "palm"])
+def test_a_dim_table_gives_exactly_its_throws(suite, capsys, tmp_path, name):
+    """``spin`` and ``palm`` with every frame at 45 % of its light (a dim lamp, an under-exposed webcam): before
+    the settle detector and the hand and turning-die checks worked at the frame's gain, the spinning die's throw
+    was read 1.03 s before it stopped and the dice on the palm were read as a throw."""
+    out, manifest = suite
+    clip = next(c for c in manifest["clips"] if c["name"] == name)
+    cap = cv2.VideoCapture(str(out / clip["file"]))
+    fps, fourcc = cap.get(cv2.CAP_PROP_FPS), int(cap.get(cv2.CAP_PROP_FOURCC))
+    dark = tmp_path / clip["file"]
+    writer = None
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        if writer is None:
+            writer = cv2.VideoWriter(str(dark), fourcc, fps, (frame.shape[1], frame.shape[0]))
+        writer.write(_dimmed(frame))
+    assert writer is not None
+    writer.release()
+    got = _watch(capsys, dark, clip["dice"])
+    seen = [(sorted(d["value"] for d in t["dice"]), t["status"]) for t in got["throws"]]
+    assert seen == [(w["faces"], w["status"]) for w in clip["throws"]], f"{name}: {seen}"
+    for t, w in zip(got["throws"], clip["throws"]):
+        assert 0.0 <= t["time_s"] - w["rest_s"] <= MAX_DELAY_S
+
+
 def test_an_announced_throw_is_never_taken_for_a_correction():
     """``tip``: a die tips 1.2 s after the throw was read, the same physical throw (``corrects``). When the
     source announces a new throw in between (the virtual table's Throw button:

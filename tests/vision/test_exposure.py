@@ -77,3 +77,20 @@ def test_the_first_and_the_zoomed_read_both_see_the_brightened_frame(monkeypatch
     reader.read(dark)
     assert reader.last_zoomed and reader.last_gain > 1.5 and len(seen) == 2
     assert seen[0] == seen[1] > 1.4 * float(dark.mean())
+
+
+def test_a_stream_is_brightened_only_when_dim_and_the_gain_is_held_steady():
+    from kosti.vision.exposure import GAIN_HOLD, GAIN_HYSTERESIS, held_gain
+
+    assert held_gain(2.2, 1.0, 0.0) == 1.0  # off
+    assert held_gain(1.3, 1.0, 1.5) == 1.0  # a normally lit frame: as it came
+    assert held_gain(2.2, 1.0, 1.5) == 2.2  # dim: brightened by what it measures
+    # jitter of the bright end by a level or two keeps the gain (no flicker of the whole image) ...
+    assert held_gain(2.2 * (1 + 0.8 * GAIN_HOLD), 2.2, 1.5) == 2.2
+    assert held_gain(2.2 * (1 - 0.8 * GAIN_HOLD), 2.2, 1.5) == 2.2
+    # ... a real change of light follows
+    assert held_gain(1.8, 2.2, 1.5) == 1.8
+    # hysteresis at the limit: once on, it stays on down to dim_gain / GAIN_HYSTERESIS
+    assert held_gain(1.45, 1.0, 1.5) == 1.0
+    assert held_gain(1.45, 1.6, 1.5) == 1.45
+    assert held_gain(1.5 / GAIN_HYSTERESIS - 0.01, 1.45, 1.5) == 1.0

@@ -161,3 +161,51 @@ def test_reset_forgets_history():
     det.reset()
     assert det.state is SettleState.MOVING
     assert det.update(img, 10.0).motion == 1.0
+
+
+def dimmed(img: np.ndarray, factor: float) -> np.ndarray:
+    return (img.astype(np.float32) * factor + 0.5).astype(np.uint8)
+
+
+def test_a_die_still_moving_on_a_dim_table_is_motion():
+    """Under a dim lamp (45 % of the light) a grey die sliding 1.5 px a frame on green felt changes its pixels by
+    fewer grey levels than ``diff_threshold``: measured as it came, the table settles while the die moves. The
+    detector measures motion brightened back to a normal level (``dim_gain``), as the reader reads such a frame,
+    and then settles once, after the die stopped — as it does on the same table under a normal lamp."""
+    base = table()
+
+    def slide(light: float) -> list[np.ndarray]:
+        frames = []
+        for k in range(60):
+            img = base.copy()
+            x = 100 + round(1.5 * k)
+            img[150:180, x:x + 30] = 160  # a plain grey die, 30 px
+            frames.append(dimmed(img, light))
+        return frames + [frames[-1]] * 30
+
+    blind = run(SettleDetector(dim_gain=0.0), slide(0.45))
+    assert any(u.settled_now for u in blind[:55]), "the test must show the fault: settled while the die moved"
+    det = SettleDetector()
+    events = [i for i, u in enumerate(run(det, slide(0.45))) if u.settled_now]
+    lit = [i for i, u in enumerate(run(SettleDetector(), slide(1.0))) if u.settled_now]
+    # one event, after the die stopped at frame 59 but for its last 0.2 s of sliding (the 0.4 s still time is 12
+    # frames), and within 0.2 s of the event under a normal lamp
+    assert len(events) == 1 and 59 + 12 - 6 <= events[0] <= 60 + 13, events
+    assert len(lit) == 1 and abs(events[0] - lit[0]) <= 6, (events, lit)
+    assert det.gain > 1.5
+
+
+@pytest.mark.parametrize("sigma", [1.0, 2.0])
+def test_sensor_noise_on_a_dim_table_is_still_no_motion(sigma):
+    """The brightening multiplies the sensor noise too; a dim still table must settle once and stay settled."""
+    rng = np.random.default_rng(5)
+    rest = dimmed(with_dice(table(), [(100, 100), (300, 150)]), 0.45)
+    ups = run(SettleDetector(), [noisy(rest, rng, sigma) for _ in range(120)])
+    assert sum(u.settled_now for u in ups) == 1
+    assert all(u.state is SettleState.SETTLED for u in ups[13:])
+
+
+def test_dim_gain_is_checked():
+    with pytest.raises(ValueError, match="dim_gain"):
+        SettleDetector(dim_gain=0.5)
+    assert SettleDetector(dim_gain=0.0).dim_gain == 0.0
