@@ -6,6 +6,9 @@ Two cheap checks the live pipeline makes on a settle event, before it trusts a r
   the frame's edge (an arm comes from outside the picture) and overlaps the roll area. Dice lying on a
   palm or held still over the tray must never be read, and a small hand's palm must never be boxed as
   a die; the pipeline waits until the hand has left and the table has been still again.
+* :func:`find_new_hand` — the same hand found without its colour (a warm lamp, a grey picture, a glove): a
+  large region new on the table since before the motion, that reaches the frame's edge and stands out from
+  the table around it.
 * :func:`appearance_change` — how much one die's crop changed between two frames after aligning them
   (the camera's motion from the settle detector, then the best shift within ±2 px). A die turning
   slowly on a corner moves its box hardly at all and changes almost no pixels of the whole frame, but
@@ -14,8 +17,8 @@ Two cheap checks the live pipeline makes on a settle event, before it trusts a r
 Skin colour: YCrCb with Y ≥ 70, Cr 135–180 and Cb 80–130 (the usual skin cluster, Chai & Ngan 1999, widened a
 little for warm indoor light), after a 4× downscale. A table top of the same colour (light wood,
 cork) would be one huge skin region: a region covering more than ``max_fraction`` of the frame is
-taken for the table, not a hand (the check is then blind — a limit of colour, documented in
-``docs/live.md``).
+taken for the table, not a hand (the skin check is then blind — a limit of colour, documented in
+``docs/live-pipeline.md``; :func:`find_new_hand` still sees a hand that came in).
 """
 
 from __future__ import annotations
@@ -97,10 +100,102 @@ def find_hand(
     """
     h, w = image.shape[:2]
     mask = skin_mask(image, scale, gain)
-    sh, sw = mask.shape
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     side = float(die_px) if die_px else 0.07 * h
-    min_area = min_dice_areas * (side / scale) ** 2
+    return _hand_blob(mask > 0, float(scale), min_dice_areas * (side / scale) ** 2, max_fraction, roll_mask, moved,
+                      min_moved)
+
+
+def find_new_hand(
+    before: np.ndarray,
+    now: np.ndarray,
+    frame_width: int,
+    roll_mask: np.ndarray | None = None,
+    die_px: float | None = None,
+    moved: np.ndarray | None = None,
+    diff_threshold: float = 28.0,
+    min_dice_areas: float = 8.0,
+    max_fraction: float = 0.6,
+    min_moved: float = 0.3,
+    max_changed: float = 0.3,
+    dice_at: np.ndarray | None = None,
+) -> HandBlob | None:
+    """A hand found without its colour: a large region that is new on the table since ``before`` and still there.
+
+    The skin box of :func:`find_hand` misses a hand under a warm or cool lamp, in a grey or infrared picture, in a
+    glove or a sleeve: on the clip suite under a warm lamp, cool light, grey or turned hues the dice held on a palm
+    were scored as a throw (``benchmarks/robustness_clips.py``). This rule looks at what changed instead: pixels of
+    ``now`` that differ from ``before`` (the table as it was before the motion, registered onto ``now``) by more
+    than ``diff_threshold`` grey levels form regions; a region is a hand when it covers at least
+    ``min_dice_areas`` dice (twice the skin rule's 4: dice landing side by side are new too), reaches the frame's
+    border (the arm), overlaps the roll area, covers at most ``max_fraction`` of the frame, at least ``min_moved``
+    of it moved on the way to this rest (``moved``), and it *stands out* from the table around it now more than
+    that place did before — a hand appeared there; the cloth a hand uncovered by leaving matches its surroundings
+    now and stood out before. When more than ``max_changed`` of the whole picture changed, the scene changed — a
+    camera moved beyond registration, the light changed, another table — and nothing is taken for a hand (a
+    hand with its forearm covers 10–17 % of the clip suite's frames). Limit: a person's shadow falling over the tray changes its place as a hand does and
+    is taken for one; the rest is then read once it moves away.
+
+    Args:
+        before, now: ``(h, w)`` uint8 grey settle images of one size (:attr:`SettleDetector.last_small`,
+            :attr:`SettleDetector.before_motion`), registered, at the frame's gain.
+        frame_width: width in pixels of the frame they were shrunk from (boxes are returned in its pixels).
+        roll_mask: ``(H, W)`` uint8 mask of the roll area in frame pixels; None = the whole frame.
+        die_px: side of a die in frame pixels (default 7 % of the frame height).
+        moved: bool mask of what changed during the motion before this rest (any size with the frame's aspect).
+        dice_at: ``(N, 2)`` float centres (frame pixels) of the dice read at this rest: a region counts only when
+            one of them lies on it (a hand holding dice, the case that must never be scored; a bag or a chair
+            leg moved at the frame's edge holds none). None = no such condition.
+
+    Returns:
+        A :class:`HandBlob` in frame pixels, or None (also for images of different sizes).
+    """
+    if before.shape != now.shape:
+        return None
+    scale = frame_width / float(now.shape[1])
+    changed = cv2.absdiff(now, before) > diff_threshold
+    if np.count_nonzero(changed) > max_changed * changed.size:
+        return None
+    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0
+    side = float(die_px) if die_px else 0.07 * now.shape[0] * scale
+    if dice_at is not None:
+        dice_at = np.asarray(dice_at, np.float64).reshape(-1, 2) / scale
+    return _hand_blob(changed, scale, min_dice_areas * (side / scale) ** 2, max_fraction, roll_mask, moved,
+                      min_moved, stands_out=(before, now), holds=dice_at)
+
+
+def _stands_out_more(region: np.ndarray, before: np.ndarray, now: np.ndarray) -> bool:
+    """Whether ``region`` (bool mask) differs from the ring of table around it more in ``now`` than in ``before``."""
+    ring = cv2.dilate(region.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+    ring &= ~region
+    if not ring.any():
+        return True  # the region fills everything near it: nothing to compare with
+
+    def contrast(img: np.ndarray) -> float:
+        return abs(float(img[region].mean()) - float(img[ring].mean()))
+
+    return contrast(now) > contrast(before)
+
+
+def _holds_any(region: np.ndarray, points: np.ndarray) -> bool:
+    """Whether any ``(N, 2)`` point (x, y in ``region``'s pixels) lies on the bool ``region`` grown by one pixel."""
+    if len(points) == 0:
+        return False
+    grown = cv2.dilate(region.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    h, w = grown.shape
+    xs = np.clip(np.round(points[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(points[:, 1]).astype(int), 0, h - 1)
+    return bool(grown[ys, xs].any())
+
+
+def _hand_blob(mask: np.ndarray, scale: float, min_area: float, max_fraction: float, roll_mask: np.ndarray | None,
+               moved: np.ndarray | None, min_moved: float,
+               stands_out: tuple[np.ndarray, np.ndarray] | None = None,
+               holds: np.ndarray | None = None) -> HandBlob | None:
+    """The largest region of ``mask`` (bool, ``scale`` frame px per px) that passes the hand tests of
+    :func:`find_hand` (and :func:`_stands_out_more` on the ``(before, now)`` images, and holding one of the
+    ``(N, 2)`` points ``holds`` in ``mask`` pixels, when given), as frame pixels."""
+    sh, sw = mask.shape
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     roll = None
     if roll_mask is not None:
         roll = cv2.resize(roll_mask, (sw, sh), interpolation=cv2.INTER_NEAREST) > 0
@@ -119,6 +214,10 @@ def find_hand(
         if inside < 0.5 * min_area:
             continue
         if mv is not None and np.count_nonzero(region & mv[y:y + bh, x:x + bw]) < min_moved * area:
+            continue
+        if holds is not None and not _holds_any(labels == k, holds):
+            continue
+        if stands_out is not None and not _stands_out_more(labels == k, *stands_out):
             continue
         roll_area = int(np.count_nonzero(roll)) if roll is not None else sw * sh
         blob = HandBlob((x * scale, y * scale, (x + bw) * scale, (y + bh) * scale), area / (sw * sh),

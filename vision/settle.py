@@ -289,6 +289,14 @@ class SettleDetector:
         self._moved: np.ndarray | None = None
         self._peak = 0.0
         self._gain = 1.0
+        self._before: np.ndarray | None = None
+
+    @property
+    def before_motion(self) -> np.ndarray | None:
+        """The small gray image (``(h, width)`` uint8, as exposed: not brightened) of the table as it was before
+        the motion that led to the current rest: the last frame of the last completed rest, or the stream's first frame when there was none
+        (None before any frame). The throw detector finds what a hand left on the table against it."""
+        return self._before
 
     @property
     def state(self) -> SettleState:
@@ -302,7 +310,8 @@ class SettleDetector:
 
     @property
     def last_small(self) -> np.ndarray | None:
-        """The small gray image of the last frame fed (``(h, width)`` uint8), or None."""
+        """The small gray image of the last frame fed (``(h, width)`` uint8, as the camera exposed it: not
+        brightened by :attr:`gain`), or None."""
         return self._small
 
     def small(self, image: np.ndarray, gain: float = 1.0) -> np.ndarray:
@@ -316,9 +325,9 @@ class SettleDetector:
         shrunk: np.ndarray = cv2.resize(image, (self.width, sh), interpolation=cv2.INTER_AREA)
         return shrunk
 
-    def _grey(self, shrunk: np.ndarray, gain: float) -> np.ndarray:
+    def _grey(self, shrunk: np.ndarray, gain: float = 1.0) -> np.ndarray:
         small = cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY) if shrunk.ndim == 3 else shrunk
-        if gain != 1.0:
+        if gain != 1.0:  # (before the blur: finer steps than brightening the blurred image)
             small = brightened(small, gain)
         if self.blur_sigma > 0:
             small = cv2.GaussianBlur(small, (0, 0), self.blur_sigma)
@@ -386,14 +395,15 @@ class SettleDetector:
         shrunk = self._shrink(image)
         if shrunk.ndim == 3:
             self._gain = held_gain(exposure_gain(shrunk), self._gain, self.dim_gain)
-        small = self._grey(shrunk, self._gain)
-        prev = self._prev
-        self._prev = small
-        self._small = small
+        raw = self._grey(shrunk)
+        small = raw if self._gain == 1.0 else self._grey(shrunk, self._gain)  # motion is measured at a normal level
+        prev, prev_raw = self._prev, self._small
+        self._prev, self._small = small, raw
         shift = 0.0
         mask: np.ndarray | None = None
         if prev is None or prev.shape != small.shape:
             motion = 1.0
+            self._before = raw
         else:
             mask = cv2.absdiff(small, prev) > self.diff_threshold
             motion = float(np.count_nonzero(mask)) / mask.size
@@ -460,6 +470,8 @@ class SettleDetector:
         if state is SettleState.MOVING:
             if self._state is SettleState.SETTLED:  # a new motion after a completed rest
                 self._moved, self._peak = None, 0.0
+                if prev_raw is not None and prev_raw.shape == raw.shape:
+                    self._before = prev_raw
             if mask is not None and motion <= 0.5:  # (a cut or a new size is no place of motion)
                 self._moved = mask if self._moved is None or self._moved.shape != mask.shape else self._moved | mask
             self._peak = max(self._peak, motion)

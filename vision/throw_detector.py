@@ -19,7 +19,7 @@ import numpy as np
 
 from kosti.models import DEFAULT_VALUE_CONF
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
-from kosti.vision.hands import HandBlob, appearance_change, find_hand
+from kosti.vision.hands import HandBlob, appearance_change, find_hand, find_new_hand
 from kosti.vision.settle import (
     SettleDetector,
     SettleState,
@@ -33,6 +33,11 @@ from kosti.vision.sources import Frame
 from kosti.vision.throws import Die, Reader, Throw
 from kosti.vision.vote import BLOCKING_REASONS, check_throw, reason_pair, recover_dice, vote
 from kosti.vision.zones import ROLL, SET_ASIDE, Zones
+
+#: Seconds for which the table before a hand came stays the reference of the colour-blind hand check while rests
+#: keep finding a hand (a hand holding dice still over the tray); after that the last rest is (a new object at the
+#: table's edge, taken once for a hand, must not hold the reader off for good).
+HAND_HOLD_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,8 @@ class ThrowDetector:
         self.last_detections: Detections | None = None  # roll+aside dice of the last read, for overlays
         self.last_hand: HandBlob | None = None
         self._hand_moved: np.ndarray | None = None  # where things moved before the rests a hand held
+        self._hand_before: np.ndarray | None = None  # the table before the hand of the last rest came
+        self._hand_since = 0.0  # when that hand was first seen (seconds, frame time)
         self.throws_reported = 0
         self._new_throw = False  # a throw was announced (expect_new_throw): the next rest is not a correction
 
@@ -189,6 +196,7 @@ class ThrowDetector:
         self.last_detections = None
         self.last_hand = None
         self._hand_moved = None
+        self._hand_before = None
 
     def process(self, frame: Frame) -> FrameResult:
         """Feed one frame; returns the settle update and, on a settle event, the throw (or why none).
@@ -250,10 +258,36 @@ class ThrowDetector:
         moving = changes > self.turn_threshold
         return boxes[moving] if moving.any() else None
 
+    def _hand_held(self, hand: HandBlob, moved: np.ndarray | None, t: float, update: SettleUpdate) -> FrameResult:
+        """A hand is in the roll area at this rest: nothing is read; remember where things moved and, for
+        :meth:`_hand_without_colour`, the table as it was before the hand came (while the hand stays)."""
+        self.last_hand = hand
+        self._hand_moved = moved
+        if self._hand_before is None or t - self._hand_since > HAND_HOLD_S:
+            self._hand_before, self._hand_since = self.settle.before_motion, t
+        self._done = True
+        return FrameResult(update, skipped="hand")
+
+    def _hand_without_colour(self, dice: list[Die], roll_mask: np.ndarray | None, moved: np.ndarray | None,
+                             die_px: float | None, width: int, t: float) -> HandBlob | None:
+        """A hand holding the dice just read, found by :func:`kosti.vision.hands.find_new_hand` against the table
+        before the motion (before the hand came, for :data:`HAND_HOLD_S` while a hand stays), or None. Only a new
+        region with a die on it counts: a bag or chair leg moved at the frame's edge holds no die."""
+        now = self.settle.last_small
+        before = self._hand_before if self._hand_before is not None and t - self._hand_since <= HAND_HOLD_S \
+            else self.settle.before_motion
+        registered = _registered(before, now) if dice else None
+        if registered is None or now is None:
+            return None
+        centres = np.array([d.center for d in dice], np.float64).reshape(-1, 2)
+        return find_new_hand(registered, now, width, roll_mask, die_px, moved, dice_at=centres,
+                             diff_threshold=2 * self.settle.diff_threshold / self.settle.gain)
+
     def _decide(self, frame: Frame, update: SettleUpdate, t_arrive: float, short_rest: bool = False) -> FrameResult:
         h, w = frame.image.shape[:2]
         expected = self.expected_dice  # set between frames by the runner (LivePipeline.expect)
         die_px = self.last_throw and _die_side(self.last_throw.dice)
+        roll_mask, moved = None, None
         if self.hands:
             roll_mask = np.zeros((h, w), np.uint8)
             cv2.fillPoly(roll_mask, [self.zones.pixel_polygons(w, h)["roll_area"]], 255)
@@ -262,11 +296,7 @@ class ThrowDetector:
                 moved = moved | self._hand_moved  # a hand seen at the last rest and not gone since
             hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved, gain=self.settle.gain)
             if hand is not None:
-                self.last_hand = hand
-                self._hand_moved = moved
-                self._done = True
-                return FrameResult(update, skipped="hand")
-            self._hand_moved = None
+                return self._hand_held(hand, moved, frame.t, update)
         t0 = time.perf_counter()
         rest = list(self._rest)
         picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
@@ -279,6 +309,11 @@ class ThrowDetector:
             pairs = None
             reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
         dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
+        if self.hands:
+            hand = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
+            if hand is not None:
+                return self._hand_held(hand, moved, frame.t, update)
+            self._hand_moved = self._hand_before = None
         # A die whose own look still changes is not at rest (spinning on a corner, rocking).
         if dice_all and len(rest) >= 2:
             turning = self._still_turning(_boxes(dice_all))
@@ -303,7 +338,8 @@ class ThrowDetector:
             extra = self._recover(dice_all, pairs, expected, w, h)
             if extra and not self._new_throw:
                 before_rest = _registered(before_rest, small)
-            extra = [d for d in extra if _changed_since(d.box, before_rest, small, w, self.settle.diff_threshold)]
+            thr = self.settle.diff_threshold / self.settle.gain  # (grey levels of a normally lit frame)
+            extra = [d for d in extra if _changed_since(d.box, before_rest, small, w, thr)]
             if not extra:
                 return FrameResult(update, skipped="empty")
             assert expected is not None  # _recover returns nothing without an expected count
