@@ -69,7 +69,7 @@ def held_gain(measured: float, held: float, dim_gain: float) -> float:
     """The gain to apply to the next frame of a stream (1.0 = none), from the gain :func:`exposure_gain` measured on
     it and the gain applied to the frame before (``held``; 1.0 at the start).
 
-    None when brightening is off (``dim_gain`` 0) or the frame is not dim: its measured gain is below ``dim_gain``
+    1.0 when brightening is off (``dim_gain`` 0) or the frame is not dim: its measured gain is below ``dim_gain``
     (below ``dim_gain`` / :data:`GAIN_HYSTERESIS` once the stream is being brightened). Otherwise the held gain
     while the measurement stays within :data:`GAIN_HOLD` of it, else the measured gain.
 
@@ -79,7 +79,7 @@ def held_gain(measured: float, held: float, dim_gain: float) -> float:
         dim_gain: the gain above which a frame is dim (:data:`kosti.models.DEFAULT_DIM_GAIN`), or 0 for off.
 
     Returns:
-        The gain, 1.0 or at least ``dim_gain`` / :data:`GAIN_HYSTERESIS`.
+        The gain: 1.0, or at least ``dim_gain`` / :data:`GAIN_HYSTERESIS` and never below 1.
     """
     if dim_gain <= 0.0:
         return 1.0
@@ -88,4 +88,4 @@ def held_gain(measured: float, held: float, dim_gain: float) -> float:
         return 1.0
     if on and abs(measured / held - 1.0) <= GAIN_HOLD:
         return held
-    return measured
+    return max(1.0, measured)

@@ -136,8 +136,8 @@ def find_new_hand(
     is taken for one; the rest is then read once it moves away.
 
     Args:
-        before, now: ``(h, w)`` uint8 grey settle images of one size (:attr:`SettleDetector.last_small`,
-            :attr:`SettleDetector.before_motion`), registered, at the frame's gain.
+        before, now: ``(h, w)`` uint8 grey settle images of one size, as the camera exposed them (``before``:
+            :attr:`SettleDetector.before_motion` registered onto ``now``: :attr:`SettleDetector.last_small`).
         frame_width: width in pixels of the frame they were shrunk from (boxes are returned in its pixels).
         roll_mask: ``(H, W)`` uint8 mask of the roll area in frame pixels; None = the whole frame.
         die_px: side of a die in frame pixels (default 7 % of the frame height).
@@ -145,6 +145,11 @@ def find_new_hand(
         dice_at: ``(N, 2)`` float centres (frame pixels) of the dice read at this rest: a region counts only when
             one of them lies on it (a hand holding dice, the case that must never be scored; a bag or a chair
             leg moved at the frame's edge holds none). None = no such condition.
+        diff_threshold: grey-level change of a new pixel, at the images' exposure (the throw detector passes
+            28 / the settle gain: 28 levels of a normally lit frame).
+        min_dice_areas, max_fraction, min_moved: as :func:`find_hand` (8, 0.6, 0.3).
+        max_changed: share of the picture above which it changed as a whole and nothing is a hand (0.3; a forearm
+            close to the camera that covers more is then seen by :func:`find_hand`'s colour only).
 
     Returns:
         A :class:`HandBlob` in frame pixels, or None (also for images of different sizes).
@@ -249,10 +254,20 @@ def appearance_change(
     Args:
         before, after: ``(H, W, 3)`` uint8 BGR frames of one size.
         box: ``(x1, y1, x2, y2)`` of the die in ``after``, pixels.
+        before_to_after: ``(2, 3)`` camera motion on frame pixels, or None.
+        search_px: largest whole-pixel shift searched.
+        diff_threshold: grey levels of a normally lit frame.
+        gain: the frames' brightening (> 0; :attr:`kosti.vision.settle.SettleDetector.gain`): the threshold is
+            ``diff_threshold / gain`` on the frames as they came.
 
     Returns:
         The changed fraction of the die's box area (0 when the box is empty or off-frame).
+
+    Raises:
+        ValueError: ``gain`` ≤ 0.
     """
+    if gain <= 0:
+        raise ValueError(f"gain must be > 0, got {gain}")
     h, w = after.shape[:2]
     x1, y1, x2, y2 = (float(v) for v in box)
     gx, gy = 0.25 * (x2 - x1), 0.25 * (y2 - y1)

@@ -290,6 +290,8 @@ class SettleDetector:
         self._peak = 0.0
         self._gain = 1.0
         self._before: np.ndarray | None = None
+        self._prev_shrunk: np.ndarray | None = None  # the last frame shrunk, in colour (to re-grey at a new gain)
+        self._ref_shrunk: np.ndarray | None = None  # the same for the rest reference
 
     @property
     def before_motion(self) -> np.ndarray | None:
@@ -336,7 +338,12 @@ class SettleDetector:
     @property
     def gain(self) -> float:
         """The gain the last frame was brightened by before its motion was measured (1.0: a normally lit table;
-        :func:`kosti.vision.exposure.held_gain`). The throw detector's hand and turning-die checks use it too."""
+        :func:`kosti.vision.exposure.held_gain`; measured on colour frames only, a grey frame keeps the last one).
+        When it changes, the previous frame and the rest reference are brought to the new gain before they are
+        compared, so a change of gain is no motion. The throw detector's hand and turning-die checks use it too.
+        Measured on the bright end, it is above 1 on an empty table of dark or saturated felt under a normal lamp
+        (2–2.5 for the clip suite's green felt): motion between throws is then measured brightened, which changes
+        nothing but the sensitivity to noise, well below the threshold."""
         return self._gain
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
@@ -394,11 +401,17 @@ class SettleDetector:
         """
         shrunk = self._shrink(image)
         if shrunk.ndim == 3:
-            self._gain = held_gain(exposure_gain(shrunk), self._gain, self.dim_gain)
+            gain = held_gain(exposure_gain(shrunk), self._gain, self.dim_gain)
+            if gain != self._gain:  # the images compared with this one are brought to the new gain first
+                self._gain = gain
+                if self._prev_shrunk is not None:
+                    self._prev = self._grey(self._prev_shrunk, gain)
+                if self._rest_ref is not None and self._ref_shrunk is not None:
+                    self._rest_ref = self._grey(self._ref_shrunk, gain)
         raw = self._grey(shrunk)
         small = raw if self._gain == 1.0 else self._grey(shrunk, self._gain)  # motion is measured at a normal level
         prev, prev_raw = self._prev, self._small
-        self._prev, self._small = small, raw
+        self._prev, self._small, self._prev_shrunk = small, raw, shrunk
         shift = 0.0
         mask: np.ndarray | None = None
         if prev is None or prev.shape != small.shape:
@@ -455,7 +468,7 @@ class SettleDetector:
             # Still frame (moving: below still_fraction; settling: not above motion_fraction, no drift).
             if self._still_since is None:
                 self._still_since = t
-                self._rest_ref = small
+                self._rest_ref, self._ref_shrunk = small, shrunk
                 self._ref_pts = corners(small) if self.compensate else None
                 self._ref_cam = IDENTITY
                 cam = IDENTITY

@@ -36,7 +36,8 @@ from kosti.vision.zones import ROLL, SET_ASIDE, Zones
 
 #: Seconds for which the table before a hand came stays the reference of the colour-blind hand check while rests
 #: keep finding a hand (a hand holding dice still over the tray); after that the last rest is (a new object at the
-#: table's edge, taken once for a hand, must not hold the reader off for good).
+#: table's edge, taken once for a hand, must not hold the reader off for good), and a throw whose dice still lie on
+#: a region new since then asks the table (reason ``hand``).
 HAND_HOLD_S = 5.0
 
 
@@ -259,29 +260,48 @@ class ThrowDetector:
         return boxes[moving] if moving.any() else None
 
     def _hand_held(self, hand: HandBlob, moved: np.ndarray | None, t: float, update: SettleUpdate) -> FrameResult:
-        """A hand is in the roll area at this rest: nothing is read; remember where things moved and, for
-        :meth:`_hand_without_colour`, the table as it was before the hand came (while the hand stays)."""
+        """A hand is in the roll area at this rest: nothing is read. Remember where things moved and, for
+        :meth:`_hand_without_colour`, the table as it was before the hand came (kept while hands are found, never
+        replaced by a rest the hand was in)."""
         self.last_hand = hand
         self._hand_moved = moved
-        if self._hand_before is None or t - self._hand_since > HAND_HOLD_S:
+        if self._hand_before is None:
             self._hand_before, self._hand_since = self.settle.before_motion, t
         self._done = True
         return FrameResult(update, skipped="hand")
 
     def _hand_without_colour(self, dice: list[Die], roll_mask: np.ndarray | None, moved: np.ndarray | None,
-                             die_px: float | None, width: int, t: float) -> HandBlob | None:
-        """A hand holding the dice just read, found by :func:`kosti.vision.hands.find_new_hand` against the table
-        before the motion (before the hand came, for :data:`HAND_HOLD_S` while a hand stays), or None. Only a new
-        region with a die on it counts: a bag or chair leg moved at the frame's edge holds no die."""
+                             die_px: float | None, width: int, t: float) -> tuple[HandBlob | None, bool]:
+        """A hand holding the dice just read (:func:`kosti.vision.hands.find_new_hand`), and whether the dice may
+        still lie in a hand seen more than :data:`HAND_HOLD_S` ago.
+
+        The reference is the table before the motion — before the hand came while rests keep finding a hand, for
+        :data:`HAND_HOLD_S`. After that the last rest is: a new object at the table's edge taken for a hand must
+        not hold the reader off for good. The dice are then read, but while they still lie on a region new since
+        before the hand came, each throw asks the table (``(None, True)``); the reference is dropped at the first
+        rest without such a region.
+        Only a new region with a die on it counts: a bag or chair leg moved at the frame's edge holds no die. The
+        dice's own size (or the last throw's) sizes the region test.
+        """
         now = self.settle.last_small
-        before = self._hand_before if self._hand_before is not None and t - self._hand_since <= HAND_HOLD_S \
-            else self.settle.before_motion
-        registered = _registered(before, now) if dice else None
-        if registered is None or now is None:
-            return None
+        if not dice or now is None:
+            return None, False
         centres = np.array([d.center for d in dice], np.float64).reshape(-1, 2)
-        return find_new_hand(registered, now, width, roll_mask, die_px, moved, dice_at=centres,
-                             diff_threshold=2 * self.settle.diff_threshold / self.settle.gain)
+        side = die_px or _die_side(dice) or None
+
+        def against(before: np.ndarray | None) -> HandBlob | None:
+            registered = _registered(before, now)
+            if registered is None or now is None:
+                return None
+            return find_new_hand(registered, now, width, roll_mask, side, moved, dice_at=centres,
+                                 diff_threshold=2 * self.settle.diff_threshold / self.settle.gain)
+
+        if self._hand_before is not None and t - self._hand_since <= HAND_HOLD_S:
+            return against(self._hand_before), False
+        hand = against(self.settle.before_motion)
+        if hand is None and self._hand_before is not None:
+            return None, against(self._hand_before) is not None
+        return hand, False
 
     def _decide(self, frame: Frame, update: SettleUpdate, t_arrive: float, short_rest: bool = False) -> FrameResult:
         h, w = frame.image.shape[:2]
@@ -309,11 +329,13 @@ class ThrowDetector:
             pairs = None
             reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
         dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
+        held_long = False
         if self.hands:
-            hand = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
+            hand, held_long = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
             if hand is not None:
                 return self._hand_held(hand, moved, frame.t, update)
-            self._hand_moved = self._hand_before = None
+            if not held_long:  # (while the dice may lie in a hand, every throw asks)
+                self._hand_moved = self._hand_before = None
         # A die whose own look still changes is not at rest (spinning on a corner, rocking).
         if dice_all and len(rest) >= 2:
             turning = self._still_turning(_boxes(dice_all))
@@ -382,6 +404,10 @@ class ThrowDetector:
                 "short_rest",
                 f"the video ended {update.still_for_s:.2f} s into the rest (under the still time): check it",
                 f"видео закончилось через {update.still_for_s:.2f} с покоя (меньше времени покоя): проверьте"))
+        if held_long:
+            reasons.append(reason_pair(
+                "hand", "the dice may still lie in a hand: check them",
+                "кости, возможно, ещё в руке: проверьте"))
         if corrects is not None:
             reasons.append(reason_pair(
                 "corrected", "a die moved on after the throw was read: the throw is corrected",

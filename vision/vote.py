@@ -296,4 +296,4 @@ def _contains(box: np.ndarray, p: tuple[float, float]) -> bool:
 
 #: Reason codes that make a throw uncertain (``set_aside_mismatch``, ``recovered``, ``short_rest`` and
 #: ``corrected`` are only warnings).
-BLOCKING_REASONS = frozenset({"wrong_count", "unreadable", "disagree", "low_confidence", "overlap"})
+BLOCKING_REASONS = frozenset({"wrong_count", "unreadable", "disagree", "low_confidence", "overlap", "hand"})

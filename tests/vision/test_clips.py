@@ -309,3 +309,48 @@ def test_an_announced_throw_is_never_taken_for_a_correction():
         assert len(throws) == 2, throws
         assert (throws[1].corrects is None) == announce, (announce, throws[1].corrects)
         assert ("corrected" in throws[1].reason_codes) == (not announce)
+
+
+def test_dice_held_long_in_a_grey_picture_are_never_scored_silently():
+    """A hand in a grey picture (no skin colour) holds three dice over the tray for 8 s, shifting 8 px every
+    second. The colour-blind check skips the rests while the table before the hand is its reference
+    (:data:`~kosti.vision.throw_detector.HAND_HOLD_S`); after that the dice are read, but every such throw asks the
+    table (reason ``hand``) — never an ``ok`` score of dice in a hand."""
+    from kosti.sim import render
+    from kosti.vision.detections import Detections
+    from kosti.vision.sources import Frame
+    from kosti.vision.throw_detector import HAND_HOLD_S, ThrowDetector
+
+    w, h = 640, 360
+    bg = render.make_background("felt", w, h, 3)
+    shade = render.smooth_noise(np.random.default_rng(3), h, w, 25.0)
+    boxes: list[tuple[float, ...]] = []
+
+    class HeldDiceReader:
+        """Reads the dice drawn on the palm (what a reader sees there), surely."""
+
+        def read(self, image: np.ndarray) -> Detections:
+            b = np.array(boxes, float).reshape(-1, 4)
+            return Detections(b, np.full(len(b), 0.95), np.array([2, 4, 6][:len(b)]), np.full(len(b), 0.97))
+
+    det = ThrowDetector(HeldDiceReader(), expected_dice=3)
+    results = []
+    for i in range(int(9.5 * 30)):
+        t = i / 30
+        img = bg.copy()
+        boxes.clear()
+        if t >= 1.0:
+            px = 0.45 * w + (max(0.0, 1.3 - t) / 0.3 * 0.5 * w if t < 1.3 else 8 * int(t - 1.3))
+            py = 0.5 * h + 4 * (int(max(0.0, t - 1.3)) % 2)
+            clipgen.draw_hand(img, clipgen.Hand(px, py, 200.0, 90.0, True), 3, shade)
+            held = [(2, px - 22, py - 14, 10.0), (4, px + 6, py + 16, 40.0), (6, px + 20, py - 18, 70.0)]
+            img, drawn = render.render_table(held, img, "white_black", 0.0, size=(w, h), die_px=0.0756 * h, seed=4)
+            boxes.extend(tuple(b[:4]) for b in drawn)
+        r = det.process(Frame(_grey(img), t, i))
+        if r.skipped == "hand" or r.throw is not None:
+            results.append((t, r.skipped, r.throw))
+    assert any(s == "hand" for _, s, _ in results)
+    late = [th for t, _, th in results if th is not None]
+    assert late and any(t > 1.3 + HAND_HOLD_S for t, _, th in results if th is not None), "the test must reach expiry"
+    assert all(th.status == "uncertain" and "hand" in th.reason_codes for th in late), \
+        [(th.status, th.reason_codes) for th in late]
