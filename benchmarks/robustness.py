@@ -124,6 +124,16 @@ def measure(reader, name: str, split: str, faults: list[str]) -> dict[str, dict]
     return out
 
 
+def fault_names(ap: argparse.ArgumentParser, text: str) -> list[str]:
+    """The comma-separated ``--faults`` value as names of :data:`FAULTS`; an unknown name ends the program with a
+    one-line usage error (``ap.error``)."""
+    faults = text.split(",")
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        ap.error(f"unknown faults {unknown}; known: {', '.join(FAULTS)}")
+    return faults
+
+
 def main() -> int:
     from kosti.vision.reader import DiceReader
 
@@ -139,10 +149,7 @@ def main() -> int:
                     help="the reader's dim_gain (default: the shipped one; 0 = dim frames read as they come)")
     ap.add_argument("--json", type=Path, help="write the results there")
     args = ap.parse_args()
-    faults = args.faults.split(",")
-    unknown = [f for f in faults if f not in FAULTS]
-    if unknown:
-        ap.error(f"unknown faults {unknown}; known: {', '.join(FAULTS)}")
+    faults = fault_names(ap, args.faults)
     entries = args.sets.split(",")
     if not all(e.count(":") == 1 for e in entries):
         ap.error(f"--sets takes SET:SPLIT entries, comma-separated; got {args.sets!r}")

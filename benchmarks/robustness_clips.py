@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from robustness import FAULTS  # noqa: E402  (a sibling module)
+from robustness import FAULTS, fault_names  # noqa: E402  (a sibling module)
 from select_operating_point import SHARED  # noqa: E402
 
 #: Latest a throw may be read after the true rest (issue 13, "Done means").
@@ -89,10 +89,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed of the generated suite (default %(default)s)")
     ap.add_argument("--json", type=Path, help="write the results there")
     args = ap.parse_args()
-    faults = args.faults.split(",")
-    unknown = [f for f in faults if f not in FAULTS]
-    if unknown:
-        ap.error(f"unknown faults {unknown}; known: {', '.join(FAULTS)}")
+    faults = fault_names(ap, args.faults)
     with tempfile.TemporaryDirectory() as tmp:
         root = args.clips
         if root is None:
