@@ -8,7 +8,8 @@ see a spinning die move, the hand check still see a palm, the reader still read 
 push, a die leaving, re-throws, a video that ends, a fixed camera, real photos shaken) is re-encoded with the
 fault applied to every frame and replayed; a clip is **right** when ``kosti watch --json`` gives exactly its
 throws (faces and status, in order) and each is read 0–0.5 s after the true rest — ``tests/vision/test_clips.py``'s
-definition (issue 13).
+definition (issue 13); otherwise the table names what went wrong (:func:`judge`: ``missed``, ``extra``, ``wrong``,
+``early``, ``asks`` — a throw left for the table to confirm, never a wrong score — or ``late``).
 
 Usage: ``python benchmarks/robustness_clips.py [--faults none,dark-0.45,…] [--clips DIR] [--seed 1]
 [--json OUT]``. Without ``--clips`` the suite is generated (seed ``--seed``, the real-photo clip from
@@ -62,13 +63,35 @@ def degrade(src: Path, dst: Path, fault: str) -> None:
 
 
 def judge(clip: dict, got: dict) -> dict:
-    """One clip's result: ``right`` (exactly its throws, each read 0–:data:`MAX_DELAY_S` s after the true rest),
-    the read delays in seconds, and the throws seen as ``[faces, status, time_s]``."""
-    seen = [[sorted(d["value"] for d in t["dice"]), t["status"], round(t["time_s"], 2)] for t in got["throws"]]
+    """One clip's result: ``right`` (exactly its throws, each read 0–:data:`MAX_DELAY_S` s after the true rest), a
+    one-word ``verdict``, the read delays in seconds, and the throws seen as ``[faces, status, time_s]`` (an
+    unreadable die is ``"?"``).
+
+    Verdicts, worst first: ``missed`` / ``extra`` (fewer or more throws than the clip's), ``wrong`` (a throw
+    scored ``ok`` with other faces, or ``ok`` where the table must be asked), ``early`` (read before the true
+    rest), ``asks`` (a throw left for the table to confirm that could have been read: never a wrong score),
+    ``late`` (read over :data:`MAX_DELAY_S` after the rest), ``ok``.
+    """
+    seen = [[sorted((d["value"] for d in t["dice"]), key=lambda v: (v == 0, v)), t["status"], round(t["time_s"], 2)]
+            for t in got["throws"]]
     want = [[w["faces"], w["status"]] for w in clip["throws"]]
     delays = [round(t["time_s"] - w["rest_s"], 2) for t, w in zip(got["throws"], clip["throws"])]
     right = [s[:2] for s in seen] == want and all(0.0 <= d <= MAX_DELAY_S for d in delays)
-    return {"right": right, "delays_s": delays, "seen": seen}
+    pairs = list(zip(seen, want))
+    if len(seen) != len(want):
+        verdict = "missed" if len(seen) < len(want) else "extra"
+    elif any(s[1] == "ok" and (s[0] != w[0] or w[1] != "ok") for s, w in pairs):
+        verdict = "wrong"
+    elif any(d < 0.0 for d in delays):
+        verdict = "early"
+    elif any(s[:2] != w for s, w in pairs):
+        verdict = "asks"
+    elif any(d > MAX_DELAY_S for d in delays):
+        verdict = "late"
+    else:
+        verdict = "ok"
+    shown = [[[v if v else "?" for v in s[0]], s[1], s[2]] for s in seen]
+    return {"right": right, "verdict": verdict, "delays_s": delays, "seen": shown}
 
 
 def watch(path: Path, dice: int | None) -> dict:
@@ -117,12 +140,12 @@ def main() -> int:
             row = results[fault]
             n_right = sum(r["right"] for r in row.values())
             print(f"{fault:16s} {n_right:2d}/{len(row):<2d}  "
-                  + " ".join(f"{'ok' if row[n]['right'] else 'WRONG':>10s}" for n in names), flush=True)
+                  + " ".join(f"{row[n]['verdict']:>10s}" for n in names), flush=True)
     for fault, row in results.items():
         for name, r in row.items():
             if not r["right"]:
                 want = [[w["faces"], w["status"], w["rest_s"]] for w in next(c for c in clips if c["name"] == name)["throws"]]
-                print(f"  {fault} / {name}: saw {r['seen']}, want {want}")
+                print(f"  {fault} / {name} ({r['verdict']}): saw {r['seen']}, want {want}")
     if args.json:
         args.json.write_text(json.dumps({"clips": str(root), "seed": args.seed, "results": results}, indent=1))
     return 0
