@@ -220,10 +220,12 @@ def _hand_blob(mask: np.ndarray, scale: float, min_area: float, max_fraction: fl
             continue
         if mv is not None and np.count_nonzero(region & mv[y:y + bh, x:x + bw]) < min_moved * area:
             continue
-        if holds is not None and not _holds_any(labels == k, holds):
-            continue
-        if stands_out is not None and not _stands_out_more(labels == k, *stands_out):
-            continue
+        if holds is not None or stands_out is not None:
+            whole = labels == k
+            if holds is not None and not _holds_any(whole, holds):
+                continue
+            if stands_out is not None and not _stands_out_more(whole, *stands_out):
+                continue
         roll_area = int(np.count_nonzero(roll)) if roll is not None else sw * sh
         blob = HandBlob((x * scale, y * scale, (x + bw) * scale, (y + bh) * scale), area / (sw * sh),
                         inside / max(1, roll_area))

@@ -328,7 +328,9 @@ class SettleDetector:
         return shrunk
 
     def _grey(self, shrunk: np.ndarray, gain: float = 1.0) -> np.ndarray:
-        small = cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY) if shrunk.ndim == 3 else shrunk
+        return self._blurred(cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY) if shrunk.ndim == 3 else shrunk, gain)
+
+    def _blurred(self, small: np.ndarray, gain: float = 1.0) -> np.ndarray:
         if gain != 1.0:  # (before the blur: finer steps than brightening the blurred image)
             small = brightened(small, gain)
         if self.blur_sigma > 0:
@@ -408,8 +410,9 @@ class SettleDetector:
                     self._prev = self._grey(self._prev_shrunk, gain)
                 if self._rest_ref is not None and self._ref_shrunk is not None:
                     self._rest_ref = self._grey(self._ref_shrunk, gain)
-        raw = self._grey(shrunk)
-        small = raw if self._gain == 1.0 else self._grey(shrunk, self._gain)  # motion is measured at a normal level
+        grey = cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY) if shrunk.ndim == 3 else shrunk
+        raw = self._blurred(grey)
+        small = raw if self._gain == 1.0 else self._blurred(grey, self._gain)  # motion is measured at a normal level
         prev, prev_raw = self._prev, self._small
         self._prev, self._small, self._prev_shrunk = small, raw, shrunk
         shift = 0.0

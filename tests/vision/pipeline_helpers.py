@@ -1,6 +1,6 @@
 """Helpers shared by the live-pipeline tests (test_pipeline.py, test_pipeline_recovery.py,
-test_pipeline_real.py): the shared datasets' paths, Detections from rows, a scripted rest–hand–rest
-clip, and the dataset guard."""
+test_pipeline_real.py, test_settle.py, test_clips.py): the shared datasets' paths, Detections from rows, a
+scripted rest–hand–rest clip, a frame under a dimmer light, and the dataset guard."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ REPO = Path(__file__).resolve().parents[2]
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6"
 SKOVY = REPO.parent / "shared" / "datasets" / "skovy-webcam"
 DETECTOR = REPO / "models" / "dice_det.onnx"
+
+
+def dimmed(img: np.ndarray, light: float = 0.45) -> np.ndarray:
+    """``img`` (uint8) under ``light`` times the light (a dim lamp: 0.45, ``benchmarks/robustness.py``'s "dark-0.45")."""
+    return (img.astype(np.float32) * light + 0.5).astype(np.uint8)
 
 
 def dets(rows: list[tuple[float, float, float, float, int, float]]) -> Detections:

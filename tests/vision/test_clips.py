@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from pipeline_helpers import dimmed
 
 from kosti.datasets import clips as clipgen
 from kosti.vision.hands import appearance_change, find_hand, find_new_hand
@@ -175,10 +176,6 @@ def test_hand_needs_skin_size_border_and_motion():
     assert find_hand(small) is None
 
 
-def _dimmed(img: np.ndarray, light: float = 0.45) -> np.ndarray:
-    return (img.astype(np.float32) * light + 0.5).astype(np.uint8)
-
-
 def test_a_dim_hand_and_a_dim_turning_die_are_seen_at_the_gain_of_the_frame():
     """Under 45 % of the light a hand's luma falls below the skin box and a turning die changes its pixels by
     fewer grey levels than the threshold; judged at the frame's gain (the settle detector's), both are seen."""
@@ -187,11 +184,11 @@ def test_a_dim_hand_and_a_dim_turning_die_are_seen_at_the_gain_of_the_frame():
     lit = find_hand(img)
     assert lit is not None
     # at 45 % only the forearm's brightest part is skin, not the palm where the dice lie; at 30 % nothing is
-    part = find_hand(_dimmed(img))
+    part = find_hand(dimmed(img))
     assert part is not None and part.area_fraction < 0.5 * lit.area_fraction, "the test must show the fault"
-    assert find_hand(_dimmed(img, 0.3)) is None, "the test must show the fault"
+    assert find_hand(dimmed(img, 0.3)) is None, "the test must show the fault"
     for light, gain in ((0.45, 2.2), (0.3, 2.5)):
-        hand = find_hand(_dimmed(img, light), gain=gain)
+        hand = find_hand(dimmed(img, light), gain=gain)
         assert hand is not None and hand.box == lit.box
         assert hand.area_fraction == pytest.approx(lit.area_fraction, rel=0.02)
     from kosti.sim import render
@@ -201,9 +198,9 @@ def test_a_dim_hand_and_a_dim_turning_die_are_seen_at_the_gain_of_the_frame():
     b, _ = render.render_table([(5, 60, 60, 14.0)], table, "white_black", size=(120, 120), die_px=30)
     turned = appearance_change(a, b, box)
     assert turned > 0.05
-    assert appearance_change(_dimmed(a, 0.3), _dimmed(b, 0.3), box) < 0.05, "the test must show the fault"
-    assert appearance_change(_dimmed(a, 0.3), _dimmed(b, 0.3), box, gain=1 / 0.3) == pytest.approx(turned, abs=0.03)
-    assert appearance_change(_dimmed(a, 0.3), np.roll(_dimmed(a, 0.3), (1, 2), (0, 1)), box, gain=1 / 0.3) < 0.01
+    assert appearance_change(dimmed(a, 0.3), dimmed(b, 0.3), box) < 0.05, "the test must show the fault"
+    assert appearance_change(dimmed(a, 0.3), dimmed(b, 0.3), box, gain=1 / 0.3) == pytest.approx(turned, abs=0.03)
+    assert appearance_change(dimmed(a, 0.3), np.roll(dimmed(a, 0.3), (1, 2), (0, 1)), box, gain=1 / 0.3) < 0.01
 
 
 def _warm_lamp(img: np.ndarray) -> np.ndarray:
@@ -215,7 +212,7 @@ def _grey(img: np.ndarray) -> np.ndarray:
 
 
 #: Camera faults of ``benchmarks/robustness.py`` that broke a clip before the pipeline was made to survive them.
-CAMERA_FAULTS = {"dark-0.45": _dimmed, "warm-lamp": _warm_lamp, "grey": _grey}
+CAMERA_FAULTS = {"dark-0.45": dimmed, "warm-lamp": _warm_lamp, "grey": _grey}
 
 
 @pytest.mark.parametrize(("name", "fault"), [("spin", "dark-0.45"), ("palm", "dark-0.45"), ("palm", "warm-lamp"),

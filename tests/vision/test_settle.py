@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pipeline_helpers import dimmed
 
 from kosti.vision.settle import SettleDetector, SettleState
 
@@ -161,10 +162,6 @@ def test_reset_forgets_history():
     det.reset()
     assert det.state is SettleState.MOVING
     assert det.update(img, 10.0).motion == 1.0
-
-
-def dimmed(img: np.ndarray, factor: float) -> np.ndarray:
-    return (img.astype(np.float32) * factor + 0.5).astype(np.uint8)
 
 
 def test_a_die_still_moving_on_a_dim_table_is_motion():
