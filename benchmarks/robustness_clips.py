@@ -68,7 +68,9 @@ def judge(clip: dict, got: dict) -> dict:
     unreadable die is ``"?"``).
 
     Verdicts, worst first: ``missed`` / ``extra`` (fewer or more throws than the clip's), ``wrong`` (a throw
-    scored ``ok`` with other faces, or ``ok`` where the table must be asked), ``early`` (read before the true
+    scored ``ok`` with other faces, or ``ok`` where the table must be asked, or a die that tipped over after the
+    read not flagged as correcting that throw — the game would score it as a new throw — or a new throw flagged as
+    a correction), ``early`` (read before the true
     rest), ``asks`` (a throw left for the table to confirm that could have been read: never a wrong score),
     ``late`` (read over :data:`MAX_DELAY_S` after the rest), ``ok``.
     """
@@ -76,11 +78,12 @@ def judge(clip: dict, got: dict) -> dict:
             for t in got["throws"]]
     want = [[w["faces"], w["status"]] for w in clip["throws"]]
     delays = [round(t["time_s"] - w["rest_s"], 2) for t, w in zip(got["throws"], clip["throws"])]
-    right = [s[:2] for s in seen] == want and all(0.0 <= d <= MAX_DELAY_S for d in delays)
+    corrections = [("corrects" in t) == bool(w.get("corrects")) for t, w in zip(got["throws"], clip["throws"])]
+    right = [s[:2] for s in seen] == want and all(0.0 <= d <= MAX_DELAY_S for d in delays) and all(corrections)
     pairs = list(zip(seen, want))
     if len(seen) != len(want):
         verdict = "missed" if len(seen) < len(want) else "extra"
-    elif any(s[1] == "ok" and (s[0] != w[0] or w[1] != "ok") for s, w in pairs):
+    elif any(s[1] == "ok" and (s[0] != w[0] or w[1] != "ok") for s, w in pairs) or not all(corrections):
         verdict = "wrong"
     elif any(d < 0.0 for d in delays):
         verdict = "early"

@@ -170,6 +170,7 @@ def run_capture(args: argparse.Namespace) -> int:
     from kosti.vision.pipeline import LivePipeline
     from kosti.vision.settle import SettleDetector
     from kosti.vision.sources import SourceError, open_source
+    from kosti.vision.throw_detector import reader_dim_gain
 
     if args.max is not None and args.max < 1:
         raise CaptureInputError("--max must be >= 1")
@@ -185,7 +186,8 @@ def run_capture(args: argparse.Namespace) -> int:
     reader, model = _open_reader(args)
     writer = CaptureWriter(out, model=model)
     throws: queue.Queue[Any] = queue.Queue()
-    pipe = LivePipeline(source, reader, settle=SettleDetector(still_s=args.still_time), expected_dice=args.dice)
+    pipe = LivePipeline(source, reader, settle=SettleDetector(still_s=args.still_time, dim_gain=reader_dim_gain(reader)),
+                        expected_dice=args.dice)
     pipe.subscribe(throws.put)
     saved: list[str] = []
     skipped = 0

@@ -30,7 +30,7 @@ from kosti.vision.detections import Detections
 from kosti.vision.overlay import annotate, encode_jpeg
 from kosti.vision.settle import SettleDetector, SettleState, SettleUpdate
 from kosti.vision.sources import EndOfStream, Frame, FrameSource, ReconnectingSource, SourceError, redact_text
-from kosti.vision.throw_detector import FrameResult, ThrowDetector
+from kosti.vision.throw_detector import FrameResult, ThrowDetector, reader_dim_gain
 from kosti.vision.throws import Reader, Throw, TunableReader
 from kosti.vision.zones import Zones
 
@@ -260,6 +260,7 @@ class LivePipeline:
         def change() -> None:
             self._tune_reader(reader)
             self.detector.reader = reader
+            self.detector.settle.dim_gain = reader_dim_gain(reader)  # one dim_gain for reading and motion
             self.has_reader = True
             self._notify(self.observer.reader_swapped, reader)
 

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from kosti.models import DEFAULT_VALUE_CONF
+from kosti.models import DEFAULT_DIM_GAIN, DEFAULT_VALUE_CONF
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
 from kosti.vision.hands import HandBlob, appearance_change, find_hand, find_new_hand
 from kosti.vision.settle import (
@@ -59,6 +59,14 @@ class FrameResult:
     skipped: str | None = None
 
 
+def reader_dim_gain(reader: object) -> float:
+    """The ``dim_gain`` of ``reader`` (:class:`kosti.vision.reader.DiceReader`: the gain above which a dim frame is
+    read brightened; ``[reader] dim_gain``), which the settle detector measures motion by too, so that one setting
+    governs both; :data:`kosti.models.DEFAULT_DIM_GAIN` for a reader without one (a stub, a recorded reader)."""
+    gain = getattr(reader, "dim_gain", DEFAULT_DIM_GAIN)
+    return float(gain) if isinstance(gain, (int, float)) else DEFAULT_DIM_GAIN
+
+
 class ThrowDetector:
     """Turns a frame sequence into settled throws (single-threaded; see :class:`LivePipeline` for threads).
 
@@ -84,7 +92,8 @@ class ThrowDetector:
     Args:
         reader: object with ``read(image) -> Detections`` (:class:`kosti.vision.reader.DiceReader`).
         zones: roll / set-aside areas (default: the whole frame is the roll area).
-        settle: the settle detector (default :class:`SettleDetector` with 0.4 s still time).
+        settle: the settle detector (default :class:`SettleDetector` with 0.4 s still time and the reader's
+            ``dim_gain``, :func:`reader_dim_gain`).
         expected_dice: dice expected in the roll area (the engine's dice to throw) or None = any.
         vote_frames: still frames read per throw (≥ 1; odd numbers avoid ties).
         min_value_confidence: mean face probability over the voted frames needed to accept a die's face
@@ -142,7 +151,7 @@ class ThrowDetector:
             raise ValueError("turn_lag_s and turn_threshold must be > 0")
         self.reader = reader
         self.zones = zones or Zones()
-        self.settle = settle or SettleDetector()
+        self.settle = settle or SettleDetector(dim_gain=reader_dim_gain(reader))
         self.expected_dice: int | None = expected_dice
         self.expected_set_aside: list[int] | None = None
         self.vote_frames = vote_frames

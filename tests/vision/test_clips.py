@@ -351,3 +351,33 @@ def test_dice_held_long_in_a_grey_picture_are_never_scored_silently():
     assert late and any(t > 1.3 + HAND_HOLD_S for t, _, th in results if th is not None), "the test must reach expiry"
     assert all(th.status == "uncertain" and "hand" in th.reason_codes for th in late), \
         [(th.status, th.reason_codes) for th in late]
+
+
+def test_the_clip_benchmark_names_what_went_wrong():
+    """``benchmarks/robustness_clips.py``'s verdict of one clip, worst first — a die that tipped after the read must
+    come as a correction of that throw (else the game scores it as a new throw): ``wrong``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("robustness_clips", REPO / "benchmarks" / "robustness_clips.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    tip = {"throws": [{"faces": [2, 2, 3, 4, 5], "rest_s": 2.4, "status": "ok", "corrects": True}]}
+
+    def seen(*throws: tuple[list[int], str, float, bool]) -> dict:
+        return {"throws": [{"dice": [{"value": v} for v in faces], "status": status, "time_s": t,
+                            **({"corrects": 0} if corrects else {})} for faces, status, t, corrects in throws]}
+
+    def verdict(*throws: tuple[list[int], str, float, bool]) -> tuple[bool, str]:
+        got = bench.judge(tip, seen(*throws))
+        return got["right"], got["verdict"]
+
+    assert verdict(([5, 4, 3, 2, 2], "ok", 2.6, True)) == (True, "ok")
+    assert verdict(([5, 4, 3, 2, 2], "ok", 2.6, False)) == (False, "wrong")  # the correction scored anew
+    assert verdict(([5, 4, 3, 2, 1], "ok", 2.6, True)) == (False, "wrong")
+    assert verdict(([5, 4, 3, 2, 0], "uncertain", 2.6, True)) == (False, "asks")
+    assert verdict(([5, 4, 3, 2, 2], "ok", 2.3, True)) == (False, "early")
+    assert verdict(([5, 4, 3, 2, 2], "ok", 3.0, True)) == (False, "late")
+    assert verdict() == (False, "missed")
+    assert verdict(*[([5, 4, 3, 2, 2], "ok", 2.6, True)] * 2) == (False, "extra")
+    assert bench.judge(tip, seen(([5, 4, 0, 2, 2], "uncertain", 2.6, True)))["seen"][0][0] == [2, 2, 4, 5, "?"]

@@ -87,11 +87,13 @@ def test_tuning_and_the_reader_hot_swap_are_applied_by_the_runner():
     src = virtual()
     rec = Recorder()
     first, second = Truth(src), Truth(src)
+    first.dim_gain, second.dim_gain = 0.0, 2.0  # type: ignore[attr-defined]  # as DiceReader(dim_gain=…)
     token = {"v": 1}
     pipe = LivePipeline(src, first, observer=rec, tick_s=1e-9, reader_reload=(lambda: second, lambda: token["v"]))
     pipe.configure(Tuning(zones=Zones(), still_s=0.6, motion_fraction=0.02, still_fraction=0.004, value_conf=0.8,
                           conf=0.3))
     settle = pipe.detector.settle
+    assert settle.dim_gain == 0.0  # `[reader] dim_gain` governs the settle detector's brightening too
     assert (settle.still_s, settle.motion_fraction, settle.still_fraction) == (0.6, 0.02, 0.004)
     assert pipe.detector.min_value_confidence == 0.8 and (first.conf, first.value_conf) == (0.3, 0.8)
     pipe.configure(Tuning(still_fraction=0.5))  # above the motion fraction: refused, the rest stays
@@ -103,6 +105,7 @@ def test_tuning_and_the_reader_hot_swap_are_applied_by_the_runner():
         pipe.run(max_frames=6)
     assert pipe.detector.reader is second and rec.swapped == [second]
     assert (second.conf, second.value_conf) == (0.3, 0.8)  # the thresholds follow the new reader
+    assert pipe.detector.settle is settle and settle.dim_gain == 2.0  # and so does the motion's brightening
 
 
 def test_a_finite_source_ends_the_loop_or_waits_and_errors_are_raised_when_asked():
