@@ -52,6 +52,33 @@ class TrainingError(RuntimeError):
     exit_code = 2
 
 
+#: Modules of the ``train`` extra (``pyproject.toml``) that every training run imports: Ultralytics trains, torch
+#: under it, onnx for the export. The default install has none of them.
+TRAIN_MODULES = ("torch", "ultralytics", "onnx")
+#: How to install them (README, "Training").
+TRAIN_INSTALL = "bash scripts/setup --train (or pip install 'kosti[train]')"
+
+
+def require_train_extra() -> None:
+    """Check that the ``train`` extra is installed, before any data is prepared.
+
+    Raises:
+        TrainingError: a module of :data:`TRAIN_MODULES` is missing (one line naming the install command).
+    """
+    import importlib.util
+
+    def missing(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):  # a broken or half-imported module: let the import itself tell
+            return False
+
+    absent = [m for m in TRAIN_MODULES if missing(m)]
+    if absent:
+        raise TrainingError(f"training needs the 'train' extra ({', '.join(absent)} not installed); install it "
+                            f"with: {TRAIN_INSTALL}")
+
+
 @dataclass
 class TrainPlan:
     """What to train and from which data.
@@ -413,7 +440,11 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
 
     Returns:
         paths of the written files by role (``det``, ``cls``, optionally ``det_ncnn``, ``cls_ncnn``).
+
+    Raises:
+        TrainingError: the ``train`` extra is missing (:func:`require_train_extra`), or no data to train on.
     """
+    require_train_extra()
     t0 = time.monotonic()
     data_yaml, cls_root = prepare(plan)
     out.mkdir(parents=True, exist_ok=True)

@@ -23,9 +23,12 @@ What it does by default (issue 14, "teach kosti your dice without forgetting eve
    within 0.005). A retrained detector that fails the gate is dropped and the classifier-only candidate
    (the kept detector with the new classifier) is tried next.
 
-With ``--json`` the last and only line on stdout is one JSON document (``version``, ``activated``,
-``before``, ``after`` — held-back metrics —, ``minutes``, plus ``reference``, ``passes``, ``gate``, ...);
-training logs go to stderr. Dataset arguments take ``PATH`` or ``PATH:SPLIT`` (default split ``train``).
+With ``--json`` the last and only line on stdout is one JSON document, always with ``version`` (``null`` when
+no version was registered), ``activated`` (``false`` then), ``before`` and ``after`` (the current and the new
+reader on the held-back photos, each the full ``kosti eval --json`` document; ``null`` with ``--holdout 0``)
+and ``minutes``, plus ``reference``, ``passes``, ``gate``, ...; training logs go to stderr. Dataset arguments
+take ``PATH`` or ``PATH:SPLIT`` (default split ``train``) and are checked as ``kosti eval`` checks them
+(:func:`kosti.vision.evaluate.load_dataset`: a malformed data.yaml is one line and exit 2).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ NOTHING_TO_LEARN = 0.995
 _CANDIDATE_RU = {"classifier": "классификатор", "detector+classifier": "детектор и классификатор"}
 #: The user's photos are repeated up to this many times to weigh about half as much as the replay photos.
 MAX_REPEAT = 8
+#: Keys every ``--json`` document has (``../shared/docs/cli.md``), with their value when nothing was made.
+CONTRACT_KEYS: dict[str, Any] = {"version": None, "activated": False, "before": None, "after": None}
 
 
 def _dataset_arg(text: str) -> tuple[Path, str]:
@@ -170,16 +175,31 @@ def _is_capture(path: Path) -> bool:
     return path.is_dir() and (path / REVIEW_JSON).is_file()
 
 
-def user_images(args: argparse.Namespace, work: Path) -> list[Path]:
-    """The user's labelled photos: a capture folder's reviewed ones (all with ``--include-unreviewed``),
-    every photo of a YOLO folder / data.yaml split. Every label file is read once here, so a malformed one
-    stops the run before any training (``DatasetError``, exit 2).
+def check_datasets(args: argparse.Namespace) -> None:
+    """Check ``--val`` and ``--base-data`` as ``kosti eval`` checks a dataset (``--data`` is checked by
+    :func:`user_images`), before anything is measured or trained.
 
     Raises:
-        TrainingError: no photos, or a capture folder with nothing reviewed.
+        DatasetError: a malformed or unreadable data.yaml, a missing split, no images (exit 2).
+    """
+    from kosti.vision.evaluate import load_dataset
+
+    for d, split in [*args.val, *args.base_data]:
+        load_dataset(d, split)
+
+
+def user_images(args: argparse.Namespace, work: Path) -> list[Path]:
+    """The user's labelled photos: a capture folder's reviewed ones (all with ``--include-unreviewed``),
+    every photo of a YOLO folder / data.yaml split. Each dataset is first loaded as ``kosti eval`` loads it
+    (:func:`kosti.vision.evaluate.load_dataset`), and every label file is read once here, so a malformed
+    data.yaml or label file stops the run before any training (``DatasetError``, exit 2).
+
+    Raises:
+        TrainingError: no photos, or a capture folder with nothing reviewed. DatasetError: see above.
     """
     from kosti.datasets.capture import link_reviewed
     from kosti.datasets.prepare import read_labels
+    from kosti.vision.evaluate import load_dataset
     from kosti.vision.reader import load_image
 
     images: list[Path] = []
@@ -190,10 +210,8 @@ def user_images(args: argparse.Namespace, work: Path) -> list[Path]:
                 raise TrainingError(f"{d}: no reviewed photos (check them on the dashboard's review page, or "
                                     "pass --include-unreviewed)")
             d, split = linked, "train"
-        try:
-            found = split_images(d, split)
-        except FileNotFoundError as exc:
-            raise TrainingError(f"{d}: {exc}") from None
+        # Found as kosti eval finds them, with its checks and one-line errors (malformed YAML, missing split, ...)
+        found = [item.image for item in load_dataset(d, split).items]
         for img in found:
             h, w = load_image(img).shape[:2]
             read_labels(img, w, h)
@@ -244,11 +262,20 @@ def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None
     return doc
 
 
-def _eval(data: Path, det: Path, cls: Path) -> dict[str, Any]:
+def _eval(data: Path, det: Path, cls: Path, compute_map: bool = True) -> dict[str, Any]:
+    """The reader ``det``/``cls`` measured on ``data``: the ``kosti eval --json`` document
+    (:func:`kosti.vision.evaluate.evaluate_data`, the evaluation ``kosti eval`` runs).
+
+    ``compute_map`` runs the low-threshold detector pass for mAP50 / mAP50-95, which doubles the detector's
+    time: on for the documents that ``before`` and ``after`` report, off where only recall and die accuracy
+    decide something (mAP then comes from the working-threshold boxes, as ``kosti eval --no-map``).
+    """
     from kosti.vision.evaluate import evaluate_data
 
-    doc = evaluate_data(data, split="train", detector=det, classifier=cls, compute_map=False)
-    return {k: doc[k] for k in ("images", "dice", "precision", "recall", "die_accuracy", "image_exact")}
+    doc = evaluate_data(data, split="train", detector=det, classifier=cls, compute_map=compute_map)
+    doc.pop("data", None)  # a link folder in the work folder: not part of the eval document
+    doc.pop("split", None)
+    return doc
 
 
 def _already_reads(user_train: Path, holdout: Path | None, det: Path, cls: Path) -> dict[str, Any] | None:
@@ -256,12 +283,18 @@ def _already_reads(user_train: Path, holdout: Path | None, det: Path, cls: Path)
 
     The current reader (``det``/``cls``) is measured on the training photos and on the held-back ones; when
     recall and die accuracy are both ≥ :data:`NOTHING_TO_LEARN` on each, returns ``{"before", "after"}``
-    (the held-back metrics, equal: nothing changes), ``"training_photos"`` (the metrics there), and the reason
-    in both languages (``"nothing_to_learn"``, ``"nothing_to_learn_ru"``).
+    (the held-back ``kosti eval`` document, with mAP; equal: nothing changes), ``"training_photos"`` (the
+    metrics there), and the reason in both languages (``"nothing_to_learn"``, ``"nothing_to_learn_ru"``).
+    The held-back photos are measured only when the training photos are read right.
     """
-    on_train = _eval(user_train, det, cls)
+    def reads_all(m: dict[str, Any]) -> bool:
+        return m["dice"] > 0 and m["recall"] >= NOTHING_TO_LEARN and m["die_accuracy"] >= NOTHING_TO_LEARN
+
+    on_train = _eval(user_train, det, cls, compute_map=holdout is None)  # it is before/after without held-back photos
+    if not reads_all(on_train):
+        return None
     sets = [on_train] + ([_eval(holdout, det, cls)] if holdout is not None else [])
-    if any(m["dice"] == 0 or m["recall"] < NOTHING_TO_LEARN or m["die_accuracy"] < NOTHING_TO_LEARN for m in sets):
+    if not all(reads_all(m) for m in sets):
         return None
     dice = sum(m["dice"] for m in sets)
     photos = sum(m["images"] for m in sets)
@@ -295,6 +328,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     from kosti.vision.evaluate import load_dataset
     from kosti.vision.reader import DiceReader
 
+    check_datasets(args)
     images = user_images(args, work)
     k = holdout_count(len(images), args.holdout)
     train_imgs, held = split_holdout(images, k / len(images) if k else 0.0, args.seed)
@@ -359,7 +393,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         # a classifier that knows the dice confirms the detector's weak boxes (the reader's second look).
         files = run_training(replace(plan, epochs_det=0), out, ncnn=args.ncnn)
         _calibrate(Path(files["det"]), Path(files["cls"]), holdout, args.base / "reader.json" if args.base else None)
-        reads = _eval(user_train, Path(files["det"]), Path(files["cls"]))
+        reads = _eval(user_train, Path(files["det"]), Path(files["cls"]), compute_map=False)  # recall decides
         summary["classifier_first"] = reads
         detector = "never" if reads["recall"] >= FOUND_TARGET else "always"
         _say(f"with the new classifier the reader finds {reads['recall']:.3f} of your dice: "
@@ -385,8 +419,10 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     for _name, f in candidates:
         summary.setdefault("calibration", {})[_name] = _calibrate(Path(f["det"]), Path(f["cls"]), holdout,
                                                                  base_reader_json)
-    if holdout is None or not registering:
+    if holdout is None or not registering:  # nothing registered: version null, activated false (_run)
         if holdout is not None:
+            if before_det.is_file() and before_cls.is_file():  # --from-scratch may have no current pair
+                summary["before"] = _eval(holdout, before_det, before_cls)
             summary["after"] = _eval(holdout, Path(files["det"]), Path(files["cls"]))
         return summary
 
@@ -438,7 +474,7 @@ def _run(args: argparse.Namespace) -> int:
     offline_env()  # before anything below imports Ultralytics
     # Ultralytics logs to stdout (Python and native writes); cli.md keeps stdout for the JSON
     with stdout_to_stderr(), contextlib.redirect_stdout(sys.stderr):
-        summary = _teach(args, work)
+        summary = {**CONTRACT_KEYS, **_teach(args, work)}  # the documented keys, first, even when nothing was made
     summary["work"] = str(work)
     summary["minutes"] = round((time.monotonic() - t0) / 60, 2)
     summary["cpu_minutes"] = round((_cpu_seconds() - cpu0) / 60, 2)
@@ -448,13 +484,13 @@ def _run(args: argparse.Namespace) -> int:
     print(f"trained {', '.join(summary['passes']) or 'nothing'} in {summary['minutes']:.1f} min "
           f"({summary['train_images']} photos, {summary['held_back_images']} held back)")
     for key in ("before", "after"):
-        if key in summary:
+        if summary[key] is not None:
             m = summary[key]
             print(f"  {key:<6} held-back: precision {m['precision']:.3f}  recall {m['recall']:.3f}  "
                   f"die accuracy {m['die_accuracy']:.3f}  exact {m['image_exact']:.3f}")
     if "nothing_to_learn" in summary:
         print(summary["nothing_to_learn"])
-    elif "version" in summary:
+    elif summary["version"] is not None:
         state = "activated" if summary["activated"] else f"not activated ({summary.get('refused', '--no-activate')})"
         print(f"version {summary['version']}: {state}")
     else:

@@ -193,7 +193,7 @@ def test_train_retrains_nothing_when_the_reader_already_reads_the_dice(tmp_path,
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert calls == [], "nothing to learn: no training pass runs"
     assert summary["trained"] == "nothing" and summary["passes"] == [] and summary["activated"] is False
-    assert "version" not in summary and Registry(reg_root).active_version() == "shipped"
+    assert summary["version"] is None and Registry(reg_root).active_version() == "shipped"  # cli.md: null, not absent
     assert summary["before"] == summary["after"] and summary["before"]["die_accuracy"] >= 0.995
     assert summary["training_photos"]["images"] == 12 - summary["held_back_images"]
     assert summary["nothing_to_learn"].startswith("nothing to retrain: the current reader already reads your dice")
