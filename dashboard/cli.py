@@ -279,7 +279,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             src_cfg = SourceSettings(spec=args.source, width=src_cfg.width, height=src_cfg.height, fps=src_cfg.fps)
         except ValidationError as exc:
-            raise CliError(f"unknown source {args.source!r}: " + exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+            raise CliError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None  # names the source once
     kwargs = src_cfg.source_kwargs()
     if src_cfg.kind == "virtual":
         kwargs["initial_throw"] = False  # a game's first throw comes when asked for

@@ -103,7 +103,7 @@ class Advice:
 
         return {
             "player": self.player, "dice_to_throw": self.dice_to_throw,
-            "turn_points": self.turn_points, "bust_probability": round(self.bust_probability, 6),
+            "turn_points": self.turn_points, "bust_probability": float(self.bust_probability),
             "expected_points": r(self.expected_points), "may_stop": self.may_stop,
             "advice": self.advice, "stop_value": r(self.stop_value),
             "throw_value": r(self.throw_value), "requirement": self.requirement,

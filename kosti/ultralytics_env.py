@@ -10,13 +10,16 @@ Ultralytics reaches the network on its own: importing it resolves two hosts to d
 the first import, and every module of kosti that needs Ultralytics imports it through here
 (``tests/datasets/test_offline.py`` fails on any socket connection during ``kosti train`` and ``kosti export``).
 
-Ultralytics logs to stdout; :func:`stdout_to_stderr` keeps a ``--json`` command's stdout for its one JSON
-document.
+Ultralytics logs to stdout: :func:`import_ultralytics` points its ``LOGGER``'s stream handlers at stderr
+(Ultralytics logs from places no caller wraps, e.g. ``Model.names`` loading an exported model: "Loading … for
+ONNX Runtime inference"), and :func:`stdout_to_stderr` sends what it prints directly to stderr around its
+calls, so a ``--json`` command's stdout keeps its one JSON document.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -61,7 +64,8 @@ def _local_font(font: str = "Arial.ttf") -> Path | None:
 def import_ultralytics() -> ModuleType:
     """Import Ultralytics with everything that would reach the network switched off; returns the module.
 
-    Sets :data:`OFFLINE_ENV` first, imports with stdout sent to stderr, then marks it offline, disables analytics
+    Sets :data:`OFFLINE_ENV` first, imports with stdout sent to stderr, points Ultralytics' logger at stderr
+    (:func:`logs_to_stderr`), then marks it offline, disables analytics
     (``settings sync`` off for this process only, the user's settings file is not rewritten), the PyPI
     version check and the font download.
 
@@ -74,6 +78,7 @@ def import_ultralytics() -> ModuleType:
         from ultralytics import utils
         from ultralytics.utils import checks, events
 
+    logs_to_stderr(utils.LOGGER)
     utils.ONLINE = checks.ONLINE = False
     dict.__setitem__(utils.SETTINGS, "sync", False)  # in memory: JSONDict.__setitem__ would save the file
     events.events.enabled = False
@@ -88,6 +93,32 @@ def import_ultralytics() -> ModuleType:
 
         plotting.check_font = _local_font
     return ultralytics
+
+
+#: The name of the stdout handler ``ultralytics.utils.set_logging`` gives Ultralytics' ``LOGGER``.
+_ULTRALYTICS_HANDLER = "ultralytics.utils.set_logging"
+
+
+class _Stderr:
+    """A stream that writes to whatever ``sys.stderr`` is at the time (a handler bound to one stderr object
+    would outlive it when the object is replaced, as pytest's capture does)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def logs_to_stderr(logger: logging.Logger) -> None:
+    """Point the ``logger``'s stream handlers that write to stdout (Ultralytics' ``LOGGER`` has one,
+    ``StreamHandler(sys.stdout)`` named ``ultralytics.utils.set_logging``) at stderr, for the rest of the
+    process."""
+    for handler in logger.handlers:
+        if not isinstance(handler, logging.StreamHandler) or isinstance(handler.stream, _Stderr):
+            continue
+        if handler.get_name() == _ULTRALYTICS_HANDLER or handler.stream in (sys.stdout, sys.__stdout__):
+            handler.setStream(_Stderr())
 
 
 @contextlib.contextmanager

@@ -70,6 +70,14 @@ class Dataset:
     split: str
 
 
+#: Dataset split names (``kosti eval --split``).
+SPLITS = ("train", "val", "test")
+
+
+def _split_list(have: list[str]) -> str:
+    return "its splits: " + ", ".join(have) if have else "no train/val/test split"
+
+
 def _images_in(entry: Path) -> list[Path]:
     if entry.is_dir():
         return sorted(p for p in entry.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
@@ -85,10 +93,12 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
     Args:
         path: a ``data.yaml`` (paths in it relative to its folder, or to its ``path:`` key) or a folder
             with ``images/`` and ``labels/`` (``images/<split>/`` if present, else ``images/`` itself).
-        split: ``test``, ``val`` or ``train``; a data.yaml without ``test`` falls back to ``val``.
+        split: ``test``, ``val`` or ``train``: the data.yaml key or ``images/<split>/`` folder of that name
+            (never another split in its place; a folder with a flat ``images/`` is one split, any name).
 
     Raises:
-        DatasetError: missing files, a split the data.yaml does not define, or no images.
+        DatasetError: missing files, a split the dataset does not have (the message names the ones it
+            has), no labels folder beside the images, or no images.
     """
     import yaml
 
@@ -111,10 +121,10 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
         if not isinstance(cfg, dict):
             raise DatasetError(f"{p}: not a dataset YAML")
         root = p.parent / (cfg.get("path") or ".")
-        key = split if cfg.get(split) else ("val" if split == "test" and cfg.get("val") else None)
-        if key is None:
-            raise DatasetError(f"{p}: no '{split}' split")
-        entries = cfg[key] if isinstance(cfg[key], list) else [cfg[key]]
+        if not cfg.get(split):
+            have = [s for s in SPLITS if cfg.get(s)]
+            raise DatasetError(f"{p}: no '{split}' split ({_split_list(have)})")
+        entries = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
         images = [img for e in entries for img in _images_in(root / str(e))]
         raw_names = cfg.get("names")
         if isinstance(raw_names, list):
@@ -126,8 +136,11 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
         img_dir = p / "images" / split if (p / "images" / split).is_dir() else p / "images"
         if not img_dir.is_dir():
             raise DatasetError(f"{p}: no images/ folder")
-        if img_dir == p / "images" and any((img_dir / s).is_dir() for s in ("train", "val", "test")):
-            raise DatasetError(f"{p}: no '{split}' split (images/{split}/ missing)")
+        if img_dir == p / "images" and any((img_dir / s).is_dir() for s in SPLITS):
+            have = [s for s in SPLITS if (img_dir / s).is_dir()]
+            raise DatasetError(f"{p}: no '{split}' split (images/{split}/ missing; {_split_list(have)})")
+        if not (p / "labels").is_dir():
+            raise DatasetError(f"{p}: no labels/ folder (a dataset folder needs images/ and labels/)")
         images = _images_in(img_dir)
         yml = p / "data.yaml"
         if yml.is_file():
@@ -140,6 +153,11 @@ def load_dataset(path: str | Path, split: str = "test") -> Dataset:
         raise DatasetError(f"{p}: no such dataset (a data.yaml or a folder with images/ and labels/)")
     if not images:
         raise DatasetError(f"{p}: no images in split '{split}'")
+    label_dirs = {label_path(i).parent for i in images}
+    if not any(d.is_dir() for d in label_dirs):  # a photo without a label file has no dice; no folder at all is an error
+        missing = min(label_dirs)
+        raise DatasetError(f"{p}: no labels folder for split '{split}' ({missing} missing; "
+                           "a dataset needs images/ and labels/)")
     class_values = face_values(names) if names else face_values({i: str(i + 1) for i in range(6)})
     return Dataset([LabelledImage(i, label_path(i)) for i in images], class_values, root.resolve(), split)
 

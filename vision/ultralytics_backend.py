@@ -112,8 +112,9 @@ class UltralyticsDetector:
 
     @property
     def names(self) -> dict[int, str]:
-        """Class index → name."""
-        return {int(k): str(v) for k, v in self.model.names.items()}
+        """Class index → name (an exported model is loaded for it, which Ultralytics logs)."""
+        with stdout_to_stderr():
+            return {int(k): str(v) for k, v in self.model.names.items()}
 
     @property
     def input_side(self) -> int:
@@ -162,8 +163,9 @@ class UltralyticsClassifier:
 
     @property
     def names(self) -> dict[int, str]:
-        """Class index → name."""
-        return {int(k): str(v) for k, v in self.model.names.items()}
+        """Class index → name (an exported model is loaded for it, which Ultralytics logs)."""
+        with stdout_to_stderr():
+            return {int(k): str(v) for k, v in self.model.names.items()}
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """``(N, h, w, 3)`` uint8 BGR crops → ``(N, nc)`` float32 probabilities."""

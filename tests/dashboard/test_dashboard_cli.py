@@ -33,6 +33,7 @@ def test_bad_arguments_exit_2_with_one_line(argv, message, capsys, tmp_path):
     code = main(argv + ["--db", str(tmp_path / "x.db")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and message in err and len(err.splitlines()) == 1
+    assert err.count(message) == 1, err  # said once ("unknown source 'X': unknown source 'X': …" was not)
     assert not (tmp_path / "x.db").exists()  # nothing was started
 
 

@@ -273,7 +273,8 @@ def test_requirement_probability_and_texts():
     for key in ("player", "dice_to_throw", "turn_points", "bust_probability", "expected_points",
                 "may_stop", "advice", "stop_value", "throw_value", "why", "why_ru"):
         assert key in js
-    assert js["bust_probability"] == pytest.approx(0.07716, abs=1e-5)
+    assert js["bust_probability"] == float(Fraction(600, 7776))  # exact, never rounded
+    assert a.to_cli_json()["bust_probability"] == float(bust_probability(st2.rules, 5))
     assert js["expected_points"] == pytest.approx(float(expected_points(st2.rules, 5)), abs=0.01)
 
 

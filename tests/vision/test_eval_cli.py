@@ -115,3 +115,84 @@ def test_fit_temperature_cli_and_library(models, dataset, tmp_path):
                    for c in read_labels(f, 640, 480, np.arange(6))[1].tolist())
     assert sorted(target.tolist()) == truth  # class index = face - 1 = YOLO label class here
     assert fit_temperature(probs, target) > 0
+
+
+SKOVY = REPO.parent / "shared" / "datasets" / "skovy-webcam"
+
+
+def _skovy_photos(n: int) -> list:
+    photos = sorted((SKOVY / "images" / "test").glob("*.jpg"))[:n] if SKOVY.is_dir() else []
+    if len(photos) < n:
+        pytest.skip(f"needs the shared data set {SKOVY}")
+    return photos
+
+
+def _copy_photos(dest, photos, labels=True) -> None:
+    import shutil
+
+    img_dir = dest / "images"
+    img_dir.mkdir(parents=True)
+    for p in photos:
+        shutil.copy(p, img_dir / p.name)
+        if labels:
+            (dest / "labels").mkdir(exist_ok=True)
+            shutil.copy(SKOVY / "labels" / "test" / f"{p.stem}.txt", dest / "labels" / f"{p.stem}.txt")
+
+
+def test_cli_eval_missing_split_is_refused_not_replaced(tmp_path):
+    """A data.yaml without the asked split: exit 2 naming the split and the splits it has (never another
+    split evaluated in its place)."""
+    photos = _skovy_photos(1)
+    _copy_photos(tmp_path / "v", photos)
+    (tmp_path / "v" / "images" / "val").mkdir()
+    (tmp_path / "v" / "images" / photos[0].name).rename(tmp_path / "v" / "images" / "val" / photos[0].name)
+    (tmp_path / "v" / "labels" / "val").mkdir()
+    (tmp_path / "v" / "labels" / f"{photos[0].stem}.txt").rename(tmp_path / "v" / "labels" / "val" /
+                                                                  f"{photos[0].stem}.txt")
+    (tmp_path / "v" / "data.yaml").write_text("path: .\ntrain: images/val\nval: images/val\n")
+    r = _kosti("eval", "--data", str(tmp_path / "v" / "data.yaml"), "--split", "test", "--json")
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'test'" in lines[0] and "train, val" in lines[0], r.stderr
+    r = _kosti("eval", "--data", str(tmp_path / "v"), "--split", "test", "--json")  # folder form: images/val/ only
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "'test'" in r.stderr
+    assert "val" in r.stderr.split("'test'", 1)[1]
+
+
+def test_cli_eval_epanemu_has_no_test_split():
+    data = REPO.parent / "shared" / "datasets" / "epanemu-dice" / "data.yaml"
+    if not data.is_file():
+        pytest.skip(f"needs the shared data set {data}")
+    r = _kosti("eval", "--data", str(data), "--split", "test", "--json")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert "'test'" in r.stderr and "train, val" in r.stderr
+
+
+def test_cli_eval_needs_a_labels_folder(tmp_path):
+    """images/ without labels/: exit 2 with a one-line reason, not all-zero metrics."""
+    _copy_photos(tmp_path / "nolabels", _skovy_photos(2), labels=False)
+    r = _kosti("eval", "--data", str(tmp_path / "nolabels"), "--json")
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "labels/" in lines[0], r.stderr
+    # images/test/ with labels/ but no labels/test/: the same
+    (tmp_path / "split" / "images" / "test").mkdir(parents=True)
+    (tmp_path / "split" / "labels" / "train").mkdir(parents=True)
+    for p in (tmp_path / "nolabels" / "images").iterdir():
+        (tmp_path / "split" / "images" / "test" / p.name).write_bytes(p.read_bytes())
+    r = _kosti("eval", "--data", str(tmp_path / "split"), "--json")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "labels" in r.stderr
+
+
+def test_cli_eval_photo_without_label_file_has_no_dice(models, tmp_path):
+    """A labels/ folder where one photo has no label file is legitimate: that photo shows no dice."""
+    photos = _skovy_photos(2)
+    _copy_photos(tmp_path / "ds", photos)
+    (tmp_path / "ds" / "labels" / f"{photos[1].stem}.txt").unlink()
+    n_dice = len([ln for ln in (SKOVY / "labels" / "test" / f"{photos[0].stem}.txt").read_text().splitlines()
+                  if ln.strip()])
+    r = _kosti("eval", "--data", str(tmp_path / "ds"), "--model", str(models["det_onnx"]), "--cls-model",
+               str(models["cls_onnx"]), "--no-map", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["images"] == 2 and doc["dice"] == n_dice > 0

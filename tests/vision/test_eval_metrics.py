@@ -207,9 +207,31 @@ def test_dataset_errors(tmp_path):
     (tmp_path / "labels" / "test" / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
     with pytest.raises(DatasetError, match="class 9"):
         read_labels(ds.items[0].label, 200, 100, ds.class_values)
-    with pytest.raises(DatasetError, match="no 'val' split"):
+    with pytest.raises(DatasetError, match="no 'val' split.*its splits: train, test"):
         load_dataset(tmp_path, "val")  # images/ has train/ and test/ only: never mix splits
+    (tmp_path / "noval.yaml").write_text("path: .\ntrain: images/train\nval: images/test\n")
+    with pytest.raises(DatasetError, match=r"no 'test' split \(its splits: train, val\)"):
+        load_dataset(tmp_path / "noval.yaml", "test")  # never val in place of test
+    assert len(load_dataset(tmp_path / "noval.yaml", "val").items) == 2
     assert DatasetError("x").exit_code == 2
+
+
+def test_dataset_needs_labels_folder(tmp_path):
+    """images/ without labels/ is refused; labels/ missing some photos' files is fine (no dice there)."""
+    img = np.full((100, 200, 3), 90, np.uint8)
+    (tmp_path / "images").mkdir()
+    for name in ("a", "b"):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), img)
+    with pytest.raises(DatasetError, match="no labels/ folder"):
+        load_dataset(tmp_path, "test")
+    (tmp_path / "data.yaml").write_text("path: .\ntest: images\n")
+    with pytest.raises(DatasetError, match="no labels folder"):
+        load_dataset(tmp_path / "data.yaml", "test")
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.2\n")
+    for ds in (load_dataset(tmp_path, "test"), load_dataset(tmp_path / "data.yaml", "test")):
+        assert [i.image.name for i in ds.items] == ["a.jpg", "b.jpg"]
+        assert [read_labels(i.label, 200, 100, ds.class_values)[1].tolist() for i in ds.items] == [[1], []]
 
 
 def test_fit_temperature_recovers_overconfidence():

@@ -399,3 +399,16 @@ def test_parse_source_spec_is_the_one_grammar(video: Path, photos: Path):
         with pytest.raises(ValueError):
             SourceSettings(spec=bad)
     assert SourceSettings(spec=str(photos)).kind == "folder" and SourceSettings(spec="virtual:2").kind == "virtual"
+
+
+def test_unknown_source_message_names_the_spec_once(tmp_path: Path):
+    """One line that names the spec once ("unknown source 'X': …", never "unknown source 'X': unknown source 'X'")."""
+    from kosti.vision.source_spec import parse_source_spec
+
+    spec = str(tmp_path / "no-such.mp4")
+    for call in (parse_source_spec, open_source):
+        with pytest.raises(SourceError) as info:
+            call(spec)
+        msg = str(info.value)
+        assert msg.startswith(f"unknown source {spec!r}: no such file or folder") and "\n" not in msg
+        assert msg.count(spec) == 1 and msg.count("unknown source") == 1
