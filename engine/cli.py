@@ -36,7 +36,6 @@ from .games import (
     action_to_json,
     game_from_json,
     game_presets,
-    is_game_preset,
     new_any_game,
     wrap,
 )
@@ -506,7 +505,7 @@ def run_play(args: argparse.Namespace) -> int:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         spec = args.rules
         rules: Any = (load_rules_file(spec) if spec.endswith((".json", ".toml")) or os.sep in spec
-                      else spec if is_game_preset(spec) else get_preset(spec))
+                      else spec)  # a preset name of either family (new_any_game names them all when unknown)
         gs = new_any_game(rules, names)
         lines = sys.stdin
         echo = not sys.stdin.isatty()

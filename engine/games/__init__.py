@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import BadInput
 from ..game import GAME_FORMAT, GameState, new_game
+from ..presets import PRESET_NAMES
 from .aces import PRESETS as _ACES
 from .bank_dice import PRESETS as _BANK
 from .base import (
@@ -53,7 +54,7 @@ from .thousand import ThousandGame
 
 __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
            "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",
-           "action_from_json", "action_to_json", "new_any_game", "game_from_json",
+           "action_from_json", "action_to_json", "new_any_game", "unknown_preset", "game_from_json",
            "game_presets", "game_preset", "is_game_preset", "wrap"]
 
 #: Presets of the games of games.md by name, in the order ``kosti rules`` lists them.
@@ -106,7 +107,16 @@ def new_any_game(rules: Any, players: Sequence[str], scores: Mapping[str, int] |
             raise BadInput("'state' applies to the 1000 family only")
         preset, params = _params(rules)
         return preset.cls.start(params, players, scores)
+    name = rules.get("preset") if isinstance(rules, Mapping) else rules
+    if isinstance(name, str) and name not in PRESET_NAMES:
+        raise unknown_preset(name)
     return ThousandGame(new_game(rules, players, scores, state))
+
+
+def unknown_preset(name: str) -> BadInput:
+    """The one-line error for a preset name neither the 1000 family (rules.md §4) nor games.md knows, naming them all."""
+    return BadInput(f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)} (the 1000 family) or "
+                    f"{', '.join(GAME_PRESETS)} (the other games)")
 
 
 def wrap(state: GameState | Game) -> Game:
@@ -131,8 +141,18 @@ def game_from_json(d: Any) -> Game:
 
 def game_presets() -> list[dict[str, Any]]:
     """The games.md entries of ``kosti rules --json``: ``{"name", "game", "dice", "target",
-    "description", "description_ru", "source", "parameters"}`` each."""
+    "description", "description_ru", "source", "parameters"}`` each. cli.md: ``kosti replay`` plays them from ``roll``,
+    ``bank`` "and a game's own choices as documented in its description" — so a game with its own events
+    (:attr:`~kosti.engine.games.base.Game.EVENT_FORMS`) has them appended to both descriptions."""
+    def described(p: GamePreset, ru: bool) -> str:
+        forms = p.cls.EVENT_FORMS
+        text = p.description_ru if ru else p.description
+        if not forms:
+            return text
+        head = "Свои события kosti replay" if ru else "Own events of kosti replay"
+        return f"{text}. {head}: " + "; ".join(f"{js} — {r if ru else e}" for js, e, r in forms)
+
     return [{"name": p.name, "game": p.game, "dice": p.dice, "target": p.target,
-             "description": p.description, "description_ru": p.description_ru,
+             "description": described(p, False), "description_ru": described(p, True),
              "source": p.source, "parameters": p.params.to_dict()}
             for p in GAME_PRESETS.values()]

@@ -57,6 +57,11 @@ class BankDice(TableGame):
 
     game: ClassVar[str] = "bank_dice"
     CHOICES: ClassVar[tuple[str, ...]] = ("bet",)
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"bet": {"player": "Boris", "number": 3, "amount": 2}}', "a punter's bet before the throw",
+         "ставка игрока до броска"),
+    )
     PARAMS: ClassVar[type[GameParams]] = BankDiceParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 12)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("balance", "баланс")

@@ -211,6 +211,8 @@ class Game(ABC):
     game: ClassVar[str] = ""
     #: Keys of the game's own :class:`Choose` actions (replay events ``{KEY: VALUE}``).
     CHOICES: ClassVar[tuple[str, ...]] = ()
+    #: Each of those events as ``(JSON example, what it is, the same in Russian)``.
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
 
     @property
     @abstractmethod

@@ -62,6 +62,12 @@ class Bluff(TableGame):
 
     game: ClassVar[str] = "bluff"
     CHOICES: ClassVar[tuple[str, ...]] = ("claim", "call")
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"claim": [6, 6, 6, 2, 2]}', "the lead's announced hand", "объявленная комбинация ведущего"),
+        ('{"call": "bluff"} / {"call": "accept"}', "«Bluff!» (lift the cup) or accept and throw an answer",
+         "«Блеф!» (открыть стакан) или принять и бросать ответ"),
+    )
     PARAMS: ClassVar[type[GameParams]] = BluffParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 2)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("rounds won", "выигранные раунды")

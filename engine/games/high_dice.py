@@ -58,6 +58,10 @@ class HighDice(TableGame):
 
     game: ClassVar[str] = "high_dice"
     CHOICES: ClassVar[tuple[str, ...]] = ("stake",)
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"stake": 2}', "the stake, before a round's first throw", "ставка до первого броска раунда"),
+    )
     PARAMS: ClassVar[type[GameParams]] = HighDiceParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 2)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("stakes won or lost", "выигранные и проигранные ставки")

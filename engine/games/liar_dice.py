@@ -58,6 +58,12 @@ class LiarDice(TableGame):
 
     game: ClassVar[str] = "liar_dice"
     CHOICES: ClassVar[tuple[str, ...]] = ("claim", "call")
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"claim": [3, 3, 3, 2, 2]} / {"claim": "33322"}', "the announced hand", "объявленная комбинация"),
+        ('{"call": "liar"} / {"call": "accept"}', "«Liar!» (lift the cup) or accept the claim",
+         "«Лжец!» (открыть стакан) или поверить"),
+    )
     PARAMS: ClassVar[type[GameParams]] = LiarDiceParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 12)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("stakes", "ставки")

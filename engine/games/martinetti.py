@@ -76,6 +76,11 @@ class Martinetti(TableGame):
 
     game: ClassVar[str] = "martinetti"
     CHOICES: ClassVar[tuple[str, ...]] = ("claim",)
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"claim": "Boris"} / {"claim": ["Boris", "Ann"]}', "who shouted a missed number",
+         "кто крикнул пропущенное число"),
+    )
     PARAMS: ClassVar[type[GameParams]] = MartinettiParams
     PLAYERS: ClassVar[tuple[int, int]] = (1, 12)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("field", "поле")

@@ -81,6 +81,13 @@ class Thirteen(TableGame):
 
     game: ClassVar[str] = "thirteen"
     CHOICES: ClassVar[tuple[str, ...]] = ("op", "special", "throw")
+    #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
+    EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ('{"op": "plus"}', "the operation of a throw after the first: " + ", ".join(OPS),
+         "действие броска после первого: " + ", ".join(OPS)),
+        ('{"special": 7}', "the face of the 2–7 die, entered by hand", "грань кубика 2–7, вводится вручную"),
+        ('{"throw": [5, 7]}', "both dice by hand: the d6, then the 2–7 die", "оба кубика вручную: d6, затем кубик 2–7"),
+    )
     PARAMS: ClassVar[type[GameParams]] = ThirteenParams
     PLAYERS: ClassVar[tuple[int, int]] = (1, 12)
 

@@ -133,6 +133,34 @@ def test_every_game_preset_listed_with_its_game(capsys):
         assert "decided" in p["description"] or p["name"] in ("craps_seed", "chicago_race")
 
 
+def test_a_games_own_events_are_in_its_description(capsys):
+    """cli.md: ``kosti replay`` plays the other games from ``roll``, ``bank`` "and a game's own choices as documented
+    in its description" — each own event is in both descriptions of ``kosti rules --json`` as JSON the replay takes."""
+    assert main(["rules", "--json"]) == 0
+    doc = {p["name"]: p for p in json.loads(capsys.readouterr().out)["presets"]}
+    for name, preset in GAME_PRESETS.items():
+        cls = preset.cls
+        documented = set()
+        for forms, _en, _ru in cls.EVENT_FORMS:
+            for form in forms.split(" / "):
+                assert form in doc[name]["description"] and form in doc[name]["description_ru"], (name, form)
+                (key,) = json.loads(form)
+                documented.add(key)
+        assert documented == set(cls.CHOICES), name
+        if not cls.CHOICES:
+            assert "kosti replay" not in doc[name]["description"]
+
+
+def test_an_unknown_preset_names_the_presets_of_both_families(tmp_path, capsys):
+    game = tmp_path / "g.json"
+    game.write_text(json.dumps({"rules": "nope", "players": ["Ann", "Boris"], "events": []}))
+    for argv in (["replay", "--json", str(game)], ["watch", "--rules", "nope", str(tmp_path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert "unknown preset 'nope'" in err and "classic" in err and "pig" in err and "bluff" in err, err
+        assert len(err.splitlines()) == 1
+
+
 def test_rules_pages_in_both_languages():
     for p in GAME_PRESETS.values():
         assert len(p.rules_en.split("\n\n")) >= 2 and len(p.rules_ru.split("\n\n")) >= 2
