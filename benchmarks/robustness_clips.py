@@ -74,7 +74,8 @@ def judge(clip: dict, got: dict) -> dict:
     rest), ``asks`` (a throw left for the table to confirm that could have been read: never a wrong score),
     ``late`` (read over :data:`MAX_DELAY_S` after the rest), ``ok``.
     """
-    seen = [[sorted((d["value"] for d in t["dice"]), key=lambda v: (v == 0, v)), t["status"], round(t["time_s"], 2)]
+    seen = [[sorted((0 if d.get("uncertain") else d["value"] for d in t["dice"]), key=lambda v: (v == 0, v)), t["status"],
+             round(t["time_s"], 2)]
             for t in got["throws"]]
     want = [[w["faces"], w["status"]] for w in clip["throws"]]
     delays = [round(t["time_s"] - w["rest_s"], 2) for t, w in zip(got["throws"], clip["throws"])]

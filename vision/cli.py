@@ -240,7 +240,7 @@ def cmd_read(args: argparse.Namespace) -> int:
             if "error" in r:
                 print(f"{r['image']}: unreadable")
                 continue
-            faces = " ".join(str(d["value"]) if d["value"] else "?" for d in r["dice"])
+            faces = " ".join(f"{d['value'] or ''}?" if d.get("uncertain") else str(d["value"]) for d in r["dice"])
             n_unsure = sum(1 for d in r["dice"] if d.get("uncertain"))
             note = f" ({n_unsure} uncertain)" if n_unsure else ""
             print(f"{r['image']} {r['width']}x{r['height']} {r['ms']:.1f} ms: "

@@ -269,13 +269,18 @@ class Detections:
         """The dice as JSON-ready dicts in the ``kosti read`` / ``kosti watch`` shape (``../shared/docs/cli.md``).
 
         Each die is ``{"value": 5, "confidence": 0.97, "box": [x1, y1, x2, y2]}`` where ``confidence``
-        is the value confidence and boxes are rounded to 0.1 px. An uncertain die has ``"value": 0`` and
-        an extra ``"uncertain": true`` key, so a reader of the documented keys never mistakes it for a face.
+        is the value confidence and boxes are rounded to 0.1 px. ``value`` is a face 1–6 as the contract says: an
+        uncertain die gives its most likely face (the ``guess`` column) with that face's probability as its
+        ``confidence`` and an extra ``"uncertain": true`` key (``0`` only where no face was guessed at all).
         """
+        guess = self.data.get("guess")
         out = []
         for i in range(len(self)):
+            value = int(self.value[i])
+            if value == UNKNOWN_VALUE and guess is not None and 1 <= int(guess[i]) <= 6:
+                value = int(guess[i])
             item: dict[str, Any] = {
-                "value": int(self.value[i]),
+                "value": value,
                 "confidence": round(float(self.value_confidence[i]), ndigits),
                 "box": [round(float(v), 1) for v in self.xyxy[i]],
             }

@@ -53,9 +53,10 @@ class Die:
         return ((self.box[0] + self.box[2]) / 2.0, (self.box[1] + self.box[3]) / 2.0)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"value", "confidence", "box"}`` as in ``kosti watch --json`` (``"uncertain": true`` added when so)."""
+        """``{"value", "confidence", "box"}`` as in ``kosti watch --json``; an uncertain die gives its most likely face
+        (:attr:`guess`; 0 only when no frame read any face) and ``"uncertain": true``."""
         d: dict[str, Any] = {
-            "value": int(self.value),
+            "value": int(self.guess if self.uncertain and 1 <= self.guess <= 6 else self.value),
             "confidence": round(float(self.confidence), 4),
             "box": [round(float(v), 1) for v in self.box],
         }

@@ -50,8 +50,15 @@ def test_detections_validation():
 def test_to_dicts_matches_cli_shape():
     out = _dets().to_dicts()
     assert out[0] == {"value": 5, "confidence": 0.97, "box": [10.0, 10.0, 50.0, 50.0]}
-    assert out[1]["value"] == 0 and out[1]["uncertain"] is True
+    assert out[1]["value"] == 0 and out[1]["uncertain"] is True  # no face guessed at all: 0
     assert "uncertain" not in out[2]
+    # cli.md: `value` is the face showing up, 1–6 — an uncertain die gives its most likely face, flagged
+    guessed = Detections(_dets().xyxy, _dets().confidence, _dets().value, _dets().value_confidence,
+                         {"guess": np.array([5, 3, 2])}).to_dicts()
+    assert guessed[1] == {"value": 3, "confidence": 0.41, "box": [100.0, 20.0, 140.0, 60.0], "uncertain": True}
+    assert guessed[0] == out[0] and guessed[2] == out[2]
+    assert Detections.from_dice(guessed).value.tolist() == [5, 0, 2]  # read back: still uncertain, guess kept
+    assert Detections.from_dice(guessed).data["guess"][1] == 3
     json.dumps(out)  # plain Python types only
     recs = _dets().to_records()
     assert recs[1]["uncertain"] and not recs[0]["uncertain"] and recs[0]["det_confidence"] == pytest.approx(0.9)
