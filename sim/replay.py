@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,7 @@ import cv2
 import numpy as np
 
 from kosti.vision.frame_source import IMAGE_EXTENSIONS, EndOfStream, FrameSource, Pacer, SourceError
-
-
-def _natural_key(path: Path) -> list[Any]:
-    """Sort key that orders ``img2`` before ``img10``."""
-    return [int(s) if s.isdigit() else s.lower() for s in re.split(r"(\d+)", path.name)]
+from kosti.vision.image_files import natural_key
 
 
 def _fit_to_canvas(image: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -131,7 +126,7 @@ class FolderSource(FrameSource):
             folder = Path(self.path)
             if not folder.is_dir():
                 raise SourceError(f"folder not found: {folder}")
-            files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS), key=_natural_key)
+            files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS), key=natural_key)
         if not files:
             raise SourceError(f"no photos ({', '.join(IMAGE_EXTENSIONS)}) in {self.path}")
         bad = [str(p) for p in files if not p.is_file() or not cv2.haveImageReader(str(p))]

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import stat
 import sys
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -136,3 +138,8 @@ IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".t
 def is_image_name(path: str | os.PathLike[str]) -> bool:
     """True for a file name ending like a photo (:data:`IMAGE_SUFFIXES`)."""
     return Path(path).suffix.lower() in IMAGE_SUFFIXES
+
+
+def natural_key(path: str | os.PathLike[str]) -> list[Any]:
+    """Sort key of a file name that orders ``img2`` before ``img10`` (frames ``f9.png``, ``f10.png`` in order)."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", Path(path).name)]

@@ -1,13 +1,15 @@
-"""``kosti watch``: run the live pipeline offline over a video file or an ordered folder of photos.
+"""``kosti watch``: run the live pipeline offline over a video file or an ordered folder of frames.
 
 Contract (``../shared/docs/cli.md``)::
 
     kosti watch [--rules PRESET] [--json] VIDEO_OR_FOLDER
 
 JSON: ``{"throws": [{"frame", "time_s", "dice": [{"value", "confidence", "box"}], "status"}], "frames",
-"fps_processed"}``. A folder is replayed by :class:`~kosti.sim.replay.FolderSource` as fast as
-possible in simulated time (each photo held still, synthetic hand motion between photos); a video is
-read as fast as possible with its own timestamps. With ``--rules`` the throws are played through a
+"fps_processed"}``. A folder is an ordered folder of frames, as the contract says: its images, in natural name
+order, are consecutive frames ``--fps`` (30) apart (:class:`~kosti.vision.video_source.FrameFolderSource`). With
+``--photos`` it is a folder of *photos* of separate throws instead, replayed by :class:`~kosti.sim.replay.FolderSource`
+(each photo held still, synthetic hand motion between photos); so is one photo. A video is read as fast as possible
+with its own timestamps. With ``--rules`` the throws are played through a
 game of that preset: each throw must hold the game's number of dice to throw (else it is
 ``uncertain``), and the human-readable output shows the game's log.
 
@@ -49,10 +51,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "watch",
         help="run the live pipeline over a video or a folder of frames and print every settled throw",
-        description="Replay a video file or an ordered folder of photos through the live pipeline "
+        description="Replay a video file or an ordered folder of frames through the live pipeline "
         "(settle detection → dice reader → throw) and print every settled throw.",
     )
-    p.add_argument("source", metavar="VIDEO_OR_FOLDER", help="video file, or folder of photos replayed in name order")
+    p.add_argument("source", metavar="VIDEO_OR_FOLDER",
+                   help="video file, or folder of its frames (images, in name order: f9 before f10)")
+    p.add_argument("--fps", type=float, default=30.0, metavar="FPS",
+                   help="frame rate of a folder of frames (default 30; a video file has its own)")
+    p.add_argument("--photos", action="store_true",
+                   help="the folder holds photos of separate throws, not frames: hold each still and draw "
+                        "hand motion between them")
     p.add_argument("--rules", metavar="PRESET", default=None,
                    help="play the throws through a game of this preset (expected dice come from the game)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -65,14 +73,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run_watch)
 
 
-def _open(path: Path) -> Any:
-    """A folder, a photo or a video file as a source played as fast as possible (the one spec grammar)."""
+def _open(path: Path, photos: bool = False, fps: float = 30.0) -> Any:
+    """A folder (of frames, or with ``photos`` of separate throws), a photo or a video file as a source played as fast
+    as possible (the one spec grammar)."""
     try:
         kind: str = parse_source_spec(str(path)).kind
     except SourceError:
         kind = ""
     if kind not in ("folder", "photo", "video"):
         raise WatchInputError(f"{path}: no such file or folder")
+    if not (fps > 0 and fps <= 1000):
+        raise WatchInputError(f"--fps must be above 0 and at most 1000, got {fps:g}")
+    if kind == "folder" and not photos:
+        from kosti.vision.video_source import FrameFolderSource
+
+        return FrameFolderSource(path, fps=fps)
     return open_source(str(path), realtime=False, reconnect=False)
 
 
@@ -81,11 +96,14 @@ def _new_game(preset: str) -> Any:
         from kosti.engine import BadInput, new_game, resolve_rules
     except ImportError as exc:  # pragma: no cover - engine is part of the base install
         raise WatchInputError(f"--rules needs kosti.engine: {exc}") from exc
-    from kosti.engine.games import game_preset, is_game_preset, new_any_game
+    from kosti.engine.games import game_preset, is_game_preset, new_any_game, unknown_preset
+    from kosti.engine.presets import PRESET_NAMES
 
     if is_game_preset(preset):  # the other dice games of games.md (Pig, Chicago, …)
         n = game_preset(preset).cls.PLAYERS[0]
         return new_any_game(preset, [f"Player {i + 1}" for i in range(max(1, n))])
+    if preset not in PRESET_NAMES and not preset.endswith((".json", ".toml")):
+        raise WatchInputError(str(unknown_preset(preset)))
     try:
         rules = resolve_rules(preset)
     except BadInput as exc:
@@ -102,7 +120,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from kosti.vision.sources import Frame
 
     path = Path(args.source).expanduser()
-    source = _open(path)
+    source = _open(path, args.photos, args.fps)
     game = _new_game(args.rules) if args.rules else None
     if args.dice is not None and args.dice < 1:
         raise WatchInputError("--dice must be >= 1")

@@ -1,7 +1,8 @@
-"""A video file replayed as a frame source, in real time or as fast as possible."""
+"""A video file, or a folder of its frames, replayed as a frame source, in real time or as fast as possible."""
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from pathlib import Path
@@ -11,6 +12,9 @@ import cv2
 import numpy as np
 
 from kosti.vision.frame_source import EndOfStream, FrameSource, Pacer, SourceError
+from kosti.vision.image_files import ImageFileError, is_image_name, natural_key, read_image_file
+
+log = logging.getLogger(__name__)
 
 
 class VideoFileSource(FrameSource):
@@ -83,4 +87,80 @@ class VideoFileSource(FrameSource):
     def info(self) -> dict[str, Any]:
         d = super().info()
         d.update(path=str(self.path), nominal_fps=self.nominal_fps, frame_count=self.frame_count, realtime=self.realtime)
+        return d
+
+
+class FrameFolderSource(FrameSource):
+    """An ordered folder of frames — a video saved as images (``ffmpeg -i clip.mp4 f%05d.png``) — replayed as the video.
+
+    The folder's images (:func:`~kosti.vision.image_files.is_image_name`), in natural name order (``f9`` before
+    ``f10``), are consecutive frames ``fps`` apart: ``t`` is media time, file index / ``fps``, as for a video file.
+    Not :class:`kosti.sim.replay.FolderSource`, which holds each of a folder of *photos* still for a while and draws
+    synthetic motion between them (``kosti watch --photos``).
+
+    Args:
+        path: the folder.
+        fps: frame rate the frames were taken at (a folder does not say; 30 is a phone's and a webcam's).
+        realtime: pace frames to ``fps`` in wall-clock time; False = as fast as possible.
+
+    Raises:
+        SourceError: (on open) the folder is missing, holds no image, or its first image cannot be read. A later
+        frame that cannot be read is skipped with a warning in the log (the frames around it keep their times).
+    """
+
+    kind = "frames"
+
+    def __init__(self, path: str | os.PathLike[str], fps: float = 30.0, realtime: bool = False) -> None:
+        super().__init__()
+        if not (math.isfinite(fps) and fps > 0):
+            raise ValueError(f"fps must be > 0, got {fps}")
+        self.path, self.frame_rate, self.realtime = Path(path), float(fps), realtime
+        self.files: list[Path] = []
+        self.skipped: list[str] = []
+        self._n = 0
+        self._first: np.ndarray | None = None
+        self._pacer = Pacer()
+
+    def _load(self, path: Path) -> np.ndarray:
+        try:  # bounded: regular files, size and pixel limits checked before decoding
+            return read_image_file(path)
+        except ImageFileError as exc:
+            raise SourceError(f"cannot read frame {exc}") from None
+
+    def _open(self) -> None:
+        if not self.path.is_dir():
+            raise SourceError(f"folder not found: {self.path}")
+        self.files = sorted((p for p in self.path.iterdir() if is_image_name(p) and p.is_file()), key=natural_key)
+        if not self.files:
+            raise SourceError(f"no frames (images) in folder {self.path}")
+        self._first = self._load(self.files[0])
+        self._n, self.skipped = 0, []
+        self._pacer.reset()
+
+    def _close(self) -> None:
+        self._first = None
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        while True:
+            if self._n >= len(self.files):
+                raise EndOfStream(str(self.path))
+            i, self._n = self._n, self._n + 1
+            if i == 0 and self._first is not None:
+                image, self._first = self._first, None
+                break
+            try:
+                image = self._load(self.files[i])
+                break
+            except SourceError as exc:
+                self.skipped.append(self.files[i].name)
+                log.warning("%s: skipped", exc)
+        t = i / self.frame_rate
+        if self.realtime:
+            self._pacer.wait(t)
+        return image, t
+
+    def info(self) -> dict[str, Any]:
+        d = super().info()
+        d.update(path=str(self.path), nominal_fps=self.frame_rate, frame_count=len(self.files), realtime=self.realtime,
+                 skipped=list(self.skipped))
         return d

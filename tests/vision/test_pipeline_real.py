@@ -229,7 +229,7 @@ def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
     photos = _throw_photos()[:3]
     for k, (img, _) in enumerate(photos):
         (tmp_path / f"{k:03d}.jpg").symlink_to(img)
-    assert main(["watch", "--json", str(tmp_path)]) == 0
+    assert main(["watch", "--json", "--photos", str(tmp_path)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"throws", "frames", "fps_processed"}
     assert len(out["throws"]) == 3 and out["frames"] > 3 * 10
@@ -240,7 +240,7 @@ def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
         assert throw["time_s"] == pytest.approx(throw["frame"] / 15, abs=1e-3)  # folder replay at 15 fps
         assert throw["dice"], f"no dice read in {photos[k][0].name}"
         for d in throw["dice"]:
-            assert d["value"] in range(0, 7) and 0 <= d["confidence"] <= 1
+            assert d["value"] in range(1, 7) and 0 <= d["confidence"] <= 1  # cli.md: the face, 1–6
             x1, y1, x2, y2 = d["box"]
             assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
 
