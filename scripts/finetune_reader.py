@@ -85,6 +85,7 @@ Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -365,6 +366,42 @@ def cls_data_v10(det: Path) -> Path:
                         seed=36, share=0.4)
 
 
+def cls_data_v11() -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v11_data``: real crops of the shared train splits (byler-d6 and
+    rune55-dedup 1 per die, epanemu-dice 2, each photo with 2 background ``x`` patches; the replay that keeps what
+    the classifier knows) plus 6 ``x`` crops (turned, ±10 % jitter) of each box of
+    ``datasets/hard_negatives/rune55-dedup-train.json``: picture dice, numeral balls, buttons and blank faces the
+    detector boxes surely (0.3–0.8) and the second look's ``x`` never saw, because :func:`cls_data_v7` skips sure
+    boxes on no label. Validation: epanemu val + rune55 val, 1 per die. Returns its root."""
+    import cv2
+    import numpy as np
+
+    from kosti.datasets.prepare import _jittered_box, prepare_classification, rotated_crop
+
+    root = RUNS / "cls_v11_data"
+    if (root / "train").is_dir():
+        return root
+    tmp = RUNS / "cls_v11_data.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                           per_die=1, seed=50)
+    prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=2, seed=51)
+    prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
+                           per_die=1, seed=52)
+    listed = json.loads((REPO / "datasets" / "hard_negatives" / "rune55-dedup-train.json").read_text())
+    rng = random.Random(53)
+    for k, row in enumerate(listed["negatives"]):
+        image = cv2.imread(str(SHARED / listed["set"] / row["photo"]), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"cannot read {row['photo']}")
+        for j in range(6):
+            centre, box = _jittered_box(np.array(row["box_xyxy_px"], np.float64), rng)
+            crop = rotated_crop(image, centre, rng.uniform(-180, 180), box)
+            cv2.imwrite(str(tmp / "train" / "x" / f"hn_{k}_{j}.png"), crop)
+    tmp.rename(root)
+    return root
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
@@ -509,7 +546,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "det_v8", "det_v9", "det_v10",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "det_v8", "det_v9", "det_v10",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -623,6 +660,10 @@ def main() -> int:
         det = args.det_pt or REPO / "models" / "dice_det.onnx"
         _train(f"cls_v10_{_tag(det)}", args.base_cls, data=str(cls_data_v10(det)), epochs=3, seed=37, lr0=0.0003,
                save_period=1, **CLS_AUG)
+    elif args.stage == "cls_v11":
+        # candidate classifier (2026-12-03, evening): the shipped classifier, 2 epochs on real crops plus the picture
+        # dice and other sure boxes on no die of rune55 train as ``x`` (cls_data_v11), at a low rate.
+        _train("cls_v11", args.base_cls, data=str(cls_data_v11()), epochs=2, seed=54, lr0=0.0002, **CLS_AUG)
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
         # class, the shipped detector's backbone (layers 0-10, identical in both) copied in and frozen, neck
