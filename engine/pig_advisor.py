@@ -320,7 +320,7 @@ class PigAdvice:
         ``throw_value`` are win probabilities), then ``objective`` and ``win_probability``."""
         return {
             "player": self.player, "dice_to_throw": 1, "turn_points": self.series,
-            "bust_probability": 1 / 6,  # exact, as a float (cli.md) "expected_points": round(20 / 6, 2),
+            "bust_probability": 1 / 6, "expected_points": round(20 / 6, 2),  # the bust exact, as a float (cli.md)
             "may_stop": self.may_stop, "advice": self.advice,
             "stop_value": None if self.win_if_stop is None else round(self.win_if_stop, 4),
             "throw_value": round(self.win_if_throw, 4), "why": self.why, "why_ru": self.why_ru,
