@@ -285,7 +285,7 @@ def _run(args: argparse.Namespace) -> int:
         kwargs["initial_throw"] = False  # a game's first throw comes when asked for
     try:
         src = open_source(src_cfg.spec, **kwargs)  # validate now: a clear error before serving
-        if src.kind in ("video", "folder"):
+        if src.kind in ("video", "folder", "frames"):
             src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
         raise CliError(redact_text(str(exc))) from None

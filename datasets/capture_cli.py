@@ -180,7 +180,7 @@ def run_capture(args: argparse.Namespace) -> int:
         raise CaptureInputError("--dice must be >= 1")
     out = (args.out or default_capture_dir()).expanduser()
     try:
-        source = open_source(args.source, realtime=args.realtime)
+        source = open_source(args.source, realtime=args.realtime, photos=True)  # a folder holds photos you have
     except SourceError as exc:
         raise CaptureInputError(str(exc)) from None
     reader, model = _open_reader(args)

@@ -63,7 +63,8 @@ class SourceSettings(_Section):
 
     spec: str = Field("picamera", description=_doc("""
         Camera: "picamera" (Raspberry Pi camera), a device index such as "0" (USB webcam /dev/video0),
-        an rtsp:// or http:// URL, a video file, a folder of photos, or "virtual" (built-in virtual table)."""))
+        an rtsp:// or http:// URL, a video file, a folder of frames (a video saved as images, in name order; fps below),
+        or "virtual" (built-in virtual table)."""))
     width: Annotated[int, Field(ge=160, le=4096)] = Field(1280, description=_doc("""
         Requested frame width in pixels (160–4096); the camera may round it to a mode it supports."""))
     height: Annotated[int, Field(ge=120, le=3040)] = Field(720, description="Requested frame height in pixels (120–3040).")
@@ -101,12 +102,14 @@ class SourceSettings(_Section):
 
         Live cameras get the requested size and rate (``PicameraSource``: ``size=(w, h)``, ``fps``;
         ``OpenCVSource``: ``width``, ``height``, ``fps``); files, folders and the virtual table play at
-        their own size and rate, so they get none.
+        their own size and rate, so they get none, but for a folder of frames: the rate (it has none of its own).
         """
         if self.kind == "picamera":
             return {"size": (self.width, self.height), "fps": self.fps}
         if self.kind in ("device", "url"):
             return {"width": self.width, "height": self.height, "fps": self.fps}
+        if self.kind == "folder":  # a folder of frames does not say its rate: the configured one
+            return {"fps": self.fps}
         return {}
 
 

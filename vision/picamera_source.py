@@ -87,7 +87,7 @@ class PicameraSource(GrabbedSource):
                 "picamera2 is not available: the 'picamera' source needs a Raspberry Pi with the camera stack "
                 "(sudo apt install python3-picamera2; create the venv with --system-site-packages). "
                 "On other machines use a device index such as 0, an rtsp:// or http:// URL, a video file, "
-                "a folder of photos or 'virtual'."
+                "a folder of frames or 'virtual'."
             ) from exc
         cam = None
         try:

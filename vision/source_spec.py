@@ -3,7 +3,7 @@
 Forms (``docs/setup.md``, ``shared/docs/cli.md``): ``picamera`` (also ``picamera2``, ``pi``) · a device
 index such as ``0`` or a ``/dev/…`` path (``/dev/video0``, ``/dev/v4l/by-id/…``) · a stream URL
 (``rtsp``, ``rtsps``, ``rtmp``, ``http``, ``https``, ``udp``, ``tcp``) · ``virtual`` or ``virtual:N``
-(the built-in virtual table with N dice) · a folder of photos or one photo · a video file.
+(the built-in virtual table with N dice) · a folder of frames (or of photos, ``open_source(photos=True)``) or one photo · a video file.
 
 :func:`parse_source_spec` is used by :func:`kosti.vision.sources.open_source` (which builds the source)
 and by the configuration (:class:`kosti.config.SourceSettings`, which checks the spec at start); no other
@@ -34,7 +34,7 @@ class SourceSpec:
     """A parsed source spec.
 
     Attributes:
-        kind: ``picamera``, ``device``, ``url``, ``virtual``, ``folder`` (a folder of photos), ``photo``
+        kind: ``picamera``, ``device``, ``url``, ``virtual``, ``folder`` (a folder of images: the frames of a video, or photos), ``photo``
             (one photo file) or ``video`` (any other existing file, opened as a video).
         target: what the source opens: the device index (``int``) or ``/dev`` path, the URL, the file or
             folder :class:`~pathlib.Path`; ``None`` for ``picamera`` and ``virtual``.

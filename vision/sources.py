@@ -12,7 +12,7 @@ wraps a live source and retries with exponential backoff, exposing a :class:`Sou
 dashboard.
 
 ``open_source(spec)`` turns a command-line string into a source: ``picamera``, a device index such as
-``0``, an ``rtsp://``/``http(s)://`` URL, a video file, a folder of photos, or ``virtual`` (the grammar:
+``0``, an ``rtsp://``/``http(s)://`` URL, a video file, a folder of frames, or ``virtual`` (the grammar:
 :func:`kosti.vision.source_spec.parse_source_spec`).
 
 This module is the import point of the sources; each job lives in its own module:
@@ -62,13 +62,16 @@ def open_source(
     width: int | None = None,
     height: int | None = None,
     fps: float | None = None,
+    photos: bool = False,
     **kwargs: Any,
 ) -> FrameSource:
     """Create (not yet open) the source named by a command-line string.
 
     ``spec`` forms (:func:`~kosti.vision.source_spec.parse_source_spec`): ``picamera`` · a device index
-    (``0``) or a ``/dev/video*`` path · ``rtsp://…``, ``http(s)://…`` · a video file · a folder of photos
-    (or one photo) · ``virtual`` (``virtual:N`` = N dice).
+    (``0``) or a ``/dev/video*`` path · ``rtsp://…``, ``http(s)://…`` · a video file · an ordered folder of frames
+    (a video saved as images, :class:`~kosti.vision.video_source.FrameFolderSource`; cli.md) or, with ``photos``, of
+    photos of separate throws (:class:`kosti.sim.replay.FolderSource`), or one photo · ``virtual`` (``virtual:N`` =
+    N dice).
 
     Args:
         spec: the string above.
@@ -76,8 +79,10 @@ def open_source(
         reconnect: wrap live cameras/streams in :class:`ReconnectingSource`.
         width, height: capture size in pixels for cameras and the virtual table (``None`` = 1280×720);
             ignored by files and folders.
-        fps: requested camera frame rate; the virtual table's and a folder replay's frame rate; ignored by
-            video files (they have their own).
+        fps: requested camera frame rate; the virtual table's and a folder's frame rate (a folder of frames: 30
+            unless given); ignored by video files (they have their own).
+        photos: a folder holds photos of separate throws (each held still, synthetic hand motion between them:
+            ``kosti capture --source FOLDER``), not the frames of a video.
         **kwargs: further keyword arguments of the chosen source's constructor.
 
     Raises:
@@ -107,6 +112,11 @@ def open_source(
         if fps:
             kwargs.setdefault("fps", fps)
         return VirtualTableSource(realtime=realtime, size=size, **kwargs)
+    if parsed.kind == "folder" and not photos:
+        from kosti.vision.video_source import FrameFolderSource
+
+        assert isinstance(parsed.target, Path)
+        return FrameFolderSource(parsed.target, fps=fps or 30.0, realtime=realtime)
     if parsed.kind in ("folder", "photo"):
         from kosti.sim.replay import FolderSource  # a photo folder replayed with synthetic hand motion
 

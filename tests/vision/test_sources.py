@@ -22,6 +22,7 @@ from kosti.vision.sources import (
     VideoFileSource,
     open_source,
 )
+from kosti.vision.video_source import FrameFolderSource
 
 
 def numbered(n: int, w: int = 160, h: int = 120) -> np.ndarray:
@@ -123,6 +124,24 @@ def test_folder_noise_loop_and_sizes(tmp_path: Path, photos: Path):
     # with a cut from the last photo back to the first.
     assert src.photo_at(22) == 3 and src.photo_at(23) is None and src.photo_at(24) == 0
     assert level(frames[24].image) == 1 and level(frames[22].image) == 4
+
+
+def test_a_folder_of_frames_plays_each_image_once_in_natural_order(photos: Path, tmp_path: Path):
+    """The frames of a video saved as images: one frame per image, ``t`` = index / fps, ``f9`` before ``f10``; an
+    unreadable frame is skipped (its neighbours keep their times); an empty or missing folder is refused on open."""
+    for i in range(12):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), numbered(i))
+    (tmp_path / "f5.png").write_bytes(b"broken")
+    with FrameFolderSource(tmp_path, fps=10) as src:
+        got = [(level(f.image), round(f.t, 3)) for f in src]
+    assert got == [(level(numbered(i)), i / 10) for i in range(12) if i != 5]
+    assert src.skipped == ["f5.png"]
+    for bad in (tmp_path / "missing", photos / "empty"):
+        (photos / "empty").mkdir(exist_ok=True)
+        with pytest.raises(SourceError):
+            FrameFolderSource(bad).open()
+    with pytest.raises(ValueError):
+        FrameFolderSource(tmp_path, fps=0)
 
 
 def test_folder_errors(tmp_path: Path):
@@ -326,7 +345,11 @@ def test_open_source_parses_specs(video: Path, photos: Path):
     dev = open_source("/dev/video2", reconnect=False, width=640, height=480)
     assert isinstance(dev, OpenCVSource) and dev.target == "/dev/video2" and (dev.width, dev.height) == (640, 480)
     assert isinstance(open_source(str(video), realtime=False), VideoFileSource)
-    folder = open_source(str(photos), realtime=False)
+    # cli.md: `run` takes "a folder of frames" — a video saved as images; photos of separate throws when asked
+    frames = open_source(str(photos), realtime=False)
+    assert isinstance(frames, FrameFolderSource) and not frames.realtime and frames.frame_rate == 30.0
+    assert open_source(str(photos), fps=12).frame_rate == 12
+    folder = open_source(str(photos), realtime=False, photos=True)
     assert isinstance(folder, FolderSource) and not folder.realtime
     virt = open_source("virtual:3", realtime=False, width=640, height=360, fps=15)
     assert isinstance(virt, VirtualTableSource) and virt.n_dice == 3
