@@ -104,7 +104,8 @@ def main(kosti):
             used.add(best[1])
             ious.append(best[0])
             dice += 1
-            faces += b["dice"][best[1]]["value"] != d["value"]
+            other = b["dice"][best[1]]  # a face, and whether it was read or only the most likely one
+            faces += (other["value"], other.get("uncertain", False)) != (d["value"], d.get("uncertain", False))
     report = {"images": len(photos), "dice": dice, "count_mismatches": counts, "face_mismatches": int(faces),
               "min_iou": round(float(min(ious)), 4) if ious else None,
               "peak_rss_mb": {"ncnn_1_image": round(rss_one_n), "onnx_1_image": round(rss_one_o),

@@ -25,7 +25,8 @@ What it does by default (issue 14, "teach kosti your dice without forgetting eve
 
 With ``--json`` the last and only line on stdout is one JSON document, always with ``version`` (``null`` when
 no version was registered), ``activated`` (``false`` then), ``before`` and ``after`` (the current and the new
-reader on the held-back photos, each the full ``kosti eval --json`` document; ``null`` with ``--holdout 0``)
+reader on the held-back photos, each the full ``kosti eval --json`` document; ``null`` with ``--holdout 0``; when
+nothing needs learning, the current reader on the training photos)
 and ``minutes``, plus ``reference``, ``passes``, ``gate``, ...; training logs go to stderr. Dataset arguments
 take ``PATH`` or ``PATH:SPLIT`` (default split ``train``) and are checked as ``kosti eval`` checks them
 (:func:`kosti.vision.evaluate.load_dataset`: a malformed data.yaml is one line and exit 2).

@@ -16,6 +16,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 #: Modules that contribute subcommands, in the order they appear in ``kosti --help``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -32,9 +33,18 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An ``argparse`` parser whose usage errors (an unknown flag, a missing argument, a value of the wrong type) are
+    one line on stderr with exit code 2, as every other bad input (``../shared/docs/cli.md``, "Exit codes"), instead
+    of the usage block and the message; ``--help`` still shows the usage. Subcommand parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level parser with every available layer's subcommands registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="kosti",
         description="Camera scorekeeper for the dice game 1000 (Тысяча), Farkle and 10000.",
     )

@@ -185,7 +185,7 @@ class SettleSettings(_Section):
 #: Reader backend → (the package it imports, how to install it): ``kosti config check`` refuses a backend
 #: whose runtime is missing, rather than ``kosti run`` failing later.
 _RUNTIME_PACKAGES = {
-    "ncnn": ("ncnn", "pip install 'kosti[pi]'"),
+    "ncnn": ("ncnn", "pip install ncnn (a kosti dependency)"),
     "ultralytics": ("ultralytics", "pip install 'kosti[train]'"),
 }
 

@@ -67,6 +67,9 @@ Stages, in order (run from the repository root with the project's venv):
   copies of 40 % of them as other dice under a worse camera would look).
 * ``det_v10`` (2026-12-03): ``det_v8``'s last epoch, 2 more epochs at 640 px on :func:`det_data_v10` (``det_v6``'s
   data without :data:`EMPTY_LABELLED_DICE`, plus worse-camera copies of a third of the real photos).
+* ``cls_v11`` (2026-12-03, measured, not shipped; model card, section "Picture dice"): the shipped classifier,
+  2 epochs on :func:`cls_data_v11` (real crops plus the hand-checked hard negatives of
+  ``datasets/hard_negatives/rune55-dedup-train.json`` as ``x``).
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -77,7 +80,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """

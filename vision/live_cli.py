@@ -84,11 +84,8 @@ def _open(path: Path, photos: bool = False, fps: float = 30.0) -> Any:
         raise WatchInputError(f"{path}: no such file or folder")
     if not (fps > 0 and fps <= 1000):
         raise WatchInputError(f"--fps must be above 0 and at most 1000, got {fps:g}")
-    if kind == "folder" and not photos:
-        from kosti.vision.video_source import FrameFolderSource
-
-        return FrameFolderSource(path, fps=fps)
-    return open_source(str(path), realtime=False, reconnect=False)
+    return open_source(str(path), realtime=False, reconnect=False, fps=fps if kind == "folder" and not photos else None,
+                       photos=photos)
 
 
 def _new_game(preset: str) -> Any:
@@ -183,6 +180,9 @@ def run_watch(args: argparse.Namespace) -> int:
     except SourceError as exc:
         raise WatchInputError(str(exc)) from exc
     frames = pipe.frames_read
+    if not throws and getattr(source, "kind", "") == "frames" and frames < 30:  # (stderr: the JSON stays one document)
+        print(f"kosti watch: no throw in {frames} frames; if {path} holds photos of separate throws rather than the "
+              "frames of a video, add --photos", file=sys.stderr)
     elapsed = time.perf_counter() - t0
     fps = frames / elapsed if elapsed > 0 else 0.0
     if args.json:

@@ -133,7 +133,7 @@ def _net(param: Path, weights: Path, threads: int) -> Any:
         import ncnn
     except ImportError as exc:
         raise ModelLoadError(
-            f"{param.parent}: the ncnn backend needs the 'ncnn' package (pip install 'kosti[pi]')") from exc
+            f"{param.parent}: the ncnn backend needs the 'ncnn' package (a kosti dependency: pip install ncnn)") from exc
     net = ncnn.Net()
     net.opt.use_vulkan_compute = False
     net.opt.num_threads = max(int(threads), 1)

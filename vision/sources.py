@@ -18,9 +18,9 @@ dashboard.
 This module is the import point of the sources; each job lives in its own module:
 :mod:`~kosti.vision.frame_source` (the interface, frames, errors), :mod:`~kosti.vision.camera_sources`
 (OpenCV cameras and streams), :mod:`~kosti.vision.picamera_source` (the Pi camera),
-:mod:`~kosti.vision.video_source` (video files), :mod:`~kosti.vision.reconnect` (reconnect and stall
-supervision), :mod:`~kosti.vision.source_spec` (the spec grammar); photo folders and the virtual table are
-simulation (:mod:`kosti.sim.replay`, :mod:`kosti.sim.virtual`).
+:mod:`~kosti.vision.video_source` (video files and folders of their frames), :mod:`~kosti.vision.reconnect` (reconnect and stall
+supervision), :mod:`~kosti.vision.source_spec` (the spec grammar); folders of photos replayed with synthetic
+motion and the virtual table are simulation (:mod:`kosti.sim.replay`, :mod:`kosti.sim.virtual`).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def open_source(
         from kosti.vision.video_source import FrameFolderSource
 
         assert isinstance(parsed.target, Path)
-        return FrameFolderSource(parsed.target, fps=fps or 30.0, realtime=realtime)
+        return FrameFolderSource(parsed.target, fps=fps or 30.0, realtime=realtime, **kwargs)
     if parsed.kind in ("folder", "photo"):
         from kosti.sim.replay import FolderSource  # a photo folder replayed with synthetic hand motion
 

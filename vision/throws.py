@@ -33,6 +33,9 @@ class Die:
         det_confidence: mean detector confidence, 0–1.
         votes: ``(frames agreeing on the value, frames that saw the die, frames read)`` (for a recovered
             guess, agreeing on the guess).
+        likely: the face the reader found most likely over the frames even where it read none (``guess``, else the
+            reader's best face of the unread readings; 0 when unknown) — the ``value`` of an uncertain die in
+            ``kosti watch --json`` (cli.md: a face 1–6), never scored.
         recovered: found by :func:`recover_dice` — the detector was unsure of this box, and it was taken
             because the roll area held fewer dice than expected (every die of a throw in which the
             detector was sure of none is recovered, and uncertain).
@@ -46,6 +49,7 @@ class Die:
     det_confidence: float = 1.0
     votes: tuple[int, int, int] = (1, 1, 1)
     recovered: bool = False
+    likely: int = 0
 
     @property
     def center(self) -> tuple[float, float]:
@@ -54,9 +58,9 @@ class Die:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"value", "confidence", "box"}`` as in ``kosti watch --json``; an uncertain die gives its most likely face
-        (:attr:`guess`; 0 only when no frame read any face) and ``"uncertain": true``."""
+        (:attr:`guess`, else :attr:`likely`; 0 only when no frame guessed any face) and ``"uncertain": true``."""
         d: dict[str, Any] = {
-            "value": int(self.guess if self.uncertain and 1 <= self.guess <= 6 else self.value),
+            "value": int(self.value if not self.uncertain else self.guess or self.likely),
             "confidence": round(float(self.confidence), 4),
             "box": [round(float(v), 1) for v in self.box],
         }

@@ -104,8 +104,9 @@ class FrameFolderSource(FrameSource):
         realtime: pace frames to ``fps`` in wall-clock time; False = as fast as possible.
 
     Raises:
-        SourceError: (on open) the folder is missing, holds no image, or its first image cannot be read. A later
-        frame that cannot be read is skipped with a warning in the log (the frames around it keep their times).
+        SourceError: (on open) the folder is missing or holds no readable image. A frame that cannot be read is
+        skipped with a warning in the log (the frames around it keep their times); names starting with "." are not
+        frames.
     """
 
     kind = "frames"
@@ -130,11 +131,20 @@ class FrameFolderSource(FrameSource):
     def _open(self) -> None:
         if not self.path.is_dir():
             raise SourceError(f"folder not found: {self.path}")
-        self.files = sorted((p for p in self.path.iterdir() if is_image_name(p) and p.is_file()), key=natural_key)
+        self.files = sorted((p for p in self.path.iterdir()  # (not macOS's ._f0.png resource forks)
+                             if is_image_name(p) and not p.name.startswith(".") and p.is_file()), key=natural_key)
         if not self.files:
             raise SourceError(f"no frames (images) in folder {self.path}")
-        self._first = self._load(self.files[0])
-        self._n, self.skipped = 0, []
+        self._n, self.skipped, self._first = 0, [], None
+        while self._first is None:  # the first readable frame; unreadable ones before it are skipped
+            try:
+                self._first = self._load(self.files[self._n])
+            except SourceError as exc:
+                self.skipped.append(self.files[self._n].name)
+                log.warning("%s: skipped", exc)
+                self._n += 1
+                if self._n == len(self.files):
+                    raise SourceError(f"no readable frame in folder {self.path} ({exc})") from None
         self._pacer.reset()
 
     def _close(self) -> None:
@@ -145,7 +155,7 @@ class FrameFolderSource(FrameSource):
             if self._n >= len(self.files):
                 raise EndOfStream(str(self.path))
             i, self._n = self._n, self._n + 1
-            if i == 0 and self._first is not None:
+            if self._first is not None:
                 image, self._first = self._first, None
                 break
             try:

@@ -88,7 +88,7 @@ def vote(
                 used_tracks.add(j)
         for i in range(len(det)):
             if i not in used_rows:
-                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": []}
+                tr: dict[str, list[Any]] = {"box": [], "value": [], "vconf": [], "dconf": [], "guess": []}
                 _add(tr, det, i)
                 tracks.append(tr)
     n = len(reads)
@@ -117,6 +117,7 @@ def vote(
             box=(x1, y1, x2, y2),
             uncertain=uncertain,
             guess=best,
+            likely=best or _most_guessed(tr["guess"]),
             det_confidence=float(np.mean(tr["dconf"])),
             votes=(agree, seen, n),
         ))
@@ -133,11 +134,19 @@ def _guesses_filled(det: Detections) -> Detections:
                       det.data)
 
 
+def _most_guessed(guesses: list[int]) -> int:
+    """The face 1–6 guessed in most readings (ties: the smaller face), 0 when none was guessed."""
+    faces = [g for g in guesses if 1 <= g <= 6]
+    return max(set(faces), key=lambda f: (faces.count(f), -f)) if faces else 0
+
+
 def _add(tr: dict[str, list[Any]], det: Detections, i: int) -> None:
     tr["box"].append(det.xyxy[i].astype(np.float64))
     tr["value"].append(int(det.value[i]))
     tr["vconf"].append(float(det.value_confidence[i]))
     tr["dconf"].append(float(det.confidence[i]))
+    guess = det.data.get("guess")
+    tr["guess"].append(int(det.value[i]) or (int(guess[i]) if guess is not None else 0))
 
 
 def recover_dice(

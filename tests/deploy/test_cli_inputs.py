@@ -162,3 +162,18 @@ def test_run_refuses_a_truncated_video_at_start(tmp_path: Path, capsys) -> None:
     code, _, err = _run(["run", "--source", str(video), "--db", str(tmp_path / "k.db"), "--reader", "truth"], capsys)
     assert code == 2 and "Traceback" not in err
     assert len([ln for ln in err.splitlines() if ln.strip()]) == 1 and str(video) in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["read", "--bogus", "x.jpg"], "unrecognized arguments: --bogus"),
+    (["eval"], "the following arguments are required: --data"),
+    (["score", "--rules"], "expected one argument"),
+    (["watch", "--fps", "fast", "clip.mp4"], "invalid float value: 'fast'"),
+    (["advise", "--dice", "two"], "invalid int value: 'two'"),
+])
+def test_a_usage_error_is_one_line_with_exit_2(argv: list[str], needle: str, capsys) -> None:
+    """cli.md: bad input exits 2 with a one-line reason on stderr — a flag the parser refuses too (no usage block)."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and needle in err and len(err.strip().splitlines()) == 1, err

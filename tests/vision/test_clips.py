@@ -65,7 +65,6 @@ def test_suite_holds_every_scenario_of_the_issue(suite):
         assert (out / c["file"]).is_file() and c["frames"] > 0 and c["throws"]
 
 
-@pytest.mark.parametrize("name", [*clipgen.SCENARIOS, "shake_real"])
 def _face(die: dict) -> int:
     """A die of ``kosti watch --json`` as the clips' truth counts it: its face, 0 when uncertain (the JSON gives the most
     likely face then, with ``"uncertain": true``)."""
@@ -73,6 +72,7 @@ def _face(die: dict) -> int:
     return 0 if die.get("uncertain") else int(die["value"])
 
 
+@pytest.mark.parametrize("name", [*clipgen.SCENARIOS, "shake_real"])
 def test_clip_gives_exactly_its_throws(suite, capsys, name):
     out, manifest = suite
     clip = next((c for c in manifest["clips"] if c["name"] == name), None)

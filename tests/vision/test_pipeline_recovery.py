@@ -112,6 +112,10 @@ def test_recover_dice_returns_an_agreed_guess_as_uncertain_and_never_as_read():
     # the plain vote is unchanged: a die no frame read stays unread, with no guess (check_throw: unreadable)
     [voted] = [d for d in vote(frames) if d.box == lone]
     assert voted.uncertain and voted.value == 0 and voted.guess == 0 and voted.votes == (0, 3, 3)
+    # kosti watch --json still says a face (cli.md: 1–6): the reader's most likely one, flagged uncertain
+    assert voted.likely == 1 and voted.to_dict()["value"] == 1 and voted.to_dict()["uncertain"] is True
+    [torn_die] = [d for d in vote(frames) if d.box == torn]
+    assert torn_die.to_dict()["value"] in (2, 3, 4) and torn_die.to_dict()["uncertain"] is True
     # A detector score wobbling around the lone-1 threshold: read as 1 in one frame, turned down in two.
     # No majority of reads, but the readings agree once the turned-down ones count as their guess.
     mixed = [dets([(*lone, 1, 0.99)])] + [_guessed([(*lone, 1, 0.99)]) for _ in range(2)]

@@ -169,7 +169,7 @@ def test_kosti_watch_with_ncnn_models_never_imports_torch_or_ultralytics(tmp_pat
     photos = sorted((require_dataset(BYLER) / "images" / "test").glob("*.jpg"))[:2]
     for p in photos:
         shutil.copy2(p, tmp_path / p.name)
-    proc, guard = run_lean(["watch", "--json", "--model", str(DETECTOR_NCNN), "--cls-model", str(CLASSIFIER_NCNN),
+    proc, guard = run_lean(["watch", "--json", "--photos", "--model", str(DETECTOR_NCNN), "--cls-model", str(CLASSIFIER_NCNN),
                             str(tmp_path)])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert guard["attempts"] == [] and guard["loaded"] == []

@@ -132,10 +132,12 @@ def test_a_folder_of_frames_plays_each_image_once_in_natural_order(photos: Path,
     for i in range(12):
         cv2.imwrite(str(tmp_path / f"f{i}.png"), numbered(i))
     (tmp_path / "f5.png").write_bytes(b"broken")
+    (tmp_path / "f0.png").write_bytes(b"broken too")  # even the first
+    (tmp_path / "._f1.png").write_bytes(b"a macOS resource fork")
     with FrameFolderSource(tmp_path, fps=10) as src:
         got = [(level(f.image), round(f.t, 3)) for f in src]
-    assert got == [(level(numbered(i)), i / 10) for i in range(12) if i != 5]
-    assert src.skipped == ["f5.png"]
+    assert got == [(level(numbered(i)), i / 10) for i in range(12) if i not in (0, 5)]
+    assert src.skipped == ["f0.png", "f5.png"]
     for bad in (tmp_path / "missing", photos / "empty"):
         (photos / "empty").mkdir(exist_ok=True)
         with pytest.raises(SourceError):
