@@ -119,7 +119,7 @@ class FrameFolderSource(FrameSource):
         self.files: list[Path] = []
         self.skipped: list[str] = []
         self._n = 0
-        self._first: np.ndarray | None = None
+        self._first: tuple[np.ndarray, float] | None = None  # read by open, delivered by the first read
         self._pacer = Pacer()
 
     def _load(self, path: Path) -> np.ndarray:
@@ -135,36 +135,32 @@ class FrameFolderSource(FrameSource):
                              if is_image_name(p) and not p.name.startswith(".") and p.is_file()), key=natural_key)
         if not self.files:
             raise SourceError(f"no frames (images) in folder {self.path}")
-        self._n, self.skipped, self._first = 0, [], None
-        while self._first is None:  # the first readable frame; unreadable ones before it are skipped
-            try:
-                self._first = self._load(self.files[self._n])
-            except SourceError as exc:
-                self.skipped.append(self.files[self._n].name)
-                log.warning("%s: skipped", exc)
-                self._n += 1
-                if self._n == len(self.files):
-                    raise SourceError(f"no readable frame in folder {self.path} ({exc})") from None
+        self._n, self.skipped = 0, []
+        try:  # the first readable frame now, so that a folder of unreadable files is refused on open
+            self._first = self._next()
+        except EndOfStream:
+            raise SourceError(f"no readable frame in folder {self.path}") from None
         self._pacer.reset()
 
     def _close(self) -> None:
         self._first = None
 
-    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
-        while True:
-            if self._n >= len(self.files):
-                raise EndOfStream(str(self.path))
+    def _next(self) -> tuple[np.ndarray, float]:
+        """The next readable frame and its media time; an unreadable one is skipped (logged, in :attr:`skipped`)."""
+        while self._n < len(self.files):
             i, self._n = self._n, self._n + 1
-            if self._first is not None:
-                image, self._first = self._first, None
-                break
             try:
-                image = self._load(self.files[i])
-                break
+                return self._load(self.files[i]), i / self.frame_rate
             except SourceError as exc:
                 self.skipped.append(self.files[i].name)
                 log.warning("%s: skipped", exc)
-        t = i / self.frame_rate
+        raise EndOfStream(str(self.path))
+
+    def _read(self, timeout: float | None) -> tuple[np.ndarray, float]:
+        if self._first is not None:
+            (image, t), self._first = self._first, None
+        else:
+            image, t = self._next()
         if self.realtime:
             self._pacer.wait(t)
         return image, t
