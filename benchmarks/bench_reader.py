@@ -88,7 +88,7 @@ def main() -> int:
 
     from kosti.sim.synthetic import synthetic_frame
     from kosti.sim.untrained_models import build_untrained_models
-    from kosti.vision.crops import TTA_VIEWS, square_crop, tta_views
+    from kosti.vision.crops import VIEW_COUNTS, reader_views, square_crop
     from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
@@ -136,10 +136,10 @@ def main() -> int:
             xyxy = np.concatenate([xyxy, ultralytics_boxes(image, imgsz=reader.zoom_detector.input_side)])
         crops = [square_crop(image, b) for b in xyxy]
         if crops and reader.tta:  # the same views per die as DiceReader.face_probs
-            crops = list(tta_views(np.stack(crops)))
+            crops = list(reader_views(np.stack(crops), reader.views))
         if crops:
             cls_model.predict(crops, verbose=False)
-        return len(crops) // (TTA_VIEWS if reader.tta else 1)
+        return len(crops) // (VIEW_COUNTS[reader.views] if reader.tta else 1)
 
     def timed(fns: dict[str, Callable[[], object]], runs: int, timing: bool = False) -> dict[str, float]:
         """Median ms of each of ``fns`` over ``runs`` rounds, run interleaved so that a busy machine slows all
@@ -189,7 +189,7 @@ def main() -> int:
     print(f"models: {label}")
     print(f"frame: 1280x720, {len(values)} dice drawn; onnx found {len(found)}; ultralytics classified {n_ultra}"
           f" boxes (dice + second looks; max_det {max_det}); threads {args.threads}; {args.runs} runs; classifier TTA "
-          f"{f'{TTA_VIEWS} views' if reader.tta else 'off'} in both")
+          f"{f'{VIEW_COUNTS[reader.views]} views ({reader.views})' if reader.tta else 'off'} in both")
     print(f"onnxruntime reader   median {onnx_ms:7.1f} ms  (detect {med['detect']:.1f}"
           f" + classify {med['classify']:.1f})  target <= {TARGET_MS:.0f}: "
           f"{mark(onnx_ms <= TARGET_MS)}")

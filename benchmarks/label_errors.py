@@ -188,7 +188,8 @@ def on_ignore_region(pred_xyxy: np.ndarray, true_xyxy: np.ndarray, ignore_xyxy: 
     on_ignore = (box_iou(np.asarray(ignore_xyxy, np.float32), pred_xyxy) >= 0.5).any(0)
     on_die = (box_iou(np.asarray(true_xyxy, np.float32).reshape(-1, 4), pred_xyxy) >= 0.5).any(0) \
         if len(true_xyxy) else np.zeros(len(pred_xyxy), bool)
-    return on_ignore & ~on_die
+    out: np.ndarray = np.asarray(on_ignore & ~on_die, bool)
+    return out
 
 
 def corrected_report(report: Any, name: str, split: str, errors: Path = ERRORS) -> tuple[Any, int, int]:
@@ -227,4 +228,5 @@ def _image_size(path: Path) -> tuple[int, int]:
     """``(height, width)`` of an image file."""
     from kosti.vision.reader import load_image
 
-    return load_image(path).shape[:2]  # type: ignore[return-value]
+    h, w = load_image(path).shape[:2]
+    return int(h), int(w)

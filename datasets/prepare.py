@@ -215,12 +215,16 @@ def prepare_classification(
     per_die: int = 3,
     negatives_per_image: int = 2,
     seed: int = 0,
+    max_angle: float = 180.0,
 ) -> dict[str, int]:
     """Write face-classifier crops for every labelled die of ``sources`` into ``out/<split>/<class>/``.
 
     Args:
         per_die: crops per die (each with its own box jitter and rotation).
         negatives_per_image: ``x`` crops per image (background patches and off-centre die edges).
+        max_angle: largest rotation of a crop, degrees either way: 180 (any turn) for dice seen from above, whose
+            face reads the same however they lie; small (10) keeps photos taken from the side *upright*, so
+            that a classifier can learn that the face on top of the die is the one at the top of the crop.
 
     Returns:
         crop counts per class name.
@@ -231,7 +235,7 @@ def prepare_classification(
         h, w = image.shape[:2]
         for i, (box, value) in enumerate(zip(boxes, values)):
             for k in range(per_die):
-                angle = rng.uniform(-180, 180)
+                angle = rng.uniform(-max_angle, max_angle)
                 centre, jb = _jittered_box(box, rng)
                 crop = rotated_crop(image, centre, angle, jb)
                 cv2.imwrite(str(out / split / str(value) / f"{stem}_{i}_{k}.png"), crop)

@@ -96,12 +96,13 @@ def quantize_detector(src: Path, out: Path, photos: Sequence[Path], n: int = DET
 
 
 def quantize_classifier(src: Path, out: Path, photos: Sequence[Path], n: int = CLASSIFIER_CALIBRATION_PHOTOS,
-                        seed: int = 0, max_crops: int = CLASSIFIER_CALIBRATION_CROPS) -> Path:
+                        seed: int = 0, max_crops: int = CLASSIFIER_CALIBRATION_CROPS, views: str = "turns") -> Path:
     """Write the INT8 version of a float ONNX face classifier export to ``out``.
 
     Calibration crops are cut from the labelled dice of ``n`` photos drawn from ``photos`` with ``seed``,
     exactly as the reader cuts them (:func:`kosti.vision.crops.square_crop` at the model's input size), each
-    in the reader's four rotations, at most ``max_crops`` in all. Photos without a label file are skipped.
+    in the reader's test-time ``views`` (:func:`kosti.vision.crops.reader_views`: ``turns``, the four rotations,
+    or ``upright``), at most ``max_crops`` in all. Photos without a label file are skipped.
 
     Returns:
         ``out`` (metadata kept, :data:`QUANT_METADATA_KEY` added).
@@ -112,7 +113,7 @@ def quantize_classifier(src: Path, out: Path, photos: Sequence[Path], n: int = C
     """
     import cv2
 
-    from kosti.vision.crops import square_crop
+    from kosti.vision.crops import reader_views, square_crop
     from kosti.vision.onnx_backend import OnnxClassifier
     from kosti.vision.yolo_labels import label_path, read_labels
 
@@ -129,12 +130,11 @@ def quantize_classifier(src: Path, out: Path, photos: Sequence[Path], n: int = C
             for box in boxes:
                 if min(box[2] - box[0], box[3] - box[1]) < 1:
                     continue
-                crop = square_crop(img, box, size=side)
-                for k in range(4):
+                for view in reader_views(square_crop(img, box, size=side)[None], views):
                     if count >= max_crops:
                         return
                     count += 1
-                    yield {cls.input_name: cls.preprocess(np.ascontiguousarray(np.rot90(crop, k))[None])}
+                    yield {cls.input_name: cls.preprocess(np.ascontiguousarray(view)[None])}
 
     def head(graph: Any) -> list[str]:  # the Classify layer's linear map and softmax
         last = _last_layer(graph)

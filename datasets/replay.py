@@ -104,7 +104,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
     import inspect
 
     from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ
-    from kosti.vision.crops import TTA_VIEWS
+    from kosti.vision.crops import VIEW_COUNTS
     from kosti.vision.exposure import BRIGHT_SHARE, EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE
     from kosti.vision.reader import ZOOM_SAME_DIE_IOU, DiceReader
 
@@ -114,7 +114,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
         h.update(f.read_bytes() if f.is_file() else b"-")
     defaults: dict[str, object] = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
                                    if isinstance(p.default, (int, float, bool))}
-    defaults["tta_views"] = TTA_VIEWS
+    defaults["tta_views"] = VIEW_COUNTS  # the views themselves are in reader.json (hashed above)
     # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
     defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, ZOOM_SAME_DIE_IOU]
     # how a dim frame is measured and brightened (DiceReader's dim_gain)

@@ -165,6 +165,26 @@ def _yolo_class():
     return import_ultralytics().YOLO
 
 
+def base_views(base: Path | None) -> str:
+    """The test-time views (``reader.json``'s ``views``: ``turns`` or ``upright``) of the classifier in folder
+    ``base`` that training starts from; ``turns`` without one. A classifier read ``upright`` (v1.3) learnt that
+    the top face of a die seen from the side is at the top of its crop, so its fine-tuning keeps crops upright
+    (turned at most ±10°) and never flips them upside down (:func:`prepare`, :func:`_fit`).
+
+    Raises:
+        TrainingError: the base's ``reader.json`` is not a JSON object.
+    """
+    import json
+
+    cfg = Path(base) / "reader.json" if base is not None else None
+    if cfg is None or not cfg.is_file():
+        return "turns"
+    try:
+        return str(json.loads(cfg.read_text()).get("views", "turns"))
+    except (ValueError, AttributeError) as exc:
+        raise TrainingError(f"{cfg}: malformed reader settings ({exc})") from exc
+
+
 def prepare(plan: TrainPlan) -> tuple[Path, Path]:
     """Build the detector set and the classifier crops under ``plan.work``.
 
@@ -185,10 +205,17 @@ def prepare(plan: TrainPlan) -> tuple[Path, Path]:
     (det / "data.yaml").write_text(
         f"path: {det.resolve()}\ntrain: images/train\nval: images/val\nnames: {{0: die}}\n"
     )
-    prepare_classification(plan.train, cls, "train", per_die=plan.crops_per_die, seed=plan.seed)
-    prepare_classification(plan.val or plan.train, cls, "val", per_die=1, seed=plan.seed + 1)
+    turn = 10.0 if _views(plan) == "upright" else 180.0
+    prepare_classification(plan.train, cls, "train", per_die=plan.crops_per_die, seed=plan.seed, max_angle=turn)
+    prepare_classification(plan.val or plan.train, cls, "val", per_die=1, seed=plan.seed + 1, max_angle=turn)
     print(f"prepared {n_train} training and {n_val} validation images in {plan.work}")
     return det / "data.yaml", cls
+
+
+def _views(plan: TrainPlan) -> str:
+    """The views the classifier being trained will be read in: its base's (:func:`base_views`); ``turns`` from
+    scratch."""
+    return "turns" if plan.from_scratch else base_views(plan.base)
 
 
 def _start_model(yaml: str, base_pt: Path | None, from_scratch: bool):
@@ -217,7 +244,8 @@ def _fit(plan: TrainPlan, role: str, yaml: str, settings: dict) -> Path:
         model, finetune = _start_model(yaml, plan.base and plan.base / f"dice_{role}.pt", plan.from_scratch)
         model.train(
             device="cpu", amp=False, plots=False, project=str(run.parent.resolve()), name=role, exist_ok=True,
-            cache=True, seed=plan.seed, deterministic=False, fraction=plan.fraction, fliplr=0.5, flipud=0.5,
+            cache=True, seed=plan.seed, deterministic=False, fraction=plan.fraction, fliplr=0.5,
+            flipud=0.0 if role == "cls" and _views(plan) == "upright" else 0.5,
             **settings,
             **({"lr0": plan.lr_cls if role == "cls" and plan.lr_cls is not None else plan.lr_finetune,
                 "optimizer": "AdamW", "warmup_epochs": 0} if finetune else {}),

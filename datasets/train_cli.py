@@ -229,7 +229,8 @@ def _cpu_seconds() -> float:
 
 def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None) -> dict[str, Any]:
     """Fit the classifier's temperature on the held-back photos' matched dice and write ``reader.json``
-    beside ``cls`` (the base model's temperature when fewer than :data:`MIN_CALIBRATION_DICE` dice).
+    beside ``cls`` (the base model's temperature when fewer than :data:`MIN_CALIBRATION_DICE` dice), with the
+    base's test-time ``views`` when it names them (the candidate is read, and fitted, in those views).
 
     A fit on held-back crops that the candidate reads (almost) all right is degenerate: the likelihood only
     grows as the temperature falls, so the fit runs to its lower bound and makes every probability ~1 — and
@@ -241,12 +242,14 @@ def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None
     from kosti.vision.evaluate import collect_face_probs, fit_temperature, load_dataset
     from kosti.vision.reader import DiceReader
 
-    base_t = 1.0
+    base_t, views = 1.0, None
     if fallback is not None and fallback.is_file():
-        base_t = float(json.loads(fallback.read_text()).get("temperature", 1.0))
+        base_doc = json.loads(fallback.read_text())
+        base_t, views = float(base_doc.get("temperature", 1.0)), base_doc.get("views")
     doc: dict[str, Any] = {}
     if holdout is not None:
-        probs, target = collect_face_probs(DiceReader(det, cls, temperature=1.0), load_dataset(holdout, "train"))
+        reader = DiceReader(det, cls, temperature=1.0, views=views or "turns")  # read as the candidate will be
+        probs, target = collect_face_probs(reader, load_dataset(holdout, "train"))
         if len(target) >= MIN_CALIBRATION_DICE:
             fitted = round(fit_temperature(probs, target), 4)
             wrong = int((np.asarray(probs).argmax(axis=1) != np.asarray(target)).sum())
@@ -259,6 +262,8 @@ def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None
     if not doc:
         doc = {"temperature": base_t, "fitted_on": f"kept from the base model (fewer than {MIN_CALIBRATION_DICE} "
                                                    "held-back dice to fit on)"}
+    if views is not None:  # the candidate is read in its base's views (kosti.datasets.train.base_views)
+        doc["views"] = views
     (cls.parent / "reader.json").write_text(json.dumps(doc, indent=2) + "\n")
     return doc
 

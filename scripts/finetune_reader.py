@@ -70,6 +70,10 @@ Stages, in order (run from the repository root with the project's venv):
 * ``cls_v11`` (2026-12-03, measured, not shipped; model card, section "Picture dice"): the shipped classifier,
   2 epochs on :func:`cls_data_v11` (real crops plus the hand-checked hard negatives of
   ``datasets/hard_negatives/rune55-dedup-train.json`` as ``x``).
+* ``cls_v12`` (2026-12-03, late): the shipped classifier, 3 epochs on :func:`cls_data_v12` (dice seen from the
+  side kept upright, no vertical flips), for reading without turning the crop; ``cls_v12b``: 3 more epochs of it
+  (lr0 0.0002); ``cls_v13``: the shipped classifier, 6 epochs on :func:`cls_data_v13` (cls_v12's crops with the dice
+  seen from above twice). ``export_cls --cls-pt P --views upright``: a candidate classifier's shipped files.
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -80,7 +84,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|cls_v12|cls_v12b|cls_v13|export_cls|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -88,6 +92,7 @@ Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -111,6 +116,8 @@ from reader_data import (  # noqa: E402  (a sibling module: the stages' training
     cls_data_v9,
     cls_data_v10,
     cls_data_v11,
+    cls_data_v12,
+    cls_data_v13,
     det_data,
     det_data_v3,
     det_data_v4,
@@ -206,7 +213,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "det_v8", "det_v9", "det_v10",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "cls_v12", "cls_v12b", "cls_v13", "export_cls", "det_v8", "det_v9", "det_v10",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -215,6 +222,8 @@ def main() -> int:
                          "detector whose boxes the crops are cut around (.onnx or .pt; default models/dice_det.onnx)")
     ap.add_argument("--cls-pt", type=Path, default=None,
                     help="export: the classifier checkpoint to ship (default: cls_p5b's last.pt, v0.3)")
+    ap.add_argument("--views", choices=["turns", "upright"], default="turns",
+                    help="export / export_cls: the classifier's test-time views (reader.json; INT8 calibration)")
     args = ap.parse_args()
     if args.stage == "det":
         aug: dict[str, Any] = dict(data=str(det_data()), **DET_AUG)
@@ -324,6 +333,16 @@ def main() -> int:
         # candidate classifier (2026-12-03, evening): the shipped classifier, 2 epochs on real crops plus the picture
         # dice and other sure boxes on no die of rune55 train as ``x`` (cls_data_v11), at a low rate.
         _train("cls_v11", args.base_cls, data=str(cls_data_v11()), epochs=2, seed=54, lr0=0.0002, **CLS_AUG)
+    elif args.stage == "cls_v12":
+        # candidate classifier (2026-12-03, late): the shipped classifier, 3 epochs on crops that keep dice seen from
+        # the side upright (cls_data_v12) and without vertical flips, to be read without turning the crop
+        # (identity and mirror views only): a die's top face is the one at the top of such a crop.
+        _train("cls_v12", args.base_cls, data=str(cls_data_v12()), epochs=3, seed=61, lr0=0.0003, save_period=1,
+               **{**CLS_AUG, "flipud": 0.0})
+    elif args.stage == "cls_v12b":
+        # cls_v12 (its last epoch), 3 more epochs of a fresh cosine schedule at a lower rate on the same crops.
+        _train("cls_v12b", RUNS / "cls_v12" / "weights" / "last.pt", data=str(cls_data_v12()), epochs=3, seed=62,
+               lr0=0.0002, save_period=1, **{**CLS_AUG, "flipud": 0.0})
     elif args.stage == "cmp26":
         # YOLO26n against YOLO11n on the same footing (issue 11): each built from Ultralytics' YAML with one
         # class, the shipped detector's backbone (layers 0-10, identical in both) copied in and frozen, neck
@@ -360,6 +379,29 @@ def main() -> int:
         # then 10 more epochs from its last epoch (its best.pt by val top-1 is epoch 8: read end to end
         # on rune55 val, epoch 20 is better, so the continuation starts there) at a lower rate.
         _train("cls_p5b", a.with_name("last.pt"), data=mixed, epochs=10, seed=10, lr0=0.0003, **CLS_AUG)
+    elif args.stage == "cls_v13":
+        # cls_v12's recipe for longer on cls_data_v13 (the dice seen from above twice as often): the shipped
+        # classifier, 6 epochs, no vertical flips.
+        _train("cls_v13", args.base_cls, data=str(cls_data_v13()), epochs=6, seed=65, lr0=0.0003, save_period=1,
+               **{**CLS_AUG, "flipud": 0.0})
+    elif args.stage == "export_cls":
+        # A candidate classifier alone, as the shipped files would be: INT8 ONNX calibrated in its views, the float
+        # export, NCNN, and a reader.json naming its views (its temperature is fitted by select_operating_point.py).
+        if args.cls_pt is None:
+            ap.error("export_cls needs --cls-pt")
+        from kosti.datasets.quantize import calibration_photos, quantize_classifier
+        from kosti.datasets.train import export_ncnn, export_onnx, stripped_copy
+
+        out = RUNS / f"{_tag(args.cls_pt)}_export"
+        out.mkdir(parents=True, exist_ok=True)
+        pt = stripped_copy(args.cls_pt, out / "dice_cls_src.pt")
+        f32 = export_onnx(pt, 64, out / "dice_cls.float.onnx")
+        shutil.move(out / "dice_cls.float.pt", out / "dice_cls.pt")
+        quantize_classifier(f32, out / "dice_cls.onnx", calibration_photos(SHARED), views=args.views)
+        export_ncnn(out / "dice_cls.pt", 64, out / "dice_cls_ncnn_model")
+        pt.unlink()
+        (out / "reader.json").write_text(json.dumps({"views": args.views}) + "\n")
+        print(f"exported to {out}")
     else:
         from kosti.datasets.train import export_ncnn, export_onnx, stripped_copy, trained_imgsz
 

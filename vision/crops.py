@@ -21,6 +21,11 @@ CROP_PAD = 1.25
 CROP_SIZE = 64
 #: Views per crop in the reader's test-time augmentation (:func:`tta_views`): the four 90° rotations.
 TTA_VIEWS = 4
+#: The reader's test-time views by name (``reader.json``'s ``views``, :func:`reader_views`) and how many each
+#: gives per crop: ``turns`` the four 90° rotations (a classifier trained on crops turned at random: v0.1–v1.2),
+#: ``upright`` the crop and its mirror image (a classifier trained on upright crops of dice seen from the side,
+#: which reads the face at the top of the crop as the die's top face: v1.3).
+VIEW_COUNTS = {"turns": TTA_VIEWS, "upright": 2}
 
 
 def square_crop(
@@ -73,3 +78,22 @@ def tta_views(crops: np.ndarray, mirror: bool = False) -> np.ndarray:
     """
     sources = (crops, crops[:, :, ::-1]) if mirror else (crops,)
     return np.ascontiguousarray(np.concatenate([np.rot90(c, r, axes=(1, 2)) for c in sources for r in range(4)]))
+
+
+def reader_views(crops: np.ndarray, views: str = "turns") -> np.ndarray:
+    """The test-time views ``views`` (a key of :data:`VIEW_COUNTS`) of ``(K, h, w, 3)`` crops, view-major:
+    ``(VIEW_COUNTS[views] * K, h, w, 3)``; rows ``v*K … (v+1)*K - 1`` hold view ``v`` of every crop, view 0 the
+    crop itself.
+
+    ``turns``: :func:`tta_views` (the four 90° rotations). ``upright``: the crop and its left–right mirror image,
+    which keeps the top of the crop on top — turning a die seen from the side would put its top face on the left
+    or the bottom of the crop, where a classifier trained upright reads the face towards the camera instead.
+
+    Raises:
+        ValueError: ``views`` is not a known name.
+    """
+    if views == "turns":
+        return tta_views(crops)
+    if views == "upright":
+        return np.ascontiguousarray(np.concatenate([crops, crops[:, :, ::-1]]))
+    raise ValueError(f"unknown test-time views {views!r} ({', '.join(VIEW_COUNTS)})")

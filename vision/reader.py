@@ -8,9 +8,11 @@ Two-stage design (``models/README.md``):
    (:func:`kosti.vision.crops.square_crop`, the same crop its training data was cut with), classes
    ``1 2 3 4 5 6 x`` where ``x`` = unreadable (cocked, blurred, hidden or not a die).
 
-The classifier reads each crop in its four 90° rotations (:func:`kosti.vision.crops.tta_views`) and averages
-the probabilities (test-time augmentation, ``tta=True``): a die's value does not change when it is turned, so
-the four views are four votes on one face. On the v0.1 models this moved matched-die accuracy (forced choice)
+The classifier reads each crop in several views and averages the probabilities (test-time augmentation,
+``tta=True``; :func:`kosti.vision.crops.reader_views`): up to v1.2 its four 90° rotations — a die's value does not
+change when it is turned, so the four views are four votes on one face; since v1.3 (``reader.json``: ``"views":
+"upright"``) the crop and its mirror image, because the v1.3 classifier reads a die seen from the side by the face
+at the top of its crop. On the v0.1 models this moved matched-die accuracy (forced choice)
 on rune55 val from 0.956 to 0.961 and on byler-d6 test from 0.967 to 0.980, for ~4 crops' classifier time
 per die (one batched call). Mirrored views as well (8 in all) were measured for v1.1 and did not pay at the
 shipped ``value_conf`` (``models/README.md``).
@@ -37,6 +39,7 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +67,7 @@ from kosti.vision.backends import (
     make_classifier,
     make_detector,
 )
-from kosti.vision.crops import CROP_SIZE, TTA_VIEWS, square_crop, tta_views
+from kosti.vision.crops import CROP_SIZE, VIEW_COUNTS, reader_views, square_crop
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
@@ -159,9 +162,12 @@ class DiceReader:
         threads: CPU threads for inference (ONNX Runtime intra-op; 1 = the Pi's budget per model).
         temperature: softmax temperature for the classifier (``p ∝ p_raw^(1/T)``); default from
             ``reader.json`` beside the classifier (``{"temperature": T}``) or 1.0.
-        tta: read each crop in its four 90° rotations (:func:`kosti.vision.crops.tta_views`) and average the
-            class probabilities
-            (default True; False = one view, 4× less classifier time).
+        tta: read each crop in several views (``views``) and average the class probabilities (default True;
+            False = one view, 2–4× less classifier time).
+        views: the test-time views, a key of :data:`kosti.vision.crops.VIEW_COUNTS`: ``"turns"`` (the four 90°
+            rotations) or ``"upright"`` (the crop and its mirror image, for a classifier trained on upright crops
+            of dice seen from the side); default from ``reader.json`` beside the classifier (``{"views": …}``),
+            else ``"turns"``.
         verify_conf: detector score floor for the classifier's second look (0–1); boxes scoring in
             ``(verify_conf, conf]`` are kept only if the classifier reads a face with probability
             ``≥ verify_prob``. ``verify_conf ≥ conf`` (or no classifier) turns the second look off.
@@ -221,6 +227,7 @@ class DiceReader:
         threads: int = 1,
         temperature: float | None = None,
         tta: bool = True,
+        views: str | None = None,
         verify_conf: float = DEFAULT_VERIFY_CONF,
         verify_prob: float = DEFAULT_VERIFY_PROB,
         verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
@@ -293,6 +300,10 @@ class DiceReader:
         self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
         if not self.temperature > 0:
             raise ReaderSettingsError(f"temperature must be > 0, got {self.temperature}")
+        #: The classifier's test-time views (:func:`kosti.vision.crops.reader_views`).
+        self.views = str(views) if views is not None else str(self._stored_setting("views", "turns"))
+        if self.views not in VIEW_COUNTS:
+            raise ReaderSettingsError(f"unknown test-time views {self.views!r} ({', '.join(VIEW_COUNTS)})")
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}
@@ -302,13 +313,20 @@ class DiceReader:
         self.last_gain = 1.0
 
     def _stored_temperature(self) -> float:
+        try:
+            return float(self._stored_setting("temperature", 1.0))
+        except (ValueError, TypeError) as exc:
+            raise ModelLoadError(f"{self.cls_path}: malformed reader settings ({exc})") from exc
+
+    def _stored_setting(self, key: str, default: Any) -> Any:
+        """``key`` of the ``reader.json`` beside the classifier, or ``default`` (no classifier or no file)."""
         if self.cls_path is None:
-            return 1.0
+            return default
         cfg = self.cls_path.parent / READER_JSON
         if not cfg.is_file():
-            return 1.0
+            return default
         try:
-            return float(json.loads(cfg.read_text()).get("temperature", 1.0))
+            return json.loads(cfg.read_text()).get(key, default)
         except (ValueError, TypeError, AttributeError) as exc:
             raise ModelLoadError(f"{cfg}: malformed reader settings ({exc})") from exc
 
@@ -344,14 +362,14 @@ class DiceReader:
     def face_probs(self, crops: np.ndarray) -> np.ndarray:
         """Raw classifier probabilities ``(K, nc)`` float32 for ``(K, h, w, 3)`` uint8 BGR crops.
 
-        With :attr:`tta`, each crop is also read rotated by 90°, 180° and 270° (:func:`kosti.vision.crops.
-        tta_views`; one batched call of ``4K`` crops) and the four probability vectors are averaged.
+        With :attr:`tta`, each crop is read in :attr:`views` (:func:`kosti.vision.crops.reader_views`: rotated by
+        90°, 180° and 270°, or mirrored; one batched call) and the probability vectors are averaged.
         """
         if not self.tta or len(crops) == 0:
             return self.classifier.classify(crops)  # type: ignore[union-attr]
         k = len(crops)
-        probs = self.classifier.classify(tta_views(crops))  # type: ignore[union-attr]
-        mean: np.ndarray = probs.reshape(TTA_VIEWS, k, -1).mean(0).astype(np.float32)
+        probs = self.classifier.classify(reader_views(crops, self.views))  # type: ignore[union-attr]
+        mean: np.ndarray = probs.reshape(VIEW_COUNTS[self.views], k, -1).mean(0).astype(np.float32)
         return mean
 
     def calibrate(self, probs: np.ndarray) -> np.ndarray:
@@ -609,7 +627,7 @@ class DiceReader:
         if self.zoom_detector is not None:
             v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
-                f"value_conf={self.value_conf:g}{t}{' tta' if self.tta and self.classifier is not None else ''}{v}")
+                f"value_conf={self.value_conf:g}{t}{f' tta={self.views}' if self.tta and self.classifier is not None else ''}{v}")
 
 
 #: A die of the first read and one of the zoomed read are the same die from this IoU on

@@ -308,3 +308,43 @@ def test_train_help_is_plain_text_with_its_defaults(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "``" not in out and ":func:" not in out and ":data:" not in out
     assert "default 2" in out and "default 10" in out and "default 0.2" in out
+
+
+def test_a_candidate_is_calibrated_and_read_in_its_base_classifiers_views(tmp_path, monkeypatch):
+    """A base classifier read ``upright`` (reader.json ``views``) gives its fine-tuned candidate the same views:
+    the held-back crops are read in them for the fit, its reader.json names them, and its training crops are
+    cut upright and never flipped upside down (``kosti.datasets.train.base_views``)."""
+    from kosti.datasets import train, train_cli
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+    from kosti.vision import evaluate
+
+    seen = []
+    rng = np.random.default_rng(1)
+    target = rng.integers(0, 6, 60)
+    probs = np.full((60, 7), 0.02, np.float32)
+    probs[np.arange(60), target] = 0.88
+    monkeypatch.setattr(evaluate, "collect_face_probs", lambda reader, data: (seen.append(reader.views), (probs, target))[1])
+    monkeypatch.setattr(evaluate, "load_dataset", lambda path, split: None)
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "reader.json").write_text(json.dumps({"temperature": 0.9, "views": "upright"}))
+    out = tmp_path / "out"
+    out.mkdir()
+    cls = out / "dice_cls.onnx"
+    cls.write_bytes(CLASSIFIER_ONNX.read_bytes())
+    doc = train_cli._calibrate(DETECTOR_ONNX, cls, tmp_path, base / "reader.json")
+    assert seen == ["upright"] and doc["views"] == "upright"
+    assert json.loads((out / "reader.json").read_text())["views"] == "upright"
+    assert train.base_views(base) == "upright" and train.base_views(tmp_path) == "turns"  # no reader.json: turns
+    (base / "reader.json").write_text(json.dumps({"temperature": 0.9}))
+    assert "views" not in train_cli._calibrate(DETECTOR_ONNX, cls, tmp_path, base / "reader.json")
+    assert seen[-1] == "turns"
+
+    angles = []
+    monkeypatch.setattr(train, "prepare_detection", lambda sources, out, split: out.mkdir(parents=True, exist_ok=True) or 1)
+    monkeypatch.setattr(train, "prepare_classification", lambda *a, max_angle, **k: angles.append(max_angle))
+    for views, turn in (("upright", 10.0), ("turns", 180.0)):
+        (base / "reader.json").write_text(json.dumps({"views": views}))
+        plan = train.TrainPlan(train=[(tmp_path, "train")], val=[], work=tmp_path / f"w_{views}", base=base)
+        train.prepare(plan)
+        assert angles[-2:] == [turn, turn]

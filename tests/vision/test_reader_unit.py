@@ -411,3 +411,50 @@ def test_face_probs_average_the_four_views(monkeypatch):
     assert seen == [8] and p.shape == (2, 7)
     np.testing.assert_allclose(p[:, 0], 1 / 4)
     np.testing.assert_allclose(p[:, 5], 3 / 4)
+
+
+def test_upright_views_keep_the_top_of_the_crop_on_top():
+    """``reader_views(…, "upright")``: the crop and its left–right mirror, view-major; row 0 of each view is the
+    crop's row 0 (a die seen from the side keeps its top face at the top). Unknown names are refused."""
+    from kosti.vision.crops import VIEW_COUNTS, reader_views, tta_views
+
+    rng = np.random.default_rng(1)
+    crops = rng.integers(0, 255, (3, 6, 6, 3), dtype=np.uint8)
+    views = reader_views(crops, "upright")
+    assert views.shape == (3 * VIEW_COUNTS["upright"], 6, 6, 3) and views.flags.c_contiguous
+    np.testing.assert_array_equal(views[:3], crops)
+    np.testing.assert_array_equal(views[3:], crops[:, :, ::-1])
+    assert {r.tobytes() for r in views[:, 0]} == {r.tobytes() for r in np.concatenate([crops[:, 0], crops[:, 0, ::-1]])}
+    np.testing.assert_array_equal(reader_views(crops, "turns"), tta_views(crops))
+    with pytest.raises(ValueError, match="unknown test-time views"):
+        reader_views(crops, "sideways")
+
+
+def test_the_views_come_from_reader_json_and_set_how_many_crops_are_read(tmp_path, monkeypatch):
+    m = untrained_models()
+    shutil.copy(m["det_onnx"], tmp_path / "det.onnx")
+    shutil.copy(m["cls_onnx"], tmp_path / "cls.onnx")
+    assert DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx").views == "turns"  # no reader.json
+    (tmp_path / "reader.json").write_text(json.dumps({"temperature": 0.9, "views": "upright"}))
+    r = DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx")
+    assert (r.views, r.temperature) == ("upright", 0.9)
+    assert DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx", views="turns").views == "turns"  # asked wins
+    seen = []
+
+    def classify(crops):
+        seen.append(crops.copy())
+        out = np.zeros((len(crops), 7), np.float32)
+        out[: len(crops) // 2, 2] = 1.0  # the crop itself says "3", its mirror image "4"
+        out[len(crops) // 2 :, 3] = 1.0
+        return out
+
+    monkeypatch.setattr(r.classifier, "classify", classify)
+    crops = np.random.default_rng(2).integers(0, 255, (2, 64, 64, 3), dtype=np.uint8)
+    p = r.face_probs(crops)
+    assert len(seen[0]) == 4 and p.shape == (2, 7)
+    np.testing.assert_array_equal(seen[0][2:], crops[:, :, ::-1])
+    np.testing.assert_allclose(p[:, 2], 0.5)
+    np.testing.assert_allclose(p[:, 3], 0.5)
+    (tmp_path / "reader.json").write_text(json.dumps({"views": "sideways"}))
+    with pytest.raises(Exception, match="unknown test-time views"):
+        DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx")
