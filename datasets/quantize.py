@@ -142,7 +142,8 @@ def quantize_classifier(src: Path, out: Path, photos: Sequence[Path], n: int = C
                 and nd.op_type in ("Gemm", "MatMul", "Softmax")]
 
     return _quantize(src, out, inputs(), head,
-                     f"static int8 QDQ, reduce_range, MinMax on <= {max_crops} crops of {n} photos, seed {seed}")
+                     f"static int8 QDQ, reduce_range, MinMax on <= {max_crops} crops of {n} photos, seed {seed}"
+                     + (f", {views} views" if views != "turns" else ""))
 
 
 def is_quantized(path: Path) -> bool:

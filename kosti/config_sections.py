@@ -210,7 +210,8 @@ class ReaderSettings(_Section):
     value_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VALUE_CONF, description=_doc("""
         Minimum face probability (0–1); below it a die is shown as uncertain and the throw asks for a check."""))
     tta: bool = Field(True, description=_doc("""
-        Read each die in four 90° rotations and average (more accurate; 4x the face-classifier time)."""))
+        Read each die in several views and average (more accurate; 2-4x the face-classifier time): upright and
+        mirrored for the shipped classifier, four 90° turns for one trained before v1.3 (reader.json "views")."""))
     verify_conf: Annotated[float, Field(ge=0.0, le=1.0)] = Field(DEFAULT_VERIFY_CONF, description=_doc("""
         Second look: a box scoring above verify_conf (but not above conf) is a die only if the face
         classifier confirms it (see verify_prob). verify_conf = conf turns the second look off."""))
@@ -263,7 +264,8 @@ class ReaderSettings(_Section):
     def _earlier_operating_point(self) -> ReaderSettings:
         """An earlier reader's whole operating point, as ``kosti config init`` wrote it (v0.3: conf 0.5,
         value_conf 0.4, verify_prob 0.98; v1.0: conf 0.5, value_conf 0.7, verify_prob 0.95; v1.1: conf 0.45,
-        value_conf 0.7, verify_prob 0.95, verify_one_conf 0.2; :data:`kosti.models.EARLIER_OPERATING_POINTS`),
+        value_conf 0.7, verify_prob 0.95, verify_one_conf 0.2; v1.2: conf 0.5, value_conf 0.7, verify_prob 0.95,
+        verify_one_conf 0.1; :data:`kosti.models.EARLIER_OPERATING_POINTS`),
         with the shipped models: an old default, not a choice — when the file sets all of that point's keys to
         its values, those keys take today's defaults and count as unset (a table installed before the reader changed then reads at today's own operating point). Only in
         a file that version could have written: one that also sets a threshold the old point does not hold

@@ -35,7 +35,11 @@ CLASSIFIER_NCNN = MODELS_DIR / "dice_cls_ncnn_model"
 #: val pooled, never on the byler-d6 test or skovy-webcam sets that the model card reports; since 2026-12-03
 #: without the photos whose labels are known to be wrong, ``datasets/label_errors/``) by
 #: ``benchmarks/select_operating_point.py``: the best image_exact among points with ≤ 1 % wrong reads
-#: (v1.2 — the ``det_v8`` detector and v1.1's classifier (v1.0's weights), both INT8: conf 0.5, value_conf 0.7, second look at
+#: (v1.3 — v1.2's ``det_v8`` detector and the ``cls_v13`` classifier read upright, both INT8: conf 0.5, value_conf 0.7,
+#: second look at boxes above 0.05 confirmed at face probability 0.98, a face 1 only above detector score 0.1,
+#: T 0.973 → selection image_exact 0.714, wrong 0.36 %, uncertain 5.2 % on 301 photos, the audited labels
+#: corrected (v1.2's point on the same photos: 0.694, wrong 1.1 %); v1.2 — the ``det_v8`` detector and v1.1's
+#: classifier (v1.0's weights), both INT8: conf 0.5, value_conf 0.7, second look at
 #: boxes above 0.05 confirmed at face probability 0.95, a face 1 only above detector score 0.1, T 0.843 →
 #: selection image_exact 0.700, wrong 0.75 %, uncertain 6.2 % on 297 photos; v1.1: conf 0.45, 0.05 @ 0.95,
 #: a lone 1 above 0.2, T 0.867, chosen with the 5 mislabelled photos in → 0.677 on the same 297;
@@ -59,7 +63,7 @@ DEFAULT_VALUE_CONF = 0.7
 #: operating point; see ``models/README.md`` for what it changes on each set. ``DEFAULT_VERIFY_CONF =
 #: DEFAULT_CONF`` would turn it off.
 DEFAULT_VERIFY_CONF = 0.05
-DEFAULT_VERIFY_PROB = 0.95
+DEFAULT_VERIFY_PROB = 0.98
 #: ``DEFAULT_VERIFY_ONE_CONF``: the second look confirms a weak box read as a **1** only when the detector
 #: scored it above this — a number token, coin or button reads as a lone pip as surely as a real 1 does
 #: (:class:`kosti.vision.reader.DiceReader`, ``verify_one_conf``). Chosen on the selection splits with the
@@ -78,13 +82,14 @@ DEFAULT_NOT_DIE_PROB = 0.99
 #: (model card, "Robustness").
 DEFAULT_DIM_GAIN = 1.5
 #: Operating points of earlier shipped readers, as ``kosti config init`` (and so ``deploy/install.sh``) wrote
-#: them into ``kosti.toml`` as plain values: v0.3's, v1.0's and v1.1's (a file holding v1.1's also holds its
-#: ``verify_one_conf``, which the earlier two did not write). A configuration that holds exactly one of them holds an
+#: them into ``kosti.toml`` as plain values: v0.3's, v1.0's, v1.1's and v1.2's (a file holding v1.1's or v1.2's also
+#: holds its ``verify_one_conf``, which the earlier two did not write). A configuration that holds exactly one of them holds an
 #: old default, not a choice, and reads at today's operating point (:class:`kosti.config.ReaderSettings`).
 EARLIER_OPERATING_POINTS: tuple[dict[str, float], ...] = (
     {"conf": 0.5, "value_conf": 0.4, "verify_prob": 0.98},  # v0.3
     {"conf": 0.5, "value_conf": 0.7, "verify_prob": 0.95},  # v1.0
     {"conf": 0.45, "value_conf": 0.7, "verify_prob": 0.95, "verify_one_conf": 0.2},  # v1.1
+    {"conf": 0.5, "value_conf": 0.7, "verify_prob": 0.95, "verify_one_conf": 0.1},  # v1.2
 )
 #: ``DEFAULT_NESTED_FRAC``: a die box covered this much (share of its own area) by a stronger die box is
 #: the same die again (a face or side face boxed inside the whole die in oblique views) and is dropped.

@@ -108,7 +108,8 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
                    help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
     p.add_argument("--no-tta", dest="tta", action="store_false",
-                   help="read each die once instead of in four 90° rotations averaged (4x less classifier time)")
+                   help="read each die once instead of in its test-time views averaged (upright and mirrored, or four turns: "
+                        "2-4x less classifier time)")
     p.add_argument("--backend", choices=["auto", "onnx", "ncnn", "ultralytics"], default=None,
                    help="inference runtime: onnx (ONNX Runtime), ncnn (the ncnn package, for the Raspberry Pi) or "
                         "ultralytics (.pt); auto: by the model path (.onnx → onnx, an NCNN export folder → ncnn, "

@@ -7,6 +7,7 @@ weights exactly, compare the INT8 reader with the float one on real photos, and 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -47,16 +48,20 @@ def test_shipped_onnx_files_are_int8_with_their_recipe_and_metadata():
 
 def test_the_recipe_reproduces_the_shipped_int8_files(tmp_path):
     """Float export of the shipped .pt → :func:`quantize_detector` / :func:`quantize_classifier` with the
-    default settings on the shared training photos → exactly the shipped weights and quantisation ranges."""
+    default settings (the classifier calibrated in its ``reader.json`` views) on the shared training photos →
+    exactly the shipped weights and quantisation ranges."""
     require_dataset(SHARED_DATASETS / "epanemu-dice" / "data.yaml")
+    from functools import partial
+
     from kosti.datasets.quantize import calibration_photos, quantize_classifier, quantize_detector
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
 
+    views = json.loads((CLASSIFIER_ONNX.parent / "reader.json").read_text()).get("views", "turns")
     floats = shipped_float_models()
     photos = calibration_photos(SHARED_DATASETS)
     assert all("/train/" in p.as_posix() for p in photos)  # calibration never sees a measured split
     for make, src, shipped in ((quantize_detector, floats["det_onnx"], DETECTOR_ONNX),
-                               (quantize_classifier, floats["cls_onnx"], CLASSIFIER_ONNX)):
+                               (partial(quantize_classifier, views=views), floats["cls_onnx"], CLASSIFIER_ONNX)):
         mine, ref = _weights(make(src, tmp_path / shipped.name, photos)), _weights(shipped)
         assert mine.keys() == ref.keys(), shipped.name
         differ = [k for k in ref if mine[k].shape != ref[k].shape or not np.array_equal(mine[k], ref[k])]

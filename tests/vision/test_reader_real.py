@@ -86,7 +86,8 @@ def test_a_die_is_read_once_beside_its_weak_twin(shipped_reader):
     again (``weak_nested_frac``). epanemu val ``dice_297``: v1.2's detector also proposes a box shifted onto the
     yellow die showing 5 beside the Catan board, read as a 5; the shipped reader drops it and finds each of the
     photo's two dice once, and with the rule off the die is counted twice. (v1.1's detector showed it on byler-d6
-    test ``IMG_20191208_112933``'s pink 5, a box v1.2's does not propose; that photo reads exactly.)"""
+    test ``IMG_20191208_112933``'s pink 5, a box v1.2's does not propose; that photo's dice are each found once —
+    v1.3 leaves its dark 3 uncertain, so the rule is checked on its boxes, not on its faces.)"""
     from kosti.vision.reader import DiceReader
 
     require_dataset(EPANEMU / "data.yaml")
@@ -94,6 +95,8 @@ def test_a_die_is_read_once_beside_its_weak_twin(shipped_reader):
     once = evaluate(shipped_reader, twin, compute_map=False).records[0]
     assert len(once.pred) == len(once.true_values) == 2 and not once.missed and not once.extra
     byler = evaluate(shipped_reader, _photo(BYLER, "test", "IMG_20191208_112933"), compute_map=False).records[0]
-    assert byler.exact and len(byler.pred) == len(byler.true_values), (byler.missed, byler.extra, byler.wrong)
+    assert not byler.missed and not byler.extra and len(byler.pred) == len(byler.true_values), (byler.missed,
+                                                                                                 byler.extra)
+    assert all(byler.pred.value[j] in (0, byler.true_values[k]) for k, j in byler.pairs)  # none read wrong
     twice = evaluate(DiceReader(weak_nested_frac=1.0), twin, compute_map=False).records[0]
     assert len(twice.extra) == 1 and twice.pred.value[twice.extra[0]] == 5
