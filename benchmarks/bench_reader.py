@@ -8,7 +8,7 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
   NMS at the reader's detector threshold — ``verify_conf`` when the second look is on — then
   ``square_crop`` crops of the same boxes the reader classifies: those above ``conf`` and the weak ones
   :meth:`DiceReader.second_look` picks; classifier ``predict`` on the same views: with the reader's
-  rotation TTA, each crop in its four 90° rotations, :func:`kosti.vision.crops.tta_views`), torch limited
+  test-time views, each crop in the reader's ``views``, :func:`kosti.vision.crops.reader_views`), torch limited
   to one thread;
 * the same two on a frame of 5 small dice (drawn 30 px wide) that the reader's zoom reads twice (on by
   default since 2026-12-03; Ultralytics then also detects twice, the second time at ``zoom_imgsz``, and

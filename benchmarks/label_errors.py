@@ -89,7 +89,8 @@ def read_fixes(name: str, errors: Path = ERRORS) -> dict[str, list[dict[str, Any
     An error with a ``fix`` can be corrected box by box (:func:`apply_fix`); one without stays a photo to leave
     out. Operations (boxes as in YOLO label files: ``[cx, cy, w, h]`` normalised to the photo; faces 1–6):
 
-    - ``{"line": L, "face": F}``: line ``L`` (1-based) of the label file shows face ``F``;
+    - ``{"line": L, "face": F}``: the ``L``-th box (1-based; the label file's ``L``-th non-blank line, as
+      :func:`kosti.vision.evaluate.read_labels` reads it) shows face ``F``;
     - ``{"line": L, "face": null}``: a die is there, but its face cannot be counted at the photo's resolution;
     - ``{"line": L, "remove": true}``: no die there;
     - ``{"add": [cx, cy, w, h], "face": F}``: an unlabelled die showing ``F``; ``"face": null``: an unlabelled die

@@ -39,7 +39,7 @@ CALIBRATION_SETS = ("byler-d6", "rune55-dedup", "epanemu-dice")
 #: Photos drawn for the detector's calibration / for the classifier's crops (seeded, without replacement).
 DETECTOR_CALIBRATION_PHOTOS = 150
 CLASSIFIER_CALIBRATION_PHOTOS = 120
-#: At most this many classifier crops (each labelled die cut once, in its 4 rotations as the reader's TTA).
+#: At most this many classifier crops (each labelled die cut once, in the reader's test-time views).
 CLASSIFIER_CALIBRATION_CROPS = 2000
 #: ONNX metadata key that marks a quantised file (value: a one-line recipe).
 QUANT_METADATA_KEY = "kosti_quantization"

@@ -98,6 +98,9 @@ class TrainPlan:
         freeze_det: the detector's first N layers stay as they are (Ultralytics ``freeze``; 0 = train all).
         int8: write each trained model's ONNX file as INT8 (:mod:`kosti.datasets.quantize`, calibrated on the
             prepared training photos), as the shipped reader's are since v1.1; False keeps the float export.
+        turned: the sources of ``train`` seen from above (the replayed shared photos, ``--base-data``), whose
+            classifier crops are turned at random even for a classifier read upright (:func:`base_views`), as in
+            the shipped classifier's own recipe; the table's own photos are cut upright.
     """
 
     train: list[tuple[Path, str]]
@@ -118,6 +121,7 @@ class TrainPlan:
     freeze_det: int = 0
     int8: bool = True
     extra: dict = field(default_factory=dict)
+    turned: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def detector_imgsz(plan: TrainPlan) -> int:
@@ -206,7 +210,11 @@ def prepare(plan: TrainPlan) -> tuple[Path, Path]:
         f"path: {det.resolve()}\ntrain: images/train\nval: images/val\nnames: {{0: die}}\n"
     )
     turn = 10.0 if _views(plan) == "upright" else 180.0
-    prepare_classification(plan.train, cls, "train", per_die=plan.crops_per_die, seed=plan.seed, max_angle=turn)
+    own = [src for src in plan.train if src not in plan.turned]
+    turned = [src for src in plan.train if src in plan.turned]
+    for sources, angle, seed in ((own, turn, plan.seed), (turned, 180.0, plan.seed + 2)):
+        if sources:
+            prepare_classification(sources, cls, "train", per_die=plan.crops_per_die, seed=seed, max_angle=angle)
     prepare_classification(plan.val or plan.train, cls, "val", per_die=1, seed=plan.seed + 1, max_angle=turn)
     print(f"prepared {n_train} training and {n_val} validation images in {plan.work}")
     return det / "data.yaml", cls
@@ -486,7 +494,7 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
             pt = trainer(plan, data)
             files[role] = export_onnx(pt, imgsz, out / f"{name}.onnx")
             if plan.int8:
-                quantize_onnx(role, files[role], data_yaml)
+                quantize_onnx(role, files[role], data_yaml, views=_views(plan))
             if ncnn:
                 files[f"{role}_ncnn"] = export_ncnn(pt, imgsz, out / f"{name}_ncnn_model")
         else:
@@ -501,11 +509,11 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
     return files
 
 
-def quantize_onnx(role: str, onnx_file: Path, data: Path) -> Path:
+def quantize_onnx(role: str, onnx_file: Path, data: Path, views: str = "turns") -> Path:
     """Replace a float ONNX export (``role`` ``"det"`` or ``"cls"``) by its INT8 version, in place, calibrated
     on the ``train`` photos of the prepared detector set ``data`` (its ``data.yaml``, :func:`prepare`; the
-    classifier's crops are cut from their labels) with the shipped reader's recipe
-    (:mod:`kosti.datasets.quantize`). About a minute for the detector on this 2-core CPU.
+    classifier's crops are cut from their labels, in the test-time ``views`` it will be read in) with the shipped
+    reader's recipe (:mod:`kosti.datasets.quantize`). About a minute for the detector on this 2-core CPU.
 
     Raises:
         TrainingError: no photo there could calibrate it (the float file is left as it was).
@@ -516,7 +524,10 @@ def quantize_onnx(role: str, onnx_file: Path, data: Path) -> Path:
     photos = split_images(data, "train")
     tmp = onnx_file.with_suffix(".int8.onnx")
     try:
-        (quantize_detector if role == "det" else quantize_classifier)(onnx_file, tmp, photos)
+        if role == "det":
+            quantize_detector(onnx_file, tmp, photos)
+        else:
+            quantize_classifier(onnx_file, tmp, photos, views=views)
     except DatasetError as exc:
         tmp.unlink(missing_ok=True)
         raise TrainingError(f"{onnx_file.name}: INT8 calibration failed: {exc}") from exc

@@ -227,10 +227,12 @@ def _cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None) -> dict[str, Any]:
+def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None,
+               keep_views: bool = True) -> dict[str, Any]:
     """Fit the classifier's temperature on the held-back photos' matched dice and write ``reader.json``
     beside ``cls`` (the base model's temperature when fewer than :data:`MIN_CALIBRATION_DICE` dice), with the
-    base's test-time ``views`` when it names them (the candidate is read, and fitted, in those views).
+    base's test-time ``views`` when it names them (the candidate is read, and fitted, in those views; not with
+    ``keep_views`` False: a classifier trained from scratch, on turned crops, is read in the four turns).
 
     A fit on held-back crops that the candidate reads (almost) all right is degenerate: the likelihood only
     grows as the temperature falls, so the fit runs to its lower bound and makes every probability ~1 — and
@@ -245,7 +247,7 @@ def _calibrate(det: Path, cls: Path, holdout: Path | None, fallback: Path | None
     base_t, views = 1.0, None
     if fallback is not None and fallback.is_file():
         base_doc = json.loads(fallback.read_text())
-        base_t, views = float(base_doc.get("temperature", 1.0)), base_doc.get("views")
+        base_t, views = float(base_doc.get("temperature", 1.0)), base_doc.get("views") if keep_views else None
     doc: dict[str, Any] = {}
     if holdout is not None:
         reader = DiceReader(det, cls, temperature=1.0, views=views or "turns")  # read as the candidate will be
@@ -384,7 +386,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         repeat = max(1, min(MAX_REPEAT, round(0.5 * n_replay / max(1, len(train_imgs)))))
     summary["user_repeat"] = repeat
     plan = TrainPlan(
-        train=[(user_train, "train")] * repeat + replay + list(args.base_data),
+        train=[(user_train, "train")] * repeat + replay + list(args.base_data), turned=replay + list(args.base_data),
         val=list(args.val) or [(user_train, "train")], work=work,
         epochs_det=args.epochs_det if detector in ("always", "classifier_first") else 0,
         epochs_cls=args.epochs_cls, imgsz=args.imgsz,
@@ -398,7 +400,8 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         # Classifier first: a detector pass costs several times the classifier's time (issue 14: ≤ 15 min), and
         # a classifier that knows the dice confirms the detector's weak boxes (the reader's second look).
         files = run_training(replace(plan, epochs_det=0), out, ncnn=args.ncnn)
-        _calibrate(Path(files["det"]), Path(files["cls"]), holdout, args.base / "reader.json" if args.base else None)
+        _calibrate(Path(files["det"]), Path(files["cls"]), holdout, args.base / "reader.json" if args.base else None,
+                   keep_views=not args.from_scratch)
         reads = _eval(user_train, Path(files["det"]), Path(files["cls"]), compute_map=False)  # recall decides
         summary["classifier_first"] = reads
         detector = "never" if reads["recall"] >= FOUND_TARGET else "always"
@@ -424,7 +427,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     base_reader_json = args.base / "reader.json" if args.base is not None else None
     for _name, f in candidates:
         summary.setdefault("calibration", {})[_name] = _calibrate(Path(f["det"]), Path(f["cls"]), holdout,
-                                                                 base_reader_json)
+                                                                 base_reader_json, keep_views=not args.from_scratch)
     if holdout is None or not registering:  # nothing registered: version null, activated false (_run)
         if holdout is not None:
             if before_det.is_file() and before_cls.is_file():  # --from-scratch may have no current pair

@@ -15,7 +15,7 @@ sets ``XDG_DATA_HOME=/var/lib`` so the service uses ``/var/lib/kosti/models``)::
         det.onnx                  YOLO detector, one class ``die`` (see kosti.models)
         cls.onnx                  YOLO-cls face classifier, classes 1..6 and x
         det_ncnn/  cls_ncnn/      optional Ultralytics NCNN exports (model.ncnn.param/.bin)
-        reader.json               optional reader settings beside the classifier ({"temperature": T})
+        reader.json               optional reader settings beside the classifier ({"temperature": T, "views": …})
         metrics.json              the ``kosti eval --json`` document of this version
         card.md                   optional model card
         version.json              {"version", "created", "source"}
@@ -84,7 +84,7 @@ class ModelPaths:
 
     ``detector``/``classifier`` are ONNX files; ``detector_ncnn``/``classifier_ncnn`` are
     Ultralytics NCNN export folders (``model.ncnn.param`` + ``model.ncnn.bin``). ``reader_settings`` is
-    the ``reader.json`` beside the classifier (calibrated temperature, read by
+    the ``reader.json`` beside the classifier (calibrated temperature and test-time views, read by
     :class:`kosti.vision.reader.DiceReader`), ``None`` when absent.
     """
 

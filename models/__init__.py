@@ -12,7 +12,8 @@ Files here are loaded by default by :mod:`kosti.vision`:
 * ``dice_det_ncnn_model/`` / ``dice_cls_ncnn_model/`` — the same models as NCNN exports (float16 weights) for
   the ``ncnn`` backend on the Raspberry Pi.
 * ``dice_det.pt`` / ``dice_cls.pt`` — the same models for Ultralytics (fine-tuning, NCNN export).
-* ``reader.json`` — ``{"temperature": T}`` for the classifier's softmax (read by ``DiceReader``).
+* ``reader.json`` — ``{"temperature": T, "views": "upright"}``: the classifier's softmax temperature and test-time
+  views (read by ``DiceReader``).
 """
 
 from __future__ import annotations

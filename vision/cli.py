@@ -200,7 +200,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="write confusion_matrix.png and errors/*.png there")
     p.add_argument("--fit-temperature", type=Path, default=None, metavar="OUT.json",
                    help="also fit the face classifier's softmax temperature on this split and write "
-                        "{\"temperature\": T, ...} there (use as reader.json beside the classifier)")
+                        "{\"temperature\": T, \"views\": …, ...} there (use as reader.json beside the classifier)")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
     p.set_defaults(func=cmd_eval)
 
@@ -300,6 +300,7 @@ def _fit_temperature(reader: DiceReader, dataset: Dataset, args: argparse.Namesp
     t = fit_temperature(probs, target)
     doc: dict[str, Any] = {
         "temperature": round(t, 4),
+        "views": reader.views,  # read beside the classifier as reader.json, it keeps the views it was fitted in
         "data": str(args.data),
         "split": dataset.split,
         "dice": int(len(target)),

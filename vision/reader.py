@@ -301,9 +301,11 @@ class DiceReader:
         if not self.temperature > 0:
             raise ReaderSettingsError(f"temperature must be > 0, got {self.temperature}")
         #: The classifier's test-time views (:func:`kosti.vision.crops.reader_views`).
-        self.views = str(views) if views is not None else str(self._stored_setting("views", "turns"))
+        stored = self._stored_setting("views", "turns") if views is None else views
+        self.views = "turns" if stored is None else str(stored)  # "views": null in reader.json = the default
         if self.views not in VIEW_COUNTS:
-            raise ReaderSettingsError(f"unknown test-time views {self.views!r} ({', '.join(VIEW_COUNTS)})")
+            where = f"{self.cls_path.parent / READER_JSON}: " if views is None and self.cls_path is not None else ""
+            raise ReaderSettingsError(f"{where}unknown test-time views {self.views!r} ({', '.join(VIEW_COUNTS)})")
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}

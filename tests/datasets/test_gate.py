@@ -348,3 +348,25 @@ def test_a_candidate_is_calibrated_and_read_in_its_base_classifiers_views(tmp_pa
         plan = train.TrainPlan(train=[(tmp_path, "train")], val=[], work=tmp_path / f"w_{views}", base=base)
         train.prepare(plan)
         assert angles[-2:] == [turn, turn]
+    # the replayed photos seen from above stay turned at random; the table's own are cut upright
+    (base / "reader.json").write_text(json.dumps({"views": "upright"}))
+    replayed = (tmp_path / "replay", "train")
+    plan = train.TrainPlan(train=[(tmp_path, "train"), replayed], val=[], work=tmp_path / "w_mix", base=base,
+                           turned=[replayed])
+    train.prepare(plan)
+    assert angles[-3:] == [10.0, 180.0, 10.0]
+    # from scratch: trained on turned crops, read and fitted in the four turns, no views written
+    doc = train_cli._calibrate(DETECTOR_ONNX, cls, tmp_path, base / "reader.json", keep_views=False)
+    assert seen[-1] == "turns" and "views" not in doc
+
+    # the INT8 classifier is calibrated in the views it will be read in
+    from kosti.datasets import quantize
+
+    asked = []
+    monkeypatch.setattr(train, "split_images", lambda data, split: [])
+    monkeypatch.setattr(quantize, "quantize_classifier", lambda src, out, photos, views: asked.append(views)
+                        or out.write_bytes(b"int8"))
+    onnx = tmp_path / "dice_cls.onnx"
+    onnx.write_bytes(b"float")
+    train.quantize_onnx("cls", onnx, tmp_path / "data.yaml", views="upright")
+    assert asked == ["upright"] and onnx.read_bytes() == b"int8"

@@ -196,3 +196,17 @@ def test_cli_eval_photo_without_label_file_has_no_dice(models, tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["images"] == 2 and doc["dice"] == n_dice > 0
+
+
+def test_a_fitted_reader_json_keeps_the_views_it_was_fitted_in(tmp_path):
+    """``kosti eval --fit-temperature OUT.json`` writes the reader's views beside the temperature: placed as
+    ``reader.json`` beside the shipped classifier (read upright), it must not switch it back to the four turns."""
+    import json
+
+    _copy_photos(tmp_path / "d", _skovy_photos(6))
+    out = tmp_path / "reader.json"
+    r = _kosti("eval", "--data", str(tmp_path / "d"), "--no-map", "--json", "--fit-temperature", str(out))
+    assert r.returncode == 0, r.stderr
+    shipped = json.loads((REPO / "models" / "reader.json").read_text())
+    doc = json.loads(out.read_text())
+    assert doc["views"] == shipped["views"] == "upright" and doc["temperature"] > 0

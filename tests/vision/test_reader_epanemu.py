@@ -26,6 +26,11 @@ PHOTOS = {
 }
 
 
+#: Photos whose dice v1.3 boxes a few pixels off the label: the IoU a box must reach there. dice_231: its 20 px die
+#: on the board is found by the zoomed read's second look 6 px off (IoU 0.46); a number token lies off every die.
+LOOSE_BOX = {"dice_231_jpg.rf.52bc2cedccb38e8cca31cc0a1eb5001a.jpg": 0.4}
+
+
 @pytest.fixture(scope="module")
 def reader():
     require_dataset(EPANEMU / "data.yaml")
@@ -48,12 +53,9 @@ def test_each_die_once_and_no_token_boxed(reader, name):
     dice = reader.read(img)
     iou = box_iou(truth, dice.xyxy)
     assert len(dice) == len(truth), f"{PHOTOS[name]}: {len(dice)} dice found, {len(truth)} there"
-    # every box is on a labelled die: its centre inside the die's box (v1.3 boxes dice_231's 20 px die 6 px off,
-    # IoU 0.46; a number token lies off every die)
-    centres = (dice.xyxy[:, :2] + dice.xyxy[:, 2:]) / 2
-    inside = ((centres[None] >= truth[:, None, :2]) & (centres[None] <= truth[:, None, 2:])).all(-1)
-    assert inside.any(axis=0).all(), f"{PHOTOS[name]}: a box that is no labelled die (a token, a side face)"
-    assert (iou.max(axis=1) >= 0.4).all(), f"{PHOTOS[name]}: a labelled die not found"
+    match = LOOSE_BOX.get(name, 0.5)
+    assert (iou.max(axis=0) >= match).all(), f"{PHOTOS[name]}: a box that is no labelled die (a token, a side face)"
+    assert (iou.max(axis=1) >= match).all(), f"{PHOTOS[name]}: a labelled die not found"
     read = dice.value[iou.argmax(axis=1)]
     sure = read > 0  # 0 = uncertain: the table is asked to confirm it, never a silently wrong face
     assert np.array_equal(read[sure], values[sure]), f"{PHOTOS[name]}: read {read.tolist()}, labelled {values.tolist()}"

@@ -208,7 +208,7 @@ def test_merge_zoomed_asks_less_of_a_weak_die():
     assert len(off.merge_zoomed(weak, zoomed)[0]) == 2
 
 
-def test_a_die_the_zoomed_read_loses_is_kept():
+def test_the_red_die_on_the_floor_is_read_with_the_zoom():
     require_dataset(SKOVY / "data.yaml")
     from kosti.vision.reader import DiceReader
 
