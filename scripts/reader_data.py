@@ -150,35 +150,42 @@ def cls_data_v5() -> Path:
     """
     from kosti.datasets.prepare import prepare_classification
 
-    root = RUNS / "cls_v5_data"
-    if (root / "train").is_dir():
-        return root
-    tmp = RUNS / "cls_v5_data.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=3, seed=20)
-    prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
-                           per_die=2, seed=21)
-    prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
-                           per_die=1, seed=22)
-    tmp.rename(root)
-    return root
+    def fill(tmp: Path) -> None:
+        prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=3, seed=20)
+        prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                               per_die=2, seed=21)
+        prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
+                               per_die=1, seed=22)
+
+    return _build_once(RUNS / "cls_v5_data", fill)
 
 
 def _images_paths(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXT)
 
 
-def _extended_copy(root: Path, train: Path, val: Path, add: Callable[[Path], None]) -> Path:
-    """Build the ImageFolder ``root``: ``train`` and ``val`` (split folders) hard-linked into ``root.tmp``, then
-    ``add(tmp)`` writes the new crops there, then it is renamed to ``root`` (an interrupted build leaves only
-    the ``.tmp``, rebuilt on the next run). Returns ``root``."""
+def _build_once(root: Path, fill: Callable[[Path], None]) -> Path:
+    """The ImageFolder ``root``, built when it has no ``train`` split yet: ``fill(tmp)`` writes it into a fresh
+    ``root.tmp``, which is then renamed to ``root`` (an interrupted build leaves only the ``.tmp``, rebuilt on the
+    next run). Returns ``root``."""
+    if (root / "train").is_dir():
+        return root
     tmp = root.with_name(root.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(train, tmp / "train", copy_function=os.link)
-    shutil.copytree(val, tmp / "val", copy_function=os.link)
-    add(tmp)
+    fill(tmp)
     tmp.rename(root)
     return root
+
+
+def _extended_copy(root: Path, train: Path, val: Path, add: Callable[[Path], None]) -> Path:
+    """Build the ImageFolder ``root`` (:func:`_build_once`): ``train`` and ``val`` (split folders) hard-linked in,
+    then ``add(tmp)`` writes the new crops there. Returns ``root``."""
+    def fill(tmp: Path) -> None:
+        shutil.copytree(train, tmp / "train", copy_function=os.link)
+        shutil.copytree(val, tmp / "val", copy_function=os.link)
+        add(tmp)
+
+    return _build_once(root, fill)
 
 
 def cls_data_v5m() -> Path:
@@ -288,28 +295,24 @@ def cls_data_v11() -> Path:
 
     from kosti.datasets.prepare import _jittered_box, prepare_classification, rotated_crop
 
-    root = RUNS / "cls_v11_data"
-    if (root / "train").is_dir():
-        return root
-    tmp = RUNS / "cls_v11_data.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
-                           per_die=1, seed=50)
-    prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=2, seed=51)
-    prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
-                           per_die=1, seed=52)
-    listed = json.loads((REPO / "datasets" / "hard_negatives" / "rune55-dedup-train.json").read_text())
-    rng = random.Random(53)
-    for k, row in enumerate(listed["negatives"]):
-        image = cv2.imread(str(SHARED / listed["set"] / row["photo"]), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {row['photo']}")
-        for j in range(6):
-            centre, box = _jittered_box(np.array(row["box_xyxy_px"], np.float64), rng)
-            crop = rotated_crop(image, centre, rng.uniform(-180, 180), box)
-            cv2.imwrite(str(tmp / "train" / "x" / f"hn_{k}_{j}.png"), crop)
-    tmp.rename(root)
-    return root
+    def fill(tmp: Path) -> None:
+        prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                               per_die=1, seed=50)
+        prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=2, seed=51)
+        prepare_classification([(SHARED / "epanemu-dice", "val"), (SHARED / "rune55-dedup", "val")], tmp, "val",
+                               per_die=1, seed=52)
+        listed = json.loads((REPO / "datasets" / "hard_negatives" / "rune55-dedup-train.json").read_text())
+        rng = random.Random(53)
+        for k, row in enumerate(listed["negatives"]):
+            image = cv2.imread(str(SHARED / listed["set"] / row["photo"]), cv2.IMREAD_COLOR)
+            if image is None:
+                raise OSError(f"cannot read {row['photo']}")
+            for j in range(6):
+                centre, box = _jittered_box(np.array(row["box_xyxy_px"], np.float64), rng)
+                crop = rotated_crop(image, centre, rng.uniform(-180, 180), box)
+                cv2.imwrite(str(tmp / "train" / "x" / f"hn_{k}_{j}.png"), crop)
+
+    return _build_once(RUNS / "cls_v11_data", fill)
 
 
 def cls_data_v12() -> Path:
@@ -324,18 +327,15 @@ def cls_data_v12() -> Path:
     epanemu val upright, rune55 val turned. Returns its root."""
     from kosti.datasets.prepare import prepare_classification
 
-    root = RUNS / "cls_v12_data"
-    if (root / "train").is_dir():
-        return root
-    tmp = RUNS / "cls_v12_data.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
-                           per_die=1, seed=60)
-    prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=3, seed=61, max_angle=10.0)
-    prepare_classification([(SHARED / "epanemu-dice", "val")], tmp, "val", per_die=1, seed=62, max_angle=10.0)
-    prepare_classification([(SHARED / "rune55-dedup", "val")], tmp, "val", per_die=1, seed=63)
-    tmp.rename(root)
-    return root
+    def fill(tmp: Path) -> None:
+        prepare_classification([(SHARED / "byler-d6", "train"), (SHARED / "rune55-dedup", "train")], tmp, "train",
+                               per_die=1, seed=60)
+        prepare_classification([(SHARED / "epanemu-dice", "train")], tmp, "train", per_die=3, seed=61,
+                               max_angle=10.0)
+        prepare_classification([(SHARED / "epanemu-dice", "val")], tmp, "val", per_die=1, seed=62, max_angle=10.0)
+        prepare_classification([(SHARED / "rune55-dedup", "val")], tmp, "val", per_die=1, seed=63)
+
+    return _build_once(RUNS / "cls_v12_data", fill)
 
 
 def cls_data_v13() -> Path:
