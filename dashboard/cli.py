@@ -53,6 +53,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--source", default=None,
                      help="picamera, a device index (0), an rtsp:// or http:// URL, a video file or a folder of frames "
                           "(default: source.spec of the config)")
+    run.add_argument("--rotate", type=int, default=None, choices=(0, 90, 180, 270), metavar="DEGREES",
+                     help="turn every frame clockwise by 0, 90, 180 or 270 degrees: a camera mounted sideways or "
+                          "upside down; at an angle, until the far side of the table is at the top "
+                          "(default: source.rotate of the config, 0)")
     _game_options(run)
     _common(run)
     run.set_defaults(func=_run)
@@ -210,6 +214,14 @@ def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> Dashboa
         th.update({key: float(values[key]) for key in keys if key in values})
     if th:
         settings["thresholds"] = th
+    # The frames' turn is a table setting, so that the tray the table marked turns with the picture
+    # (kosti.dashboard.table_settings.with_turned_zones); the file's choice is applied as its zones are.
+    # The virtual table is never turned: a file's rotate is for its camera.
+    virtual = str(kw.get("source", "")).split(":")[0] == "virtual"
+    if getattr(args, "rotate", None) is not None:
+        settings["rotate"] = int(args.rotate)
+    elif "rotate" in cfg.source.model_fields_set and not virtual:
+        settings["rotate"] = int(cfg.source.rotate)
     storage = cfg.storage
     server = cfg.server
     return DashboardConfig(
@@ -291,6 +303,8 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError(redact_text(str(exc))) from None
     _probe_camera(src_cfg.spec)
     virtual = src.kind == "virtual"
+    if virtual and args.rotate is not None:
+        raise CliError("--rotate turns a camera's picture; the virtual table is never turned")
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,
                           overrides=overrides, reader=reader, reader_kind="truth" if reader is None else args.reader,

@@ -13,7 +13,7 @@ session, ``code`` of an error) stays out of the JSON, as before.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -160,7 +160,7 @@ class Thresholds(BaseModel):
 
 class SettingsBody(BaseModel):
     """Settings to change: ``source`` spec, ``zones`` (``{"roll_area": [[x, y], ...], "set_aside": ...}``,
-    normalised 0–1), ``thresholds``, live view width (px) and JPEG quality."""
+    normalised 0–1), ``thresholds``, live view width (px) and JPEG quality, ``rotate`` (degrees clockwise)."""
 
     model_config = ConfigDict(extra="forbid")
     source: str | None = Field(None, min_length=1, max_length=2048)
@@ -168,6 +168,9 @@ class SettingsBody(BaseModel):
     thresholds: Thresholds | None = None
     live_width: int | None = Field(None, ge=160, le=3840)
     jpeg_quality: int | None = Field(None, ge=20, le=95)
+    rotate: Literal[0, 90, 180, 270] | None = Field(None, description=(
+        "turn the camera's frames clockwise by this many degrees (a camera mounted sideways or upside down; at an "
+        "angle, the far side of the table at the top); the marked zones turn with the picture"))
 
     @field_validator("zones")
     @classmethod
@@ -499,7 +502,8 @@ class ThresholdValues(BaseModel):
 
 
 class SettingsView(BaseModel):
-    """The table's settings: source spec (credentials hidden), zones, thresholds, live view size and quality;
+    """The table's settings: source spec (credentials hidden), zones, thresholds, live view size and quality, the
+    frames' turn (``rotate``);
     a setting an earlier version stored under another key is passed through (open)."""
 
     model_config = ConfigDict(extra="allow")
@@ -508,6 +512,9 @@ class SettingsView(BaseModel):
     thresholds: ThresholdValues
     live_width: int | None
     jpeg_quality: int | None
+    rotate: int | None = Field(None, description=(
+        "degrees clockwise the camera's frames are turned (0, 90, 180 or 270); null on the virtual table or "
+        "without a camera, whose picture is never turned"))
 
 
 class ThrowRequested(BaseModel):

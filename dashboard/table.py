@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kosti.dashboard.broadcast import Broadcaster
-from kosti.dashboard.errors import TableError
+from kosti.dashboard.errors import Invalid, TableError
 from kosti.dashboard.frames import FrameHub, encode_jpeg, placeholder_frame
 from kosti.dashboard.history import games as _games
 from kosti.dashboard.history import history as _history
@@ -44,6 +44,7 @@ from kosti.dashboard.table_settings import (
     check_settle,
     merged,
     valid_stored_settings,
+    with_turned_zones,
 )
 from kosti.dashboard.throws import TableDie, TableThrow, throw_from_pipeline
 from kosti.dashboard.views import (
@@ -425,10 +426,15 @@ class TableService:
 
     # ------------------------------------------------------------------ settings
     def update_settings(self, values: Settings) -> Settings:
-        """Store and apply settings (zones, thresholds, live view size; ``source`` switches the camera)."""
+        """Store and apply settings (zones, thresholds, live view size, the frames' turn — the marked zones turn
+        with it, :func:`~kosti.dashboard.table_settings.with_turned_zones`; ``source`` switches the camera)."""
         with self._lock:
             new_source = values.pop("source", None)
             check_settle(self.settings, values)
+            if "rotate" in values and not self.live.turnable:
+                raise Invalid("only a camera's picture can be turned, not the virtual table's",
+                              "повернуть можно только изображение камеры, не виртуального стола")
+            values = with_turned_zones(self.settings, values, self.live.rotation)
             self.settings = merged(self.settings, values)
             chosen = merged(self.store.get_settings(), values)  # store what was chosen, never the defaults
             self.store.put_settings({k: chosen[k] for k in values})
@@ -442,6 +448,7 @@ class TableService:
         """Current settings (with the source spec, credentials hidden)."""
         d = dict(self.settings)
         d["source"] = redact_url(self.source_spec)
+        d["rotate"] = self.live.rotation if self.live.turnable else None  # None: no camera to turn
         return d
 
     def switch_source(self, spec: str) -> None:

@@ -5,7 +5,8 @@ their defaults are dropped once, by migration 2 of :mod:`kosti.dashboard.migrati
 Settings are a JSON object: ``zones`` (:meth:`kosti.vision.zones.Zones.to_dict`, normalised polygons; None =
 the whole frame), ``thresholds`` (``conf``, ``value_conf`` 0–1 of the reader, ``still_s`` seconds and
 ``motion_fraction`` / ``still_fraction`` 0–1 of the settle detector), ``live_width`` px and ``jpeg_quality``
-of the live view.
+of the live view, and ``rotate`` (degrees clockwise the camera's frames are turned, ``[source] rotate``; absent =
+as the source was opened).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import JsonValue
 
 from kosti.dashboard.errors import Invalid
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
+from kosti.vision.frame_source import ROTATIONS
 from kosti.vision.runner import Tuning
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 from kosti.vision.zones import Zones
@@ -57,7 +59,7 @@ def valid_stored_settings(stored: Settings) -> Settings:
 
     Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds 0–1 (``still_s`` 0–5 s),
     ``live_width`` 160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict`
-    accepts, ``source`` a string.
+    accepts, ``source`` a string, ``rotate`` 0, 90, 180 or 270.
     """
     def number(v: object, lo: float, hi: float) -> bool:
         return isinstance(v, int | float) and not isinstance(v, bool) and lo <= float(v) <= hi
@@ -77,6 +79,8 @@ def valid_stored_settings(stored: Settings) -> Settings:
                 ok = number(value, 20, 95)
             elif key == "source":
                 ok = isinstance(value, str) and len(value) <= 2048
+            elif key == "rotate":
+                ok = value in ROTATIONS and not isinstance(value, bool)
             else:
                 ok = True  # settings of other versions pass through untouched
         except (TypeError, ValueError, KeyError):
@@ -86,6 +90,20 @@ def valid_stored_settings(stored: Settings) -> Settings:
         else:
             log.warning("stored setting %r has a bad value (%.80r); the default is used", key, value)
     return out
+
+
+def with_turned_zones(current: Settings, values: Settings, rotation: int) -> Settings:
+    """``values`` to apply over ``current`` settings, plus — when they turn the picture (``rotate``, degrees
+    clockwise) from ``rotation`` (the frames' turn now) without marking new zones — the current zones turned with
+    it (:meth:`kosti.vision.zones.Zones.turned`): the tray stays marked where it is on the table."""
+    new = values.get("rotate")
+    zones = current.get("zones")
+    if new is None or "zones" in values or not isinstance(zones, dict) or not zones or not isinstance(new, int):
+        return values
+    turn = (new - rotation) % 360
+    if turn == 0:
+        return values
+    return {**values, "zones": Zones.from_dict(zones).turned(turn).to_dict()}
 
 
 def check_settle(current: Settings, values: Settings) -> None:

@@ -110,10 +110,23 @@ class LiveTable(RunnerObserver):
             self.source.close()
 
     def apply_settings(self, settings: Settings) -> None:
-        """Zones and thresholds for the runner, size and quality of the live view."""
+        """Zones and thresholds for the runner, size and quality of the live view, the frames' turn (``rotate``;
+        never on the virtual table)."""
         self.settings = settings
+        if self.source is not None and self.turnable and "rotate" in settings:
+            self.source.set_rotation(json_int(settings["rotate"]))
         if self.runner is not None:
             self.runner.configure(tuning(settings))
+
+    @property
+    def turnable(self) -> bool:
+        """Whether the frames can be turned: a camera, a video or photos, not the virtual table or no source."""
+        return self.source is not None and not isinstance(self.source, VirtualTableSource)
+
+    @property
+    def rotation(self) -> int:
+        """Degrees clockwise the camera's frames are turned (0 without a source)."""
+        return self.source.rotation if self.source is not None else 0
 
     def on_state(self, state: GameState | None) -> None:
         """After each change of the game: the runner expects the next throw's dice counts, and a virtual table
@@ -197,12 +210,14 @@ class LiveTable(RunnerObserver):
             raise Invalid(str(exc), f"виртуальный стол не может так бросить: {exc}") from None
 
     def open(self, spec: str) -> FrameSource:
-        """Open source ``spec`` (a virtual table without its first automatic throw); Invalid when it names
-        nothing usable."""
+        """Open source ``spec`` (a virtual table without its first automatic throw), its frames turned as the
+        table's setting ``rotate`` says, else as the current camera's (``[source] rotate``: the camera's mount, kept
+        when the table switches source; the virtual table is never turned); Invalid when it names nothing usable."""
         try:
             if parse_source_spec(spec).kind == "virtual":
                 return open_source(spec, initial_throw=False)
-            return open_source(spec)
+            turn = self.settings.get("rotate", self.rotation)
+            return open_source(spec, rotate=json_int(turn) if turn is not None else 0)
         except SourceError as exc:
             raise Invalid(redact_text(str(exc))) from None
 

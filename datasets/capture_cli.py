@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--source", required=True,
                    help="picamera, a device index (0), an rtsp:// or http:// URL, a video file, a folder of photos, virtual")
+    p.add_argument("--rotate", type=int, default=None, choices=(0, 90, 180, 270), metavar="DEGREES",
+                   help="turn every frame clockwise by 0, 90, 180 or 270 degrees, as `kosti run --rotate` (default: "
+                   "source.rotate of the kosti config for a camera, 0 for files and folders)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="capture folder, created or appended to (default: storage.frames_dir of the kosti config, "
                    "~/.local/share/kosti/frames)")
@@ -161,6 +164,25 @@ def _free_id(root: Path, photo: Path | None) -> str | None:
     return name
 
 
+def _rotation(args: argparse.Namespace) -> int:
+    """Degrees clockwise to turn ``kosti capture``'s frames: ``--rotate``, else the kosti config's ``source.rotate``
+    for a live camera (the table's camera as ``kosti run`` turns it, so the dice taught are seen as they will be
+    read), else 0. Raises :class:`kosti.config.ConfigError` for an invalid config file (exit code 2)."""
+    if args.rotate is not None:
+        return int(args.rotate)
+    from kosti.vision.sources import SourceError, parse_source_spec
+
+    try:
+        live = parse_source_spec(args.source).kind in ("picamera", "device", "url")
+    except SourceError:
+        return 0  # open_source says why the source is unusable
+    if not live:
+        return 0
+    from kosti.config import load_config
+
+    return int(load_config().source.rotate)
+
+
 def run_capture(args: argparse.Namespace) -> int:
     """Handler of ``kosti capture``: returns 0 when stopped by ``--max``, the end of a file source or Ctrl-C.
 
@@ -180,7 +202,8 @@ def run_capture(args: argparse.Namespace) -> int:
         raise CaptureInputError("--dice must be >= 1")
     out = (args.out or default_capture_dir()).expanduser()
     try:
-        source = open_source(args.source, realtime=args.realtime, photos=True)  # a folder holds photos you have
+        source = open_source(args.source, realtime=args.realtime, photos=True,  # a folder holds photos you have
+                             rotate=_rotation(args))
     except SourceError as exc:
         raise CaptureInputError(str(exc)) from None
     reader, model = _open_reader(args)

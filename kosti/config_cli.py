@@ -80,7 +80,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     src = where if Path(where).is_file() else "defaults (no file)"
     s = cfg.server
     print(f"{src}: ok — source {redact_url(cfg.source.spec)} ({cfg.source.kind}) {cfg.source.width}x{cfg.source.height}"
-          f"@{cfg.source.fps:g}, rules {cfg.game.preset}, model {cfg.reader.model} via {cfg.reader.backend}, "
+          f"@{cfg.source.fps:g}{f' turned {cfg.source.rotate}°' if cfg.source.rotate else ''}, rules {cfg.game.preset}, model {cfg.reader.model} via {cfg.reader.backend}, "
           f"http://{s.host}:{s.port}/ {'with PIN' if s.pin else 'without PIN'}, data {cfg.storage.data_dir}")
     return 0
 

@@ -70,6 +70,16 @@ class SourceSettings(_Section):
     height: Annotated[int, Field(ge=120, le=3040)] = Field(720, description="Requested frame height in pixels (120–3040).")
     fps: Annotated[float, Field(gt=0.0, le=120.0)] = Field(30.0, description=_doc("""
         Requested frame rate (frames per second, > 0 and ≤ 120)."""))
+    rotate: Literal[0, 90, 180, 270] = Field(0, description=_doc("""
+        Turn every frame clockwise by this many degrees before anything reads it (0, 90, 180 or 270): a camera
+        mounted sideways or upside down, a phone on its side. With a camera at an angle, turn the frames until the
+        far side of the table is at the top: the face classifier reads a die seen from the side by the face at the
+        top of the die. The zones are drawn on the turned frame."""))
+
+    @field_validator("rotate", mode="before")
+    @classmethod
+    def _rotate_int(cls, v: Any) -> Any:  # $KOSTI_SOURCE__ROTATE=90 arrives as text
+        return int(v.strip()) if isinstance(v, str) and v.strip().isdigit() else v
 
     @field_validator("spec", mode="before")
     @classmethod
@@ -103,6 +113,8 @@ class SourceSettings(_Section):
         Live cameras get the requested size and rate (``PicameraSource``: ``size=(w, h)``, ``fps``;
         ``OpenCVSource``: ``width``, ``height``, ``fps``); files, folders and the virtual table play at
         their own size and rate, so they get none, but for a folder of frames: the rate (it has none of its own).
+        ``rotate`` is not among them: the dashboard applies it as a table setting (``kosti run``), so that the zones
+        it keeps turn with the picture; ``kosti capture`` opens its source with it.
         """
         if self.kind == "picamera":
             return {"size": (self.width, self.height), "fps": self.fps}

@@ -30,6 +30,10 @@ log = logging.getLogger("kosti.vision.sources")
 #: File name endings read as photos by :class:`kosti.sim.replay.FolderSource` (those ``cv2.imread`` decodes).
 IMAGE_EXTENSIONS = IMAGE_SUFFIXES
 
+#: The turns a source may give its frames (``[source] rotate``, degrees clockwise) and OpenCV's code for each.
+ROTATIONS: dict[int, int | None] = {0: None, 90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180,
+                                    270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
 
 class SourceError(RuntimeError):
     """A recoverable failure of a frame source (camera missing or gone, stream dropped, bad file).
@@ -38,6 +42,20 @@ class SourceError(RuntimeError):
     """
 
     exit_code = 2
+
+
+def check_rotation(degrees: object) -> int:
+    """``degrees`` as one of :data:`ROTATIONS` (0, 90, 180, 270; clockwise), or :class:`SourceError` naming it."""
+    if isinstance(degrees, bool) or not isinstance(degrees, int) or degrees not in ROTATIONS:
+        raise SourceError(f"rotate must be 0, 90, 180 or 270 (degrees clockwise), got {degrees!r}")
+    return degrees
+
+
+def rotate_frame(image: np.ndarray, degrees: int) -> np.ndarray:
+    """``image`` ``(H, W, C)`` turned clockwise by ``degrees`` (0, 90, 180 or 270): ``(W, H, C)`` for a quarter
+    turn, the same array for 0. Raises :class:`SourceError` for another angle (:func:`check_rotation`)."""
+    code = ROTATIONS[check_rotation(degrees)]
+    return image if code is None else cv2.rotate(image, code)
 
 
 class SourceTimeout(SourceError):
@@ -119,6 +137,9 @@ class FrameSource(ABC):
 
     #: Short kind name shown in :meth:`info` (``"opencv"``, ``"folder"`` ...).
     kind = "source"
+    #: Degrees clockwise every delivered frame is turned by (:data:`ROTATIONS`; ``[source] rotate``): a camera
+    #: mounted sideways or upside down, a phone on its side. Set it with :meth:`set_rotation`.
+    rotation = 0
 
     def __init__(self) -> None:
         self._rate = _RateMeter()
@@ -157,6 +178,13 @@ class FrameSource(ABC):
         """
 
 
+    def set_rotation(self, degrees: int) -> FrameSource:
+        """Turn every frame :meth:`read` delivers from now on clockwise by ``degrees`` (0, 90, 180 or 270), before
+        anything reads it: settle, the reader, the zones (drawn on the turned frame) and the live view all see the
+        turned frame. Returns ``self``. Raises :class:`SourceError` for another angle."""
+        self.rotation = check_rotation(degrees)
+        return self
+
     def __enter__(self) -> FrameSource:
         return self.open()
 
@@ -188,6 +216,8 @@ class FrameSource(ABC):
             self.open()
         image, t = self._read(timeout)
         image = _as_bgr(image)
+        if self.rotation:
+            image = rotate_frame(image, self.rotation)
         frame = Frame(image=image, t=float(t), index=self._index)
         self._index += 1
         self._rate.tick()
@@ -205,7 +235,10 @@ class FrameSource(ABC):
 
     def info(self) -> dict[str, Any]:
         """Description for logs and the dashboard: ``kind``, ``open``, ``fps`` (measured) and source details."""
-        return {"kind": self.kind, "open": self._is_open, "fps": round(self.fps, 2), "frames": self._index}
+        doc = {"kind": self.kind, "open": self._is_open, "fps": round(self.fps, 2), "frames": self._index}
+        if self.rotation:
+            doc["rotate"] = self.rotation
+        return doc
 
     @abstractmethod
     def _open(self) -> None: ...

@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--photos", action="store_true",
                    help="the folder holds photos of separate throws, not frames: hold each still and draw "
                         "hand motion between them")
+    p.add_argument("--rotate", type=int, default=0, choices=(0, 90, 180, 270), metavar="DEGREES",
+                   help="turn every frame clockwise by 0, 90, 180 or 270 degrees (a clip from a camera mounted "
+                        "sideways; at an angle, until the far side of the table is at the top; default 0)")
     p.add_argument("--rules", metavar="PRESET", default=None,
                    help="play the throws through a game of this preset (expected dice come from the game)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -73,9 +76,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run_watch)
 
 
-def _open(path: Path, photos: bool = False, fps: float = 30.0) -> Any:
+def _open(path: Path, photos: bool = False, fps: float = 30.0, rotate: int = 0) -> Any:
     """A folder (of frames, or with ``photos`` of separate throws), a photo or a video file as a source played as fast
-    as possible (the one spec grammar)."""
+    as possible (the one spec grammar), its frames turned clockwise by ``rotate`` degrees."""
     try:
         kind: str = parse_source_spec(str(path)).kind
     except SourceError:
@@ -85,7 +88,7 @@ def _open(path: Path, photos: bool = False, fps: float = 30.0) -> Any:
     if not (fps > 0 and fps <= 1000):
         raise WatchInputError(f"--fps must be above 0 and at most 1000, got {fps:g}")
     return open_source(str(path), realtime=False, reconnect=False, fps=fps if kind == "folder" and not photos else None,
-                       photos=photos)
+                       photos=photos, rotate=rotate)
 
 
 def _new_game(preset: str) -> Any:
@@ -117,7 +120,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from kosti.vision.sources import Frame
 
     path = Path(args.source).expanduser()
-    source = _open(path, args.photos, args.fps)
+    source = _open(path, args.photos, args.fps, args.rotate)
     game = _new_game(args.rules) if args.rules else None
     if args.dice is not None and args.dice < 1:
         raise WatchInputError("--dice must be >= 1")

@@ -258,4 +258,6 @@ class ReconnectingSource(FrameSource):
         d: dict[str, Any] = dict(self._inner.info() if self._inner is not None else {"kind": "none"})
         d["fps"] = round(self.fps, 2)
         d["status"] = self.status.to_dict()
+        if self.rotation:  # the wrapper turns the frames, not the camera inside it
+            d["rotate"] = self.rotation
         return d

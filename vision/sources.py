@@ -35,11 +35,14 @@ from kosti.redact import RedactingFilter, install_log_redaction, redact_text, re
 from kosti.vision.camera_sources import STREAM_OPEN_TIMEOUT_S, STREAM_READ_TIMEOUT_S, OpenCVSource, open_capture
 from kosti.vision.frame_source import (
     IMAGE_EXTENSIONS,
+    ROTATIONS,
     EndOfStream,
     Frame,
     FrameSource,
     SourceError,
     SourceTimeout,
+    check_rotation,
+    rotate_frame,
 )
 from kosti.vision.picamera_source import PicameraSource
 from kosti.vision.reconnect import ReconnectingSource, SourceStatus
@@ -47,10 +50,10 @@ from kosti.vision.source_spec import SourceSpec, parse_source_spec
 from kosti.vision.video_source import VideoFileSource
 
 __all__ = [
-    "IMAGE_EXTENSIONS", "STREAM_OPEN_TIMEOUT_S", "STREAM_READ_TIMEOUT_S", "EndOfStream", "Frame",
+    "IMAGE_EXTENSIONS", "ROTATIONS", "STREAM_OPEN_TIMEOUT_S", "STREAM_READ_TIMEOUT_S", "EndOfStream", "Frame",
     "FrameSource", "OpenCVSource", "PicameraSource", "ReconnectingSource", "RedactingFilter", "SourceError",
     "SourceSpec", "SourceStatus", "SourceTimeout", "VideoFileSource", "install_log_redaction", "open_capture",
-    "open_source", "parse_source_spec", "redact_text", "redact_url",
+    "check_rotation", "open_source", "parse_source_spec", "redact_text", "redact_url", "rotate_frame",
 ]
 
 
@@ -63,6 +66,7 @@ def open_source(
     height: int | None = None,
     fps: float | None = None,
     photos: bool = False,
+    rotate: int = 0,
     **kwargs: Any,
 ) -> FrameSource:
     """Create (not yet open) the source named by a command-line string.
@@ -83,12 +87,22 @@ def open_source(
             unless given); ignored by video files (they have their own).
         photos: a folder holds photos of separate throws (each held still, synthetic hand motion between them:
             ``kosti capture --source FOLDER``), not the frames of a video.
+        rotate: turn every frame clockwise by this many degrees (0, 90, 180 or 270; ``[source] rotate``,
+            :meth:`FrameSource.set_rotation`): a camera mounted sideways or upside down.
         **kwargs: further keyword arguments of the chosen source's constructor.
 
     Raises:
-        SourceError: the string names nothing usable (missing path, unknown form, bad ``virtual:N``).
+        SourceError: the string names nothing usable (missing path, unknown form, bad ``virtual:N``), or
+            ``rotate`` is not 0, 90, 180 or 270.
     """
-    parsed = parse_source_spec(spec)
+    check_rotation(rotate)
+    return _open_source(parse_source_spec(spec), realtime=realtime, reconnect=reconnect, width=width,
+                        height=height, fps=fps, photos=photos, **kwargs).set_rotation(rotate)
+
+
+def _open_source(parsed: SourceSpec, *, realtime: bool, reconnect: bool, width: int | None, height: int | None,
+                 fps: float | None, photos: bool, **kwargs: Any) -> FrameSource:
+    """:func:`open_source` for a parsed spec, frames as the source gives them."""
     size = (int(width or 1280), int(height or 720))
 
     def live(factory: Callable[[], FrameSource]) -> FrameSource:

@@ -107,6 +107,25 @@ class Zones:
         if self.set_aside is not None:
             self.set_aside = _check_polygon("set_aside", self.set_aside)
 
+    def turned(self, degrees: int) -> Zones:
+        """These zones on the frame turned clockwise by ``degrees`` (0, 90, 180 or 270; ``[source] rotate``): each
+        normalised point ``(x, y)`` goes to ``(1 - y, x)`` for 90, ``(1 - x, 1 - y)`` for 180 and ``(y, 1 - x)`` for
+        270, so a tray marked before the picture was turned stays on the tray. Raises ValueError for another angle."""
+        if isinstance(degrees, bool) or degrees not in (0, 90, 180, 270):
+            raise ValueError(f"zones can be turned by 0, 90, 180 or 270 degrees, not {degrees!r}")
+
+        def point(x: float, y: float) -> tuple[float, float]:
+            if degrees == 90:
+                return 1.0 - y, x
+            if degrees == 180:
+                return 1.0 - x, 1.0 - y
+            return (y, 1.0 - x) if degrees == 270 else (x, y)
+
+        def turn(poly: Polygon) -> Polygon:
+            return [point(x, y) for x, y in poly]
+
+        return Zones(turn(self.roll_area), None if self.set_aside is None else turn(self.set_aside))
+
     # -- (de)serialisation for the config file and the dashboard -------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """``{"roll_area": [[x, y], ...], "set_aside": [[x, y], ...] | None}``."""

@@ -15,6 +15,7 @@ const T = {
     new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
     conf: "Detector confidence", value_conf: "Face confidence", still_s: "Settle time, s",
+    rotate: "Turn the picture (clockwise)", rotate_hint: "For a camera at an angle, turn the picture until the far side of the table is at the top; the marked tray turns with it.",
     calibrate: "Mark the tray: click its corners on the live view", zones_done: "Done", zones_clear: "Whole frame", save: "Save",
     opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "on the barrel / на бочке", bolts: "bolts / болты",
     dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
@@ -55,6 +56,7 @@ const T = {
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
     conf: "Порог детектора", value_conf: "Порог грани", still_s: "Время успокоения, с",
+    rotate: "Повернуть изображение (по часовой стрелке)", rotate_hint: "Если камера смотрит на стол под углом, поверните изображение так, чтобы дальний край стола оказался сверху; отмеченный лоток повернётся вместе с ним.",
     calibrate: "Отметить лоток: щёлкните по углам на видео", zones_done: "Готово", zones_clear: "Весь кадр", save: "Сохранить",
     opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "на бочке / on the barrel", bolts: "болты / bolts",
     dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
@@ -692,6 +694,8 @@ async function loadSettings() {
   $("set-conf").value = th.conf ?? "";
   $("set-value-conf").value = th.value_conf ?? "";
   $("set-still").value = th.still_s ?? "";
+  $("set-rotate").value = String(settings.rotate ?? 0);
+  $("set-rotate").disabled = settings.rotate === null || settings.rotate === undefined;  // the virtual table
   drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
 }
 
@@ -720,6 +724,8 @@ async function saveSettings(extra) {
   if (!Object.keys(body.thresholds).length) delete body.thresholds;
   const src = $("set-source").value.trim();
   if (src && (!settings || src !== settings.source)) body.source = src;
+  const turn = Number($("set-rotate").value);
+  if (!$("set-rotate").disabled && turn !== ((settings && settings.rotate) || 0)) body.rotate = turn;
   Object.assign(body, extra || {});
   try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside); } catch (e) { /* shown */ }
 }

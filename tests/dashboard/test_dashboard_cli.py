@@ -23,6 +23,7 @@ def test_default_db_path_respects_xdg(monkeypatch, tmp_path):
         (["run", "--source", "/no/such/video.mp4"], "unknown source"),
         (["run", "--source", "virtual", "--rules", "no_such_rules"], "unknown preset"),
         (["run", "--source", "virtual", "--players", " , "], "--players"),
+        (["run", "--source", "virtual", "--rotate", "90"], "the virtual table is never turned"),
         (["demo", "--pin", "12"], "--pin must be 4–6 digits"),
         (["demo", "--auto-throw", "0"], "--auto-throw"),
         (["demo", "--players", " , "], "--players"),
@@ -106,6 +107,35 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
     settle = app.state.table.live.make_runner().detector.settle
     assert (settle.still_s, settle.motion_fraction, settle.still_fraction) == (0.6, 0.01, 0.003)
     app.state.store.close()
+
+
+def test_run_turns_a_sideways_camera_from_the_file_or_the_flag(tmp_path, monkeypatch):
+    """``[source] rotate`` (or ``kosti run --rotate``) turns the frames the table reads; the tray it marked before
+    turns with them (tests/dashboard/test_rotate.py); the virtual table of ``kosti demo`` is never turned."""
+    import cv2
+    import numpy as np
+
+    import kosti.dashboard.cli as dcli
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f000.png"), np.zeros((90, 160, 3), np.uint8))
+    conf = tmp_path / "kosti.toml"
+    conf.write_text(f'[source]\nspec = "{frames}"\nrotate = 270\n[storage]\ndir = "{tmp_path / "data"}"\n')
+    seen = {}
+    monkeypatch.setattr(dcli, "_serve", lambda config, args: seen.setdefault("c", config) and 0)
+    assert main(["run", "--config", str(conf)]) == 0
+    c = seen.pop("c")
+    assert c.settings["rotate"] == 270
+    app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
+    assert app.state.table.get_settings()["rotate"] == 270
+    assert app.state.table.live.source.read().image.shape == (160, 90, 3)
+    app.state.store.close()
+    assert main(["run", "--config", str(conf), "--rotate", "0"]) == 0
+    assert seen.pop("c").settings["rotate"] == 0
+    assert main(["demo", "--config", str(conf), "--reader", "truth"]) == 0
+    assert "rotate" not in (seen.pop("c").settings or {})
 
 
 def test_bad_config_file_exits_2(tmp_path, capsys):

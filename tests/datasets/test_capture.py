@@ -462,3 +462,23 @@ def test_writer_takes_detections_as_they_flow(tmp_path: Path) -> None:
     with pytest.raises(cap.CaptureError, match="1–6"):
         cap.CaptureWriter(tmp_path).add(frame(), dets.with_data(guess=[0, 0]))
     assert len(cap.list_ids(tmp_path)) == 1  # nothing written for the refused throw
+
+
+def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch) -> None:
+    """``kosti capture`` turns a camera's frames by ``--rotate``, else by the config's ``source.rotate`` (the dice
+    taught are seen as ``kosti run`` will read them); files and folders by ``--rotate`` only."""
+    import argparse
+
+    from kosti.datasets.capture_cli import _rotation
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("KOSTI_SOURCE__ROTATE", "90")
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    ns = argparse.Namespace
+    assert _rotation(ns(source="rtsp://cam.local/s", rotate=None)) == 90
+    assert _rotation(ns(source="rtsp://cam.local/s", rotate=180)) == 180
+    assert _rotation(ns(source=str(photos), rotate=None)) == 0
+    assert _rotation(ns(source=str(photos), rotate=270)) == 270
+    monkeypatch.delenv("KOSTI_SOURCE__ROTATE")
+    assert _rotation(ns(source="rtsp://cam.local/s", rotate=None)) == 0

@@ -413,3 +413,39 @@ def test_a_folder_of_frames_is_watched_as_its_video(suite, capsys, tmp_path):
     assert [(sorted(_face(d) for d in t["dice"]), t["status"]) for t in frames["throws"]] == \
         [(w["faces"], w["status"]) for w in clip["throws"]]
     assert [t["time_s"] for t in frames["throws"]] == pytest.approx([t["time_s"] for t in video["throws"]], abs=0.04)
+
+
+def test_a_clip_from_a_camera_mounted_sideways_is_watched_turned_back(suite, capsys, tmp_path):
+    """``kosti watch --rotate 90`` (``[source] rotate``): the fixed-camera clip recorded by a camera turned a quarter
+    anticlockwise (every frame turned 270° clockwise, 720 × 1280) gives the clip's own throws at the same times
+    once its frames are turned back."""
+    from kosti.cli import main
+
+    out, manifest = suite
+    clip = next(c for c in manifest["clips"] if c["name"] == "fixed")
+    cap = cv2.VideoCapture(str(out / clip["file"]))
+    fps, fourcc = cap.get(cv2.CAP_PROP_FPS), int(cap.get(cv2.CAP_PROP_FOURCC))
+    sideways = tmp_path / clip["file"]
+    writer = None
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        turned = cv2.rotate(frame, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        if writer is None:
+            writer = cv2.VideoWriter(str(sideways), fourcc, fps, (turned.shape[1], turned.shape[0]))
+        writer.write(turned)
+    assert writer is not None
+    writer.release()
+    capsys.readouterr()
+    assert main(["watch", "--json", "--dice", str(clip["dice"]), "--rotate", "90", str(sideways)]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [(sorted(_face(d) for d in t["dice"]), t["status"]) for t in got["throws"]] == \
+        [(w["faces"], w["status"]) for w in clip["throws"]]
+    for t, w in zip(got["throws"], clip["throws"]):
+        assert 0.0 <= t["time_s"] - w["rest_s"] <= MAX_DELAY_S
+    # The boxes are those of the clip itself: the frames were turned back, not read sideways.
+    upright = _watch(capsys, out / clip["file"], clip["dice"])
+    boxes = [sorted(d["box"] for d in t["dice"]) for t in got["throws"]]
+    assert np.allclose(np.array(boxes, float), np.array([sorted(d["box"] for d in t["dice"])
+                                                        for t in upright["throws"]], float), atol=3.0)

@@ -1,0 +1,129 @@
+"""A camera mounted sideways or at an angle: the table turns its picture (``rotate``), and the marked tray turns
+with it, so the reader sees the far side of the table at the top (the v1.3 classifier reads a die seen from the side
+by the face at the top of the die, docs/reader.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from kosti.vision.detections import Detections
+
+
+class NoDice:
+    """A reader that finds nothing (the frames' geometry is what these tests look at)."""
+
+    def read(self, image: np.ndarray) -> Detections:
+        return Detections.empty()
+
+
+def _frames(folder: Path, n: int = 3) -> Path:
+    """``n`` 320×180 frames, each with a red square in its top-left corner."""
+    folder.mkdir()
+    for i in range(n):
+        img = np.full((180, 320, 3), 90, np.uint8)
+        img[10:40, 10:40] = (0, 0, 255)
+        cv2.imwrite(str(folder / f"f{i:03d}.png"), img)
+    return folder
+
+
+def _flat(poly: list[list[float]]) -> list[float]:
+    return [v for p in poly for v in p]
+
+
+def _red_corner(image: np.ndarray) -> tuple[bool, bool]:
+    """``(top, left)``: where the red square lies in ``image``."""
+    ys, xs = np.nonzero((image[:, :, 2] > 200) & (image[:, :, 0] < 50))
+    h, w = image.shape[:2]
+    return bool(ys.mean() < h / 2), bool(xs.mean() < w / 2)
+
+
+def test_turning_the_picture_turns_the_frames_and_the_marked_tray(make_client, tmp_path):
+    folder = _frames(tmp_path / "frames")
+    c = make_client(source=str(folder), reader=NoDice(), start_capture=False)
+    tray = [[0.1, 0.2], [0.5, 0.2], [0.5, 0.6], [0.1, 0.6]]
+    assert c.put("/api/settings", json={"zones": {"roll_area": tray, "set_aside": None}}).status_code == 200
+    assert c.get("/api/settings").json()["rotate"] == 0
+    r = c.put("/api/settings", json={"rotate": 90})
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert s["rotate"] == 90
+    # The tray marked on the upright picture, turned a quarter clockwise with it: (x, y) → (1 - y, x).
+    assert _flat(s["zones"]["roll_area"]) == pytest.approx(_flat([[0.8, 0.1], [0.8, 0.5], [0.4, 0.5], [0.4, 0.1]]))
+    frame = c.app.state.table.live.source.read()
+    assert frame.image.shape == (320, 180, 3)  # 320 wide, 180 high → 180 wide, 320 high
+    assert _red_corner(frame.image) == (True, False)  # top-left turned clockwise → top-right
+    # Turning back restores the tray exactly, and the choice is kept for the next start.
+    assert _flat(c.put("/api/settings", json={"rotate": 270}).json()["zones"]["roll_area"]) == \
+        pytest.approx(_flat([[0.2, 0.9], [0.2, 0.5], [0.6, 0.5], [0.6, 0.9]]))
+    assert _flat(c.put("/api/settings", json={"rotate": 0}).json()["zones"]["roll_area"]) == pytest.approx(_flat(tray))
+    c.put("/api/settings", json={"rotate": 180})
+    c.app.state.store.close()
+    c2 = make_client(source=str(folder), reader=NoDice(), start_capture=False)
+    assert c2.get("/api/settings").json()["rotate"] == 180
+    assert _red_corner(c2.app.state.table.live.source.read().image) == (False, False)
+
+
+def test_a_bad_turn_or_the_virtual_table_is_refused_in_both_languages(make_client, tmp_path):
+    folder = _frames(tmp_path / "frames")
+    c = make_client(source=str(folder), reader=NoDice(), start_capture=False)
+    r = c.put("/api/settings", json={"rotate": 45})
+    assert r.status_code == 422 and "90" in r.text
+    v = make_client(db_path=tmp_path / "v.db", start_capture=False)  # the built-in virtual table
+    r = v.put("/api/settings", json={"rotate": 90})
+    assert r.status_code == 422, r.text
+    assert "virtual table" in r.json()["error"] and "виртуального стола" in r.text
+    assert v.get("/api/settings").json()["rotate"] is None  # nothing to turn
+
+
+def test_a_switched_source_keeps_the_tables_turn(make_client, tmp_path):
+    c = make_client(source=str(_frames(tmp_path / "a")), reader=NoDice(), start_capture=False)
+    assert c.put("/api/settings", json={"rotate": 270}).status_code == 200
+    r = c.put("/api/settings", json={"source": str(_frames(tmp_path / "b"))})
+    assert r.status_code == 200 and r.json()["rotate"] == 270
+    frame = c.app.state.table.live.source.read()
+    assert frame.image.shape == (320, 180, 3) and _red_corner(frame.image) == (False, True)  # → bottom-left
+
+
+@pytest.mark.slow
+def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
+    """On the table page: Settings → Turn the picture 90° → Save turns the camera's frames; the control reads in
+    Russian, and is disabled on the virtual table, whose picture is never turned."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from test_dashboard_browser import _browser, _InProcessServer
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+
+    app = create_app(DashboardConfig(db_path=tmp_path / "a.db", source=str(_frames(tmp_path / "frames")),
+                                     reader=NoDice(), start_capture=False))
+    virtual = create_app(DashboardConfig(db_path=tmp_path / "b.db", start_capture=False))
+    srv, srv2 = _InProcessServer(app), _InProcessServer(virtual)
+    d = _browser()
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        d.execute_script("localStorage.setItem('kosti.lang', 'ru')")
+        d.get(srv.url + "/")
+        d.execute_script("document.getElementById('settings-details').open = true")
+        wait.until(lambda d: d.find_element(By.ID, "set-rotate").is_displayed())
+        label = d.find_element(By.XPATH, "//select[@id='set-rotate']/preceding-sibling::span")
+        assert label.text == "Повернуть изображение (по часовой стрелке)"
+        Select(d.find_element(By.ID, "set-rotate")).select_by_value("90")
+        d.find_element(By.ID, "btn-save-settings").click()
+        wait.until(lambda d: app.state.table.get_settings()["rotate"] == 90)
+        assert app.state.table.live.source.read().image.shape == (320, 180, 3)
+        d.get(srv2.url + "/")
+        d.execute_script("document.getElementById('settings-details').open = true")
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
+    finally:
+        d.quit()
+        srv.close()
+        srv2.close()
+        app.state.store.close()
+        virtual.state.store.close()
