@@ -203,24 +203,28 @@ def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> Dashboa
     if args.port is not None and not 0 < args.port < 65536:
         raise CliError("--port must be 1–65535")
     settings: dict[str, JsonValue] = {}
+    # The file's table settings are applied at each start where it sets them to something else than their default;
+    # a default the file holds (as `kosti config init` and deploy/kosti.toml write every key) is no choice, so the
+    # tray, thresholds and turn chosen on the page stay across restarts.
     zones = cfg.zones
-    if zones.model_fields_set:  # only what the file (or environment) says; else the dashboard's own calibration
+    if zones.model_fields_set and zones != type(zones)():
         settings["zones"] = {"roll_area": [list(p) for p in zones.roll_area],
                              "set_aside": [list(p) for p in zones.set_aside] or None}
     th: dict[str, JsonValue] = {}
     # one name from kosti.toml to the detector: each knob set in the file, read from its section's dump
     for sec, keys in ((cfg.reader, ("conf", "value_conf")), (cfg.settle, ("still_s", "motion_fraction", "still_fraction"))):
         values = sec.model_dump(include=set(keys) & sec.model_fields_set)
-        th.update({key: float(values[key]) for key in keys if key in values})
+        defaults = type(sec)().model_dump(include=set(keys))
+        th.update({key: float(values[key]) for key in keys if key in values and values[key] != defaults[key]})
     if th:
         settings["thresholds"] = th
     # The frames' turn is a table setting, so that the tray the table marked turns with the picture
-    # (kosti.dashboard.table_settings.with_turned_zones); the file's choice is applied as its zones are.
-    # The virtual table is never turned: a file's rotate is for its camera.
+    # (kosti.dashboard.table_settings.with_turned_zones). The virtual table is never turned: a file's rotate is
+    # for its camera.
     virtual = str(kw.get("source", "")).split(":")[0] == "virtual"
     if getattr(args, "rotate", None) is not None:
         settings["rotate"] = int(args.rotate)
-    elif "rotate" in cfg.source.model_fields_set and not virtual:
+    elif cfg.source.rotate and not virtual:
         settings["rotate"] = int(cfg.source.rotate)
     storage = cfg.storage
     server = cfg.server

@@ -172,6 +172,11 @@ class SettingsBody(BaseModel):
         "turn the camera's frames clockwise by this many degrees (a camera mounted sideways or upside down; at an "
         "angle, the far side of the table at the top); the marked zones turn with the picture"))
 
+    @field_validator("rotate", mode="before")
+    @classmethod
+    def _rotate_int(cls, v: object) -> object:  # 90.0 is 90, stored as an integer
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+
     @field_validator("zones")
     @classmethod
     def _zones(cls, v: JsonObject | None) -> JsonObject | None:
@@ -302,6 +307,10 @@ class SourceInfo(BaseModel):
     fps: float
     motion: str | None = None
     message: str | None = None
+    rotate: int = Field(0, description="degrees clockwise the frames are turned ([source] rotate)")
+    turn_hint: int | None = Field(None, description=(
+        "the turn (degrees clockwise, to set as rotate) that would put the far side of the table at the top, when "
+        "the perspective of the last settled throws says the picture is the wrong way up; null otherwise"))
 
 
 class StorageInfo(BaseModel):

@@ -432,8 +432,10 @@ class TableService:
             new_source = values.pop("source", None)
             check_settle(self.settings, values)
             if "rotate" in values and not self.live.turnable:
-                raise Invalid("only a camera's picture can be turned, not the virtual table's",
-                              "повернуть можно только изображение камеры, не виртуального стола")
+                if values["rotate"]:
+                    raise Invalid("only a camera's picture can be turned, not the virtual table's",
+                                  "повернуть можно только изображение камеры, не виртуального стола")
+                values = {k: v for k, v in values.items() if k != "rotate"}  # 0 where nothing turns: nothing to do
             values = with_turned_zones(self.settings, values, self.live.rotation)
             self.settings = merged(self.settings, values)
             chosen = merged(self.store.get_settings(), values)  # store what was chosen, never the defaults

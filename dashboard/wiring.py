@@ -14,6 +14,8 @@ import logging
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import Conflict, Invalid
 from kosti.dashboard.frames import FrameHub
@@ -23,6 +25,7 @@ from kosti.dashboard.table_settings import Settings, tuning
 from kosti.dashboard.throws import TableThrow, throw_from_pipeline
 from kosti.dashboard.views import GameState, roll_sizes
 from kosti.sim.virtual import VirtualTableSource
+from kosti.vision.orientation import OrientationCheck
 from kosti.vision.overlay import encode_jpeg, placeholder_frame
 from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
 from kosti.vision.sources import (
@@ -71,6 +74,8 @@ class LiveTable(RunnerObserver):
         self.settings: Settings = {}
         self.state: GameState | None = None
         self.motion = "idle"
+        #: The perspective of the settled throws: whether the picture should be turned (``turn_hint``).
+        self.orientation = OrientationCheck()
         self.source_error = ""
         #: The latest settled throw with its frame, game or not (the teach page saves it); None before one.
         self.last_settled: TableThrow | None = None
@@ -113,20 +118,24 @@ class LiveTable(RunnerObserver):
         """Zones and thresholds for the runner, size and quality of the live view, the frames' turn (``rotate``;
         never on the virtual table)."""
         self.settings = settings
-        if self.source is not None and self.turnable and "rotate" in settings:
-            self.source.set_rotation(json_int(settings["rotate"]))
+        if isinstance(self.source, FrameSource) and self.turnable and "rotate" in settings:
+            turn = json_int(settings["rotate"])
+            if turn != self.source.rotation:
+                self.orientation.reset()  # the throws seen so far were seen the other way up
+            self.source.set_rotation(turn)
         if self.runner is not None:
             self.runner.configure(tuning(settings))
 
     @property
     def turnable(self) -> bool:
-        """Whether the frames can be turned: a camera, a video or photos, not the virtual table or no source."""
-        return self.source is not None and not isinstance(self.source, VirtualTableSource)
+        """Whether the frames can be turned: a camera, a video or photos (a :class:`FrameSource`), not the virtual
+        table, no source, or a stand-in that only reads frames."""
+        return isinstance(self.source, FrameSource) and not isinstance(self.source, VirtualTableSource)
 
     @property
     def rotation(self) -> int:
-        """Degrees clockwise the camera's frames are turned (0 without a source)."""
-        return self.source.rotation if self.source is not None else 0
+        """Degrees clockwise the camera's frames are turned (0 for a source that cannot be turned)."""
+        return self.source.rotation if isinstance(self.source, FrameSource) and self.turnable else 0
 
     def on_state(self, state: GameState | None) -> None:
         """After each change of the game: the runner expects the next throw's dice counts, and a virtual table
@@ -140,6 +149,9 @@ class LiveTable(RunnerObserver):
 
     # -- the runner's reports (its thread) ---------------------------------------------------------
     def _throw(self, throw: Throw) -> None:
+        if self.turnable and throw.dice and throw.image is not None:
+            h, w = throw.image.shape[:2]
+            self.orientation.add(np.array([d.box for d in throw.dice], np.float32).reshape(-1, 4), w, h)
         thr = throw_from_pipeline(throw)
         self.last_settled = thr
         self.on_throw(thr)
@@ -179,14 +191,19 @@ class LiveTable(RunnerObserver):
         return self.runner.fps if self.runner is not None else 0.0
 
     def source_info(self) -> JsonObject:
-        """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw."""
+        """Source description for the dashboard: kind, spec (credentials hidden), fps, status, whether it can throw,
+        the frames' turn (``rotate``) and ``turn_hint``: the turn that would put the far side of the table at the top
+        when the settled throws' perspective says the picture is the wrong way up
+        (:class:`kosti.vision.orientation.OrientationCheck`), else None."""
         spec = redact_url(self.source_spec)
         if self.source is None:
             return {"kind": "none", "spec": spec, "virtual": False, "status": "none", "fps": 0.0}
         status: JsonValue = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
             "error" if self.source_error else "ok")
+        hint = self.orientation.suggestion() if self.turnable else None
         return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
-                "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error}
+                "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error,
+                "rotate": self.rotation, "turn_hint": None if hint is None else (self.rotation + hint) % 360}
 
     def virtual_source(self) -> VirtualTableSource:
         """The virtual table, or Conflict when this table has a real camera."""
@@ -226,6 +243,7 @@ class LiveTable(RunnerObserver):
         self.stop()
         self.runner = None
         self.source, self.source_spec = source, spec
+        self.orientation.reset()
         if isinstance(self.reader, VirtualTruthReader):
             self.reader = VirtualTruthReader(source) if isinstance(source, VirtualTableSource) else None
             self.reader_desc = ""

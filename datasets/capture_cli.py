@@ -167,15 +167,19 @@ def _free_id(root: Path, photo: Path | None) -> str | None:
 def _rotation(args: argparse.Namespace) -> int:
     """Degrees clockwise to turn ``kosti capture``'s frames: ``--rotate``, else the kosti config's ``source.rotate``
     for a live camera (the table's camera as ``kosti run`` turns it, so the dice taught are seen as they will be
-    read), else 0. Raises :class:`kosti.config.ConfigError` for an invalid config file (exit code 2)."""
-    if args.rotate is not None:
-        return int(args.rotate)
+    read), else 0. Raises :class:`CaptureInputError` for a turn of the virtual table and
+    :class:`kosti.config.ConfigError` for an invalid config file (both exit code 2)."""
     from kosti.vision.sources import SourceError, parse_source_spec
 
     try:
-        live = parse_source_spec(args.source).kind in ("picamera", "device", "url")
+        kind = parse_source_spec(args.source).kind
     except SourceError:
-        return 0  # open_source says why the source is unusable
+        return int(args.rotate or 0)  # open_source says why the source is unusable
+    if args.rotate is not None:
+        if args.rotate and kind == "virtual":
+            raise CaptureInputError("--rotate turns a camera's picture; the virtual table is never turned")
+        return int(args.rotate)
+    live = kind in ("picamera", "device", "url")
     if not live:
         return 0
     from kosti.config import load_config

@@ -121,8 +121,8 @@ class Zones:
                 return 1.0 - x, 1.0 - y
             return (y, 1.0 - x) if degrees == 270 else (x, y)
 
-        def turn(poly: Polygon) -> Polygon:
-            return [point(x, y) for x, y in poly]
+        def turn(poly: Polygon) -> Polygon:  # rounded: turned and turned back, a tray is the one marked
+            return [(round(u, 9), round(v, 9)) for u, v in (point(x, y) for x, y in poly)]
 
         return Zones(turn(self.roll_area), None if self.set_aside is None else turn(self.set_aside))
 

@@ -15,7 +15,10 @@ const T = {
     new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
     conf: "Detector confidence", value_conf: "Face confidence", still_s: "Settle time, s",
-    rotate: "Turn the picture (clockwise)", rotate_hint: "For a camera at an angle, turn the picture until the far side of the table is at the top; the marked tray turns with it.",
+    turn_hint: "The dice look larger towards the top or the side of the picture: the camera seems turned, and dice seen at an angle are then read by a side face. Turn the picture so that the far side of the table is at the top.",
+    turn_do: (deg) => `Set “Turn the picture” to ${deg}°`,
+    rotate: "Turn the picture (clockwise)", rotate_hint: "For a camera mounted sideways or upside down: turn the picture until the far side of the table is at the top; the marked tray turns with it.",
+    rotate_fixed: "The virtual table's picture is never turned.",
     calibrate: "Mark the tray: click its corners on the live view", zones_done: "Done", zones_clear: "Whole frame", save: "Save",
     opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "on the barrel / на бочке", bolts: "bolts / болты",
     dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
@@ -56,7 +59,10 @@ const T = {
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
     conf: "Порог детектора", value_conf: "Порог грани", still_s: "Время успокоения, с",
-    rotate: "Повернуть изображение (по часовой стрелке)", rotate_hint: "Если камера смотрит на стол под углом, поверните изображение так, чтобы дальний край стола оказался сверху; отмеченный лоток повернётся вместе с ним.",
+    turn_hint: "Кости кажутся крупнее к верху или к краю изображения: камера, похоже, повёрнута, и тогда кости, снятые под углом, читаются по боковой грани. Поверните изображение так, чтобы дальний край стола оказался сверху.",
+    turn_do: (deg) => `Установить «Повернуть изображение» на ${deg}°`,
+    rotate: "Повернуть изображение (по часовой стрелке)", rotate_hint: "Если камера закреплена боком или вверх ногами, поверните изображение так, чтобы дальний край стола оказался сверху; отмеченный лоток повернётся вместе с ним.",
+    rotate_fixed: "Изображение виртуального стола не поворачивается.",
     calibrate: "Отметить лоток: щёлкните по углам на видео", zones_done: "Готово", zones_clear: "Весь кадр", save: "Сохранить",
     opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "на бочке / on the barrel", bolts: "болты / bolts",
     dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
@@ -306,6 +312,13 @@ function renderSource(src) {
   cam.textContent = t(key);
   cam.className = "conn " + (key === "cam_down" ? "off" : key === "cam_none" ? "mut" : "on");
   cam.dataset.state = key;
+  const turn = !TV && src.turn_hint !== null && src.turn_hint !== undefined;
+  $("turn-banner").hidden = !turn;
+  if (turn) {
+    $("turn-text").textContent = t("turn_hint");
+    $("btn-turn").textContent = t("turn_do")(src.turn_hint);
+    $("btn-turn").dataset.turn = String(src.turn_hint);
+  }
   // the camera cannot score this throw: open the hand entry
   if ((key === "cam_down" || key === "cam_none") && snap && snap.state && !snap.state.over && !TV) $("entry-panel").open = true;
 }
@@ -689,13 +702,20 @@ function renderGames() {
 // ------------------------------------------------------------------ settings and zones
 async function loadSettings() {
   try { settings = await api("GET", "/api/settings", undefined, true); } catch (e) { return; }
+  showSettings();
+}
+
+function showSettings() {
   $("set-source").value = settings.source || "";
   const th = settings.thresholds || {};
   $("set-conf").value = th.conf ?? "";
   $("set-value-conf").value = th.value_conf ?? "";
   $("set-still").value = th.still_s ?? "";
+  const fixed = settings.rotate === null || settings.rotate === undefined;  // the virtual table: never turned
   $("set-rotate").value = String(settings.rotate ?? 0);
-  $("set-rotate").disabled = settings.rotate === null || settings.rotate === undefined;  // the virtual table
+  $("set-rotate").disabled = fixed;
+  $("rotate-hint").dataset.i18n = fixed ? "rotate_fixed" : "rotate_hint";  // applyLang translates it on a switch
+  $("rotate-hint").textContent = t($("rotate-hint").dataset.i18n);
   drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
 }
 
@@ -725,9 +745,9 @@ async function saveSettings(extra) {
   const src = $("set-source").value.trim();
   if (src && (!settings || src !== settings.source)) body.source = src;
   const turn = Number($("set-rotate").value);
-  if (!$("set-rotate").disabled && turn !== ((settings && settings.rotate) || 0)) body.rotate = turn;
+  if (!$("set-rotate").disabled && settings && settings.rotate !== null && turn !== settings.rotate) body.rotate = turn;
   Object.assign(body, extra || {});
-  try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside); } catch (e) { /* shown */ }
+  try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); showSettings(); } catch (e) { /* shown */ }
 }
 
 // ------------------------------------------------------------------ the live view is folded away on phones
@@ -865,6 +885,9 @@ function init() {
     if (r && r.type === "state") { render(r); loadHistory(); loadGames(); window.scrollTo(0, 0); }
   });
   $("btn-save-settings").addEventListener("click", () => saveSettings());
+  $("btn-turn").addEventListener("click", async () => {
+    try { settings = await api("PUT", "/api/settings", { rotate: Number($("btn-turn").dataset.turn) }); $("turn-banner").hidden = true; showSettings(); } catch (e) { /* shown */ }
+  });
   const startZone = (which) => {
     zoneWhich = which;
     zonePts = [];

@@ -138,6 +138,44 @@ def test_run_turns_a_sideways_camera_from_the_file_or_the_flag(tmp_path, monkeyp
     assert "rotate" not in (seen.pop("c").settings or {})
 
 
+def test_the_tray_thresholds_and_turn_chosen_on_the_page_survive_a_restart_under_the_shipped_config(tmp_path, monkeypatch):
+    """deploy/kosti.toml (what the Raspberry Pi service runs, and what `kosti config init` writes) holds every key at
+    its default: no choice, so a restart must not reset the tray, thresholds and turn the table chose on the page
+    (before 2026-12-04 it put the whole frame, the default thresholds and no turn back at every start)."""
+    import cv2
+    import numpy as np
+
+    import kosti.dashboard.cli as dcli
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f000.png"), np.zeros((90, 160, 3), np.uint8))
+    db = tmp_path / "k.db"
+    seen = {}
+    monkeypatch.setattr(dcli, "_serve", lambda config, args: seen.setdefault("c", config) and 0)
+    shipped = Path(__file__).resolve().parents[2] / "deploy" / "kosti.toml"
+    argv = ["run", "--config", str(shipped), "--source", str(frames), "--db", str(db)]
+    tray = [[0.2, 0.2], [0.8, 0.2], [0.8, 0.8], [0.2, 0.8]]
+    for start in range(2):
+        assert main(argv) == 0
+        c = seen.pop("c")
+        assert c.settings is None  # the file's defaults are not pushed over the page's choices
+        app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
+        if start == 0:
+            app.state.table.update_settings({"zones": {"roll_area": tray, "set_aside": None}, "rotate": 90,
+                                             "thresholds": {"conf": 0.55}})
+        else:
+            got = app.state.table.get_settings()
+            assert got["zones"]["roll_area"] == tray and got["rotate"] == 90 and got["thresholds"]["conf"] == 0.55
+        app.state.store.close()
+    # A value the file changes from its default is applied at each start.
+    changed = tmp_path / "mine.toml"
+    changed.write_text(shipped.read_text().replace("rotate = 0", "rotate = 180").replace("conf = 0.5", "conf = 0.45"))
+    assert main(["run", "--config", str(changed), "--source", str(frames), "--db", str(db)]) == 0
+    assert seen.pop("c").settings == {"thresholds": {"conf": 0.45}, "rotate": 180}
+
+
 def test_bad_config_file_exits_2(tmp_path, capsys):
     conf = tmp_path / "kosti.toml"
     conf.write_text("[server]\nport = 70000\n")

@@ -72,11 +72,16 @@ def test_a_bad_turn_or_the_virtual_table_is_refused_in_both_languages(make_clien
     c = make_client(source=str(folder), reader=NoDice(), start_capture=False)
     r = c.put("/api/settings", json={"rotate": 45})
     assert r.status_code == 422 and "90" in r.text
+    r = c.put("/api/settings", json={"rotate": 90.0})  # a whole number of degrees, stored as one
+    assert r.status_code == 200 and r.json()["rotate"] == 90 and c.app.state.store.get_settings()["rotate"] == 90
     v = make_client(db_path=tmp_path / "v.db", start_capture=False)  # the built-in virtual table
     r = v.put("/api/settings", json={"rotate": 90})
     assert r.status_code == 422, r.text
     assert "virtual table" in r.json()["error"] and "виртуального стола" in r.text
     assert v.get("/api/settings").json()["rotate"] is None  # nothing to turn
+    r = v.put("/api/settings", json={"rotate": 0, "thresholds": {"still_s": 0.5}})  # no turn: nothing to refuse
+    assert r.status_code == 200 and r.json()["thresholds"]["still_s"] == 0.5 and r.json()["rotate"] is None
+    assert "rotate" not in v.app.state.store.get_settings()
 
 
 def test_a_switched_source_keeps_the_tables_turn(make_client, tmp_path):
@@ -113,10 +118,29 @@ def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
         wait.until(lambda d: d.find_element(By.ID, "set-rotate").is_displayed())
         label = d.find_element(By.XPATH, "//select[@id='set-rotate']/preceding-sibling::span")
         assert label.text == "Повернуть изображение (по часовой стрелке)"
+        _upside_down_throws(app.state.table.live)  # the banner offers the turn back, in Russian
+        wait.until(lambda d: d.find_element(By.ID, "turn-banner").is_displayed())
+        assert "дальний край стола оказался сверху" in d.find_element(By.ID, "turn-text").text
+        button = d.find_element(By.ID, "btn-turn")
+        assert button.text == "Установить «Повернуть изображение» на 180°"
+        button.click()
+        wait.until(lambda d: app.state.table.get_settings()["rotate"] == 180)
+        wait.until(lambda d: not d.find_element(By.ID, "turn-banner").is_displayed())
+        wait.until(lambda d: Select(d.find_element(By.ID, "set-rotate")).first_selected_option.text == "180°")
         Select(d.find_element(By.ID, "set-rotate")).select_by_value("90")
         d.find_element(By.ID, "btn-save-settings").click()
         wait.until(lambda d: app.state.table.get_settings()["rotate"] == 90)
         assert app.state.table.live.source.read().image.shape == (320, 180, 3)
+        # Switched to the virtual table, the control is disabled at once and says why (a later Save is not refused).
+        d.find_element(By.ID, "set-source").clear()
+        d.find_element(By.ID, "set-source").send_keys("virtual")
+        d.find_element(By.ID, "btn-save-settings").click()
+        wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
+        assert d.find_element(By.ID, "rotate-hint").text == "Изображение виртуального стола не поворачивается."
+        d.find_element(By.ID, "set-still").clear()
+        d.find_element(By.ID, "set-still").send_keys("0.5")
+        d.find_element(By.ID, "btn-save-settings").click()
+        wait.until(lambda d: app.state.table.get_settings()["thresholds"]["still_s"] == 0.5)
         d.get(srv2.url + "/")
         d.execute_script("document.getElementById('settings-details').open = true")
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
@@ -127,3 +151,33 @@ def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
         srv2.close()
         app.state.store.close()
         virtual.state.store.close()
+
+
+def _upside_down_throws(live) -> None:
+    """Feed ``live`` (a :class:`kosti.dashboard.wiring.LiveTable`) enough settled throws of dice larger towards the
+    top of a 1280 × 720 frame (an angled camera mounted upside down) for the orientation check to speak."""
+    from kosti.vision.orientation import MIN_THROWS
+    from kosti.vision.throws import Die, Throw
+
+    rng = np.random.default_rng(3)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    for i in range(MIN_THROWS):
+        cx, cy = rng.uniform(150, 1130, 5), rng.uniform(100, 620, 5)
+        side = 40 * np.exp(0.8 * (1 - cy / 720))
+        dice = [Die(3, 0.99, (x - s / 2, y - s / 2, x + s / 2, y + s / 2)) for x, y, s in zip(cx, cy, side)]
+        live._throw(Throw(frame_index=i, time_s=float(i), dice=dice, image=frame))
+
+
+def test_the_table_is_told_to_turn_a_picture_whose_dice_grow_upwards(make_client, tmp_path):
+    """Settled throws whose dice are larger towards the top of the frame (a camera at an angle, mounted upside down)
+    make the table say which turn puts the far side at the top (``source.turn_hint``, shown on the page); turning
+    the picture forgets those throws."""
+    c = make_client(source=str(_frames(tmp_path / "frames")), reader=NoDice(), start_capture=False)
+    live = c.app.state.table.live
+    assert c.get("/api/state").json()["source"]["turn_hint"] is None
+    _upside_down_throws(live)
+    src = c.get("/api/state").json()["source"]
+    assert src["turn_hint"] == 180 and src["rotate"] == 0
+    assert c.put("/api/settings", json={"rotate": 180}).status_code == 200
+    src = c.get("/api/state").json()["source"]
+    assert src["turn_hint"] is None and src["rotate"] == 180 and live.orientation.throws == 0

@@ -482,3 +482,8 @@ def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch) -
     assert _rotation(ns(source=str(photos), rotate=270)) == 270
     monkeypatch.delenv("KOSTI_SOURCE__ROTATE")
     assert _rotation(ns(source="rtsp://cam.local/s", rotate=None)) == 0
+    from kosti.datasets.capture_cli import CaptureInputError
+
+    with pytest.raises(CaptureInputError, match="virtual table is never turned"):
+        _rotation(ns(source="virtual", rotate=90))
+    assert _rotation(ns(source="virtual", rotate=None)) == 0
