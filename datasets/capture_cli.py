@@ -193,6 +193,7 @@ def run_capture(args: argparse.Namespace) -> int:
     Raises:
         CaptureInputError: bad arguments or source (exit code 2); ModelLoadError: no usable model (exit 2).
     """
+    from kosti.vision.orientation import OrientationCheck
     from kosti.vision.pipeline import LivePipeline
     from kosti.vision.settle import SettleDetector
     from kosti.vision.sources import SourceError, open_source
@@ -221,6 +222,8 @@ def run_capture(args: argparse.Namespace) -> int:
     say = (lambda *a, **k: None) if args.json else print
     say(f"capturing from {args.source} into {out} (model {model}); Ctrl-C stops", flush=True)
     t0 = time.monotonic()
+    orientation = OrientationCheck()  # a picture the wrong way up would teach side faces (kosti.vision.orientation)
+    turn_hint: int | None = None
     pipe.start()
     interrupted = False
     try:
@@ -249,6 +252,16 @@ def run_capture(args: argparse.Namespace) -> int:
             codes = list(dict.fromkeys(getattr(throw, "reason_codes", []) or []))
             flag = f" ({', '.join(codes)})" if codes else ""
             say(f"[{len(saved)}] {image_id}  faces {_faces_text(dice)}  {throw.status}{flag}", flush=True)
+            if throw.dice and throw.image is not None:
+                orientation.add(np.array([d.box for d in throw.dice], np.float32).reshape(-1, 4),
+                                throw.image.shape[1], throw.image.shape[0])
+                hint = orientation.suggestion()
+                if hint is not None and turn_hint is None:
+                    turn_hint = (source.rotation + hint) % 360
+                    print(f"kosti capture: the dice look larger towards the top or a side of the picture: the camera "
+                          f"seems turned, and dice seen at an angle would be taught by a side face; stop and run "
+                          f"again with --rotate {turn_hint} (or set source.rotate = {turn_hint})", file=sys.stderr,
+                          flush=True)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -256,7 +269,7 @@ def run_capture(args: argparse.Namespace) -> int:
     st = stats(out)
     summary = {"out": str(out), "saved": len(saved), "ids": saved, "skipped": skipped,
                "frames": source.frames_read, "seconds": round(time.monotonic() - t0, 1),
-               "interrupted": interrupted, "model": model, "stats": st}
+               "interrupted": interrupted, "model": model, "stats": st, "turn_hint": turn_hint}
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     else:

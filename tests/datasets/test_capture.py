@@ -487,3 +487,39 @@ def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch) -
     with pytest.raises(CaptureInputError, match="virtual table is never turned"):
         _rotation(ns(source="virtual", rotate=90))
     assert _rotation(ns(source="virtual", rotate=None)) == 0
+
+
+def test_capture_says_when_the_picture_is_the_wrong_way_up(tmp_path: Path, capsys) -> None:
+    """Photos taken from a seat, turned upside down (an angled camera mounted so), would teach side faces:
+    ``kosti capture`` says so once and names the turn (``--rotate 180``), also in its JSON summary."""
+    shared = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "epanemu-dice"
+    if not (shared / "images" / "val").is_dir():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"shared dataset missing: {shared}")
+        pytest.skip(f"shared dataset missing: {shared}")
+    if not (DETECTOR.exists() and CLASSIFIER.exists()):
+        pytest.skip("models/dice_det.onnx and dice_cls.onnx are not built yet (scripts/build_models.sh)")
+    from kosti.cli import main
+    from kosti.vision.evaluate import load_dataset, read_labels
+    from kosti.vision.orientation import perspective_slopes
+
+    ds = load_dataset(shared, "val")
+    src = tmp_path / "src"
+    src.mkdir()
+    n = 0
+    for item in ds.items:  # photos whose labelled dice clearly shrink towards the top: a seat's view
+        img = cv2.imread(str(item.image))
+        xy, _ = read_labels(item.label, img.shape[1], img.shape[0], ds.class_values)
+        slopes = perspective_slopes(xy, img.shape[1], img.shape[0]) if len(xy) >= 3 else None
+        if slopes is not None and slopes[1] > 0.3:
+            cv2.imwrite(str(src / f"{n:02d}.png"), cv2.rotate(img, cv2.ROTATE_180))
+            n += 1
+    assert n >= 8
+    assert main(["capture", "--source", str(src), "--out", str(tmp_path / "cap"), "--json", "--rotate", "0"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out.strip().splitlines()[-1])["turn_hint"] == 180
+    assert captured.err.count("--rotate 180") == 1
+    # Turned back as it advises, the same photos say nothing.
+    assert main(["capture", "--source", str(src), "--out", str(tmp_path / "cap2"), "--json", "--rotate", "180"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out.strip().splitlines()[-1])["turn_hint"] is None and "--rotate" not in captured.err
