@@ -218,6 +218,25 @@ def _grey(img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
+def _rewritten(video: Path, out: Path, change) -> Path:
+    """``video`` written again to ``out`` (same codec and rate) with every frame passed through ``change``."""
+    cap = cv2.VideoCapture(str(video))
+    fps, fourcc = cap.get(cv2.CAP_PROP_FPS), int(cap.get(cv2.CAP_PROP_FOURCC))
+    writer = None
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frame = change(frame)
+        if writer is None:
+            writer = cv2.VideoWriter(str(out), fourcc, fps, (frame.shape[1], frame.shape[0]))
+        writer.write(frame)
+    cap.release()
+    assert writer is not None, f"{video}: no frames"
+    writer.release()
+    return out
+
+
 #: Camera faults of ``benchmarks/robustness.py`` that broke a clip before the pipeline was made to survive them.
 CAMERA_FAULTS = {"dark-0.45": dimmed, "warm-lamp": _warm_lamp, "grey": _grey}
 
@@ -236,19 +255,7 @@ def test_a_worse_camera_gives_exactly_its_throws(suite, capsys, tmp_path, name, 
     """
     out, manifest = suite
     clip = next(c for c in manifest["clips"] if c["name"] == name)
-    cap = cv2.VideoCapture(str(out / clip["file"]))
-    fps, fourcc = cap.get(cv2.CAP_PROP_FPS), int(cap.get(cv2.CAP_PROP_FOURCC))
-    worse = tmp_path / clip["file"]
-    writer = None
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        if writer is None:
-            writer = cv2.VideoWriter(str(worse), fourcc, fps, (frame.shape[1], frame.shape[0]))
-        writer.write(CAMERA_FAULTS[fault](frame))
-    assert writer is not None
-    writer.release()
+    worse = _rewritten(out / clip["file"], tmp_path / clip["file"], CAMERA_FAULTS[fault])
     got = _watch(capsys, worse, clip["dice"])
     seen = [(sorted(_face(d) for d in t["dice"]), t["status"]) for t in got["throws"]]
     assert seen == [(w["faces"], w["status"]) for w in clip["throws"]], f"{name}, {fault}: {seen}"
@@ -423,20 +430,8 @@ def test_a_clip_from_a_camera_mounted_sideways_is_watched_turned_back(suite, cap
 
     out, manifest = suite
     clip = next(c for c in manifest["clips"] if c["name"] == "fixed")
-    cap = cv2.VideoCapture(str(out / clip["file"]))
-    fps, fourcc = cap.get(cv2.CAP_PROP_FPS), int(cap.get(cv2.CAP_PROP_FOURCC))
-    sideways = tmp_path / clip["file"]
-    writer = None
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        turned = cv2.rotate(frame, cv2.ROTATE_90_COUNTERCLOCKWISE)
-        if writer is None:
-            writer = cv2.VideoWriter(str(sideways), fourcc, fps, (turned.shape[1], turned.shape[0]))
-        writer.write(turned)
-    assert writer is not None
-    writer.release()
+    sideways = _rewritten(out / clip["file"], tmp_path / clip["file"],
+                          lambda f: cv2.rotate(f, cv2.ROTATE_90_COUNTERCLOCKWISE))
     capsys.readouterr()
     assert main(["watch", "--json", "--dice", str(clip["dice"]), "--rotate", "90", str(sideways)]) == 0
     got = json.loads(capsys.readouterr().out)
