@@ -10,7 +10,7 @@ tells it (2026-12-04; model card "After v1.3").
 3. Suggestions (always): ``--draws`` random tables per set and turn — :data:`~kosti.vision.orientation.WINDOW`
    photos of the set drawn without replacement, their label boxes turned — fed to an ``OrientationCheck``. A photo
    from a seat (epanemu-dice) turned by ``t`` should be answered with the turn back, ``(360 - t) % 360`` (nothing
-   for 0); a top-down set (rune55-dedup, byler-d6, skovy-webcam) with nothing. Prints the share of right, wrong
+   for 0); a top-down set (rune55-dedup, byler-d6) with nothing (skovy-webcam has no photo with 3 dice). Prints the share of right, wrong
    and missing answers.
 
 Usage: ``python benchmarks/orientation_check.py [--reads] [--draws 200]``
@@ -31,17 +31,8 @@ from label_errors import apply_fix, corrected_items, on_ignore_region  # noqa: E
 SHARED = Path(os.environ.get("KOSTI_SHARED", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
 #: ``(set, split, seen from a seat)``: photos taken from a seat (the far side up) or from above.
 SETS = (("epanemu-dice", "train", True), ("epanemu-dice", "val", True), ("rune55-dedup", "val", False),
-        ("byler-d6", "test", False), ("skovy-webcam", "test", False))
+        ("byler-d6", "test", False))
 READ_SETS = (("epanemu-dice", "val"), ("rune55-dedup", "val"), ("byler-d6", "test"))
-
-
-def turn_boxes(xyxy: np.ndarray, width: int, height: int, degrees: int) -> np.ndarray:
-    """``(N, 4)`` boxes of a ``width × height`` frame, as they lie once the frame is turned ``degrees`` clockwise
-    (:func:`kosti.vision.sources.rotate_frame`)."""
-    x1, y1, x2, y2 = np.asarray(xyxy, np.float32).reshape(-1, 4).T
-    turned = {0: (x1, y1, x2, y2), 90: (height - y2, x1, height - y1, x2),
-              180: (width - x2, height - y2, width - x1, height - y1), 270: (y1, width - x2, y2, width - x1)}
-    return np.stack(turned[degrees], 1).astype(np.float32)
 
 
 def _labelled(name: str, split: str) -> list[tuple[np.ndarray, int, int]]:
@@ -69,7 +60,7 @@ def reads() -> None:
     """Part 1: the shipped reader on turned photos."""
     from kosti.vision.evaluate import evaluate_predictions, load_dataset, read_labels
     from kosti.vision.reader import DiceReader, load_image
-    from kosti.vision.sources import rotate_frame
+    from kosti.vision.sources import rotate_frame, turn_boxes
 
     reader = DiceReader()
     for name, split in READ_SETS:
@@ -98,6 +89,7 @@ def reads() -> None:
 def slopes_and_suggestions(draws: int) -> None:
     """Parts 2 and 3."""
     from kosti.vision.orientation import MIN_DICE, MIN_SLOPE, WINDOW, OrientationCheck, perspective_slopes
+    from kosti.vision.sources import turn_boxes
 
     rng = np.random.default_rng(0)
     for name, split, seat in SETS:

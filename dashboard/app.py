@@ -171,8 +171,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                          source_spec=config.source or (source.kind if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
     table.reader_reload = config.reader_reload
-    if config.settings:
-        table.update_settings(dict(config.settings))
+    table.apply_file_settings(dict(config.settings or {}))  # undoes what the file set last time and no longer does
     resumed = table.game_id
     if config.players:
         cur = table.game_id and store.get_game(table.game_id)

@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--rotate", type=int, default=None, choices=(0, 90, 180, 270), metavar="DEGREES",
                      help="turn every frame clockwise by 0, 90, 180 or 270 degrees: a camera mounted sideways or "
                           "upside down; at an angle, until the far side of the table is at the top "
-                          "(default: source.rotate of the config, 0)")
+                          "(default: source.rotate of the config when it is not 0, else the turn chosen on the page)")
     _game_options(run)
     _common(run)
     run.set_defaults(func=_run)
@@ -194,6 +194,16 @@ def _load(args: argparse.Namespace) -> KostiConfig:
     return load_config(args.config)
 
 
+def _is_virtual(spec: object) -> bool:
+    """Whether source ``spec`` names the virtual table (the one spec grammar; an unusable spec is not)."""
+    from kosti.vision.sources import SourceError, parse_source_spec
+
+    try:
+        return isinstance(spec, str) and parse_source_spec(spec).kind == "virtual"
+    except SourceError:
+        return False
+
+
 def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> DashboardConfig:
     """Command line over configuration file → :class:`kosti.dashboard.app.DashboardConfig`."""
     from kosti.dashboard.app import DashboardConfig
@@ -221,8 +231,8 @@ def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> Dashboa
     # The frames' turn is a table setting, so that the tray the table marked turns with the picture
     # (kosti.dashboard.table_settings.with_turned_zones). The virtual table is never turned: a file's rotate is
     # for its camera.
-    virtual = str(kw.get("source", "")).split(":")[0] == "virtual"
-    if getattr(args, "rotate", None) is not None:
+    virtual = _is_virtual(kw.get("source"))
+    if getattr(args, "rotate", None) is not None and not virtual:
         settings["rotate"] = int(args.rotate)
     elif cfg.source.rotate and not virtual:
         settings["rotate"] = int(cfg.source.rotate)
@@ -307,7 +317,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError(redact_text(str(exc))) from None
     _probe_camera(src_cfg.spec)
     virtual = src.kind == "virtual"
-    if virtual and args.rotate is not None:
+    if virtual and args.rotate:
         raise CliError("--rotate turns a camera's picture; the virtual table is never turned")
     reader = _reader(args, cfg, virtual=virtual)
     return _serve(_config(args, cfg, source_obj=src, source=src_cfg.spec, preset=preset, players=players,

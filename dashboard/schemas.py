@@ -175,7 +175,9 @@ class SettingsBody(BaseModel):
     @field_validator("rotate", mode="before")
     @classmethod
     def _rotate_int(cls, v: object) -> object:  # 90.0 is 90, stored as an integer
-        return int(v) if isinstance(v, float) and v.is_integer() else v
+        from kosti.vision.frame_source import loose_rotation
+
+        return loose_rotation(v)
 
     @field_validator("zones")
     @classmethod

@@ -40,8 +40,10 @@ from kosti.dashboard.session import GameSession
 from kosti.dashboard.store import Store, StoreError
 from kosti.dashboard.table_settings import (
     DEFAULT_SETTINGS,
+    FROM_FILE,
     Settings,
     check_settle,
+    file_settings_gone,
     merged,
     valid_stored_settings,
     with_turned_zones,
@@ -115,7 +117,9 @@ class TableService:
         self.version = 0
         # earlier versions' default thresholds were dropped once, by migrations 2 and 3 (kosti.dashboard.migrations):
         # a pair stored since is a choice and is read as it is
-        self.settings: Settings = merged(copy.deepcopy(DEFAULT_SETTINGS), valid_stored_settings(store.get_settings()))
+        stored = valid_stored_settings(store.get_settings())
+        stored.pop(FROM_FILE, None)  # what the config file set at the last start: not a setting
+        self.settings: Settings = merged(copy.deepcopy(DEFAULT_SETTINGS), stored)
         self.live.apply_settings(self.settings)
         #: Shown to the UI: control actions need the PIN (set by the app for non-loopback binds).
         self.pin_required = False
@@ -434,7 +438,7 @@ class TableService:
             if "rotate" in values and not self.live.turnable:
                 if values["rotate"]:
                     raise Invalid("only a camera's picture can be turned, not the virtual table's",
-                                  "повернуть можно только изображение камеры, не виртуального стола")
+                                  "повернуть можно только изображение камеры, а не виртуального стола")
                 values = {k: v for k, v in values.items() if k != "rotate"}  # 0 where nothing turns: nothing to do
             values = with_turned_zones(self.settings, values, self.live.rotation)
             self.settings = merged(self.settings, values)
@@ -445,6 +449,30 @@ class TableService:
             self.switch_source(str(new_source))
         self._changed()
         return self.get_settings()
+
+    def apply_file_settings(self, values: Settings) -> None:
+        """Apply at start the table settings the config file (or a flag) sets, ``values`` (zones, thresholds,
+        rotate; :meth:`update_settings`), and remember them: a setting the file set at the last start and sets no
+        longer goes back to its default unless the page changed it since (:func:`file_settings_gone`), so taking
+        a value out of ``kosti.toml`` undoes it and the page's own choices stay."""
+        stored = self.store.get_settings()
+        before = stored.get(FROM_FILE)
+        undo, forget = file_settings_gone(before if isinstance(before, dict) else {}, values, stored)
+        if "rotate" in undo and not self.live.turnable:
+            undo.pop("rotate")
+        if undo:
+            self.update_settings(undo)
+        if forget:
+            with self._lock:
+                kept = {k: v for k, v in _thresholds(self.store.get_settings()).items() if k not in forget}
+                self.store.put_settings({"thresholds": kept})
+                self.settings["thresholds"] = {**_thresholds(DEFAULT_SETTINGS), **kept}
+                self.live.apply_settings(self.settings)
+        if values:
+            self.update_settings(dict(values))
+        if before != values:
+            with self._lock:
+                self.store.put_settings({FROM_FILE: dict(values)})
 
     def get_settings(self) -> Settings:
         """Current settings (with the source spec, credentials hidden)."""
@@ -458,3 +486,9 @@ class TableService:
         src = self.live.open(spec)
         self.live.switch_source(src, spec)
         self.store.put_settings({"source": spec})
+
+
+def _thresholds(settings: Settings) -> dict[str, JsonValue]:
+    """The ``thresholds`` table of ``settings`` (``{}`` when absent or not a table)."""
+    th = settings.get("thresholds")
+    return dict(th) if isinstance(th, dict) else {}

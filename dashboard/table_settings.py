@@ -80,7 +80,7 @@ def valid_stored_settings(stored: Settings) -> Settings:
             elif key == "source":
                 ok = isinstance(value, str) and len(value) <= 2048
             elif key == "rotate":
-                ok = value in ROTATIONS and not isinstance(value, bool)
+                ok = type(value) is int and value in ROTATIONS
             else:
                 ok = True  # settings of other versions pass through untouched
         except (TypeError, ValueError, KeyError):
@@ -104,6 +104,26 @@ def with_turned_zones(current: Settings, values: Settings, rotation: int) -> Set
     if turn == 0:
         return values
     return {**values, "zones": Zones.from_dict(zones).turned(turn).to_dict()}
+
+
+#: The stored settings row that remembers what the config file (or a flag) set at the last start
+#: (:func:`file_settings_gone`); not a setting of its own, never shown.
+FROM_FILE = "from_file"
+
+
+def file_settings_gone(before: Settings, now: Settings, stored: Settings) -> tuple[Settings, list[str]]:
+    """What to undo at start for the table settings the config file set at the last start (``before``) and sets no
+    longer (``now``), where the page has not changed them since (``stored``, the stored settings, still hold the
+    file's value): ``(values, thresholds)`` — settings to apply (``rotate`` 0, turning the zones back; ``zones``
+    None, the whole frame) and the threshold keys to forget (back to their defaults). A value the page chose
+    after the file's stays."""
+    values: Settings = {}
+    if "rotate" in before and "rotate" not in now and stored.get("rotate") == before["rotate"]:
+        values["rotate"] = 0
+    if "zones" in before and "zones" not in now and stored.get("zones") == before["zones"]:
+        values["zones"] = None
+    was, still, kept = _table(before.get("thresholds")), _table(now.get("thresholds")), _table(stored.get("thresholds"))
+    return values, sorted(k for k in was if k not in still and kept.get(k) == was[k])
 
 
 def check_settle(current: Settings, values: Settings) -> None:

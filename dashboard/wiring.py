@@ -14,8 +14,6 @@ import logging
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import Conflict, Invalid
 from kosti.dashboard.frames import FrameHub
@@ -76,6 +74,7 @@ class LiveTable(RunnerObserver):
         self.motion = "idle"
         #: The perspective of the settled throws: whether the picture should be turned (``turn_hint``).
         self.orientation = OrientationCheck()
+        self._turn: int | None = None  # the turn the table chose (None: as the source was opened)
         self.source_error = ""
         #: The latest settled throw with its frame, game or not (the teach page saves it); None before one.
         self.last_settled: TableThrow | None = None
@@ -120,9 +119,13 @@ class LiveTable(RunnerObserver):
         self.settings = settings
         if isinstance(self.source, FrameSource) and self.turnable and "rotate" in settings:
             turn = json_int(settings["rotate"])
-            if turn != self.source.rotation:
+            if turn != self.rotation:
                 self.orientation.reset()  # the throws seen so far were seen the other way up
-            self.source.set_rotation(turn)
+                self._turn = turn  # at once, though the runner turns the frames between two frames
+                if self.runner is not None:  # ... and takes the dice lying there as no new throw
+                    self.runner.turn_view(turn)
+                else:
+                    self.source.set_rotation(turn)
         if self.runner is not None:
             self.runner.configure(tuning(settings))
 
@@ -134,8 +137,11 @@ class LiveTable(RunnerObserver):
 
     @property
     def rotation(self) -> int:
-        """Degrees clockwise the camera's frames are turned (0 for a source that cannot be turned)."""
-        return self.source.rotation if isinstance(self.source, FrameSource) and self.turnable else 0
+        """Degrees clockwise the camera's frames are turned, or are about to be (the runner turns them between two
+        frames); 0 for a source that cannot be turned."""
+        if not (isinstance(self.source, FrameSource) and self.turnable):
+            return 0
+        return self._turn if self._turn is not None else self.source.rotation
 
     def on_state(self, state: GameState | None) -> None:
         """After each change of the game: the runner expects the next throw's dice counts, and a virtual table
@@ -149,9 +155,8 @@ class LiveTable(RunnerObserver):
 
     # -- the runner's reports (its thread) ---------------------------------------------------------
     def _throw(self, throw: Throw) -> None:
-        if self.turnable and throw.dice and throw.image is not None:
-            h, w = throw.image.shape[:2]
-            self.orientation.add(np.array([d.box for d in throw.dice], np.float32).reshape(-1, 4), w, h)
+        if self.turnable:
+            self.orientation.add_throw(throw)
         thr = throw_from_pipeline(throw)
         self.last_settled = thr
         self.on_throw(thr)
@@ -244,6 +249,7 @@ class LiveTable(RunnerObserver):
         self.runner = None
         self.source, self.source_spec = source, spec
         self.orientation.reset()
+        self._turn = source.rotation if isinstance(source, FrameSource) else None  # opened with the table's turn
         if isinstance(self.reader, VirtualTruthReader):
             self.reader = VirtualTruthReader(source) if isinstance(source, VirtualTableSource) else None
             self.reader_desc = ""

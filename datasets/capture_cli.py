@@ -167,8 +167,7 @@ def _free_id(root: Path, photo: Path | None) -> str | None:
 def _rotation(args: argparse.Namespace) -> int:
     """Degrees clockwise to turn ``kosti capture``'s frames: ``--rotate``, else the kosti config's ``source.rotate``
     for a live camera (the table's camera as ``kosti run`` turns it, so the dice taught are seen as they will be
-    read), else 0. Raises :class:`CaptureInputError` for a turn of the virtual table and
-    :class:`kosti.config.ConfigError` for an invalid config file (both exit code 2)."""
+    read), else 0. Raises :class:`kosti.config.ConfigError` for an invalid config file (exit code 2)."""
     from kosti.vision.sources import SourceError, parse_source_spec
 
     try:
@@ -176,9 +175,7 @@ def _rotation(args: argparse.Namespace) -> int:
     except SourceError:
         return int(args.rotate or 0)  # open_source says why the source is unusable
     if args.rotate is not None:
-        if args.rotate and kind == "virtual":
-            raise CaptureInputError("--rotate turns a camera's picture; the virtual table is never turned")
-        return int(args.rotate)
+        return int(args.rotate)  # open_source refuses a turn of the virtual table
     live = kind in ("picamera", "device", "url")
     if not live:
         return 0
@@ -252,9 +249,7 @@ def run_capture(args: argparse.Namespace) -> int:
             codes = list(dict.fromkeys(getattr(throw, "reason_codes", []) or []))
             flag = f" ({', '.join(codes)})" if codes else ""
             say(f"[{len(saved)}] {image_id}  faces {_faces_text(dice)}  {throw.status}{flag}", flush=True)
-            if throw.dice and throw.image is not None:
-                orientation.add(np.array([d.box for d in throw.dice], np.float32).reshape(-1, 4),
-                                throw.image.shape[1], throw.image.shape[0])
+            if orientation.add_throw(throw):
                 hint = orientation.suggestion()
                 if hint is not None and turn_hint is None:
                     turn_hint = (source.rotation + hint) % 360

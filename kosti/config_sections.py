@@ -79,9 +79,9 @@ class SourceSettings(_Section):
     @field_validator("rotate", mode="before")
     @classmethod
     def _rotate_int(cls, v: Any) -> Any:  # $KOSTI_SOURCE__ROTATE=90 arrives as text; 90.0 is 90
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        return int(v.strip()) if isinstance(v, str) and v.strip().isdigit() else v
+        from kosti.vision.frame_source import loose_rotation
+
+        return loose_rotation(v)
 
     @field_validator("spec", mode="before")
     @classmethod

@@ -58,6 +58,37 @@ def rotate_frame(image: np.ndarray, degrees: int) -> np.ndarray:
     return image if code is None else cv2.rotate(image, code)
 
 
+def loose_rotation(value: object) -> object:
+    """A turn as a file, an environment variable or JSON may write it — text ``"90"``, the float ``90.0`` — as the
+    int; anything else unchanged, for a validator to accept or refuse (a pydantic ``mode="before"`` validator of
+    ``[source] rotate`` and the dashboard's ``rotate`` setting)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return value
+
+
+def turn_points(points: np.ndarray, width: float, height: float, degrees: int) -> np.ndarray:
+    """Points ``(N, 2)`` ``[x, y]`` of a ``width × height`` frame, as they lie once the frame is turned clockwise by
+    ``degrees`` (0, 90, 180 or 270; :func:`rotate_frame`): ``(height - y, x)`` for 90, ``(width - x, height - y)``
+    for 180, ``(y, width - x)`` for 270 — continuous coordinates (pixel edges; ``width = height = 1`` for normalised
+    points). Returns a new ``(N, 2)`` float64 array. Raises :class:`SourceError` for another angle."""
+    xy = np.asarray(points, np.float64).reshape(-1, 2)
+    x, y = xy[:, 0], xy[:, 1]
+    turned = {0: (x, y), 90: (height - y, x), 180: (width - x, height - y), 270: (y, width - x)}
+    return np.stack(turned[check_rotation(degrees)], 1)
+
+
+def turn_boxes(xyxy: np.ndarray, width: float, height: float, degrees: int) -> np.ndarray:
+    """Boxes ``(N, 4)`` ``[x1, y1, x2, y2]`` of a ``width × height`` frame once it is turned clockwise by ``degrees``
+    (:func:`turn_points` of two corners, reordered): a new ``(N, 4)`` float32 array. Raises :class:`SourceError` for
+    another angle."""
+    boxes = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    a, b = turn_points(boxes[:, :2], width, height, degrees), turn_points(boxes[:, 2:], width, height, degrees)
+    return np.concatenate([np.minimum(a, b), np.maximum(a, b)], 1).astype(np.float32)
+
+
 class SourceTimeout(SourceError):
     """No new frame arrived within the read's timeout, but the source has not failed (a stall so far)."""
 

@@ -16,8 +16,12 @@ far side at the top. A camera looking straight down shows no such growth, and is
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from kosti.vision.throws import Throw
 
 #: Fewest dice, and least spread of their centres along an axis (share of the frame's side), for a throw to give a
 #: slope along that axis.
@@ -78,8 +82,10 @@ class OrientationCheck:
 
     Feed it every settled throw's dice (:meth:`add`); :meth:`suggestion` then gives the clockwise turn (90, 180 or
     270 degrees) that would put the far side of the table at the top of the frames it was given, or ``None``. Call
-    :meth:`reset` when the picture is turned or the camera changes. Not thread-safe: one caller (the runner's
-    thread) adds, readers only call :meth:`suggestion`, which copies what it reads.
+    :meth:`reset` when the picture is turned or the camera changes. One thread adds (the runner's); another may
+    :meth:`reset` and read :meth:`suggestion`, which copies what it reads — safe because each operation on the
+    bounded deque is atomic under the GIL; a throw read just before a reset may still land after it (one stale
+    slope among the next dozen, which the median outvotes).
     """
 
     def __init__(self, window: int = WINDOW) -> None:
@@ -91,6 +97,16 @@ class OrientationCheck:
         slopes = perspective_slopes(xyxy, width, height)
         if slopes is not None:
             self._slopes.append(slopes)
+
+    def add_throw(self, throw: Throw) -> bool:
+        """:meth:`add` a settled throw's roll-area dice in its frame (``throw.image``); a throw that corrects an
+        earlier one (``throw.corrects``: the same dice, nudged) or has no frame or no dice is not counted again.
+        Returns whether it was taken."""
+        if throw.corrects is not None or throw.image is None or not throw.dice:
+            return False
+        h, w = throw.image.shape[:2]
+        self.add(np.array([d.box for d in throw.dice], np.float64).reshape(-1, 4), w, h)
+        return True
 
     def reset(self) -> None:
         """Forget every throw (the picture was turned, or another camera is read)."""

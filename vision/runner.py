@@ -266,6 +266,22 @@ class LivePipeline:
 
         self._submit(change)
 
+    def turn_view(self, degrees: int) -> None:
+        """Turn the source's frames clockwise by ``degrees`` (0, 90, 180 or 270; ``[source] rotate``) between two
+        frames, and take the dice lying there as seen: the settle detector and the last throw start afresh, and the
+        rest that follows is not a throw — the dice did not move, the picture did (as :paramref:`skip_first_rest`
+        after start-up). Any thread. Raises :class:`kosti.vision.sources.SourceError` for another angle, at once."""
+        from kosti.vision.frame_source import check_rotation
+
+        turn = check_rotation(degrees)
+
+        def change() -> None:
+            self.source.set_rotation(turn)
+            self.detector.reset()
+            self._armed = False
+
+        self._submit(change)
+
     def announce_throw(self) -> None:
         """The source is throwing now (the virtual table's Throw button): the next rest is a new throw — even
         right after start-up, and never a correction of the last one (:meth:`ThrowDetector.expect_new_throw`)."""

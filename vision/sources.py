@@ -42,7 +42,10 @@ from kosti.vision.frame_source import (
     SourceError,
     SourceTimeout,
     check_rotation,
+    loose_rotation,
     rotate_frame,
+    turn_boxes,
+    turn_points,
 )
 from kosti.vision.picamera_source import PicameraSource
 from kosti.vision.reconnect import ReconnectingSource, SourceStatus
@@ -53,7 +56,8 @@ __all__ = [
     "IMAGE_EXTENSIONS", "ROTATIONS", "STREAM_OPEN_TIMEOUT_S", "STREAM_READ_TIMEOUT_S", "EndOfStream", "Frame",
     "FrameSource", "OpenCVSource", "PicameraSource", "ReconnectingSource", "RedactingFilter", "SourceError",
     "SourceSpec", "SourceStatus", "SourceTimeout", "VideoFileSource", "install_log_redaction", "open_capture",
-    "check_rotation", "open_source", "parse_source_spec", "redact_text", "redact_url", "rotate_frame",
+    "check_rotation", "loose_rotation", "open_source", "parse_source_spec", "redact_text", "redact_url", "rotate_frame",
+    "turn_boxes", "turn_points",
 ]
 
 
@@ -93,10 +97,13 @@ def open_source(
 
     Raises:
         SourceError: the string names nothing usable (missing path, unknown form, bad ``virtual:N``), or
-            ``rotate`` is not 0, 90, 180 or 270.
+            ``rotate`` is not 0, 90, 180 or 270, or turns the virtual table.
     """
     check_rotation(rotate)
-    return _open_source(parse_source_spec(spec), realtime=realtime, reconnect=reconnect, width=width,
+    parsed = parse_source_spec(spec)
+    if rotate and parsed.kind == "virtual":  # its ground truth knows where the dice lie in its own frames
+        raise SourceError("the virtual table is never turned: rotate is for a camera, a video or photos")
+    return _open_source(parsed, realtime=realtime, reconnect=reconnect, width=width,
                         height=height, fps=fps, photos=photos, **kwargs).set_rotation(rotate)
 
 

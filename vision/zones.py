@@ -111,18 +111,14 @@ class Zones:
         """These zones on the frame turned clockwise by ``degrees`` (0, 90, 180 or 270; ``[source] rotate``): each
         normalised point ``(x, y)`` goes to ``(1 - y, x)`` for 90, ``(1 - x, 1 - y)`` for 180 and ``(y, 1 - x)`` for
         270, so a tray marked before the picture was turned stays on the tray. Raises ValueError for another angle."""
-        if isinstance(degrees, bool) or degrees not in (0, 90, 180, 270):
-            raise ValueError(f"zones can be turned by 0, 90, 180 or 270 degrees, not {degrees!r}")
-
-        def point(x: float, y: float) -> tuple[float, float]:
-            if degrees == 90:
-                return 1.0 - y, x
-            if degrees == 180:
-                return 1.0 - x, 1.0 - y
-            return (y, 1.0 - x) if degrees == 270 else (x, y)
+        from kosti.vision.frame_source import SourceError, turn_points
 
         def turn(poly: Polygon) -> Polygon:  # rounded: turned and turned back, a tray is the one marked
-            return [(round(u, 9), round(v, 9)) for u, v in (point(x, y) for x, y in poly)]
+            try:
+                pts = turn_points(np.asarray(poly, np.float64), 1.0, 1.0, degrees)
+            except SourceError as exc:
+                raise ValueError(f"zones: {exc}") from None
+            return [(round(float(u), 9), round(float(v), 9)) for u, v in pts]
 
         return Zones(turn(self.roll_area), None if self.set_aside is None else turn(self.set_aside))
 

@@ -15,7 +15,8 @@ const T = {
     new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
     conf: "Detector confidence", value_conf: "Face confidence", still_s: "Settle time, s",
-    turn_hint: "The dice look larger towards the top or the side of the picture: the camera seems turned, and dice seen at an angle are then read by a side face. Turn the picture so that the far side of the table is at the top.",
+    turn_hint: "The dice look larger towards the top or a side of the picture: the camera seems turned, and dice seen at an angle are then read by a side face. Turn the picture so that the far side of the table is at the top.",
+    turn_later: "Not now",
     turn_do: (deg) => `Set “Turn the picture” to ${deg}°`,
     rotate: "Turn the picture (clockwise)", rotate_hint: "For a camera mounted sideways or upside down: turn the picture until the far side of the table is at the top; the marked tray turns with it.",
     rotate_fixed: "The virtual table's picture is never turned.",
@@ -59,7 +60,8 @@ const T = {
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
     conf: "Порог детектора", value_conf: "Порог грани", still_s: "Время успокоения, с",
-    turn_hint: "Кости кажутся крупнее к верху или к краю изображения: камера, похоже, повёрнута, и тогда кости, снятые под углом, читаются по боковой грани. Поверните изображение так, чтобы дальний край стола оказался сверху.",
+    turn_hint: "Кости выглядят крупнее у верхнего или бокового края изображения: камера, похоже, повёрнута, и кости, снятые под углом, читаются по боковой грани. Поверните изображение так, чтобы дальний край стола оказался сверху.",
+    turn_later: "Не сейчас",
     turn_do: (deg) => `Установить «Повернуть изображение» на ${deg}°`,
     rotate: "Повернуть изображение (по часовой стрелке)", rotate_hint: "Если камера закреплена боком или вверх ногами, поверните изображение так, чтобы дальний край стола оказался сверху; отмеченный лоток повернётся вместе с ним.",
     rotate_fixed: "Изображение виртуального стола не поворачивается.",
@@ -312,12 +314,14 @@ function renderSource(src) {
   cam.textContent = t(key);
   cam.className = "conn " + (key === "cam_down" ? "off" : key === "cam_none" ? "mut" : "on");
   cam.dataset.state = key;
-  const turn = !TV && src.turn_hint !== null && src.turn_hint !== undefined;
+  const turn = !TV && src.turn_hint !== null && src.turn_hint !== undefined
+    && sessionStorage.getItem("kosti.turnLater") !== String(src.turn_hint);  // "Not now" hides this turn
   $("turn-banner").hidden = !turn;
   if (turn) {
     $("turn-text").textContent = t("turn_hint");
     $("btn-turn").textContent = t("turn_do")(src.turn_hint);
     $("btn-turn").dataset.turn = String(src.turn_hint);
+    $("btn-turn-later").textContent = t("turn_later");
   }
   // the camera cannot score this throw: open the hand entry
   if ((key === "cam_down" || key === "cam_none") && snap && snap.state && !snap.state.over && !TV) $("entry-panel").open = true;
@@ -886,7 +890,16 @@ function init() {
   });
   $("btn-save-settings").addEventListener("click", () => saveSettings());
   $("btn-turn").addEventListener("click", async () => {
-    try { settings = await api("PUT", "/api/settings", { rotate: Number($("btn-turn").dataset.turn) }); $("turn-banner").hidden = true; showSettings(); } catch (e) { /* shown */ }
+    try {
+      settings = await api("PUT", "/api/settings", { rotate: Number($("btn-turn").dataset.turn) });
+      $("turn-banner").hidden = true;
+      $("set-rotate").value = String(settings.rotate ?? 0);  // the rest of the form keeps what is typed in it
+      drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
+    } catch (e) { /* shown */ }
+  });
+  $("btn-turn-later").addEventListener("click", () => {
+    sessionStorage.setItem("kosti.turnLater", $("btn-turn").dataset.turn || "");
+    $("turn-banner").hidden = true;
   });
   const startZone = (which) => {
     zoneWhich = which;

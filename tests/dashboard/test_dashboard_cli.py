@@ -169,11 +169,38 @@ def test_the_tray_thresholds_and_turn_chosen_on_the_page_survive_a_restart_under
             got = app.state.table.get_settings()
             assert got["zones"]["roll_area"] == tray and got["rotate"] == 90 and got["thresholds"]["conf"] == 0.55
         app.state.store.close()
-    # A value the file changes from its default is applied at each start.
+    # A value the file changes from its default is applied at each start ...
     changed = tmp_path / "mine.toml"
-    changed.write_text(shipped.read_text().replace("rotate = 0", "rotate = 180").replace("conf = 0.5", "conf = 0.45"))
-    assert main(["run", "--config", str(changed), "--source", str(frames), "--db", str(db)]) == 0
-    assert seen.pop("c").settings == {"thresholds": {"conf": 0.45}, "rotate": 180}
+    changed.write_text(shipped.read_text().replace("rotate = 0", "rotate = 180").replace("conf = 0.5", "conf = 0.45")
+                       .replace("still_s = 0.4", "still_s = 0.7"))
+
+    def start(config: Path, *flags: str, page: dict | None = None) -> dict:
+        assert main(["run", "--config", str(config), "--source", str(frames), "--db", str(db), *flags]) == 0
+        app = create_app(DashboardConfig(**{**seen.pop("c").__dict__, "start_capture": False}))
+        got = app.state.table.get_settings()
+        if page:
+            app.state.table.update_settings(page)  # chosen on the page
+        app.state.store.close()
+        assert "from_file" not in got  # what the file set is remembered, never shown
+        return got
+
+    got = start(changed)
+    assert (got["rotate"], got["thresholds"]["conf"], got["thresholds"]["still_s"]) == (180, 0.45, 0.7)
+    # The tray, marked with the picture at 90, turned a quarter more with it: (x, y) → (1 - y, x).
+    assert _rounded(got["zones"]["roll_area"]) == [[0.8, 0.2], [0.8, 0.8], [0.2, 0.8], [0.2, 0.2]]
+    got = start(changed, "--rotate", "270")  # a flag wins over the file
+    assert got["rotate"] == 270
+    # ... and taken out of the file (and the flag dropped), it is undone: back to the defaults, the tray turned back
+    # with the picture; a value the page chose since (still_s 0.9, below) stays.
+    start(changed, page={"thresholds": {"still_s": 0.9}})
+    got = start(shipped)
+    assert (got["rotate"], got["thresholds"]["conf"], got["thresholds"]["still_s"]) == (0, 0.5, 0.9)
+    # The tray marked at 90, seen at 0: (x, y) → (y, 1 - x).
+    assert _rounded(got["zones"]["roll_area"]) == [[0.2, 0.8], [0.2, 0.2], [0.8, 0.2], [0.8, 0.8]]
+
+
+def _rounded(poly: list[list[float]]) -> list[list[float]]:
+    return [[round(v, 6) for v in p] for p in poly]
 
 
 def test_bad_config_file_exits_2(tmp_path, capsys):

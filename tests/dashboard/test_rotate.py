@@ -121,6 +121,7 @@ def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
         _upside_down_throws(app.state.table.live)  # the banner offers the turn back, in Russian
         wait.until(lambda d: d.find_element(By.ID, "turn-banner").is_displayed())
         assert "дальний край стола оказался сверху" in d.find_element(By.ID, "turn-text").text
+        assert d.find_element(By.ID, "btn-turn-later").text == "Не сейчас"
         button = d.find_element(By.ID, "btn-turn")
         assert button.text == "Установить «Повернуть изображение» на 180°"
         button.click()

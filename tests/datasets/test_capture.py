@@ -464,7 +464,7 @@ def test_writer_takes_detections_as_they_flow(tmp_path: Path) -> None:
     assert len(cap.list_ids(tmp_path)) == 1  # nothing written for the refused throw
 
 
-def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch) -> None:
+def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch, capsys) -> None:
     """``kosti capture`` turns a camera's frames by ``--rotate``, else by the config's ``source.rotate`` (the dice
     taught are seen as ``kosti run`` will read them); files and folders by ``--rotate`` only."""
     import argparse
@@ -482,11 +482,12 @@ def test_capture_turns_a_camera_as_the_table_does(tmp_path: Path, monkeypatch) -
     assert _rotation(ns(source=str(photos), rotate=270)) == 270
     monkeypatch.delenv("KOSTI_SOURCE__ROTATE")
     assert _rotation(ns(source="rtsp://cam.local/s", rotate=None)) == 0
-    from kosti.datasets.capture_cli import CaptureInputError
-
-    with pytest.raises(CaptureInputError, match="virtual table is never turned"):
-        _rotation(ns(source="virtual", rotate=90))
     assert _rotation(ns(source="virtual", rotate=None)) == 0
+    from kosti.cli import main
+
+    assert main(["capture", "--source", "virtual", "--rotate", "90", "--out", str(tmp_path / "o"), "--max", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "virtual table is never turned" in err and len(err.splitlines()) == 1
 
 
 def test_capture_says_when_the_picture_is_the_wrong_way_up(tmp_path: Path, capsys) -> None:

@@ -27,10 +27,9 @@ def _throw(rng: np.random.Generator, growth: float, n: int = 5) -> np.ndarray:
 
 def _turned(boxes: np.ndarray, degrees: int) -> tuple[np.ndarray, int, int]:
     """The boxes of a ``W × H`` frame once it is turned ``degrees`` clockwise, and the turned frame's size."""
-    x1, y1, x2, y2 = boxes.T
-    out = {0: (x1, y1, x2, y2), 90: (H - y2, x1, H - y1, x2), 180: (W - x2, H - y2, W - x1, H - y1),
-           270: (y1, W - x2, y2, W - x1)}[degrees]
-    return np.stack(out, 1), (W if degrees in (0, 180) else H), (H if degrees in (0, 180) else W)
+    from kosti.vision.sources import turn_boxes
+
+    return turn_boxes(boxes, W, H, degrees), (W if degrees in (0, 180) else H), (H if degrees in (0, 180) else W)
 
 
 def test_dice_that_grow_downwards_give_a_positive_vertical_slope():

@@ -39,6 +39,26 @@ def test_any_other_turn_is_one_clear_error(bad):
         open_source("virtual", rotate=bad)
 
 
+def test_the_virtual_table_is_never_turned():
+    """Its ground truth knows where the dice lie in its own frames: a turn would misplace every box."""
+    with pytest.raises(SourceError, match="virtual table is never turned"):
+        open_source("virtual", rotate=90)
+    assert open_source("virtual", rotate=0).rotation == 0
+
+
+def test_turned_boxes_and_points_are_where_the_turned_frame_shows_them():
+    from kosti.vision.sources import turn_boxes, turn_points
+
+    box = np.array([[3.0, 1.0, 4.0, 2.0]])  # the marked pixel's square, (x 3, y 1)
+    for degrees, (r, c) in ((90, (3, H - 2)), (180, (H - 2, W - 4)), (270, (W - 4, 1))):
+        turned = rotate_frame(_marked(), degrees)
+        x1, y1, x2, y2 = turn_boxes(box, W, H, degrees)[0]
+        assert (int(y1), int(x1), int(y2 - y1), int(x2 - x1)) == (r, c, 1, 1) and turned[r, c, 0] == 255
+    assert np.allclose(turn_points(turn_points([[0.2, 0.7]], 1, 1, 90), 1, 1, 270), [[0.2, 0.7]])
+    with pytest.raises(SourceError):
+        turn_points([[0, 0]], 1, 1, 45)
+
+
 def test_open_source_turns_every_frame_it_delivers(tmp_path: Path):
     folder = tmp_path / "frames"
     folder.mkdir()

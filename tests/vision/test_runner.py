@@ -140,3 +140,64 @@ def test_without_a_reader_the_live_view_says_so():
     assert img is not None and img.shape == (360, 640, 3) and rec.frames == 5
     assert float(img[:30].mean()) < float(img[40:].mean())  # the black message band across the top
     assert pipe.live_jpeg()[:2] == b"\xff\xd8"
+
+
+class StillTable:
+    """A table at rest seen from above: three white dice on grey, each read where it lies in the frame it is given
+    (so the same dice read in a turned frame too); frames of a :class:`~kosti.vision.frame_source.FrameSource`."""
+
+    def __init__(self) -> None:
+        from kosti.vision.frame_source import FrameSource
+
+        class Still(FrameSource):
+            kind = "still"
+
+            def __init__(self) -> None:
+                super().__init__()
+                self.t = 0.0
+
+            def _open(self) -> None: ...
+            def _close(self) -> None: ...
+
+            def _read(self, timeout):
+                img = np.full((360, 640, 3), 80, np.uint8)
+                for x, y in ((100, 80), (300, 200), (500, 120)):
+                    img[y:y + 40, x:x + 40] = 235
+                self.t += 1 / 15
+                return img, self.t
+
+        self.source = Still()
+        self.conf, self.value_conf = 0.5, 0.7
+
+    def read(self, image: np.ndarray) -> Detections:
+        ys, xs = np.nonzero(image[:, :, 0] > 200)
+        boxes = []
+        for cx in np.unique(xs // 100):  # one die per 100 px column band (the bands hold one die each way up)
+            sel = xs // 100 == cx
+            boxes.append([xs[sel].min(), ys[sel].min(), xs[sel].max() + 1, ys[sel].max() + 1])
+        n = len(boxes)
+        return Detections(np.array(boxes, float).reshape(-1, 4), np.full(n, 0.95), np.full(n, 5), np.full(n, 0.97))
+
+
+@pytest.mark.parametrize("degrees", [90, 180])
+def test_turning_the_picture_is_no_new_throw(degrees):
+    """The dice lying on the table when the picture is turned (`[source] rotate`, the dashboard's Turn the picture)
+    were already read: the runner turns the frames between two frames and takes that rest as seen. Turning the
+    source's frames behind the runner's back (the control, below) reads the same dice again as a new throw."""
+    for control in (False, True):
+        table = StillTable()
+        pipe = LivePipeline(table.source, table, tick_s=0)
+        got = []
+        pipe.subscribe(got.append)
+        with table.source:
+            pipe.run(max_frames=30)
+            assert len(got) == 1 and got[0].faces == [5, 5, 5]
+            if control:
+                table.source.set_rotation(degrees)
+            else:
+                pipe.turn_view(degrees)
+            pipe.run(max_frames=90)
+            assert pipe.source.read().image.shape == ((640, 360, 3) if degrees == 90 else (360, 640, 3))
+        assert len(got) == (2 if control else 1), [t.faces for t in got]
+    with pytest.raises(SourceError, match="rotate must be"):
+        pipe.turn_view(45)
