@@ -455,7 +455,7 @@ class TableService:
         rotate; :meth:`update_settings`), and remember them: a setting the file set at the last start and sets no
         longer goes back to its default unless the page changed it since (:func:`file_settings_gone`), so taking
         a value out of ``kosti.toml`` undoes it and the page's own choices stay."""
-        stored = self.store.get_settings()
+        stored = valid_stored_settings(self.store.get_settings())  # a damaged row is left out, as at start
         before = stored.get(FROM_FILE)
         undo, forget = file_settings_gone(before if isinstance(before, dict) else {}, values, stored)
         if "rotate" in undo and not self.live.turnable:

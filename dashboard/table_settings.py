@@ -122,7 +122,10 @@ def file_settings_gone(before: Settings, now: Settings, stored: Settings) -> tup
         values["rotate"] = 0
     if "zones" in before and "zones" not in now and stored.get("zones") == before["zones"]:
         values["zones"] = None
-    was, still, kept = _table(before.get("thresholds")), _table(now.get("thresholds")), _table(stored.get("thresholds"))
+    def table(v: JsonValue) -> dict[str, JsonValue]:  # a damaged row reads as nothing set
+        return v if isinstance(v, dict) else {}
+
+    was, still, kept = table(before.get("thresholds")), table(now.get("thresholds")), table(stored.get("thresholds"))
     return values, sorted(k for k in was if k not in still and kept.get(k) == was[k])
 
 

@@ -207,10 +207,11 @@ def test_bad_settings_row_falls_back_to_defaults(make_client, tmp_path: Path) ->
     with sqlite3.connect(db) as c:
         c.executemany("INSERT INTO settings(key, value_json) VALUES (?, ?)",
                       [("thresholds", '"high"'), ("live_width", "[1, 2]"), ("zones", "{not json"),
-                       ("jpeg_quality", "80")])
+                       ("jpeg_quality", "80"), ("rotate", '"sideways"'), ("from_file", '{"thresholds": 7}')])
     c = make_client(db_path=db, start_capture=False)
     s = c.get("/api/settings").json()
     assert s["live_width"] == 960 and s["jpeg_quality"] == 80 and isinstance(s["thresholds"], dict)
+    assert s["rotate"] is None and "from_file" not in s  # no camera to turn; the file's memory is never shown
 
 
 def test_cli_exits_2_on_a_corrupt_database(tmp_path: Path, capsys) -> None:
