@@ -182,3 +182,46 @@ def test_the_table_is_told_to_turn_a_picture_whose_dice_grow_upwards(make_client
     assert c.put("/api/settings", json={"rotate": 180}).status_code == 200
     src = c.get("/api/state").json()["source"]
     assert src["turn_hint"] is None and src["rotate"] == 180 and live.orientation.throws == 0
+
+
+def test_turning_the_picture_of_a_running_table_is_no_new_throw(make_client):
+    """With the camera runner running, the dice lying on the table when the picture is turned are not read again as
+    the next throw (the runner turns the frames between two frames: :meth:`LivePipeline.turn_view`)."""
+    import time
+
+    from kosti.vision.frame_source import FrameSource
+
+    class StillTray(FrameSource):
+        kind = "opencv"
+
+        def _open(self) -> None: ...
+        def _close(self) -> None: ...
+
+        def _read(self, timeout):
+            time.sleep(1 / 30)
+            img = np.full((360, 640, 3), 80, np.uint8)
+            for x, y in ((100, 80), (300, 200), (500, 120)):
+                img[y:y + 40, x:x + 40] = 235
+            return img, time.monotonic()
+
+    class WhiteSquares:
+        conf, value_conf = 0.5, 0.7
+
+        def read(self, image: np.ndarray) -> Detections:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats((image[:, :, 0] > 200).astype(np.uint8))
+            boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in stats[1:]], float).reshape(-1, 4)
+            k = len(boxes)
+            return Detections(boxes, np.full(k, 0.95), np.full(k, 5), np.full(k, 0.97))
+
+    with make_client(source_obj=StillTray(), source="0", reader=WhiteSquares()) as c:
+        live = c.app.state.table.live
+        live.runner.announce_throw()  # the dice on the tray are a throw: the first rest is read
+        deadline = time.monotonic() + 15
+        while live.last_settled is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = live.last_settled
+        assert first is not None and [d.value for d in first.dice] == [5, 5, 5]
+        assert c.put("/api/settings", json={"rotate": 180}).status_code == 200
+        time.sleep(3.0)  # well past the settle time: a phantom throw would have been read by now
+        assert live.last_settled is first
+        assert live.source.rotation == 180 and c.get("/api/settings").json()["rotate"] == 180
