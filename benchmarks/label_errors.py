@@ -177,6 +177,33 @@ def corrected_items(items: list[Any], name: str, split: str,
     return [(i, fixes.get(Path(i.label).stem)) for i in items if Path(i.label).stem in kept_stems]
 
 
+def labelled_photos(root: Path, name: str, split: str, keep_label_errors: bool = False) -> Any:
+    """Yield every photo of shared set ``name``'s ``split`` (the set's folder: ``root / name``) with its audited
+    labels: ``(item, image, txyxy, tvals, ignore)`` — the :class:`kosti.vision.evaluate.LabelledImage`, the
+    ``(H, W, 3)`` uint8 BGR photo, its label boxes ``(N, 4)`` float32 (pixels) and faces ``(N,)`` int8 after the
+    list's ``fix`` (:func:`apply_fix`), and its ignore regions ``(G, 4)`` float32. Photos listed without a fix are
+    left out (:func:`corrected_items`), unless ``keep_label_errors`` (then every photo, labels as shipped).
+
+    Raises:
+        ValueError: a malformed label-error list, or one naming a label file the split lacks.
+        kosti.vision.evaluate.DatasetError: the set or split is missing.
+        kosti.vision.reader.ImageReadError: a photo cannot be read.
+    """
+    from kosti.vision.evaluate import load_dataset, read_labels
+    from kosti.vision.reader import load_image
+
+    ds = load_dataset(Path(root) / name, split)
+    items = [(i, None) for i in ds.items] if keep_label_errors else corrected_items(ds.items, name, split)
+    for item, fix in items:
+        img = load_image(item.image)
+        h, w = img.shape[:2]
+        txyxy, tvals = read_labels(item.label, w, h, ds.class_values)
+        ignore = np.zeros((0, 4), np.float32)
+        if fix is not None:
+            txyxy, tvals, ignore = apply_fix(txyxy, tvals, w, h, fix)
+        yield item, img, txyxy, tvals, ignore
+
+
 def on_ignore_region(pred_xyxy: np.ndarray, true_xyxy: np.ndarray, ignore_xyxy: np.ndarray) -> np.ndarray:
     """``(K,)`` bool: which of the reads ``pred_xyxy`` ``(K, 4)`` lie on an ignore region (IoU ≥ 0.5 with one of
     ``ignore_xyxy`` ``(G, 4)``) and on no labelled die (IoU ≥ 0.5 with one of ``true_xyxy`` ``(M, 4)``); boxes in

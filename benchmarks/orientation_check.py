@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from label_errors import apply_fix, corrected_items, on_ignore_region  # noqa: E402  (a sibling module)
+from label_errors import labelled_photos, on_ignore_region  # noqa: E402  (a sibling module)
 
 SHARED = Path(os.environ.get("KOSTI_SHARED", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
 #: ``(set, split, seen from a seat)``: photos taken from a seat (the far side up) or from above.
@@ -37,44 +37,22 @@ READ_SETS = (("epanemu-dice", "val"), ("rune55-dedup", "val"), ("byler-d6", "tes
 
 def _labelled(name: str, split: str) -> list[tuple[np.ndarray, int, int]]:
     """``(boxes, width, height)`` of every photo of the split, audited labels (photos listed without a fix left
-    out)."""
-    import cv2
-
-    from kosti.vision.evaluate import load_dataset, read_labels
-
-    ds = load_dataset(SHARED / name, split)
-    out = []
-    for item, fix in corrected_items(ds.items, name, split):
-        img = cv2.imread(str(item.image), cv2.IMREAD_UNCHANGED)
-        if img is None:
-            raise ValueError(f"{item.image}: not a readable image")
-        h, w = img.shape[:2]
-        xy, values = read_labels(item.label, w, h, ds.class_values)
-        if fix is not None:
-            xy, values, _ = apply_fix(xy, values, w, h, fix)
-        out.append((xy, w, h))
-    return out
+    out; :func:`label_errors.labelled_photos`)."""
+    return [(xy, img.shape[1], img.shape[0]) for _, img, xy, _, _ in labelled_photos(SHARED, name, split)]
 
 
 def reads() -> None:
     """Part 1: the shipped reader on turned photos."""
-    from kosti.vision.evaluate import evaluate_predictions, load_dataset, read_labels
-    from kosti.vision.reader import DiceReader, load_image
+    from kosti.vision.evaluate import evaluate_predictions
+    from kosti.vision.reader import DiceReader
     from kosti.vision.sources import rotate_frame, turn_boxes
 
     reader = DiceReader()
     for name, split in READ_SETS:
-        ds = load_dataset(SHARED / name, split)
-        items = corrected_items(ds.items, name, split)
         for degrees in (0, 90, 180):
             truths, preds = [], []
-            for item, fix in items:
-                img = load_image(item.image)
+            for item, img, tx, tv, ig in labelled_photos(SHARED, name, split):
                 h, w = img.shape[:2]
-                tx, tv = read_labels(item.label, w, h, ds.class_values)
-                ig = np.zeros((0, 4), np.float32)
-                if fix is not None:
-                    tx, tv, ig = apply_fix(tx, tv, w, h, fix)
                 det = reader.read(rotate_frame(img, degrees))
                 ttx, tig = turn_boxes(tx, w, h, degrees), turn_boxes(ig, w, h, degrees)
                 truths.append((item.image, ttx, tv))

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import select_operating_point as sop  # noqa: E402  (a sibling module)
-from label_errors import apply_fix, corrected_items, on_ignore_region  # noqa: E402
+from label_errors import labelled_photos, on_ignore_region  # noqa: E402
 
 #: ``(mid_conf, mid_prob)`` of the tiers tried; ``None`` = the shipped rule alone.
 TIERS = (None, *((c, p) for c in (0.2, 0.25, 0.3, 0.35, 0.4) for p in (0.8, 0.85, 0.9, 0.95)))
@@ -86,19 +86,12 @@ def _photo(reader: Any, img: np.ndarray, tx: np.ndarray, tv: np.ndarray, ig: np.
 
 def zoom() -> None:
     """Print each zoom rule's scores per set: P, R, die_accuracy, image_exact, wrong reads, photos zoomed."""
-    from kosti.vision.evaluate import load_dataset, read_labels
-    from kosti.vision.reader import DiceReader, load_image
+    from kosti.vision.reader import DiceReader
 
     shipped, always = DiceReader(), DiceReader(zoom_below=640)
     photos: list[dict[str, Any]] = []
     for name, split in SETS:
-        ds = load_dataset(sop.SHARED / name, split)
-        for item, fix in corrected_items(ds.items, name, split):
-            img = load_image(item.image)
-            tx, tv = read_labels(item.label, img.shape[1], img.shape[0], ds.class_values)
-            ig = np.zeros((0, 4), np.float32)
-            if fix is not None:
-                tx, tv, ig = apply_fix(tx, tv, img.shape[1], img.shape[0], fix)
+        for _, img, tx, tv, ig in labelled_photos(sop.SHARED, name, split):
             photos.append(dict(set=name, n=len(tx), d=_photo(shipped, img, tx, tv, ig), z=_photo(always, img, tx, tv, ig)))
 
     def report(label: str, rule: Any) -> None:

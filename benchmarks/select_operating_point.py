@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from label_errors import apply_fix, corrected_items, on_ignore_region  # noqa: E402  (a sibling module)
+from label_errors import labelled_photos, on_ignore_region  # noqa: E402  (a sibling module)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KOSTI_SHARED", REPO.parent / "shared" / "datasets"))
@@ -82,19 +82,8 @@ def collect(reader, name: str, split: str, keep_label_errors: bool = False) -> l
         ValueError: a malformed label-error list, or one naming a label file the split lacks.
         kosti.vision.evaluate.DatasetError: the set or split is missing.
     """
-    from kosti.vision.evaluate import load_dataset, read_labels
-    from kosti.vision.reader import load_image
-
-    ds = load_dataset(SHARED / name, split)
-    items = [(i, None) for i in ds.items] if keep_label_errors else corrected_items(ds.items, name, split)
     out = []
-    for item, fix in items:
-        img = load_image(item.image)
-        h, w = img.shape[:2]
-        txyxy, tvals = read_labels(item.label, w, h, ds.class_values)
-        ignore = np.zeros((0, 4), np.float32)
-        if fix is not None:
-            txyxy, tvals, ignore = apply_fix(txyxy, tvals, w, h, fix)
+    for item, img, txyxy, tvals, ignore in labelled_photos(SHARED, name, split, keep_label_errors):
         img = reader.exposed(img)[0]  # as read() sees the frame
         xyxy, scores, _ = reader.detect(img, conf=0.05)
         probs = reader.face_probs(reader.crops(img, xyxy))
