@@ -45,6 +45,7 @@ from kosti.dashboard.table_settings import (
     check_settle,
     file_settings_gone,
     merged,
+    thresholds_of,
     valid_stored_settings,
     with_turned_zones,
 )
@@ -464,9 +465,9 @@ class TableService:
             self.update_settings(undo)
         if forget:
             with self._lock:
-                kept = {k: v for k, v in _thresholds(self.store.get_settings()).items() if k not in forget}
+                kept = {k: v for k, v in thresholds_of(self.store.get_settings()).items() if k not in forget}
                 self.store.put_settings({"thresholds": kept})
-                self.settings["thresholds"] = {**_thresholds(DEFAULT_SETTINGS), **kept}
+                self.settings["thresholds"] = {**thresholds_of(DEFAULT_SETTINGS), **kept}
                 self.live.apply_settings(self.settings)
         if values:
             self.update_settings(dict(values))
@@ -486,9 +487,3 @@ class TableService:
         src = self.live.open(spec)
         self.live.switch_source(src, spec)
         self.store.put_settings({"source": spec})
-
-
-def _thresholds(settings: Settings) -> dict[str, JsonValue]:
-    """The ``thresholds`` table of ``settings`` (``{}`` when absent or not a table)."""
-    th = settings.get("thresholds")
-    return dict(th) if isinstance(th, dict) else {}

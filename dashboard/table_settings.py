@@ -122,11 +122,14 @@ def file_settings_gone(before: Settings, now: Settings, stored: Settings) -> tup
         values["rotate"] = 0
     if "zones" in before and "zones" not in now and stored.get("zones") == before["zones"]:
         values["zones"] = None
-    def table(v: JsonValue) -> dict[str, JsonValue]:  # a damaged row reads as nothing set
-        return v if isinstance(v, dict) else {}
-
-    was, still, kept = table(before.get("thresholds")), table(now.get("thresholds")), table(stored.get("thresholds"))
+    was, still, kept = thresholds_of(before), thresholds_of(now), thresholds_of(stored)
     return values, sorted(k for k in was if k not in still and kept.get(k) == was[k])
+
+
+def thresholds_of(settings: Settings) -> dict[str, JsonValue]:
+    """A copy of the ``thresholds`` table of ``settings``; ``{}`` when absent, or damaged (not a table)."""
+    th = settings.get("thresholds")
+    return dict(th) if isinstance(th, dict) else {}
 
 
 def check_settle(current: Settings, values: Settings) -> None:

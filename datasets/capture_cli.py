@@ -168,17 +168,15 @@ def _rotation(args: argparse.Namespace) -> int:
     """Degrees clockwise to turn ``kosti capture``'s frames: ``--rotate``, else the kosti config's ``source.rotate``
     for a live camera (the table's camera as ``kosti run`` turns it, so the dice taught are seen as they will be
     read), else 0. Raises :class:`kosti.config.ConfigError` for an invalid config file (exit code 2)."""
+    if args.rotate is not None:
+        return int(args.rotate)  # open_source refuses a turn of the virtual table
     from kosti.vision.sources import SourceError, parse_source_spec
 
     try:
-        kind = parse_source_spec(args.source).kind
+        if parse_source_spec(args.source).kind not in ("picamera", "device", "url"):
+            return 0
     except SourceError:
-        return int(args.rotate or 0)  # open_source says why the source is unusable
-    if args.rotate is not None:
-        return int(args.rotate)  # open_source refuses a turn of the virtual table
-    live = kind in ("picamera", "device", "url")
-    if not live:
-        return 0
+        return 0  # open_source says why the source is unusable
     from kosti.config import load_config
 
     return int(load_config().source.rotate)
