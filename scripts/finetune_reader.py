@@ -84,7 +84,7 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|cls_v12|cls_v12b|cls_v13|export_cls|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|cls_v12|cls_v12b|cls_v13|cls_v14|export_cls|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
 [--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
@@ -213,7 +213,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "cls_v12", "cls_v12b", "cls_v13", "export_cls", "det_v8", "det_v9", "det_v10",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "cls_v12", "cls_v12b", "cls_v13", "cls_v14", "export_cls", "det_v8", "det_v9", "det_v10",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -383,6 +383,11 @@ def main() -> int:
         # cls_v12's recipe for longer on cls_data_v13 (the dice seen from above twice as often): the shipped
         # classifier, 6 epochs, no vertical flips.
         _train("cls_v13", args.base_cls, data=str(cls_data_v13()), epochs=6, seed=65, lr0=0.0003, save_period=1,
+               **{**CLS_AUG, "flipud": 0.0})
+    elif args.stage == "cls_v14":
+        # cls_v13's recipe twice as long (its training loss was still falling, above the validation loss): the
+        # shipped classifier (cls_v13), 12 epochs of a fresh cosine schedule on the same crops, no vertical flips.
+        _train("cls_v14", args.base_cls, data=str(cls_data_v13()), epochs=12, seed=71, lr0=0.0003, save_period=1,
                **{**CLS_AUG, "flipud": 0.0})
     elif args.stage == "export_cls":
         # A candidate classifier alone, as the shipped files would be: INT8 ONNX calibrated in its views, the float

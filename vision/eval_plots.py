@@ -1,10 +1,13 @@
-"""Pictures for ``kosti eval --plots DIR``: a confusion matrix and the images the reader got wrong.
+"""Pictures for ``kosti eval --plots DIR``: a confusion matrix, the images the reader got wrong, and sheets of every
+die it did not read right (``dice/sheet_NN.png``, listed in ``dice/dice.csv``), cropped so that the dice of a whole
+split can be looked at side by side.
 
 Drawn with OpenCV's built-in Hershey fonts (no font files, nothing downloaded, no GUI backend).
 """
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import cv2
@@ -20,6 +23,16 @@ TRUE_COLOR, RIGHT_COLOR, WRONG_COLOR, UNSURE_COLOR, EXTRA_COLOR = (
     (0, 200, 0), (255, 160, 0), (0, 0, 255), (0, 215, 255), (255, 0, 255),
 )
 FONT = cv2.FONT_HERSHEY_SIMPLEX
+#: Dice-sheet layout: tile side (px; the crop is scaled to it), caption strip height (px), tiles per row and
+#: per sheet, and how much wider than the die's box the crop is (so that its neighbours and shadow show).
+TILE, CAPTION, SHEET_COLS, SHEET_TILES, TILE_CONTEXT = 128, 34, 8, 64, 1.6
+#: Kinds of die error on the sheets, in sheet order, with their caption colours (BGR).
+DIE_ERRORS = {"wrong": WRONG_COLOR, "uncertain": (0, 140, 200), "missed": TRUE_COLOR, "extra": EXTRA_COLOR}
+#: Columns of ``dice/dice.csv``: the sheet file and tile index (row-major) of each die, its kind, photo, box in
+#: photo pixels, labelled face (0: none, an extra box), the reader's face (0: uncertain or missed), its best
+#: guess, the probability of that face, the detector's score and the box's shorter side (px).
+DIE_CSV_COLUMNS = ("sheet", "tile", "kind", "image", "x1", "y1", "x2", "y2", "true", "read", "guess", "face_prob",
+                   "det_conf", "side_px")
 
 
 def draw_confusion(cm: np.ndarray, title: str = "dice reader: true face (rows) vs read face") -> np.ndarray:
@@ -89,8 +102,9 @@ def draw_record(image: np.ndarray, rec: ImageRecord, max_side: int = 1280) -> np
 
 
 def write_plots(report: EvalReport, out_dir: str | Path, max_errors: int = 24) -> list[Path]:
-    """Write ``confusion_matrix.png`` and up to ``max_errors`` ``errors/NNN_<image>.png`` (images not
-    read exactly, most mistakes first) into ``out_dir`` (created). Returns the written paths.
+    """Write ``confusion_matrix.png``, up to ``max_errors`` ``errors/NNN_<image>.png`` (images not
+    read exactly, most mistakes first) and the dice sheets of :func:`write_die_sheets` into ``out_dir``
+    (created). Returns the written paths.
 
     Raises:
         OSError: ``out_dir`` cannot be written.
@@ -109,4 +123,122 @@ def write_plots(report: EvalReport, out_dir: str | Path, max_errors: int = 24) -
         if not cv2.imwrite(str(q), draw_record(load_image(rec.image), rec)):
             raise OSError(f"cannot write {q}")
         written.append(q)
+    return written + write_die_sheets(report, out)
+
+
+def die_errors(rec: ImageRecord) -> list[dict]:
+    """Every die of ``rec`` the reader did not read right, as rows of :data:`DIE_CSV_COLUMNS` (without ``sheet``
+    and ``tile``): matched dice read as another face (``wrong``) or left uncertain (``uncertain``), labelled dice
+    no read matched (``missed``: the label's box) and reads that matched no label (``extra``).
+
+    Rows come in the order of :data:`DIE_ERRORS`; boxes are ``float`` photo pixels; a value not known for that
+    kind is 0 (faces) or NaN (probabilities, scores).
+    """
+    pred, rows = rec.pred, []
+    guess = pred.data.get("guess", pred.value)
+
+    def row(kind: str, box: np.ndarray, true: int, j: int | None) -> dict:
+        x1, y1, x2, y2 = (round(float(v), 1) for v in box)
+        return {"kind": kind, "image": str(rec.image), "x1": x1, "y1": y1, "x2": x2, "y2": y2, "true": true,
+                "read": int(pred.value[j]) if j is not None else 0,
+                "guess": int(guess[j]) if j is not None else 0,
+                "face_prob": round(float(pred.value_confidence[j]), 3) if j is not None else float("nan"),
+                "det_conf": round(float(pred.confidence[j]), 3) if j is not None else float("nan"),
+                "side_px": round(min(x2 - x1, y2 - y1), 1)}
+
+    for k, j in rec.wrong:
+        kind = "uncertain" if pred.value[j] == 0 else "wrong"
+        rows.append(row(kind, pred.xyxy[j], int(rec.true_values[k]), j))
+    rows += [row("missed", rec.true_xyxy[k], int(rec.true_values[k]), None) for k in rec.missed]
+    rows += [row("extra", pred.xyxy[j], 0, j) for j in rec.extra]
+    order = list(DIE_ERRORS)
+    return sorted(rows, key=lambda r: order.index(r["kind"]))
+
+
+def die_caption(row: dict) -> tuple[str, str]:
+    """Two caption lines for a :func:`die_errors` row: what it is against what was read (``"6 read 4 0.82"``,
+    ``"6 ? (4) 0.55"``, ``"6 missed"``, ``"extra 3 0.91"``) and the box's side and detector score."""
+    kind, p = row["kind"], row["face_prob"]
+    first = {"wrong": f"{row['true']} read {row['read']} {p:.2f}",
+             "uncertain": f"{row['true']} ? ({row['guess'] or '-'}) {p:.2f}",
+             "missed": f"{row['true']} missed",
+             "extra": f"extra {row['read'] or '?'} {p:.2f}"}[kind]
+    score = row["det_conf"]
+    second = f"{row['side_px']:.0f}px" + ("" if score != score else f" det {score:.2f}")  # NaN: no read
+    return first, second
+
+
+def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color: tuple[int, int, int],
+             context: float = TILE_CONTEXT) -> np.ndarray:
+    """A ``(TILE + CAPTION, TILE, 3)`` uint8 BGR tile: the square of side ``context`` × the longer side of box
+    ``xyxy`` (photo px) around its centre, grey where it leaves the photo, scaled to ``TILE`` px, the box drawn
+    in ``color``, and ``lines`` written below it."""
+    x1, y1, x2, y2 = (float(v) for v in xyxy)
+    half = max(x2 - x1, y2 - y1, 2.0) * context / 2
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = TILE / (2 * half)
+    # one affine warp crops, pads and scales: photo point (cx - half, cy - half) goes to the tile's (0, 0)
+    m = np.float32([[s, 0, -(cx - half) * s], [0, s, -(cy - half) * s]])
+    crop = cv2.warpAffine(image, m, (TILE, TILE), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=(128, 128, 128))
+    p1 = (int(round((x1 - cx + half) * s)), int(round((y1 - cy + half) * s)))
+    p2 = (int(round((x2 - cx + half) * s)), int(round((y2 - cy + half) * s)))
+    cv2.rectangle(crop, p1, p2, color, 1)
+    tile = np.full((TILE + CAPTION, TILE, 3), 255, np.uint8)
+    tile[:TILE] = crop
+    for i, text in enumerate(lines):
+        cv2.putText(tile, text, (3, TILE + 14 + 16 * i), FONT, 0.42, color if i == 0 else (60, 60, 60), 1,
+                    cv2.LINE_AA)
+    return tile
+
+
+def draw_sheet(tiles: list[np.ndarray], cols: int = SHEET_COLS) -> np.ndarray:
+    """Tiles of :func:`die_tile` in rows of ``cols`` (the last row padded white), 2 px apart."""
+    h, w = tiles[0].shape[:2]
+    rows = -(-len(tiles) // cols)
+    sheet = np.full((rows * (h + 2), cols * (w + 2), 3), 255, np.uint8)
+    for i, t in enumerate(tiles):
+        r, c = divmod(i, cols)
+        sheet[r * (h + 2): r * (h + 2) + h, c * (w + 2): c * (w + 2) + w] = t
+    return sheet
+
+
+def write_die_sheets(report: EvalReport, out_dir: str | Path, max_sheets: int = 10) -> list[Path]:
+    """Write ``out_dir/dice/sheet_NN.png`` (:data:`SHEET_TILES` dice each, in :data:`DIE_ERRORS` order: wrong,
+    uncertain, missed, extra; at most ``max_sheets``) and ``out_dir/dice/dice.csv`` (every such die, also those
+    past the last sheet, whose ``sheet`` is then empty). Returns the written paths (CSV last); no sheet when every
+    die was read right.
+
+    Raises:
+        OSError: a file cannot be written, or a photo of the report cannot be read any more.
+    """
+    out = Path(out_dir) / "dice"
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [r for rec in report.records for r in die_errors(rec)]
+    order = list(DIE_ERRORS)
+    rows.sort(key=lambda r: order.index(r["kind"]))  # stable: photo order within a kind
+    shown = rows[: max_sheets * SHEET_TILES]
+    by_photo: dict[str, list[int]] = {}
+    for i, r in enumerate(shown):
+        by_photo.setdefault(r["image"], []).append(i)
+        r["sheet"], r["tile"] = f"sheet_{i // SHEET_TILES:02d}.png", i % SHEET_TILES
+    tiles: list[np.ndarray] = [np.empty(0)] * len(shown)
+    for image, idxs in by_photo.items():  # each photo read once, one in memory at a time
+        photo = load_image(image)
+        for i in idxs:
+            r = shown[i]
+            box = np.array([r["x1"], r["y1"], r["x2"], r["y2"]], np.float32)
+            tiles[i] = die_tile(photo, box, die_caption(r), DIE_ERRORS[r["kind"]])
+    written = []
+    for n in range(0, len(tiles), SHEET_TILES):
+        p = out / f"sheet_{n // SHEET_TILES:02d}.png"
+        if not cv2.imwrite(str(p), draw_sheet(tiles[n: n + SHEET_TILES])):
+            raise OSError(f"cannot write {p}")
+        written.append(p)
+    p = out / "dice.csv"
+    with open(p, "w", newline="") as f:
+        w = csv.DictWriter(f, DIE_CSV_COLUMNS, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    written.append(p)
     return written

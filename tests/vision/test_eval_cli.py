@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -71,7 +72,13 @@ def test_cli_eval_json_and_plots(models, dataset, tmp_path):
 
     # The command reports exactly what the library computes (timing aside).
     reader = DiceReader(models["det_onnx"], models["cls_onnx"], conf=0.6)
-    lib = evaluate(reader, load_dataset(root / "data.yaml", "test")).to_json()
+    report = evaluate(reader, load_dataset(root / "data.yaml", "test"))
+    lib = report.to_json()
+    # ... and its dice sheets list every die it did not read right, one CSV row each
+    with open(plots / "dice" / "dice.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == sum(len(r.missed) + len(r.extra) + len(r.wrong) for r in report.records) > 0
+    assert (plots / "dice" / "sheet_00.png").is_file()
     assert {k: v for k, v in lib.items() if k != "ms_per_image_median"} == \
            {k: v for k, v in doc.items() if k != "ms_per_image_median"}
     one = evaluate_data(root, "test", detector=models["det_onnx"], classifier=models["cls_onnx"], conf=0.6)
