@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -126,7 +127,7 @@ def write_plots(report: EvalReport, out_dir: str | Path, max_errors: int = 24) -
     return written + write_die_sheets(report, out)
 
 
-def die_errors(rec: ImageRecord) -> list[dict]:
+def die_errors(rec: ImageRecord) -> list[dict[str, Any]]:
     """Every die of ``rec`` the reader did not read right, as rows of :data:`DIE_CSV_COLUMNS` (without ``sheet``
     and ``tile``): matched dice read as another face (``wrong``) or left uncertain (``uncertain``), labelled dice
     no read matched (``missed``: the label's box) and reads that matched no label (``extra``).
@@ -137,7 +138,7 @@ def die_errors(rec: ImageRecord) -> list[dict]:
     pred, rows = rec.pred, []
     guess = pred.data.get("guess", pred.value)
 
-    def row(kind: str, box: np.ndarray, true: int, j: int | None) -> dict:
+    def row(kind: str, box: np.ndarray, true: int, j: int | None) -> dict[str, Any]:
         x1, y1, x2, y2 = (round(float(v), 1) for v in box)
         return {"kind": kind, "image": str(rec.image), "x1": x1, "y1": y1, "x2": x2, "y2": y2, "true": true,
                 "read": int(pred.value[j]) if j is not None else 0,
@@ -155,7 +156,7 @@ def die_errors(rec: ImageRecord) -> list[dict]:
     return sorted(rows, key=lambda r: order.index(r["kind"]))
 
 
-def die_caption(row: dict) -> tuple[str, str]:
+def die_caption(row: dict[str, Any]) -> tuple[str, str]:
     """Two caption lines for a :func:`die_errors` row: what it is against what was read (``"6 read 4 0.82"``,
     ``"6 ? (4) 0.55"``, ``"6 missed"``, ``"extra 3 0.91"``) and the box's side and detector score."""
     kind, p = row["kind"], row["face_prob"]
@@ -178,7 +179,7 @@ def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color:
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     s = TILE / (2 * half)
     # one affine warp crops, pads and scales: photo point (cx - half, cy - half) goes to the tile's (0, 0)
-    m = np.float32([[s, 0, -(cx - half) * s], [0, s, -(cy - half) * s]])
+    m = np.array([[s, 0, -(cx - half) * s], [0, s, -(cy - half) * s]], np.float32)
     crop = cv2.warpAffine(image, m, (TILE, TILE), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_CONSTANT, borderValue=(128, 128, 128))
     p1 = (int(round((x1 - cx + half) * s)), int(round((y1 - cy + half) * s)))
