@@ -34,6 +34,7 @@ from kosti.models import (
     DEFAULT_VERIFY_PROB,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
+    DEFAULT_ZOOM_MAX,
     EARLIER_OPERATING_POINTS,
     EARLIER_ZOOM,
 )
@@ -250,6 +251,12 @@ class ReaderSettings(_Section):
     zoom_imgsz: Annotated[int, Field(ge=672, le=2048, multiple_of=32)] = Field(DEFAULT_ZOOM_IMGSZ, description=_doc("""
         Detector input side of the zoomed read: pixels, a multiple of 32 from 672 to 2048 (above the
         detector's own 640)."""))
+    zoom_max: Annotated[int, Field(ge=672, le=4096, multiple_of=32)] = Field(DEFAULT_ZOOM_MAX, description=_doc("""
+        The largest detector input side of the zoomed read: a frame larger than zoom_imgsz whose dice are
+        small (a 1080p camera or a phone's photo of a whole table) is read at the side that makes its dice
+        about 32 px, up to its own longer side and this; pixels, a multiple of 32 from 672 to 4096, at least
+        zoom_imgsz. A larger side finds farther dice and takes longer: the detector's time grows with the
+        square of the side (1280: about 4x the 640 px read, on such frames only)."""))
     backend: Literal["onnx", "ncnn", "ultralytics"] = Field("onnx", description=_doc("""
         Inference runtime: "onnx" (ONNX Runtime), "ncnn" (fastest on a Raspberry Pi) or "ultralytics"
         (.pt files, needs the train extra); the runtime's package must be installed."""))
@@ -320,6 +327,13 @@ class ReaderSettings(_Section):
         return self
 
     @model_validator(mode="after")
+    def _zoom_max_ok(self) -> ReaderSettings:
+        if "zoom_max" in self.model_fields_set and self.zoom_max < self.zoom_imgsz:
+            raise ValueError(f"reader.zoom_max ({self.zoom_max}) must be at least reader.zoom_imgsz "
+                             f"({self.zoom_imgsz})")
+        return self
+
+    @model_validator(mode="after")
     def _paths_ok(self) -> ReaderSettings:
         if (self.detector or self.classifier) and self.model != "active":
             raise ValueError("reader.model: set either model or the detector/classifier paths, not both")
@@ -374,6 +388,7 @@ class ReaderSettings(_Section):
                 # the default zoom is the reader's own (None: off for a model that cannot zoom, not an error)
                 "zoom_below": None if self.zoom_below == DEFAULT_ZOOM_BELOW else self.zoom_below,
                 "zoom_imgsz": None if self.zoom_imgsz == DEFAULT_ZOOM_IMGSZ else self.zoom_imgsz,
+                "zoom_max": None if self.zoom_max == DEFAULT_ZOOM_MAX else self.zoom_max,
                 "backend": self.backend,
                 "threads": self.threads}
 

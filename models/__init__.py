@@ -117,6 +117,16 @@ DEFAULT_WEAK_NESTED_FRAC = 0.4
 #: ``models/README.md``, "The zoom on by default".
 DEFAULT_ZOOM_IMGSZ = 800
 DEFAULT_ZOOM_BELOW = 20.0
+#: ``DEFAULT_ZOOM_MAX`` and ``ZOOM_DIE_SIDE``: how large the zoomed read may be (2026-12-04). A frame larger than
+#: ``DEFAULT_ZOOM_IMGSZ`` whose dice are small at the 640 px input (a phone's or a 1080p webcam's picture of a whole
+#: table) is read at the input side that brings its dice's median side to ``ZOOM_DIE_SIDE`` px, at most its own
+#: longer side and ``DEFAULT_ZOOM_MAX`` (:meth:`kosti.vision.reader.DiceReader.zoom_side`); a frame of 800 px or
+#: less zooms to 800 as before, so the shared sets' 640 px photos read as before. Measured by
+#: ``benchmarks/far_dice.py`` (models/README.md, "Far dice in a large frame").
+DEFAULT_ZOOM_MAX = 1280
+ZOOM_DIE_SIDE = 32.0
+#: Zoomed input sides are rounded up to a multiple of this (px): YOLO's largest stride, and few sizes to keep.
+ZOOM_STEP = 32
 #: The zoom as ``kosti config init`` wrote it into ``kosti.toml`` from v1.0 to v1.2 (off). A file holding exactly
 #: this pair holds an old default, not a choice, and zooms as today (:class:`kosti.config.ReaderSettings`).
 EARLIER_ZOOM: dict[str, float] = {"zoom_below": 0.0, "zoom_imgsz": 960}

@@ -34,6 +34,7 @@ from kosti.models import (
     DEFAULT_VERIFY_PROB,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
+    DEFAULT_ZOOM_MAX,
 )
 
 if TYPE_CHECKING:
@@ -107,6 +108,10 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULT_ZOOM_IMGSZ} px or more; 0 = off; see models/README.md)")
     p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
                    help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
+    p.add_argument("--zoom-max", type=_positive_int, default=None, metavar="PX",
+                   help="the largest input side of that read: a frame larger than --zoom-imgsz whose dice are small "
+                        "is read at the side that makes them about 32 px, up to its own size and this (default "
+                        f"{DEFAULT_ZOOM_MAX}; --zoom-imgsz to read every zoom at one size)")
     p.add_argument("--no-tta", dest="tta", action="store_false",
                    help="read each die once instead of in its test-time views averaged (upright and mirrored, or four turns: "
                         "2-4x less classifier time)")
@@ -161,6 +166,7 @@ def _reader(args: argparse.Namespace) -> DiceReader:
         dim_gain=args.dim_gain,
         zoom_below=args.zoom_below,
         zoom_imgsz=args.zoom_imgsz,
+        zoom_max=args.zoom_max,
         backend=backend,
         threads=args.threads,
     )

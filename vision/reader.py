@@ -58,8 +58,11 @@ from kosti.models import (
     DEFAULT_WEAK_NESTED_FRAC,
     DEFAULT_ZOOM_BELOW,
     DEFAULT_ZOOM_IMGSZ,
+    DEFAULT_ZOOM_MAX,
     DETECTOR_NCNN,
     DETECTOR_ONNX,
+    ZOOM_DIE_SIDE,
+    ZOOM_STEP,
 )
 from kosti.vision.backends import (
     BACKENDS,
@@ -207,12 +210,16 @@ class DiceReader:
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
             stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed without the zoom.
+        zoom_max: the largest input side (px) of the zoomed read. A frame larger than ``zoom_imgsz`` whose dice
+            are small is read at the side that makes them :data:`kosti.models.ZOOM_DIE_SIDE` px, up to its own
+            longer side and this (:meth:`zoom_side`). ``None``: :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), or
+            ``zoom_imgsz`` when that is larger; ``zoom_imgsz`` itself reads every zoom at that one size.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
         ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked (``zoom_below`` or
             ``zoom_imgsz`` given) of a model that cannot take a larger input (one fixed input size, or
-            ``zoom_imgsz`` not above its own).
+            ``zoom_imgsz`` not above its own); ``zoom_max`` below ``zoom_imgsz``.
     """
 
     def __init__(
@@ -238,6 +245,7 @@ class DiceReader:
         weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
         zoom_imgsz: int | None = None,
         zoom_below: float | None = None,
+        zoom_max: int | None = None,
     ) -> None:
         if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
             raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
@@ -273,6 +281,12 @@ class DiceReader:
             raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
         self.detector = make_detector(det, backend, threads, iou, max_det)
         self.zoom_below = float(zoom_below)
+        zoom_max = max(DEFAULT_ZOOM_MAX, int(zoom_imgsz)) if zoom_max is None else int(zoom_max)
+        if zoom_max < zoom_imgsz:
+            raise ReaderSettingsError(f"zoom_max {zoom_max} is below zoom_imgsz {zoom_imgsz}: the zoomed read's "
+                                      "largest input cannot be smaller than its smallest")
+        self.zoom_max = zoom_max
+        self._zoomed_at: dict[int, DetectorBackend] = {}  # zoom detectors by input side (same weights)
         #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
         self.zoom_detector: DetectorBackend | None = None
         if self.zoom_below > 0:
@@ -287,6 +301,8 @@ class DiceReader:
                                               "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
             if self.zoom_detector is None:
                 self.zoom_below = 0.0  # the default zoom, on a model that cannot take it: off
+        #: The zoomed read's smallest input side (px, ``zoom_imgsz`` rounded up to the stride).
+        self.zoom_imgsz = self.zoom_detector.input_side if self.zoom_detector is not None else int(zoom_imgsz)
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -309,8 +325,8 @@ class DiceReader:
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}
-        #: Whether the last :meth:`read` read the frame again at ``zoom_imgsz``.
-        self.last_zoomed = False
+        #: Whether the last :meth:`read` read the frame again zoomed, and at which input side (0: it did not).
+        self.last_zoomed, self.last_zoom_side = False, 0
         #: The gain the last :meth:`read` brightened its frame by (1.0: read as it came; ``dim_gain``).
         self.last_gain = 1.0
 
@@ -511,12 +527,40 @@ class DiceReader:
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
         image, self.last_gain = self.exposed(image)
         dice, candidates = self._read_with(self.detector, image)
-        self.last_zoomed = self.needs_zoom(dice, candidates, image.shape[:2])
+        self.last_zoomed, self.last_zoom_side = self.needs_zoom(dice, candidates, image.shape[:2]), 0
         if self.last_zoomed and self.zoom_detector is not None:
             first = self.last_timing
-            dice, candidates = self.merge_zoomed((dice, candidates), self._read_with(self.zoom_detector, image))
+            self.last_zoom_side = self.zoom_side(dice if len(dice) else candidates, image.shape[:2])
+            zoomed = self._read_with(self._zoom_detector_at(self.last_zoom_side), image)
+            dice, candidates = self.merge_zoomed((dice, candidates), zoomed)
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
+
+    def zoom_side(self, found: Detections, frame_hw: tuple[int, int]) -> int:
+        """Detector input side (px, a multiple of the stride) of the zoomed read of a frame of ``frame_hw``
+        ``(H, W)`` px whose first read found the boxes ``found`` (its dice, or its candidates when it found none).
+
+        The side that brings the boxes' median side (square root of the area) to :data:`kosti.models.ZOOM_DIE_SIDE`
+        px at the detector's input, kept between ``zoom_imgsz`` and the frame's own longer side — a frame is not
+        enlarged past ``zoom_imgsz`` (a 640 px photo zooms to 800 as before) — and at most ``zoom_max``. A wide,
+        sharp frame of a far table (a phone's 1920 px of a whole table, dice of 40 px: 13 px at the 640 px input)
+        is read at its own resolution instead of at 800 px, where its dice are still 17 px
+        (``benchmarks/far_dice.py``).
+        """
+        native = max(frame_hw)
+        want = float(self.zoom_imgsz)
+        if len(found):
+            wh = found.xyxy[:, 2:] - found.xyxy[:, :2]
+            side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 1.0, None))))
+            want = native * ZOOM_DIE_SIDE / side  # the input side at which the median box is ZOOM_DIE_SIDE px
+        side = max(self.zoom_imgsz, min(want, native, self.zoom_max))
+        return int(-(-int(np.ceil(side)) // ZOOM_STEP) * ZOOM_STEP)
+
+    def _zoom_detector_at(self, side: int) -> DetectorBackend:
+        """The zoom detector letterboxing to ``side`` px (made once per side, sharing the weights)."""
+        if side not in self._zoomed_at:
+            self._zoomed_at[side] = self.detector.resized(side) or self.zoom_detector  # type: ignore[assignment]
+        return self._zoomed_at[side]
 
     def exposed(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         """The frame as the reader reads it, and the gain applied: ``image`` ``(H, W, 3)`` uint8 brightened by
@@ -560,7 +604,7 @@ class DiceReader:
 
     def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
-        is read again at ``zoom_imgsz``: no die but some candidate (also one read surely as not a die: epanemu val
+        is read again zoomed (at :meth:`zoom_side`): no die but some candidate (also one read surely as not a die: epanemu val
         ``dice_282``'s weak red die on a Catan board is found only by the larger read, which such a box triggers), or the
         dice's median side (square root of
         the box area, frame px) under ``zoom_below`` px once scaled to the detector's input (``input_side /
@@ -627,7 +671,8 @@ class DiceReader:
         if self.dim_gain > 0:
             v += f" dim>{self.dim_gain:g}x"
         if self.zoom_detector is not None:
-            v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}"
+            top = f"-{self.zoom_max}" if self.zoom_max > self.zoom_imgsz else ""
+            v += f" zoom<{self.zoom_below:g}px@{self.zoom_detector.input_side}{top}"
         return (f"det={self.det_path.name} cls={cls} conf={self.conf:g} iou={self.detector.iou:g} "
                 f"value_conf={self.value_conf:g}{t}{f' tta={self.views}' if self.tta and self.classifier is not None else ''}{v}")
 

@@ -129,6 +129,21 @@ def test_the_zoom_that_init_wrote_before_it_was_on_gives_way(tmp_path: Path) -> 
     assert (mine.zoom_below, mine.zoom_imgsz) == (0.0, 960)
 
 
+def test_zoom_max_reaches_the_reader_and_is_never_below_zoom_imgsz(tmp_path: Path) -> None:
+    from kosti.models import DEFAULT_ZOOM_MAX
+
+    default = load_config(write(tmp_path, "[reader]\n", "d.toml")).reader
+    assert default.zoom_max == DEFAULT_ZOOM_MAX and default.reader_kwargs()["zoom_max"] is None
+    mine = load_config(write(tmp_path, "[reader]\nzoom_max = 1920\n", "m.toml")).reader
+    assert mine.reader_kwargs()["zoom_max"] == 1920
+    with pytest.raises(ConfigError, match=r"zoom_max \(960\) must be at least reader.zoom_imgsz \(1024\)"):
+        load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1024\nzoom_max = 960\n", "bad.toml"))
+    with pytest.raises(ConfigError, match="zoom_max"):
+        load_config(write(tmp_path, "[reader]\nzoom_max = 1000\n", "odd.toml"))  # not a multiple of 32
+    # a larger zoom_imgsz alone is fine: zoom_max follows it up in the reader
+    assert load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1600\n", "up.toml")).reader.zoom_imgsz == 1600
+
+
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:
     example = REPO / "deploy" / "kosti.toml"
     text = example.read_text(encoding="utf-8")

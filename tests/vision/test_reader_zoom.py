@@ -107,6 +107,64 @@ def test_zoom_side_is_rounded_to_the_stride():
     assert reader.last_zoomed and len(dice) == 3
 
 
+def test_zoom_side_brings_small_dice_of_a_large_frame_to_32_px():
+    from kosti.models import DEFAULT_ZOOM_MAX, ZOOM_DIE_SIDE
+    from kosti.vision.reader import DiceReader
+
+    reader = DiceReader()
+    assert (DEFAULT_ZOOM_MAX, ZOOM_DIE_SIDE) == (1280, 32.0) and "zoom<20px@800-1280" in reader.describe()
+    # a 640 px photo is never enlarged past zoom_imgsz: its zoom stays at 800 px, as before 2026-12-04
+    assert reader.zoom_side(_dets([[0, 0, 10, 10]], [0.9]), (640, 640)) == 800
+    # a 1920x1080 frame with 40 px dice (13 px at the 640 px input): 1920 * 32 / 40 = 1536, capped at zoom_max
+    far = _dets([[0, 0, 40, 40], [100, 0, 141, 41], [200, 0, 239, 39]], [0.9, 0.8, 0.7])
+    assert reader.zoom_side(far, (1080, 1920)) == 1280
+    assert DiceReader(zoom_max=1920).zoom_side(far, (1080, 1920)) == 1536
+    # never larger than the frame itself (rounded up to the stride), nor smaller than zoom_imgsz
+    assert DiceReader(zoom_max=4096).zoom_side(_dets([[0, 0, 8, 8]], [0.9]), (900, 1000)) == 1024
+    assert reader.zoom_side(_dets([[0, 0, 90, 90]], [0.9]), (1080, 1920)) == 800
+    # with no die found, the candidates' sizes tell; with none at all, zoom_imgsz
+    assert reader.zoom_side(_dets([], []), (1080, 1920)) == 800
+    # zoom_imgsz alone reads every zoom at that size (zoom_max follows it up); zoom_max below it is refused
+    assert DiceReader(zoom_imgsz=1600).zoom_side(far, (1080, 1920)) == 1600
+    with pytest.raises(ValueError, match="zoom_max 960 is below zoom_imgsz 1024"):
+        DiceReader(zoom_imgsz=1024, zoom_max=960)
+
+
+def _mosaic(photos):
+    """The 3x3 mosaic of nine labelled 640 px photos: one 1920x1920 frame whose dice keep their pixels but are a
+    third of their size at the detector's 640 px input (a wide camera's view of a whole table)."""
+    from kosti.vision.evaluate import read_labels
+    from kosti.vision.reader import load_image
+
+    canvas, boxes, values = np.zeros((1920, 1920, 3), np.uint8), [], []
+    for k, (item, class_values) in enumerate(photos):
+        img = load_image(item.image)
+        r, c = divmod(k, 3)
+        canvas[r * 640:(r + 1) * 640, c * 640:(c + 1) * 640] = img
+        xyxy, v = read_labels(item.label, img.shape[1], img.shape[0], class_values)
+        boxes.append(xyxy + np.array([c * 640, r * 640] * 2, np.float32))
+        values.append(v)
+    return canvas, np.concatenate(boxes), np.concatenate(values)
+
+
+def test_far_dice_of_a_large_frame_are_found_at_its_own_resolution():
+    """byler-d6 test's 40 px dice in a 1920 px frame: read at 800 px they are 17 px and dice are lost; read at
+    the side that makes them 32 px (1280, zoom_max) every die is found (benchmarks/far_dice.py)."""
+    require_dataset(BYLER / "data.yaml")
+    from kosti.vision.evaluate import load_dataset
+    from kosti.vision.reader import DiceReader
+
+    ds = load_dataset(BYLER, "test")
+    frame, truth, _ = _mosaic([(item, ds.class_values) for item in ds.items[:9]])
+    shipped, at_800 = DiceReader(), DiceReader(zoom_max=800)
+    found, extra = _found_and_extra(truth, shipped.read(frame).xyxy)
+    assert shipped.last_zoom_side == 1280
+    before, _ = _found_and_extra(truth, at_800.read(frame).xyxy)
+    assert at_800.last_zoom_side == 800
+    assert found >= len(truth) - 1 and extra <= 1, f"{found} of {len(truth)} found, {extra} extra"
+    assert before <= found - 3, f"at 800 px {before} of {len(truth)}, at 1280 {found}"
+
+
 @pytest.mark.parametrize("bad", [{"zoom_below": -1.0}, {"zoom_imgsz": 0}, {"zoom_below": 28, "zoom_imgsz": 640}])
 def test_bad_zoom_settings_are_refused(bad):
     from kosti.vision.reader import DiceReader
