@@ -11,7 +11,8 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
   test-time views, each crop in the reader's ``views``, :func:`kosti.vision.crops.reader_views`), torch limited
   to one thread;
 * the same two on a frame of 5 small dice (drawn 30 px wide) that the reader's zoom reads twice (on by
-  default since 2026-12-03; Ultralytics then also detects twice, the second time at ``zoom_imgsz``, and
+  default since 2026-12-03; Ultralytics then also detects twice, the second time at the reader's zoomed side —
+  ``reader.last_zoom_side``: 1280 px for this frame since 2026-12-04, :meth:`DiceReader.zoom_side` — and
   classifies both reads' boxes);
 * peak resident memory (max RSS) of ``kosti read --json`` on each of the two frames, in a fresh process.
 
@@ -128,12 +129,13 @@ def main() -> int:
             xyxy = xyxy[(scores > reader.conf) | reader.second_look(scores)]
         return np.asarray(xyxy)
 
-    def ultralytics_read(image: np.ndarray = frame, zoom: bool = False) -> int:
-        """The reader's steps: detect at the second-look threshold, crop, classify; with ``zoom`` the detector
-        again at ``zoom_imgsz`` and the boxes of both reads classified (the reader classifies each read's)."""
+    def ultralytics_read(image: np.ndarray = frame, zoom_side: int = 0) -> int:
+        """The reader's steps: detect at the second-look threshold, crop, classify; with ``zoom_side`` the
+        detector again at that input side and the boxes of both reads classified (the reader classifies each
+        read's)."""
         xyxy = ultralytics_boxes(image)
-        if zoom and reader.zoom_detector is not None:
-            xyxy = np.concatenate([xyxy, ultralytics_boxes(image, imgsz=reader.zoom_detector.input_side)])
+        if zoom_side:
+            xyxy = np.concatenate([xyxy, ultralytics_boxes(image, imgsz=zoom_side)])
         crops = [square_crop(image, b) for b in xyxy]
         if crops and reader.tta:  # the same views per die as DiceReader.face_probs
             crops = list(reader_views(np.stack(crops), reader.views))
@@ -174,8 +176,8 @@ def main() -> int:
     small_path = tmp / "small.jpg"
     cv2.imwrite(str(small_path), small)
     reader.read(small)
-    zoomed = reader.last_zoomed
-    zmed = timed({"onnx": lambda: reader.read(small), "ultra": lambda: ultralytics_read(small, zoom=zoomed)},
+    zoomed = reader.last_zoom_side
+    zmed = timed({"onnx": lambda: reader.read(small), "ultra": lambda: ultralytics_read(small, zoom_side=zoomed)},
                  max(args.runs // 3, 5))
 
     read_cmd = [sys.executable, "-m", "kosti", "read", "--json", "--model", str(det_onnx), "--cls-model", str(cls_onnx)]
@@ -199,8 +201,7 @@ def main() -> int:
     print(f"detector only: onnxruntime {onnx_det_ms:.1f} ms vs pytorch {ultra_det_ms:.1f} ms "
           f"(both {w}x{h} input) = {ultra_det_ms / onnx_det_ms:.2f} x")
     print(f"speed-up             {speedup:7.2f} x   target >= {TARGET_SPEEDUP:.0f}: {mark(speedup >= TARGET_SPEEDUP)}")
-    zoom = (f"read twice, at {reader.zoom_detector.input_side} px the second time"
-            if zoomed and reader.zoom_detector is not None else "not read twice")
+    zoom = f"read twice, at {zoomed} px the second time" if zoomed else "not read twice"
     print(f"small dice (5 drawn 30 px wide; {zoom}): onnxruntime median {zmed['onnx']:.1f} ms vs pytorch "
           f"{zmed['ultra']:.1f} ms = {zmed['ultra'] / zmed['onnx']:.2f} x; target <= {TARGET_MS:.0f}: "
           f"{mark(zmed['onnx'] <= TARGET_MS)}")
