@@ -12,7 +12,7 @@ Measures, on one 1280×720 frame with 5 dice (drawn by :func:`kosti.sim.syntheti
   to one thread;
 * the same two on a frame of 5 small dice (drawn 30 px wide) that the reader's zoom reads twice (on by
   default since 2026-12-03; Ultralytics then also detects twice, the second time at the reader's zoomed side —
-  ``reader.last_zoom_side``: 1280 px for this frame since 2026-12-04, :meth:`DiceReader.zoom_side` — and
+  ``reader.last_zoom_side``: 1152 px for this frame since 2026-12-04 (800 before), :meth:`DiceReader.zoom_side` — and
   classifies both reads' boxes);
 * peak resident memory (max RSS) of ``kosti read --json`` on each of the two frames, in a fresh process.
 

@@ -46,18 +46,12 @@ def tiled_frames(name: str, split: str, n: int, frames: int) -> list[tuple[Path,
         photos.append((img, tx, tv))
         if len(photos) == n * n * frames:
             break
+    from kosti.datasets.far_table import tiled_frame
+
     out = []
     for f in range(len(photos) // (n * n)):
-        group = photos[f * n * n:(f + 1) * n * n]
-        h, w = group[0][0].shape[:2]
-        frame = np.zeros((n * h, n * w, 3), np.uint8)
-        boxes, faces = [], []
-        for k, (img, tx, tv) in enumerate(group):
-            r, c = divmod(k, n)
-            frame[r * h:(r + 1) * h, c * w:(c + 1) * w] = img
-            boxes.append(tx + np.array([c * w, r * h, c * w, r * h], np.float32))
-            faces.append(tv)
-        out.append((Path(f"{name}-{n}x{n}-{f}"), frame, np.concatenate(boxes), np.concatenate(faces)))
+        frame, boxes, faces = tiled_frame(photos[f * n * n:(f + 1) * n * n], n)
+        out.append((Path(f"{name}-{n}x{n}-{f}"), frame, boxes, faces))
     return out
 
 
@@ -74,6 +68,9 @@ def main() -> int:
         name, split = spec.split(":")
         for n in a.n:
             frames = tiled_frames(name, split, n, a.frames)
+            if not frames:
+                print(f"{name} {split}: fewer than {n * n} photos of one size, no {n}x{n} frame")
+                continue
             dice = sum(len(f[3]) for f in frames)
             print(f"{name} {split}, {len(frames)} frames of {n}x{n} photos ({frames[0][1].shape[1]} px), {dice} dice")
             for zoom_max in ZOOM_MAXES:

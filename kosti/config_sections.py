@@ -328,9 +328,8 @@ class ReaderSettings(_Section):
 
     @model_validator(mode="after")
     def _zoom_max_ok(self) -> ReaderSettings:
-        if "zoom_max" in self.model_fields_set and self.zoom_max < self.zoom_imgsz:
-            raise ValueError(f"reader.zoom_max ({self.zoom_max}) must be at least reader.zoom_imgsz "
-                             f"({self.zoom_imgsz})")
+        if "zoom_max" in self.model_fields_set and self.zoom_below > 0 and self.zoom_max < self.zoom_imgsz:
+            raise ValueError(f"zoom_max ({self.zoom_max}) must be at least zoom_imgsz ({self.zoom_imgsz})")
         return self
 
     @model_validator(mode="after")

@@ -203,7 +203,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--no-map", action="store_true",
                    help="skip the low-threshold detector pass for mAP (faster; mAP then underestimated)")
     p.add_argument("--plots", type=Path, default=None, metavar="DIR",
-                   help="write confusion_matrix.png and errors/*.png there")
+                   help="write confusion_matrix.png, errors/*.png (the photos with most mistakes) and "
+                        "dice/sheet_NN.png with dice/dice.csv (every die not read right, cropped) there")
     p.add_argument("--fit-temperature", type=Path, default=None, metavar="OUT.json",
                    help="also fit the face classifier's softmax temperature on this split and write "
                         "{\"temperature\": T, \"views\": …, ...} there (use as reader.json beside the classifier)")
@@ -268,7 +269,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from kosti.vision.eval_plots import write_plots
 
         written = write_plots(report, args.plots)
-        print(f"kosti eval: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+        print(f"kosti eval: wrote {len(written)} files to {args.plots}", file=sys.stderr)
     if args.fit_temperature is not None:
         _fit_temperature(reader, dataset, args)
     if args.json:

@@ -175,18 +175,20 @@ def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color:
     ``xyxy`` (photo px) around its centre, grey where it leaves the photo, scaled to ``TILE`` px, the box drawn
     in ``color``, and ``lines`` written below it."""
     x1, y1, x2, y2 = (float(v) for v in xyxy)
-    half = max(x2 - x1, y2 - y1, 2.0) * context / 2
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    s = TILE / (2 * half)
-    # one affine warp crops, pads and scales: photo point (cx - half, cy - half) goes to the tile's (0, 0)
-    m = np.array([[s, 0, -(cx - half) * s], [0, s, -(cy - half) * s]], np.float32)
-    crop = cv2.warpAffine(image, m, (TILE, TILE), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=(128, 128, 128))
-    p1 = (int(round((x1 - cx + half) * s)), int(round((y1 - cy + half) * s)))
-    p2 = (int(round((x2 - cx + half) * s)), int(round((y2 - cy + half) * s)))
-    cv2.rectangle(crop, p1, p2, color, 1)
+    side = max(int(round(max(x2 - x1, y2 - y1, 2.0) * context)), 2)
+    x0, y0 = int(round((x1 + x2 - side) / 2)), int(round((y1 + y2 - side) / 2))
+    h, w = image.shape[:2]
+    crop = np.full((side, side, 3), 128, np.uint8)  # grey where the square leaves the photo
+    a, b, c, d = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+    if c > a and d > b:
+        crop[b - y0:d - y0, a - x0:c - x0] = image[b:d, a:c]
+    s = TILE / side
+    scaled = cv2.resize(crop, (TILE, TILE), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    p1 = (int(round((x1 - x0) * s)), int(round((y1 - y0) * s)))
+    p2 = (int(round((x2 - x0) * s)), int(round((y2 - y0) * s)))
+    cv2.rectangle(scaled, p1, p2, color, 1)
     tile = np.full((TILE + CAPTION, TILE, 3), 255, np.uint8)
-    tile[:TILE] = crop
+    tile[:TILE] = scaled
     for i, text in enumerate(lines):
         cv2.putText(tile, text, (3, TILE + 14 + 16 * i), FONT, 0.42, color if i == 0 else (60, 60, 60), 1,
                     cv2.LINE_AA)
@@ -194,7 +196,8 @@ def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color:
 
 
 def draw_sheet(tiles: list[np.ndarray], cols: int = SHEET_COLS) -> np.ndarray:
-    """Tiles of :func:`die_tile` in rows of ``cols`` (the last row padded white), 2 px apart."""
+    """Tiles of :func:`die_tile` (each ``(h, w, 3)``) in rows of ``cols``, 2 px apart, the last row padded white:
+    a ``(ceil(len(tiles) / cols) * (h + 2), cols * (w + 2), 3)`` uint8 BGR image."""
     h, w = tiles[0].shape[:2]
     rows = -(-len(tiles) // cols)
     sheet = np.full((rows * (h + 2), cols * (w + 2), 3), 255, np.uint8)
@@ -207,11 +210,12 @@ def draw_sheet(tiles: list[np.ndarray], cols: int = SHEET_COLS) -> np.ndarray:
 def write_die_sheets(report: EvalReport, out_dir: str | Path, max_sheets: int = 10) -> list[Path]:
     """Write ``out_dir/dice/sheet_NN.png`` (:data:`SHEET_TILES` dice each, in :data:`DIE_ERRORS` order: wrong,
     uncertain, missed, extra; at most ``max_sheets``) and ``out_dir/dice/dice.csv`` (every such die, also those
-    past the last sheet, whose ``sheet`` is then empty). Returns the written paths (CSV last); no sheet when every
-    die was read right.
+    past the last sheet, whose ``sheet`` is then empty; unknown probabilities and scores are empty cells). Returns
+    the written paths (CSV last); no sheet when every die was read right.
 
     Raises:
-        OSError: a file cannot be written, or a photo of the report cannot be read any more.
+        OSError: a file cannot be written.
+        kosti.vision.reader.ImageReadError: a photo of the report cannot be read any more.
     """
     out = Path(out_dir) / "dice"
     out.mkdir(parents=True, exist_ok=True)
@@ -240,6 +244,6 @@ def write_die_sheets(report: EvalReport, out_dir: str | Path, max_sheets: int = 
     with open(p, "w", newline="") as f:
         w = csv.DictWriter(f, DIE_CSV_COLUMNS, restval="")
         w.writeheader()
-        w.writerows(rows)
+        w.writerows({k: "" if isinstance(v, float) and v != v else v for k, v in r.items()} for r in rows)  # NaN: ""
     written.append(p)
     return written

@@ -203,17 +203,16 @@ class DiceReader:
             :data:`kosti.models.DEFAULT_ZOOM_IMGSZ` (800).
         zoom_below: when the dice found are small — median side (square root of the box area) under this many
             pixels of the detector's input — or none was found but weak candidates were, the frame is read
-            again with the detector at ``zoom_imgsz``; the result is that read's dice plus any first-read die it
-            missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such
-            frames only. 0 turns it off.
-            ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
+            again at ``zoom_imgsz`` or larger (``zoom_max``); the result is that read's dice plus any first-read
+            die it missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such
+            frames only. 0 turns it off. ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
             stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed without the zoom.
-        zoom_max: the largest input side (px) of the zoomed read. A frame larger than ``zoom_imgsz`` whose dice
+        zoom_max: the largest input side (px) of the zoomed read: a frame larger than ``zoom_imgsz`` whose dice
             are small is read at the side that makes them :data:`kosti.models.ZOOM_DIE_SIDE` px, up to its own
             longer side and this (:meth:`zoom_side`). ``None``: :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), or
-            ``zoom_imgsz`` when that is larger; ``zoom_imgsz`` itself reads every zoom at that one size.
+            ``zoom_imgsz`` when larger; ``zoom_imgsz`` itself reads every zoom at that one size.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -274,7 +273,7 @@ class DiceReader:
             raise ReaderSettingsError(f"weak_nested_frac must be in (0, 1], got {weak_nested_frac}")
         self.nested_frac, self.weak_nested_frac = float(nested_frac), float(weak_nested_frac)
         self.det_path = det
-        asked = zoom_below is not None or zoom_imgsz is not None  # else the default zoom, where the model can
+        asked = not (zoom_below is None and zoom_imgsz is None and zoom_max is None)  # else the default zoom
         zoom_below = DEFAULT_ZOOM_BELOW if zoom_below is None else zoom_below
         zoom_imgsz = DEFAULT_ZOOM_IMGSZ if zoom_imgsz is None else zoom_imgsz
         if zoom_below < 0 or zoom_imgsz <= 0:
@@ -282,11 +281,10 @@ class DiceReader:
         self.detector = make_detector(det, backend, threads, iou, max_det)
         self.zoom_below = float(zoom_below)
         zoom_max = max(DEFAULT_ZOOM_MAX, int(zoom_imgsz)) if zoom_max is None else int(zoom_max)
-        if zoom_max < zoom_imgsz:
+        if zoom_max < zoom_imgsz and self.zoom_below > 0:
             raise ReaderSettingsError(f"zoom_max {zoom_max} is below zoom_imgsz {zoom_imgsz}: the zoomed read's "
                                       "largest input cannot be smaller than its smallest")
         self.zoom_max = zoom_max
-        self._zoomed_at: dict[int, DetectorBackend] = {}  # zoom detectors by input side (same weights)
         #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
         self.zoom_detector: DetectorBackend | None = None
         if self.zoom_below > 0:
@@ -303,6 +301,8 @@ class DiceReader:
                 self.zoom_below = 0.0  # the default zoom, on a model that cannot take it: off
         #: The zoomed read's smallest input side (px, ``zoom_imgsz`` rounded up to the stride).
         self.zoom_imgsz = self.zoom_detector.input_side if self.zoom_detector is not None else int(zoom_imgsz)
+        #: Zoom detectors by input side (the same weights), ``zoom_imgsz``'s first.
+        self._zoomed_at = {self.zoom_imgsz: self.zoom_detector} if self.zoom_detector is not None else {}
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -530,36 +530,36 @@ class DiceReader:
         self.last_zoomed, self.last_zoom_side = self.needs_zoom(dice, candidates, image.shape[:2]), 0
         if self.last_zoomed and self.zoom_detector is not None:
             first = self.last_timing
-            self.last_zoom_side = self.zoom_side(dice if len(dice) else candidates, image.shape[:2])
-            zoomed = self._read_with(self._zoom_detector_at(self.last_zoom_side), image)
+            zoom_detector = self._zoom_detector_at(self.zoom_side(dice if len(dice) else candidates, image.shape[:2]))
+            self.last_zoom_side = zoom_detector.input_side
+            zoomed = self._read_with(zoom_detector, image)
             dice, candidates = self.merge_zoomed((dice, candidates), zoomed)
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
 
     def zoom_side(self, found: Detections, frame_hw: tuple[int, int]) -> int:
-        """Detector input side (px, a multiple of the stride) of the zoomed read of a frame of ``frame_hw``
-        ``(H, W)`` px whose first read found the boxes ``found`` (its dice, or its candidates when it found none).
-
-        The side that brings the boxes' median side (square root of the area) to :data:`kosti.models.ZOOM_DIE_SIDE`
-        px at the detector's input, kept between ``zoom_imgsz`` and the frame's own longer side — a frame is not
-        enlarged past ``zoom_imgsz`` (a 640 px photo zooms to 800 as before) — and at most ``zoom_max``. A wide,
-        sharp frame of a far table (a phone's 1920 px of a whole table, dice of 40 px: 13 px at the 640 px input)
-        is read at its own resolution instead of at 800 px, where its dice are still 17 px
-        (``benchmarks/far_dice.py``).
-        """
+        """Detector input side (px) of the zoomed read of a frame of ``frame_hw`` ``(H, W)`` px whose first read
+        found the boxes ``found`` (its dice, or its candidates when it found none): the side that brings their
+        median side (square root of the area) to :data:`kosti.models.ZOOM_DIE_SIDE` px at the input, rounded up to
+        :data:`kosti.models.ZOOM_STEP`, at least ``zoom_imgsz``, at most the frame's longer side and ``zoom_max``
+        (rounded down). A 640 px photo zooms to 800; a 1920 px frame of 40 px dice (13 px at the 640 px input, 17
+        at 800) to ``zoom_max`` (``benchmarks/far_dice.py``)."""
         native = max(frame_hw)
         want = float(self.zoom_imgsz)
         if len(found):
             wh = found.xyxy[:, 2:] - found.xyxy[:, :2]
             side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 1.0, None))))
-            want = native * ZOOM_DIE_SIDE / side  # the input side at which the median box is ZOOM_DIE_SIDE px
-        side = max(self.zoom_imgsz, min(want, native, self.zoom_max))
-        return int(-(-int(np.ceil(side)) // ZOOM_STEP) * ZOOM_STEP)
+            if np.isfinite(side):  # the input side at which the median box is ZOOM_DIE_SIDE px
+                want = native * ZOOM_DIE_SIDE / side
+        top = max(self.zoom_imgsz, min(native, self.zoom_max) // ZOOM_STEP * ZOOM_STEP)  # rounded down: never past
+        return int(min(max(-(-np.ceil(want) // ZOOM_STEP) * ZOOM_STEP, self.zoom_imgsz), top))
 
     def _zoom_detector_at(self, side: int) -> DetectorBackend:
         """The zoom detector letterboxing to ``side`` px (made once per side, sharing the weights)."""
         if side not in self._zoomed_at:
-            self._zoomed_at[side] = self.detector.resized(side) or self.zoom_detector  # type: ignore[assignment]
+            resized = self.detector.resized(side)  # not None: zoom_imgsz's resized() was not
+            assert resized is not None, "a detector that resized once resizes to any side"
+            self._zoomed_at[side] = resized
         return self._zoomed_at[side]
 
     def exposed(self, image: np.ndarray) -> tuple[np.ndarray, float]:

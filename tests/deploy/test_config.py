@@ -136,12 +136,19 @@ def test_zoom_max_reaches_the_reader_and_is_never_below_zoom_imgsz(tmp_path: Pat
     assert default.zoom_max == DEFAULT_ZOOM_MAX and default.reader_kwargs()["zoom_max"] is None
     mine = load_config(write(tmp_path, "[reader]\nzoom_max = 1920\n", "m.toml")).reader
     assert mine.reader_kwargs()["zoom_max"] == 1920
-    with pytest.raises(ConfigError, match=r"zoom_max \(960\) must be at least reader.zoom_imgsz \(1024\)"):
+    with pytest.raises(ConfigError, match=r"reader: zoom_max \(960\) must be at least zoom_imgsz \(1024\)"):
         load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1024\nzoom_max = 960\n", "bad.toml"))
     with pytest.raises(ConfigError, match="zoom_max"):
         load_config(write(tmp_path, "[reader]\nzoom_max = 1000\n", "odd.toml"))  # not a multiple of 32
     # a larger zoom_imgsz alone is fine: zoom_max follows it up in the reader
-    assert load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1600\n", "up.toml")).reader.zoom_imgsz == 1600
+    up = load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1600\n", "up.toml")).reader.reader_kwargs()
+    assert (up["zoom_imgsz"], up["zoom_max"]) == (1600, None)
+    from kosti.vision.reader import DiceReader
+
+    assert DiceReader(zoom_imgsz=up["zoom_imgsz"], zoom_max=up["zoom_max"]).zoom_max == 1600
+    # with the zoom off, a zoom_max below zoom_imgsz is harmless
+    off = load_config(write(tmp_path, "[reader]\nzoom_below = 0\nzoom_max = 704\n", "off.toml")).reader
+    assert off.zoom_max == 704
 
 
 def test_shipped_example_is_the_rendered_default_and_documents_every_key() -> None:

@@ -9,6 +9,8 @@ zoomed). These pin behaviour; accuracy is ``kosti eval``'s (``models/README.md``
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from reader_models import BYLER, SHARED_DATASETS, require_dataset
@@ -119,8 +121,10 @@ def test_zoom_side_brings_small_dice_of_a_large_frame_to_32_px():
     far = _dets([[0, 0, 40, 40], [100, 0, 141, 41], [200, 0, 239, 39]], [0.9, 0.8, 0.7])
     assert reader.zoom_side(far, (1080, 1920)) == 1280
     assert DiceReader(zoom_max=1920).zoom_side(far, (1080, 1920)) == 1536
-    # never larger than the frame itself (rounded up to the stride), nor smaller than zoom_imgsz
-    assert DiceReader(zoom_max=4096).zoom_side(_dets([[0, 0, 8, 8]], [0.9]), (900, 1000)) == 1024
+    # never larger than the frame itself nor zoom_max (both rounded down to the stride), nor smaller than zoom_imgsz
+    assert DiceReader(zoom_max=4096).zoom_side(_dets([[0, 0, 8, 8]], [0.9]), (900, 1000)) == 992
+    assert DiceReader(zoom_max=1000).zoom_side(far, (1080, 1920)) == 992
+    assert reader.zoom_side(_dets([[0, 0, np.nan, 9]], [0.9]), (1080, 1920)) == 800  # no size known: zoom_imgsz
     assert reader.zoom_side(_dets([[0, 0, 90, 90]], [0.9]), (1080, 1920)) == 800
     # with no die found, the candidates' sizes tell; with none at all, zoom_imgsz
     assert reader.zoom_side(_dets([], []), (1080, 1920)) == 800
@@ -128,34 +132,43 @@ def test_zoom_side_brings_small_dice_of_a_large_frame_to_32_px():
     assert DiceReader(zoom_imgsz=1600).zoom_side(far, (1080, 1920)) == 1600
     with pytest.raises(ValueError, match="zoom_max 960 is below zoom_imgsz 1024"):
         DiceReader(zoom_imgsz=1024, zoom_max=960)
+    assert DiceReader(zoom_below=0, zoom_max=700).zoom_detector is None  # the zoom off: nothing to refuse
 
 
-def _mosaic(photos):
-    """The 3x3 mosaic of nine labelled 640 px photos: one 1920x1920 frame whose dice keep their pixels but are a
-    third of their size at the detector's 640 px input (a wide camera's view of a whole table)."""
-    from kosti.vision.evaluate import read_labels
-    from kosti.vision.reader import load_image
+def test_cli_zoom_max_reaches_the_reader_and_a_bad_one_is_one_line(capsys, tmp_path):
+    require_dataset(BYLER / "data.yaml")
+    import cv2
 
-    canvas, boxes, values = np.zeros((1920, 1920, 3), np.uint8), [], []
-    for k, (item, class_values) in enumerate(photos):
-        img = load_image(item.image)
-        r, c = divmod(k, 3)
-        canvas[r * 640:(r + 1) * 640, c * 640:(c + 1) * 640] = img
-        xyxy, v = read_labels(item.label, img.shape[1], img.shape[0], class_values)
-        boxes.append(xyxy + np.array([c * 640, r * 640] * 2, np.float32))
-        values.append(v)
-    return canvas, np.concatenate(boxes), np.concatenate(values)
+    from kosti.cli import main
+
+    photos = sorted((BYLER / "images" / "test").iterdir())[:4]
+    big = tmp_path / "table.png"  # 2x2 photos: 1280 px, dice 20 px at the 640 px input
+    tiles = [cv2.imread(str(p)) for p in photos]
+    cv2.imwrite(str(big), np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])]))
+    assert main(["read", "--json", "--zoom-max", "640", str(big)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "zoom_max 640 is below zoom_imgsz 800" in err[0], err
+    boxes = {}
+    for side in ("800", "1280"):
+        assert main(["read", "--json", "--zoom-max", side, "--zoom-below", "640", str(big)]) == 0
+        boxes[side] = sorted(tuple(d["box"]) for d in json.loads(capsys.readouterr().out)[0]["dice"])
+    assert boxes["800"] != boxes["1280"]  # the same frame read the second time at another side: other boxes
 
 
 def test_far_dice_of_a_large_frame_are_found_at_its_own_resolution():
     """byler-d6 test's 40 px dice in a 1920 px frame: read at 800 px they are 17 px and dice are lost; read at
     the side that makes them 32 px (1280, zoom_max) every die is found (benchmarks/far_dice.py)."""
     require_dataset(BYLER / "data.yaml")
-    from kosti.vision.evaluate import load_dataset
-    from kosti.vision.reader import DiceReader
+    from kosti.datasets.far_table import tiled_frame
+    from kosti.vision.evaluate import load_dataset, read_labels
+    from kosti.vision.reader import DiceReader, load_image
 
     ds = load_dataset(BYLER, "test")
-    frame, truth, _ = _mosaic([(item, ds.class_values) for item in ds.items[:9]])
+    photos = []
+    for item in ds.items[:9]:  # nine 640 px photos in one 1920 px frame: the dice a third of their size at 640
+        img = load_image(item.image)
+        photos.append((img, *read_labels(item.label, img.shape[1], img.shape[0], ds.class_values)))
+    frame, truth, _ = tiled_frame(photos, 3)
     shipped, at_800 = DiceReader(), DiceReader(zoom_max=800)
     found, extra = _found_and_extra(truth, shipped.read(frame).xyxy)
     assert shipped.last_zoom_side == 1280
