@@ -216,8 +216,8 @@ class DiceReader:
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
-        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked (``zoom_below`` or
-            ``zoom_imgsz`` given) of a model that cannot take a larger input (one fixed input size, or
+        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked (``zoom_below``,
+            ``zoom_imgsz`` or ``zoom_max`` given) of a model that cannot take a larger input (one fixed input size, or
             ``zoom_imgsz`` not above its own); ``zoom_max`` below ``zoom_imgsz``.
     """
 
