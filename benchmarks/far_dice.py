@@ -11,7 +11,8 @@ and the median time per frame (one core).
 
 Photos of one set share a camera and a table, so a frame of nine of them is a fair stand-in for one table seen
 wider; epanemu-dice mixes photos whose dice differ 5× in size, so a frame of its photos is harder than any real
-table (the zoom's side follows the median die of the frame).
+table (the zoom's side follows the median die of the frame; whether a frame larger than 800 px is zoomed, the
+lower quartile: :data:`kosti.models.ZOOM_LARGE_FRAME_QUANTILE`).
 
 Usage: ``python benchmarks/far_dice.py [--n 2 3] [--frames 5] [--sets byler-d6:test epanemu-dice:val]``
 (about 5 minutes on two cores with the defaults).

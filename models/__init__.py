@@ -125,6 +125,12 @@ DEFAULT_ZOOM_BELOW = 20.0
 #: ``benchmarks/far_dice.py`` (models/README.md, "Far dice in a large frame").
 DEFAULT_ZOOM_MAX = 1280
 ZOOM_DIE_SIDE = 32.0
+#: Which of a large frame's dice decide whether it is zoomed: a frame larger than ``DEFAULT_ZOOM_IMGSZ`` is read
+#: again when the lower quartile of its dice (not their median, as for a photo of 800 px or less) is under
+#: ``zoom_below`` at the 640 px input — seen from a seat, a table's far dice are the small ones, and a large frame
+#: has the pixels to read them. ``benchmarks/far_dice.py``, 8 frames of 2×2 photos: epanemu-dice val recall 0.584
+#: → 0.764 (precision 0.897 → 0.907), byler-d6 test 0.982 → 1.000, rune55-dedup val unchanged (models/README.md).
+ZOOM_LARGE_FRAME_QUANTILE = 0.25
 #: Zoomed input sides are rounded up to a multiple of this (px): YOLO's largest stride, and few sizes to keep.
 ZOOM_STEP = 32
 #: The zoom as ``kosti config init`` wrote it into ``kosti.toml`` from v1.0 to v1.2 (off). A file holding exactly

@@ -62,6 +62,7 @@ from kosti.models import (
     DETECTOR_NCNN,
     DETECTOR_ONNX,
     ZOOM_DIE_SIDE,
+    ZOOM_LARGE_FRAME_QUANTILE,
     ZOOM_STEP,
 )
 from kosti.vision.backends import (
@@ -604,17 +605,17 @@ class DiceReader:
 
     def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
-        is read again zoomed (at :meth:`zoom_side`): no die but some candidate (also one read surely as not a die: epanemu val
-        ``dice_282``'s weak red die on a Catan board is found only by the larger read, which such a box triggers), or the
-        dice's median side (square root of
-        the box area, frame px) under ``zoom_below`` px once scaled to the detector's input (``input_side /
-        max(H, W)``). False when the zoom is off."""
+        is read again zoomed (:meth:`zoom_side`): no die but some candidate (even one surely no die: epanemu val
+        ``dice_282``'s weak red die is found by the larger read only), or the dice's median side (root of the box
+        area) under ``zoom_below`` px at the detector's input (× ``input_side / max(H, W)``); for a frame larger than
+        ``zoom_imgsz`` their lower quartile (:data:`kosti.models.ZOOM_LARGE_FRAME_QUANTILE`). False when off."""
         if self.zoom_detector is None:
             return False
         if len(dice) == 0:  # any candidate, even one surely not a die: the larger read may find a die beside it
             return len(candidates) > 0
         wh = dice.xyxy[:, 2:] - dice.xyxy[:, :2]
-        side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None))))
+        q = ZOOM_LARGE_FRAME_QUANTILE if max(frame_hw) > self.zoom_imgsz else 0.5
+        side = float(np.quantile(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None)), q))
         return side * self.detector.input_side / max(frame_hw) < self.zoom_below
 
     def _read_with(self, detector: DetectorBackend, image: np.ndarray) -> tuple[Detections, Detections]:
