@@ -103,7 +103,14 @@ def _files_key(detector: Path, classifier: Path) -> str:
     as v1.1 did, must not serve the numbers measured at the old ones)."""
     import inspect
 
-    from kosti.models import DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, DEFAULT_ZOOM_MAX, ZOOM_DIE_SIDE, ZOOM_STEP
+    from kosti.models import (
+        DEFAULT_ZOOM_BELOW,
+        DEFAULT_ZOOM_IMGSZ,
+        DEFAULT_ZOOM_MAX,
+        ZOOM_DIE_SIDE,
+        ZOOM_LARGE_FRAME_QUANTILE,
+        ZOOM_STEP,
+    )
     from kosti.vision.crops import VIEW_COUNTS
     from kosti.vision.exposure import BRIGHT_SHARE, EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE
     from kosti.vision.reader import ZOOM_SAME_DIE_IOU, DiceReader
@@ -117,7 +124,7 @@ def _files_key(detector: Path, classifier: Path) -> str:
     defaults["tta_views"] = VIEW_COUNTS  # the views themselves are in reader.json (hashed above)
     # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
     defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, ZOOM_SAME_DIE_IOU, DEFAULT_ZOOM_MAX, ZOOM_DIE_SIDE,
-                        ZOOM_STEP]  # the zoom's side follows the dice since 2026-12-04
+                        ZOOM_STEP, ZOOM_LARGE_FRAME_QUANTILE]  # the zoom's side and trigger follow the dice since 2026-12-04
     # how a dim frame is measured and brightened (DiceReader's dim_gain)
     defaults["exposure"] = [EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE, BRIGHT_SHARE]
     h.update(json.dumps(defaults, sort_keys=True).encode())
