@@ -5,8 +5,10 @@ The shared sets are 640 px photos, so none of them shows what a 1080p webcam or 
 whole table does: dice with enough pixels to read that are small *at the detector's 640 px input*. Each set's
 photos are laid out ``n`` × ``n`` in one frame (``n`` = 2: 1280 px, dice at half their size at the input; 3:
 1920 px, a third), labels moved with them (audited labels, ``datasets/label_errors/``), and every frame is read by
-the shipped reader with the zoom at each ``(zoom_max)`` of :data:`ZOOM_MAXES` — 800 is the zoom as it was
-before: one 800 px read — and with the zoom off. Prints ``kosti eval``'s numbers, wrong reads, the zoomed sides used
+the shipped reader with the zoom at each ``(zoom_max)`` of :data:`ZOOM_MAXES` — 800: one 800 px read, the zoom's
+size before 2026-12-04 — and with the zoom off. ``--quantile 0.5`` decides a large frame's zoom on its dice's median
+instead of their lower quartile (:data:`kosti.models.ZOOM_LARGE_FRAME_QUANTILE`); with zoom_max 800 that is the zoom
+as it was before (the model card's "before" column); ``--quantile 0`` on its smallest die. Prints ``kosti eval``'s numbers, wrong reads, the zoomed sides used
 and the median time per frame (one core).
 
 Photos of one set share a camera and a table, so a frame of nine of them is a fair stand-in for one table seen
@@ -14,7 +16,7 @@ wider; epanemu-dice mixes photos whose dice differ 5× in size, so a frame of it
 table (the zoom's side follows the median die of the frame; whether a frame larger than 800 px is zoomed, the
 lower quartile: :data:`kosti.models.ZOOM_LARGE_FRAME_QUANTILE`).
 
-Usage: ``python benchmarks/far_dice.py [--n 2 3] [--frames 5] [--sets byler-d6:test epanemu-dice:val]``
+Usage: ``python benchmarks/far_dice.py [--n 2 3] [--frames 5] [--sets byler-d6:test epanemu-dice:val] [--quantile Q]``
 (about 5 minutes on two cores with the defaults).
 """
 
@@ -64,7 +66,13 @@ def main() -> int:
     ap.add_argument("--n", type=int, nargs="+", default=[2, 3], help="photos per side of a frame (2 3)")
     ap.add_argument("--frames", type=int, default=5, help="frames per set and n (5)")
     ap.add_argument("--sets", nargs="+", default=["byler-d6:test", "epanemu-dice:val"], help="set:split ...")
+    ap.add_argument("--quantile", type=float, default=None,
+                    help="which of a large frame's dice decide its zoom (0.25 as shipped; 0.5: the median, as before)")
     a = ap.parse_args()
+    if a.quantile is not None:
+        import kosti.vision.reader as reader_module
+
+        vars(reader_module)["ZOOM_LARGE_FRAME_QUANTILE"] = a.quantile  # the module global needs_zoom reads
     for spec in a.sets:
         name, split = spec.split(":")
         for n in a.n:

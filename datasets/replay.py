@@ -123,8 +123,9 @@ def _files_key(detector: Path, classifier: Path) -> str:
                                    if isinstance(p.default, (int, float, bool))}
     defaults["tta_views"] = VIEW_COUNTS  # the views themselves are in reader.json (hashed above)
     # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
+    # the zoom's side and its trigger on a large frame follow the dice since 2026-12-04
     defaults["zoom"] = [DEFAULT_ZOOM_BELOW, DEFAULT_ZOOM_IMGSZ, ZOOM_SAME_DIE_IOU, DEFAULT_ZOOM_MAX, ZOOM_DIE_SIDE,
-                        ZOOM_STEP, ZOOM_LARGE_FRAME_QUANTILE]  # the zoom's side and trigger follow the dice since 2026-12-04
+                        ZOOM_STEP, ZOOM_LARGE_FRAME_QUANTILE]
     # how a dim frame is measured and brightened (DiceReader's dim_gain)
     defaults["exposure"] = [EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE, BRIGHT_SHARE]
     h.update(json.dumps(defaults, sort_keys=True).encode())

@@ -244,7 +244,8 @@ class ReaderSettings(_Section):
         is read brightened by that gain (at most 2.5): a table under a dim lamp. 0 turns it off; 1 to 2.5."""))
     zoom_below: Annotated[float, Field(ge=0.0, le=640.0)] = Field(DEFAULT_ZOOM_BELOW, description=_doc("""
         Zoom for small dice: when the dice found are smaller than this (median side, in pixels of the
-        detector's 640 px input) or only weak candidates were found, the frame is read again with the
+        detector's 640 px input; for a frame larger than zoom_imgsz, the lower quartile: its far dice) or
+        only weak candidates were found, the frame is read again with the
         detector at zoom_imgsz; the result is that read's dice plus any first-read die it missed (costs a
         second, larger pass on such frames only). The default 20 (dice under 40 px on a 1280x720 frame)
         was chosen on validation photos; 0 turns it off."""))

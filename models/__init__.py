@@ -106,7 +106,8 @@ DEFAULT_NESTED_FRAC = 0.7
 DEFAULT_WEAK_NESTED_FRAC = 0.4
 #: ``DEFAULT_ZOOM_IMGSZ`` and ``DEFAULT_ZOOM_BELOW``: the reader's zoom for small dice. When the dice it
 #: found are small — median side under ``zoom_below`` pixels of the 640 px detector input (20: dice under 40 px
-#: on a 1280×720 frame) — or it found none but weak candidates, the frame is read again with the detector at
+#: on a 1280×720 frame; for a frame larger than 800 px the lower quartile, ``ZOOM_LARGE_FRAME_QUANTILE``) — or it
+#: found none but weak candidates, the frame is read again with the detector at
 #: ``DEFAULT_ZOOM_IMGSZ`` px (the network takes any stride-multiple size): the result is that read's dice plus
 #: the first read's dice it missed (:meth:`kosti.vision.reader.DiceReader.merge_zoomed`). Chosen on the
 #: selection splits by ``benchmarks/select_zoom.py`` for reader v1.2 (2026-12-03): image_exact 0.700 → 0.707,
@@ -126,10 +127,11 @@ DEFAULT_ZOOM_BELOW = 20.0
 DEFAULT_ZOOM_MAX = 1280
 ZOOM_DIE_SIDE = 32.0
 #: Which of a large frame's dice decide whether it is zoomed: a frame larger than ``DEFAULT_ZOOM_IMGSZ`` is read
-#: again when the lower quartile of its dice (not their median, as for a photo of 800 px or less) is under
+#: again when the lower quartile of its dice' sides (``np.quantile``, interpolated; not their median, as for a
+#: photo of 800 px or less) is under
 #: ``zoom_below`` at the 640 px input — seen from a seat, a table's far dice are the small ones, and a large frame
 #: has the pixels to read them. ``benchmarks/far_dice.py``, 8 frames of 2×2 photos: epanemu-dice val recall 0.584
-#: → 0.764 (precision 0.897 → 0.907), byler-d6 test 0.982 → 1.000, rune55-dedup val unchanged (models/README.md).
+#: → 0.764 (precision 0.897 → 0.907), byler-d6 test 0.973 → 1.000, rune55-dedup val unchanged (models/README.md).
 ZOOM_LARGE_FRAME_QUANTILE = 0.25
 #: Zoomed input sides are rounded up to a multiple of this (px): YOLO's largest stride, and few sizes to keep.
 ZOOM_STEP = 32

@@ -102,7 +102,7 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                         f"to a normal level (a dim table; at most 2.5x; default {DEFAULT_DIM_GAIN:g}; 0 = off)")
     p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
                    help="read a frame again with a larger detector input when its dice are smaller than this (median "
-                        "side, px of the 640 px input) or only weak candidates were found; the result is that read's "
+                        "side, px of the 640 px input; lower quartile on a frame larger than --zoom-imgsz) or only weak candidates were found; the result is that read's "
                         f"dice plus any first-read die it missed (default {DEFAULT_ZOOM_BELOW:g}; without --zoom-below "
                         "and --zoom-imgsz, off for a model that cannot zoom: one input size, or an input side of "
                         f"{DEFAULT_ZOOM_IMGSZ} px or more; 0 = off; see models/README.md)")

@@ -202,8 +202,8 @@ class DiceReader:
             ``nested_frac`` 1 turns the rule off for every box.
         zoom_imgsz: detector input side (px) of the zoomed second read; see ``zoom_below``. ``None``:
             :data:`kosti.models.DEFAULT_ZOOM_IMGSZ` (800).
-        zoom_below: when the dice found are small — median side (square root of the box area) under this many
-            pixels of the detector's input — or none was found but weak candidates were, the frame is read
+        zoom_below: when the dice found are small — median side (root of the box area; lower quartile on a frame
+            above ``zoom_imgsz``) under this many px of the detector's input — or only weak candidates, it is read
             again at ``zoom_imgsz`` or larger (``zoom_max``); the result is that read's dice plus any first-read
             die it missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such
             frames only. 0 turns it off. ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),

@@ -93,8 +93,10 @@ def test_needs_zoom_rule():
     # A 1280x720 frame goes to the 640 px input at half size: a 50 px die is 25 px there (zoom), 60 px is 30.
     assert reader.needs_zoom(dets(50, 50, 200), dets(), (720, 1280))
     assert not reader.needs_zoom(dets(60, 60, 60, 60, 20), dets(), (720, 1280))
-    # a large frame (above zoom_imgsz) zooms on its lower quartile: a quarter of far dice is enough...
+    # a large frame (above zoom_imgsz) zooms on the lower quartile of its dice (interpolated: far dice pull it down)...
     assert reader.needs_zoom(dets(60, 60, 60, 24), dets(), (720, 1280))
+    assert not reader.needs_zoom(dets(37.5, 37.5, 37.5, 15), dets(), (600, 800)), "800 px is not above zoom_imgsz"
+    assert reader.needs_zoom(dets(37.5, 37.5, 37.5, 15), dets(), (600, 801))
     # ... a photo of 800 px or less on its median, as before: the same dice at half the size do not zoom it
     assert not reader.needs_zoom(dets(30, 30, 30, 12), dets(), (640, 640))
     assert reader.needs_zoom(dets(), dets(40), (720, 1280)), "nothing found but a weak candidate: look closer"
