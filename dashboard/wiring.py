@@ -205,10 +205,10 @@ class LiveTable(RunnerObserver):
             return {"kind": "none", "spec": spec, "virtual": False, "status": "none", "fps": 0.0}
         status: JsonValue = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
             "error" if self.source_error else "ok")
-        hint = self.orientation.suggestion() if self.turnable else None
+        hint = self.orientation.rotate_for(self.rotation) if self.turnable else None
         return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
                 "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error,
-                "rotate": self.rotation, "turn_hint": None if hint is None else (self.rotation + hint) % 360}
+                "rotate": self.rotation, "turn_hint": hint}
 
     def virtual_source(self) -> VirtualTableSource:
         """The virtual table, or Conflict when this table has a real camera."""

@@ -247,10 +247,9 @@ def run_capture(args: argparse.Namespace) -> int:
             codes = list(dict.fromkeys(getattr(throw, "reason_codes", []) or []))
             flag = f" ({', '.join(codes)})" if codes else ""
             say(f"[{len(saved)}] {image_id}  faces {_faces_text(dice)}  {throw.status}{flag}", flush=True)
-            if orientation.add_throw(throw):
-                hint = orientation.suggestion()
-                if hint is not None and turn_hint is None:
-                    turn_hint = (source.rotation + hint) % 360
+            if orientation.add_throw(throw) and turn_hint is None:
+                turn_hint = orientation.rotate_for(source.rotation)
+                if turn_hint is not None:
                     print(f"kosti capture: the dice look larger towards the top or a side of the picture: the camera "
                           f"seems turned, and dice seen at an angle would be taught by a side face; stop and run "
                           f"again with --rotate {turn_hint} (or set source.rotate = {turn_hint})", file=sys.stderr,

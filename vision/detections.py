@@ -345,6 +345,14 @@ def box_cover(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(np.divide(inter, area, out=np.zeros_like(inter), where=area > 0))
 
 
+def box_sides(xyxy: np.ndarray) -> np.ndarray:
+    """``(N,)`` float64 sides of boxes ``xyxy`` ``(N, 4)`` ``[x1, y1, x2, y2]`` (pixels): the square root of each
+    box's area ``w · h``, 0 where that is negative — one size per die for a box of any shape (the zoom's trigger
+    and side, the settle detector's die size, the perspective of a throw)."""
+    b = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return np.asarray(np.sqrt(np.clip((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 0.0, None)))
+
+
 def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``(N, M)`` intersection areas of float64 boxes ``a (N, 4)`` and ``b (M, 4)``."""
     lt = np.maximum(a[:, None, :2], b[None, :, :2])

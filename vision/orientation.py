@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kosti.vision.detections import box_sides
+
 if TYPE_CHECKING:
     from kosti.vision.throws import Throw
 
@@ -65,7 +67,7 @@ def perspective_slopes(xyxy: np.ndarray, width: int, height: int) -> tuple[float
     boxes = boxes[(wh[:, 0] > 0) & (wh[:, 1] > 0)]
     if len(boxes) < MIN_DICE:
         return None
-    side = np.log(np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
+    side = np.log(box_sides(boxes))
     centre = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2 / width, (boxes[:, 1] + boxes[:, 3]) / 2 / height], 1)
     spread = centre.max(0) - centre.min(0) >= MIN_SPREAD
     if not spread.any():
@@ -135,3 +137,9 @@ class OrientationCheck:
         if axis == 1:
             return None if m > 0 else 180
         return 90 if m > 0 else 270
+
+    def rotate_for(self, current: int) -> int | None:
+        """The ``[source] rotate`` (degrees clockwise) to set on a source whose frames are turned ``current``
+        degrees now: :meth:`suggestion` added to it (mod 360), or ``None`` when there is nothing to suggest."""
+        turn = self.suggestion()
+        return None if turn is None else (current + turn) % 360

@@ -72,7 +72,7 @@ from kosti.vision.backends import (
     make_detector,
 )
 from kosti.vision.crops import CROP_SIZE, VIEW_COUNTS, reader_views, square_crop
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, nested_in_stronger, unseen_in
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_sides, nested_in_stronger, unseen_in
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
 
@@ -210,10 +210,9 @@ class DiceReader:
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
             stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed without the zoom.
-        zoom_max: the largest input side (px) of the zoomed read: a frame larger than ``zoom_imgsz`` whose dice
-            are small is read at the side that makes them :data:`kosti.models.ZOOM_DIE_SIDE` px, up to its own
-            longer side and this (:meth:`zoom_side`). ``None``: :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), or
-            ``zoom_imgsz`` when larger; ``zoom_imgsz`` itself reads every zoom at that one size.
+        zoom_max: the largest input side (px) of the zoomed read, which takes the side that makes the dice
+            :data:`kosti.models.ZOOM_DIE_SIDE` px, up to the frame's own (:meth:`zoom_side`). ``None``:
+            :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), or ``zoom_imgsz`` when larger.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
@@ -302,8 +301,7 @@ class DiceReader:
                 self.zoom_below = 0.0  # the default zoom, on a model that cannot take it: off
         #: The zoomed read's smallest input side (px, ``zoom_imgsz`` rounded up to the stride).
         self.zoom_imgsz = self.zoom_detector.input_side if self.zoom_detector is not None else int(zoom_imgsz)
-        #: Zoom detectors by input side (the same weights), ``zoom_imgsz``'s first.
-        self._zoomed_at = {self.zoom_imgsz: self.zoom_detector} if self.zoom_detector is not None else {}
+        self._zoomed_at = {self.zoom_imgsz: self.zoom_detector} if self.zoom_detector is not None else {}  # by side
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -326,8 +324,8 @@ class DiceReader:
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
         self.last_timing: dict[str, float] = {}
-        #: Whether the last :meth:`read` read the frame again zoomed, and at which input side (0: it did not).
-        self.last_zoomed, self.last_zoom_side = False, 0
+        #: The input side the last :meth:`read` read the frame again at (0: it was not zoomed; :attr:`last_zoomed`).
+        self.last_zoom_side = 0
         #: The gain the last :meth:`read` brightened its frame by (1.0: read as it came; ``dim_gain``).
         self.last_gain = 1.0
 
@@ -528,8 +526,8 @@ class DiceReader:
             raise ValueError(f"expected an (H, W, 3) uint8 BGR image, got {shape} {getattr(image, 'dtype', '')}")
         image, self.last_gain = self.exposed(image)
         dice, candidates = self._read_with(self.detector, image)
-        self.last_zoomed, self.last_zoom_side = self.needs_zoom(dice, candidates, image.shape[:2]), 0
-        if self.last_zoomed and self.zoom_detector is not None:
+        self.last_zoom_side = 0
+        if self.needs_zoom(dice, candidates, image.shape[:2]) and self.zoom_detector is not None:
             first = self.last_timing
             zoom_detector = self._zoom_detector_at(self.zoom_side(dice if len(dice) else candidates, image.shape[:2]))
             self.last_zoom_side = zoom_detector.input_side
@@ -538,18 +536,21 @@ class DiceReader:
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
         return dice, candidates
 
+    @property
+    def last_zoomed(self) -> bool:
+        """Whether the last :meth:`read` read the frame again zoomed (at :attr:`last_zoom_side`)."""
+        return self.last_zoom_side > 0
+
     def zoom_side(self, found: Detections, frame_hw: tuple[int, int]) -> int:
         """Detector input side (px) of the zoomed read of a frame of ``frame_hw`` ``(H, W)`` px whose first read
         found the boxes ``found`` (its dice, or its candidates when it found none): the side that brings their
         median side (square root of the area) to :data:`kosti.models.ZOOM_DIE_SIDE` px at the input, rounded up to
         :data:`kosti.models.ZOOM_STEP`, at least ``zoom_imgsz``, at most the frame's longer side and ``zoom_max``
-        (rounded down). A 640 px photo zooms to 800; a 1920 px frame of 40 px dice (13 px at the 640 px input, 17
-        at 800) to ``zoom_max`` (``benchmarks/far_dice.py``)."""
+        (rounded down): a 640 px photo zooms to 800, a 1920 px frame of 40 px dice to ``zoom_max`` (far_dice.py)."""
         native = max(frame_hw)
         want = float(self.zoom_imgsz)
         if len(found):
-            wh = found.xyxy[:, 2:] - found.xyxy[:, :2]
-            side = float(np.median(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 1.0, None))))
+            side = float(np.median(np.maximum(box_sides(found.xyxy), 1.0)))
             if np.isfinite(side):  # the input side at which the median box is ZOOM_DIE_SIDE px
                 want = native * ZOOM_DIE_SIDE / side
         top = max(self.zoom_imgsz, min(native, self.zoom_max) // ZOOM_STEP * ZOOM_STEP)  # rounded down: never past
@@ -613,9 +614,8 @@ class DiceReader:
             return False
         if len(dice) == 0:  # any candidate, even one surely not a die: the larger read may find a die beside it
             return len(candidates) > 0
-        wh = dice.xyxy[:, 2:] - dice.xyxy[:, :2]
         q = ZOOM_LARGE_FRAME_QUANTILE if max(frame_hw) > self.zoom_imgsz else 0.5
-        side = float(np.quantile(np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0.0, None)), q))
+        side = float(np.quantile(box_sides(dice.xyxy), q))
         return side * self.detector.input_side / max(frame_hw) < self.zoom_below
 
     def _read_with(self, detector: DetectorBackend, image: np.ndarray) -> tuple[Detections, Detections]:

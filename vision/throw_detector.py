@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from kosti.models import DEFAULT_DIM_GAIN, DEFAULT_VALUE_CONF
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou
+from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou, box_sides
 from kosti.vision.hands import HandBlob, appearance_change, find_hand, find_new_hand
 from kosti.vision.settle import (
     SettleDetector,
@@ -574,8 +574,7 @@ def _die_side(dice: list[Die]) -> float:
     """Median side (pixels) of the dice's boxes (0 when none)."""
     if not dice:
         return 0.0
-    b = _boxes(dice)
-    return float(np.median(np.sqrt(np.maximum(0.0, (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])))))
+    return float(np.median(box_sides(_boxes(dice))))
 
 
 def _move_boxes(xyxy: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -56,8 +56,10 @@ def test_the_turn_back_is_named_once_the_throws_agree(degrees):
         assert check.suggestion() is None, f"said something after {i} throws"
         check.add(*_turned(_throw(rng, 0.7), degrees))
     assert check.suggestion() == ((360 - degrees) % 360 or None)
+    # the [source] rotate to set: frames already turned 90 degrees need the suggestion on top of that
+    assert check.rotate_for(90) == (None if degrees == 0 else (90 + 360 - degrees) % 360)
     check.reset()
-    assert check.suggestion() is None and check.throws == 0
+    assert check.suggestion() is None and check.rotate_for(90) is None and check.throws == 0
 
 
 def test_a_camera_looking_straight_down_is_never_told_to_turn():
