@@ -11,7 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kosti.datasets.gate import GATE_TOLERANCE, gate, holdout_count, needs_detector
+from kosti.datasets.gate import (
+    GATE_METRICS,
+    GATE_TOLERANCE,
+    face_counts,
+    gate,
+    gate_verdict,
+    holdout_count,
+    needs_detector,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -26,23 +34,91 @@ def test_holdout_is_at_least_ten_or_half():
         assert 1 <= k < n and (k >= 10 or k >= n // 2)
 
 
-def test_gate_checks_every_metric_on_every_set():
-    before = {"reference": {"precision": 0.95, "recall": 0.93, "die_accuracy": 0.985},
-              "held_back": {"precision": 1.0, "recall": 0.9, "die_accuracy": 0.8}}
-    same = {k: dict(v) for k, v in before.items()}
-    assert gate(same, before)[0]
-    within = {k: {m: x - GATE_TOLERANCE for m, x in v.items()} for k, v in before.items()}
-    assert gate(within, before)[0], "exactly at the tolerance passes"
-    for name in before:
-        for metric in ("precision", "recall", "die_accuracy"):
-            worse = {k: dict(v) for k, v in before.items()}
-            worse[name][metric] -= 0.006
-            ok, reason = gate(worse, before)
-            assert not ok and metric in reason and name.replace("_", "-") in reason
-    better_here_worse_there = {"reference": {**before["reference"], "recall": 0.90},
-                               "held_back": {"precision": 1.0, "recall": 1.0, "die_accuracy": 1.0}}
-    assert not gate(better_here_worse_there, before)[0], "learning the new dice never excuses forgetting"
+def _doc(images: int, dice: int, precision: float, recall: float, exact: float, right: int, wrong: int) -> dict:
+    """A ``kosti eval`` document with ``right`` dice read right and ``wrong`` read confidently wrong (all 1s and 2s)."""
+    cm = [[0] * 6 for _ in range(6)]
+    cm[0][0], cm[1][0] = right, wrong  # ``wrong`` 2s read as 1
+    matched = recall * dice
+    return {"images": images, "dice": dice, "precision": precision, "recall": recall,
+            "die_accuracy": round(right / matched, 4) if matched else 0.0, "image_exact": exact, "confusion": cm}
+
+
+#: The shipped reader on half-ignored custom dice (issue 41): sure of what it boxes, half the dice missing.
+_SHIPPED_ON_NEW = _doc(10, 100, 1.0, 0.5, 0.5, right=48, wrong=2)
+_REFERENCE = {"precision": 0.95, "recall": 0.93, "die_accuracy": 0.985}
+
+
+def test_gate_activates_a_reader_that_finds_the_dice_the_shipped_one_ignored():
+    """Issue 41: exact throws 0.5 → 0.9 at precision 0.95 on the user's dice, the reference set unchanged."""
+    before = {"reference": _REFERENCE, "held_back": _SHIPPED_ON_NEW}
+    cand = {"reference": dict(_REFERENCE), "held_back": _doc(10, 100, 0.95, 0.97, 0.9, right=95, wrong=2)}
+    ok, en, ru = gate_verdict(cand, before)
+    assert ok, en
+    assert "better on your dice" in en and "exact throws 0.500 → 0.900" in en and "(F1) 0.640 → 0.940" in en
+    assert ru.startswith("лучше на ваших костях") and "0,500 → 0,900" in ru
+    # precision alone fell 1.000 → 0.950 there: the old rule ("each metric within 0.005") refused exactly this
+    assert cand["held_back"]["precision"] < before["held_back"]["precision"] - GATE_TOLERANCE
+
+
+def test_gate_refuses_forgetting_other_tables_whatever_it_learned():
+    before = {"reference": _REFERENCE, "held_back": _SHIPPED_ON_NEW}
+    better = _doc(10, 100, 0.95, 0.97, 0.9, right=95, wrong=2)
+    for metric in GATE_METRICS:
+        forgot = {"reference": {**_REFERENCE, metric: _REFERENCE[metric] - 0.01}, "held_back": better}
+        ok, en, ru = gate_verdict(forgot, before)
+        assert not ok and en.startswith(f"{metric} on the reference photos fell from") and "эталонных" in ru
+    edge = {"reference": {m: x - GATE_TOLERANCE for m, x in _REFERENCE.items()}, "held_back": better}
+    assert gate(edge, before)[0], "exactly at the tolerance passes"
+
+
+def test_gate_refuses_more_confidently_wrong_faces_on_the_new_dice():
+    before = {"reference": _REFERENCE, "held_back": _SHIPPED_ON_NEW}
+    cand = {"reference": dict(_REFERENCE), "held_back": _doc(10, 100, 0.95, 0.97, 0.9, right=94, wrong=3)}
+    ok, en, ru = gate_verdict(cand, before)
+    assert not ok and en.startswith("more faces read wrong without a doubt") and "2 → 3" in en
+    assert ru.startswith("больше граней прочитано неверно")
+
+
+def test_gate_wants_an_improvement_by_a_margin_on_enough_photos():
+    before = {"held_back": _SHIPPED_ON_NEW}
+    same = {"held_back": dict(_SHIPPED_ON_NEW)}
+    ok, en, _ru = gate_verdict(same, before)
+    assert not ok and en.startswith("no improvement on your held-back photos")
+    a_little = {"held_back": _doc(10, 100, 1.0, 0.51, 0.51, right=49, wrong=2)}  # F1 +0.007, exact +0.01
+    assert not gate(a_little, before)[0]
+    enough = {"held_back": _doc(10, 100, 1.0, 0.5, 0.52, right=48, wrong=2)}  # exact throws +0.02
+    assert gate(enough, before)[0]
+    worse_f1 = {"held_back": _doc(10, 100, 0.6, 0.9, 0.9, right=40, wrong=2)}  # exact up, F1 down
+    ok, en, _ru = gate_verdict(worse_f1, before)
+    assert not ok and en.startswith("dice found and read right (F1) on the held-back photos fell")
+    few = {"held_back": {**_doc(4, 40, 0.95, 0.97, 0.9, right=38, wrong=0)}}
+    few_before = {"held_back": _doc(4, 40, 1.0, 0.5, 0.5, right=20, wrong=0)}
+    ok, en, ru = gate_verdict(few, few_before)
+    assert not ok and "too few held-back photos" in en and "--force" in en and "слишком мало" in ru
+
+
+def test_gate_lets_a_candidate_through_where_the_current_reader_has_nothing_left_to_learn():
+    perfect = _doc(10, 100, 1.0, 1.0, 1.0, right=100, wrong=0)
+    assert face_counts(perfect)["f1"] == 1.0
+    ok, en, _ru = gate_verdict({"held_back": dict(perfect)}, {"held_back": perfect})
+    assert ok and en.startswith("the current reader already reads your dice")
+    slip = _doc(10, 100, 1.0, 0.98, 0.9, right=98, wrong=0)
+    assert not gate({"held_back": slip}, {"held_back": perfect})[0], "no worse, not worse by a whole photo"
+
+
+def test_face_counts_follow_the_eval_document():
+    c = face_counts(_doc(10, 100, 0.95, 0.97, 0.9, right=95, wrong=2))
+    assert c["boxes"] == pytest.approx(102.11, abs=0.01) and c["right"] == 95 and c["wrong"] == 2
+    assert c["f1"] == pytest.approx(2 * 95 / (102.105 + 100), abs=1e-3) and c["images"] == 10
+    no_cm = face_counts({"dice": 10, "precision": 0.5, "recall": 0.8, "die_accuracy": 0.75, "image_exact": 0.2,
+                         "images": 3})
+    assert no_cm["boxes"] == 16 and no_cm["right"] == 6 and no_cm["wrong"] == 0
+    assert face_counts({"dice": 0, "precision": 0.0, "recall": 0.0})["f1"] == 0.0
+
+
+def test_needs_detector_below_the_found_target():
     assert needs_detector({"dice": 50, "found": 0.96}) and not needs_detector({"dice": 50, "found": 0.98})
+    assert not needs_detector({"dice": 0, "found": 0.0})
 
 
 def _damaged_detector(src: Path, dst: Path, scale: float = 0.2, seed: int = 0) -> Path:
@@ -134,18 +210,16 @@ def test_gate_refuses_a_detector_that_forgets(tmp_path, monkeypatch, capsys):
 
 
 def test_gate_verdict_gives_the_reason_in_both_languages():
-    from kosti.datasets.gate import gate_verdict
-
-    before = {"held_back": {"precision": 1.0, "recall": 1.0, "die_accuracy": 1.0}}
-    ok, en, ru = gate_verdict({"held_back": {"precision": 1.0, "recall": 1.0, "die_accuracy": 0.95}}, before)
+    before = {"reference": {"precision": 1.0, "recall": 1.0, "die_accuracy": 1.0}}
+    ok, en, ru = gate_verdict({"reference": {"precision": 1.0, "recall": 1.0, "die_accuracy": 0.95}}, before)
     assert not ok
-    assert en == "die_accuracy on the held-back photos fell from 1.000 to 0.950 (more than 0.005)"
-    assert ru == "доля верно прочитанных костей на отложенных снимках упала с 1,000 до 0,950 (больше чем на 0,005)"
+    assert en == "die_accuracy on the reference photos fell from 1.000 to 0.950 (more than 0.005)"
+    assert ru == "доля верно прочитанных костей на эталонных снимках упала с 1,000 до 0,950 (больше чем на 0,005)"
     ok, en, ru = gate_verdict({k: dict(v) for k, v in before.items()}, before)
-    assert ok and ru == ("не хуже текущей модели на отложенных снимках (точность, полнота и доля верно "
+    assert ok and ru == ("не хуже на эталонных снимках (точность, полнота и доля верно "
                          "прочитанных костей — в пределах 0,005)")
-    assert gate({"held_back": {"precision": 0.9, "recall": 1.0, "die_accuracy": 1.0}}, before)[1].startswith(
-        "precision on the held-back photos fell")
+    assert gate({"reference": {"precision": 0.9, "recall": 1.0, "die_accuracy": 1.0}}, before)[1].startswith(
+        "precision on the reference photos fell")
 
 
 SKOVY = REPO.parent / "shared" / "datasets" / "skovy-webcam"
@@ -206,7 +280,7 @@ def test_train_retrains_nothing_when_the_reader_already_reads_the_dice(tmp_path,
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert len(calls) == 1 and summary["trained"] == "classifier" and "version" in summary
     assert summary["gate"][0]["passed"] and summary["activated"] is True  # the same models: no worse
-    assert summary["gate"][0]["reason_ru"].startswith("не хуже текущей модели")
+    assert summary["gate"][0]["reason_ru"].startswith("текущая модель уже читает ваши кости; новая не хуже")
 
 
 def test_calibration_on_held_back_crops_without_errors_keeps_the_base_temperature(tmp_path, monkeypatch):
