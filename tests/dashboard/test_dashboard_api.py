@@ -75,6 +75,22 @@ def test_uncertain_throw_is_held_until_fixed_and_confirmed(client, throw, start_
     assert h["throws"][0]["resolution"] == "corrected"
 
 
+@pytest.mark.parametrize("reason", ["hand in view / рука в кадре", "dice overlap / кости перекрываются",
+                                    "frames disagree / кадры расходятся"])
+def test_a_throw_the_camera_flagged_uncertain_is_held_even_with_every_die_read(client, throw, start_game, reason):
+    """Every die has a face 1-6 and the count matches, but the camera said "uncertain" (a hand, an overlap,
+    frames that disagree): the throw waits for the table; scoring it as "ok" would score a guess."""
+    gid = start_game(client)
+    out = client.app.state.table.submit_throw(throw([1, 1, 1, 5, 3], status="uncertain", reasons=[reason]))
+    assert out["applied"] is False and out["reasons"] == [reason]
+    s = client.get("/api/state").json()
+    assert s["pending"]["faces"] == [1, 1, 1, 5, 3] and s["pending"]["status"] == "uncertain"
+    assert s["state"]["turn"]["turn_points"] == 0 and s["state"]["turn"]["throws"] == 0
+    r = client.post(f"/api/games/{gid}/confirm")  # the table looked: the faces were right
+    assert r.status_code == 200, r.text
+    assert r.json()["state"]["turn"]["turn_points"] == 105
+
+
 def test_ok_throw_with_wrong_dice_count_is_not_scored(client, throw, start_game):
     gid = start_game(client)
     out = client.app.state.table.submit_throw(throw([1, 5, 5, 2]))  # 4 dice seen, 5 thrown

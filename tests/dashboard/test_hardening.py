@@ -88,6 +88,19 @@ def test_pin_lockout_covers_the_websocket(make_client) -> None:
     assert c.post("/api/games/1/undo", headers={"X-Kosti-Pin": "111111"}).status_code == 429
 
 
+@pytest.mark.parametrize("wrong", ["123450", "123465", "023456", "12345", "1234567", "1234560", "123456 ", 123457])
+def test_a_pin_sharing_all_but_one_digit_with_the_right_one_is_wrong(wrong: object) -> None:
+    """Every digit counts, and only the whole PIN: a guess that shares a prefix (or all but one digit, or is the
+    PIN cut short or with a digit added) is refused and counted as a wrong PIN."""
+    g = PinGuard("123456", clock=lambda: 0.0)
+    with pytest.raises(AccessError) as e:
+        g.check("10.0.0.1", wrong)
+    assert e.value.status == 403 and g.failures == 1
+    g.check("10.0.0.1", "123456")
+    g.check("10.0.0.1", 123456)  # a number in a JSON body is the same PIN
+    assert g.failures == 0
+
+
 def test_make_pin_has_six_digits() -> None:
     pins = {make_pin() for _ in range(200)}
     assert all(len(p) == 6 and p.isdigit() for p in pins) and len(pins) > 190
