@@ -167,3 +167,126 @@ def test_unknown_preset_names_every_game_the_advisor_knows(capsys):
     assert code == 2
     line = err.strip()
     assert "\n" not in line and "'nope'" in line and "farkle" in line and "pig" in line
+
+
+# -- a turn in words (issue 42 #13): --turn-points, --score, --opponent-score, --opened, --pit, --barrel ----------
+
+def _same_advice(words: dict, game: dict) -> None:
+    """The advice for a turn told in words equals the advice at the end of a recorded game in that state
+    (the player's name aside)."""
+    words.pop("player"), game.pop("player")
+    assert words == game
+
+
+def _advice_of_game(capsys, tmp_path, doc: dict) -> dict:
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "--json", str(f))
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_sixty_points_two_dice_is_the_state_of_a_real_throw(capsys, tmp_path):
+    """"60 points, 2 dice, should I throw?" — the same advice as after a real 6 6 6 2 3 of an open player."""
+    code, out, err = run(capsys, "--turn-points", "60", "--dice", "2", "--json")
+    assert code == 0 and err == ""
+    words = json.loads(out)
+    assert (words["turn_points"], words["dice_to_throw"], words["may_stop"]) == (60, 2, True)
+    assert words["advice"] == "stop" and words["stop_value"] == 60.0 and words["throw_value"] < 60
+    game = _advice_of_game(capsys, tmp_path, {
+        "rules": "classic", "players": ["Ann", "Boris"],
+        "state": {"Ann": {"opened": True}, "Boris": {"opened": True}}, "events": [{"roll": [6, 6, 6, 2, 3]}]})
+    _same_advice(words, game)
+
+
+def test_a_score_in_the_pit_needs_the_pit_left_in_one_turn(capsys, tmp_path):
+    code, out, _ = run(capsys, "--score", "225", "--turn-points", "60", "--dice", "2", "--json")
+    words = json.loads(out)
+    assert code == 0 and words["may_stop"] is False and "to leave the pit" in words["why"]
+    game = _advice_of_game(capsys, tmp_path, {"rules": "classic", "players": ["Ann", "Boris"],
+                                              "scores": {"Ann": 225}, "state": {"Boris": {"opened": True}},
+                                              "events": [{"roll": [6, 6, 6, 2, 3]}]})
+    _same_advice(words, game)
+    # --pit alone: the first pit's lowest score, said in the human output
+    code, out, _ = run(capsys, "--pit", "--turn-points", "60", "--dice", "2")
+    assert code == 0 and "score 200; in the pit 200–300" in out and "chance to leave the pit this turn" in out
+    # the same turn 40 points higher leaves the pit with a stop
+    code, out, _ = run(capsys, "--pit", "--turn-points", "100", "--dice", "2", "--json")
+    assert json.loads(out)["may_stop"] is True
+
+
+def test_on_the_barrel_only_a_win_may_stop(capsys, tmp_path):
+    code, out, _ = run(capsys, "--barrel", "--turn-points", "60", "--dice", "2", "--json")
+    words = json.loads(out)
+    assert code == 0 and words["may_stop"] is False and "on the barrel you need 120" in words["why"]
+    game = _advice_of_game(capsys, tmp_path, {
+        "rules": "classic", "players": ["Ann", "Boris"], "scores": {"Ann": 880},
+        "state": {"Ann": {"on_barrel": True}, "Boris": {"opened": True}}, "events": [{"roll": [6, 6, 6, 2, 3]}]})
+    _same_advice(words, game)
+    code, out, _ = run(capsys, "--barrel", "--turn-points", "120", "--dice", "1", "--json")
+    assert json.loads(out)["may_stop"] is True  # 120 in one turn: a stop wins
+    code, out, _ = run(capsys, "--barrel")
+    assert code == 0 and "score 880; on the barrel, needs 120 in one turn" in out
+
+
+def test_not_opened_must_reach_the_opening_threshold(capsys):
+    code, out, _ = run(capsys, "--no-opened", "--turn-points", "40", "--dice", "3", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["may_stop"] is False and "to open the game" in doc["why"]
+    code, out, _ = run(capsys, "--turn-points", "40", "--dice", "3", "--json")  # an open player may stop at 40
+    assert json.loads(out)["may_stop"] is True
+
+
+def test_hot_dice_is_all_dice_after_points(capsys):
+    code, out, _ = run(capsys, "--turn-points", "100", "--dice", "5", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["dice_to_throw"] == 5 and doc["turn_points"] == 100
+    assert doc["may_stop"] is False and "hot dice" in doc["why"]  # classic: hot dice must be thrown again
+
+
+def test_the_opponent_score_sets_up_overtaking(capsys):
+    """Stopping at 60 from 300 passes an opponent at 340: he is fined 50, so the stop is worth more."""
+    base = json.loads(run(capsys, "--score", "300", "--turn-points", "60", "--dice", "2", "--json")[1])
+    over = json.loads(run(capsys, "--score", "300", "--opponent-score", "340", "--turn-points", "60",
+                          "--dice", "2", "--json")[1])
+    assert over["stop_value"] > base["stop_value"] == 60.0
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--turn-points", "60"], "say how many dice are left to throw (--dice N; 5 for hot dice)"),
+    (["--turn-points", "63", "--dice", "2"], "--turn-points 63: classic scores in steps of 5"),
+    (["--turn-points", "-5", "--dice", "2"], "turn points are 0 or more"),
+    (["--score", "1000"], "has already won classic"),
+    (["--no-opened", "--score", "100"], "has a score of 0, got --score 100"),
+    (["--no-opened", "--rules", "farkle"], "farkle has no opening threshold"),
+    (["--pit", "--rules", "farkle"], "--pit: farkle has no pits"),
+    (["--pit", "--score", "450"], "in no pit of classic (pits: 200–300, 600–700)"),
+    (["--barrel", "--rules", "classic_open_barrel"], "has no barrel to sit on"),
+    (["--barrel", "--score", "500"], "not on the barrel of classic"),
+    (["--rules", "farkle", "--score", "-50"], "keeps scores at 0 or above"),
+    (["--rules", "pig", "--pit"], "Pig has no opening, pits or barrel"),
+    (["--rules", "pig", "--score", "100"], "reached Pig's target 100"),
+])
+def test_a_turn_in_words_refuses_what_the_preset_has_not(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and needle in err and err.count("\n") == 1, err
+
+
+def test_words_are_not_mixed_with_a_game_file(capsys, tmp_path):
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps({"rules": "classic", "players": ["Ann", "Boris"], "events": []}))
+    for argv in (["--score", "100"], ["--turn-points", "5", "--dice", "4"], ["--no-opened"], ["--pit"]):
+        code, out, err = run(capsys, *argv, str(f))
+        assert code == 2 and out == "" and "a turn in words is instead of" in err, argv
+
+
+def test_pig_in_words_is_the_race_told(capsys):
+    code, out, _ = run(capsys, "--rules", "pig", "--json")
+    fresh = json.loads(out)
+    code, out, _ = run(capsys, "--rules", "pig", "--score", "88", "--turn-points", "12", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["turn_points"] == 12 and doc["may_stop"] is True
+    assert doc["advice"] == "stop" and doc["stop_value"] > doc["throw_value"]  # 100 reached: keep it
+    assert fresh["may_stop"] is False  # before a throw of the series there is nothing to stop with
+    code, out, _ = run(capsys, "--rules", "pig", "--opponent-score", "90", "--json")
+    assert json.loads(out)["throw_value"] < fresh["throw_value"]  # behind 0 : 90, the race is worse
