@@ -7,12 +7,21 @@ Three guards sit in front of every state-changing route of the dashboard (``POST
   PINs (from any address, over HTTP or the WebSocket) every further wrong PIN locks PIN checks for
   ``base_s * 2**k`` seconds (capped at ``max_lock_s``). A guesser with many addresses gains nothing over one:
   a 6-digit PIN (10^6 values) then needs decades, not seconds. The right PIN resets the count.
-* :func:`request_allowed` — the Origin and Host checks. A browser page on another site can send a form
-  ``POST`` or open a WebSocket to the table; it cannot hide its ``Origin``. A state-changing request (and
-  every WebSocket handshake) is refused (403) when its ``Origin`` is not the dashboard's own origin, when
-  ``Sec-Fetch-Site`` says ``cross-site``, or when its ``Host`` is neither an IP address nor an allowed name
-  (DNS rebinding: a foreign name that resolves to the table). Allowed names: loopback names, this
-  machine's host name (and ``NAME.local``), the configured ``--host`` and ``[server] allowed_hosts``.
+* :func:`host_allowed` and :func:`request_allowed` — the Host and Origin checks. **Every** request — pages,
+  reads such as ``GET /api/state``, the live view, state-changing requests and WebSocket handshakes — is
+  refused (403) when its ``Host`` is neither an IP address nor an allowed name (DNS rebinding: a foreign name
+  that resolves to the table would otherwise let another site's script read the table). Allowed names:
+  loopback names, this machine's host name (and ``NAME.local``), the configured ``--host`` and ``[server]
+  allowed_hosts``. A browser page on another site can also send a form ``POST`` or open a WebSocket to the
+  table; it cannot hide its ``Origin``. A state-changing request (and every WebSocket handshake) is refused
+  (403) when its ``Origin`` is not the dashboard's own origin or when ``Sec-Fetch-Site`` says ``cross-site``.
+* :func:`from_spectator_view` — the spectator view ``/tv`` has no control, and the server refuses control
+  from it: a state-changing HTTP request whose ``Referer`` is the spectator view (``/tv``, or any page with
+  ``?view=tv``) is refused (403). Browsers send the page's address as ``Referer`` with every same-origin
+  request (the page asks for it with ``<meta name="referrer" content="same-origin">``); the spectator view's
+  WebSocket is opened as ``/ws?view=tv`` and answers every command with the same 403
+  (:mod:`kosti.dashboard.routes.ws`). This keeps a spectator screen from changing the game by mistake; who
+  may change it at all is the PIN's job.
 * :class:`BodyLimit` — an ASGI middleware refusing (413) request bodies over ``max_bytes`` before they are
   read into memory, whether the size is declared (``Content-Length``) or streamed.
 
@@ -28,7 +37,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -155,6 +164,46 @@ def _is_ip(host: str) -> bool:
         return False
 
 
+def host_allowed(headers: dict[str, str], names: frozenset[str]) -> AccessError | None:
+    """Check any request's ``Host`` header (every route, reads included: the DNS rebinding guard).
+
+    Args:
+        headers: request headers, lower-case names.
+        names: :func:`allowed_host_names`.
+
+    Returns:
+        ``None`` when ``Host`` is an IP address or one of ``names`` (any port), else the :class:`AccessError`
+        (403) to answer with; a missing or empty ``Host`` is refused too.
+    """
+    host_header = headers.get("host", "")
+    host, _ = _split_host(host_header)
+    if not host or not (_is_ip(host) or host in names):
+        return AccessError(403, f"host {host_header[:80]!r} is not this table's address (use its IP address or "
+                                "add the name to [server] allowed_hosts)",
+                           f"адрес {host_header[:80]!r} не принадлежит этому столу (откройте стол по IP-адресу или "
+                           "добавьте имя в [server] allowed_hosts)")
+    return None
+
+
+def from_spectator_view(headers: dict[str, str]) -> bool:
+    """Whether a request comes from the spectator view: its ``Referer`` is the page ``/tv`` (with or without a
+    trailing slash and query) or any page opened with ``?view=tv`` (see the module docstring)."""
+    ref = headers.get("referer", "")
+    if not ref:
+        return False
+    try:
+        parts = urlsplit(ref)
+    except ValueError:
+        return False
+    return parts.path.rstrip("/") == "/tv" or "tv" in parse_qs(parts.query).get("view", [])
+
+
+def spectator_refused() -> AccessError:
+    """The 403 for a control request from the spectator view (HTTP and WebSocket alike)."""
+    return AccessError(403, "the spectator view (/tv) only shows the game: control it from the main page",
+                       "экран для зрителей (/tv) только показывает игру: управляйте с главной страницы")
+
+
 def request_allowed(headers: dict[str, str], names: frozenset[str], scheme: str = "http") -> AccessError | None:
     """Check a state-changing request's (or WebSocket handshake's) ``Host``, ``Origin`` and ``Sec-Fetch-Site``.
 
@@ -166,13 +215,10 @@ def request_allowed(headers: dict[str, str], names: frozenset[str], scheme: str 
     Returns:
         ``None`` when allowed, else the :class:`AccessError` (403) to answer with.
     """
-    host_header = headers.get("host", "")
-    host, port = _split_host(host_header)
-    if not host or not (_is_ip(host) or host in names):
-        return AccessError(403, f"host {host_header[:80]!r} is not this table's address (use its IP address or "
-                                "add the name to [server] allowed_hosts)",
-                           f"адрес {host_header[:80]!r} не принадлежит этому столу (откройте стол по IP-адресу или "
-                           "добавьте имя в [server] allowed_hosts)")
+    refused = host_allowed(headers, names)
+    if refused is not None:
+        return refused
+    host, port = _split_host(headers.get("host", ""))
     if headers.get("sec-fetch-site", "") == "cross-site":
         return _foreign()
     origin = headers.get("origin")
@@ -258,20 +304,25 @@ class BodyLimit:
 
 
 class CrossSiteGuard:
-    """ASGI middleware applying :func:`request_allowed` to every state-changing HTTP request and every
-    WebSocket handshake (a foreign page could otherwise read the table and send commands); refused HTTP
-    requests get 403 in the error shape, refused WebSockets are closed before they are accepted (HTTP 403)."""
+    """ASGI middleware in front of every route: :func:`host_allowed` for every HTTP request (reads too) and
+    :func:`request_allowed` for every state-changing HTTP request and every WebSocket handshake (a foreign page
+    could otherwise read the table and send commands); a state-changing request from the spectator view
+    (:func:`from_spectator_view`) is refused too. Refused HTTP requests get 403 in the error shape, refused
+    WebSockets are closed before they are accepted (HTTP 403)."""
 
     def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
         self.app, self.names = app, names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "websocket" or (kind == "http" and scope.get("method", "GET") in UNSAFE_METHODS):
+        if kind in ("http", "websocket"):
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
             given = str(scope.get("scheme", "http"))
             scheme = {"wss": "https", "ws": "http"}.get(given, given)
-            refused = request_allowed(headers, self.names, scheme)
+            unsafe = kind == "websocket" or scope.get("method", "GET") in UNSAFE_METHODS
+            refused = request_allowed(headers, self.names, scheme) if unsafe else host_allowed(headers, self.names)
+            if refused is None and kind == "http" and unsafe and from_spectator_view(headers):
+                refused = spectator_refused()
             if refused is not None:
                 if kind == "websocket":
                     await send({"type": "websocket.close", "code": 1008, "reason": refused.en[:120]})

@@ -246,7 +246,8 @@ class ScoreChange(BaseModel):
 class ThrowView(BaseModel):
     """A stored throw: faces (0 = unread), the reader's confidences and boxes (px), its status and reasons,
     what became of it (``resolution``; ``outcome`` ``scored``/``bust`` and ``points`` once scored), the
-    settled frame's URL; ``settled_at`` (epoch s) only on the latest throw of this session. A throw with no
+    settled frame's URL; ``settled_at`` (epoch s) only on the latest throw of this session; ``fixable`` only on the
+    snapshot's ``last_throw``: whether Fix can still change it (it is the game's latest action; not after a Stop). A throw with no
     database row (``resolution`` ``ignored``: no game; ``not stored``: the write failed) has ``id`` null and
     none of the stored throw's fields (``turn_no`` … ``events``)."""
 
@@ -266,6 +267,7 @@ class ThrowView(BaseModel):
     points: int | None = None
     events: list[EventView] | None = None
     settled_at: float | None = None
+    fixable: bool | None = None
 
 
 class GameInfo(BaseModel):

@@ -489,8 +489,8 @@ class GameSession:
                 self.store.add_correction(p.id, self.game_id, die_index, old, int(value), actor)
                 self.store.set_throw_dice(p.id, faces, boxes[:len(faces)], confs[:len(faces)])
                 return self._pending_changed(p.id)
-            last = self.store.last_live_action(self.game_id)
-            if last is None or last.kind != "roll" or last.throw_id is None:
+            last = self._fixable_action()
+            if last is None:
                 raise Conflict("only the latest throw can be fixed; undo back to it first",
                                  "исправить можно только последний бросок; сначала отмените действия после него")
             row = self.store.get_throw(last.throw_id)
@@ -539,6 +539,7 @@ class GameSession:
             if die_index < len(confs):
                 confs.pop(die_index)
             self._remember_pending(p)
+            assert last.throw_id is not None  # _fixable_action: a throw's roll
             # new_value 0 = the die was removed (corrections.new_value is NOT NULL).
             self.store.add_correction(p.id, self.game_id, die_index, old, 0, actor)
             self.store.set_throw_dice(p.id, faces, boxes, confs)
@@ -554,6 +555,21 @@ class GameSession:
         """
         with self.lock:
             st = self.require(game_id)
+    def _fixable_action(self) -> ActionRow | None:
+        """The game's latest live action when it is a throw's roll (the one applied throw :meth:`fix` may still
+        change), else ``None``: after a Stop, a keep or any other later action only Undo reaches the throw."""
+        if self.game_id is None:
+            return None
+        last = self.store.last_live_action(self.game_id)
+        return last if last is not None and last.kind == "roll" and last.throw_id is not None else None
+
+    def fixable_throw_id(self) -> int | None:
+        """Id of the applied throw that Fix can still correct (:meth:`_fixable_action`), else ``None``; the page
+        offers Fix of the last throw only for this throw (a pending throw is fixed in place, always)."""
+        with self.lock:
+            act = self._fixable_action()
+            return act.throw_id if act is not None else None
+
             assert self.game_id is not None
             try:
                 faces = [int(f) for f in faces]

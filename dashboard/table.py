@@ -263,7 +263,9 @@ class TableService:
                 "game": game,
                 "state": view_state(s.state) if s.state is not None else None,
                 "turn_no": s.turn_no,
-                "last_throw": s.last_throw,
+                "last_throw": None if s.last_throw is None else {**s.last_throw,
+                                                                  "fixable": s.last_throw.get("id") is not None
+                                                                  and s.last_throw.get("id") == s.fixable_throw_id()},
                 "pending": pending,
                 "events": list[JsonValue](s.events)[-12:],
                 "error": s.last_error,

@@ -1,7 +1,8 @@
 """The WebSocket ``/ws``: the table snapshot pushed on every change, and the game controls as messages
 ``{"cmd": name, "game_id": id, "pin": …, ...fields}`` answered ``{"type": "ack", "cmd"}`` or ``{"type":
 "error", "cmd", "error", "error_ru", "status"}`` — the same command table, body models, handlers and error
-bodies as REST (:mod:`.commands`, :mod:`.errors`)."""
+bodies as REST (:mod:`.commands`, :mod:`.errors`). A socket opened as ``/ws?view=tv`` is the spectator view's:
+it gets every push and answers every command 403 (:func:`kosti.dashboard.access.spectator_refused`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 from pydantic import JsonValue
 
-from kosti.dashboard.access import AccessError, PinGuard
+from kosti.dashboard.access import AccessError, PinGuard, spectator_refused
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.routes.commands import MAX_WS_MESSAGE, parse_ws_command
 from kosti.dashboard.routes.errors import BUG, error_body
@@ -26,10 +27,13 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
     """The WebSocket route of ``table``; commands need the PIN (``guard``) when ``pin_required``."""
     router = APIRouter()
 
-    async def run_command(text: str, who: str, conn_pin: str | None) -> dict[str, JsonValue]:
-        """One message → its answer (``ack`` or ``error``); a bug is answered like REST's 500, the socket stays."""
+    async def run_command(text: str, who: str, conn_pin: str | None, spectator: bool = False) -> dict[str, JsonValue]:
+        """One message → its answer (``ack`` or ``error``); a bug is answered like REST's 500, the socket stays.
+        On the spectator view's socket (``spectator``) every command is refused (403)."""
         cmd = None
         try:
+            if spectator:  # refused before it is even parsed: nothing a spectator sends reaches a command
+                raise spectator_refused()
             env, command, body = parse_ws_command(text)
             cmd = env.cmd
             if pin_required:
@@ -50,6 +54,7 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
         await websocket.accept()
         q = table.broadcaster.subscribe()
         conn_pin = websocket.query_params.get("pin")
+        spectator = websocket.query_params.get("view") == "tv"
         who = websocket.client.host if websocket.client else "?"
         try:
             await websocket.send_json(table.snapshot())
@@ -67,7 +72,7 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
                     text = msg.get("text")
                     if text is None:
                         text = (msg.get("bytes") or b"")[: MAX_WS_MESSAGE + 1].decode("utf-8", "replace")
-                    await websocket.send_json(await run_command(text, who, conn_pin))
+                    await websocket.send_json(await run_command(text, who, conn_pin, spectator))
 
             tasks = [asyncio.create_task(sender()), asyncio.create_task(receiver())]
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

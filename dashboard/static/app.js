@@ -205,6 +205,8 @@ async function api(method, path, body, quiet) {
 }
 
 function gid() { return snap && snap.game ? snap.game.id : null; }
+  // the spectator view only shows the game: it sends no control (the server refuses one from /tv too)
+  if (TV && method !== "GET") throw new ApiError({ error: "the spectator view (/tv) only shows the game", error_ru: "экран для зрителей (/tv) только показывает игру", status: 403 }, 403);
 async function control(action, body) {
   if (!gid()) return null;
   try {
@@ -520,7 +522,8 @@ function renderLastThrow(s) {
   const idx = $("fix-index").value;
   $("fix-index").innerHTML = lt.faces.map((f, i) => `<option value="${i}">${i + 1} (${f || "?"})</option>`).join("");
   if (idx !== "" && Number(idx) < lt.faces.length) $("fix-index").value = idx;
-  $("fix-panel").hidden = !(st && !st.over) || !["applied", "corrected"].includes(lt.resolution);
+  // Fix changes an applied throw only while it is the game's latest action (lt.fixable): not after a Stop
+  $("fix-panel").hidden = TV || !(st && !st.over) || !["applied", "corrected"].includes(lt.resolution) || lt.fixable === false;
   // warnings of a throw scored in this turn (e.g. a die found only on a second look); older ones are gone
   const current = st && lt.turn_no === s.turn_no && lt.resolution !== "pending";
   $("throw-notes").textContent = current ? groupReasons(lt.reasons).join("; ") : "";
@@ -803,7 +806,7 @@ async function submitEntry() {
 // ------------------------------------------------------------------ wiring
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws`);
+  ws = new WebSocket(`${proto}://${location.host}/ws${TV ? "?view=tv" : ""}`);  // the spectator's socket is read-only
   ws.onopen = () => { $("conn").className = "conn on"; $("conn").dataset.i18n = "online"; $("conn").textContent = t("online"); };
   ws.onclose = () => { $("conn").className = "conn off"; $("conn").dataset.i18n = "offline"; $("conn").textContent = t("offline"); setTimeout(connect, 1500); };
   ws.onmessage = (m) => {

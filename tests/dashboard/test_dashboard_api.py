@@ -429,7 +429,7 @@ def test_openapi_docs_are_served_offline(tmp_path):
     from kosti.dashboard.app import DashboardConfig, create_app
 
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", start_capture=False))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:  # the Host guard refuses "testserver"
         page = client.get("/docs")
         assert page.status_code == 200
         urls = re.findall(r'(?:src|href)="([^"]+)"', page.text)

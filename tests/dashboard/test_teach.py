@@ -132,7 +132,7 @@ def test_main_page_links_to_the_teach_page_in_both_languages(tmp_path: Path) -> 
         d.execute_script("document.getElementById('settings-details').open = true")
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         assert not d.find_element(By.ID, "teach-link").is_displayed()
-        assert TestClient(without).get("/teach").status_code == 404
+        assert TestClient(without, base_url="http://127.0.0.1:8000").get("/teach").status_code == 404
     finally:
         d.quit()
         srv.close()
