@@ -7,7 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
-from reader_models import untrained_models
+from reader_models import untrained_models, untrained_six_class
 
 from kosti.sim.synthetic import synthetic_frame
 from kosti.vision.detections import Detections, box_iou, nested_in_stronger
@@ -160,6 +160,30 @@ def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatc
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0] and seen == {"conf": 0.25, "crops": 1}
     with pytest.raises(ValueError, match="verification"):
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_prob=1.5)
+
+
+@pytest.mark.parametrize("value_conf, values", [(0.0, [1, 5, 3]), (0.4, [1, 5, 0]), (0.6, [1, 0, 0]),
+                                                 (0.5, [1, 5, 0])])
+def test_the_single_model_reader_keeps_value_conf(monkeypatch, value_conf, values):
+    """Without a classifier the detector's class is the face and its score the face's confidence: a die scored
+    below ``value_conf`` is read uncertain (value 0, its class kept as the guess), as in the two-stage reader;
+    exactly at ``value_conf`` it is read."""
+    m = untrained_six_class()
+    r = DiceReader(m["det_onnx"], conf=0.25, value_conf=value_conf, tta=False)
+    assert not r.two_stage
+    boxes = np.array([[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50]], np.float32)
+    scores = np.array([0.9, 0.5, 0.3], np.float32)
+    classes = np.array([0, 4, 2], np.int64)  # classes "1", "5", "3"
+
+    def detect(image, conf):
+        k = scores > conf
+        return boxes[k], scores[k], classes[k]
+
+    monkeypatch.setattr(r.detector, "detect", detect)
+    monkeypatch.setattr(r, "zoom_detector", None)
+    d = r.read(np.zeros((200, 300, 3), np.uint8))
+    assert d.value.tolist() == values and d.data["guess"].tolist() == [1, 5, 3]
+    assert d.value_confidence.tolist() == pytest.approx([0.9, 0.5, 0.3]) and len(d) == 3
 
 
 def test_a_weak_box_read_as_a_one_needs_a_stronger_detector_score(monkeypatch):
