@@ -247,6 +247,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     app.include_router(create_advisor_router(table))  # /api/advice, /api/stats (issue 19)
     app.include_router(create_pages_router(app))
     app.include_router(create_games_router(table, check_pin))
+    from kosti.dashboard.routes.export import create_export_router
+
+    app.include_router(create_export_router(store))  # /api/games/{id}/export (issue 43)
     app.include_router(create_settings_router(table, check_pin))
     app.include_router(create_live_router(table))
     app.include_router(create_ws_router(table, guard, config.pin_required))

@@ -168,6 +168,22 @@ class ThrowRow:
     has_image: bool
 
 
+@dataclass(frozen=True)
+class ImportedAction:
+    """One action of a game put back from a recorded game (:meth:`Store.import_game`): the fields of
+    :meth:`Store.record_action` that a replay gives (``kind`` ``roll`` / ``keep`` / ``bank`` / ``choose``)."""
+
+    kind: str
+    payload: dict[str, JsonValue]
+    player: str | None
+    turn_no: int
+    state_before_json: str
+    state_after_json: str
+    events: list[dict[str, JsonValue]]
+    turn_end: dict[str, JsonValue] | None = None
+    next_turn: dict[str, JsonValue] | None = None
+
+
 class Store:
     """The dashboard's SQLite database (see the module docstring for the schema).
 
@@ -647,6 +663,44 @@ class Store:
                     " ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json",
                     (k, json.dumps(v, ensure_ascii=False)),
                 )
+
+    # ------------------------------------------------------------------ import
+    def import_game(self, rules: dict[str, JsonValue], players: list[str], state_json: str,
+                    first_turn: tuple[str, int], actions: list[ImportedAction], status: str,
+                    winner: str | None) -> int:
+        """Store a whole recorded game in one transaction (``kosti games import``,
+        :func:`kosti.dashboard.export.import_game`): the games row with its initial state ``state_json``, turn 1
+        for ``first_turn = (player, score_before)``, every action in order with its turn bookkeeping (as
+        :meth:`record_action` does it), then ``status`` (``finished`` / ``abandoned``) and ``winner``. A failure
+        leaves the database as it was. Returns the new game's id."""
+        if status not in ("finished", "abandoned", "active"):
+            raise ValueError(f"status {status!r}")
+        now = time.time()
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT INTO games(created_at, updated_at, rules_json, players_json, state_json, status, winner)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (now, now, json.dumps(rules, ensure_ascii=False), json.dumps(players, ensure_ascii=False),
+                 actions[-1].state_after_json if actions else state_json, status, winner),
+            )
+            gid = _rowid(cur)
+            self._start_turn(c, gid, 1, first_turn[0], first_turn[1], now)
+            for a in actions:
+                c.execute(
+                    "INSERT INTO actions(game_id, created_at, kind, payload_json, player, turn_no, actor,"
+                    " state_before_json, state_after_json, events_json, throw_id)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, NULL)",
+                    (gid, now, a.kind, json.dumps(a.payload, ensure_ascii=False), a.player, a.turn_no,
+                     a.state_before_json, a.state_after_json, json.dumps(a.events, ensure_ascii=False)),
+                )
+                if a.turn_end is not None:
+                    c.execute("UPDATE turns SET ended_at = ?, score_after = ?, outcome = ? WHERE game_id = ? AND turn_no = ?",
+                              (now, a.turn_end.get("score_after"), a.turn_end.get("outcome"), gid, a.turn_no))
+                if a.next_turn is not None:
+                    self._start_turn(c, gid, cast(int, a.next_turn["turn_no"]), cast(str, a.next_turn["player"]),
+                                     cast("int | None", a.next_turn.get("score_before")), now)
+            return gid
+
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:

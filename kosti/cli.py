@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.config_cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
     "kosti.dashboard.stats", # stats
+    "kosti.dashboard.games_cli",  # games export / import / list
 )
 
 
