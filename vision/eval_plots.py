@@ -169,6 +169,49 @@ def die_caption(row: dict[str, Any]) -> tuple[str, str]:
     return first, second
 
 
+#: Example rows of :func:`die_errors`, one per kind, from which the sheets' legend writes its captions (so the legend
+#: shows exactly what :func:`die_caption` writes), with what each caption says.
+_LEGEND_EXAMPLES: tuple[tuple[dict[str, Any], str], ...] = (
+    ({"kind": "wrong", "true": 5, "read": 4, "guess": 4, "face_prob": 0.85, "det_conf": 0.8, "side_px": 41.0},
+     "a die labelled 5 read as 4; 0.85 = the probability the reader gave that face"),
+    ({"kind": "uncertain", "true": 5, "read": 0, "guess": 5, "face_prob": 0.52, "det_conf": 0.8, "side_px": 41.0},
+     "a 5 left uncertain, so kosti would ask the table; (5) = its best guess, 0.52 = that face's probability"),
+    ({"kind": "missed", "true": 6, "read": 0, "guess": 0, "face_prob": float("nan"), "det_conf": float("nan"),
+      "side_px": 41.0}, "a labelled 6 the detector found no box for (the label's box is drawn)"),
+    ({"kind": "extra", "true": 0, "read": 3, "guess": 3, "face_prob": 0.91, "det_conf": 0.8, "side_px": 41.0},
+     "a box on no labelled die, read as 3 with probability 0.91"),
+)
+#: Height (px) of one legend line, and the legend's title.
+LEGEND_LINE = 17
+LEGEND_TITLE = "How to read a tile: the first line is the label against the read, the second the box (dice.csv has both):"
+
+
+def sheet_legend() -> list[tuple[str, tuple[int, int, int]]]:
+    """The legend drawn above every dice sheet, as ``(text, BGR colour)`` lines: the title, one line per kind of
+    :data:`DIE_ERRORS` in its caption colour — the caption :func:`die_caption` writes for an example die, ``=``, what
+    it means (``"5 ? (5) 0.52  = a 5 left uncertain (the table is asked): best guess (5), …"``) — and a grey line
+    for the second caption line (``"41px det 0.80"``: the box's shorter side in photo pixels, the detector's
+    score)."""
+    lines: list[tuple[str, tuple[int, int, int]]] = [(LEGEND_TITLE, (0, 0, 0))]
+    for row, meaning in _LEGEND_EXAMPLES:
+        lines.append((f"{die_caption(row)[0]}  = {meaning}", DIE_ERRORS[row["kind"]]))
+    second = die_caption(_LEGEND_EXAMPLES[0][0])[1]
+    lines.append((f"{second}  = the box's shorter side in photo pixels; det = the detector's score for the box "
+                  "(none for a missed die)", (60, 60, 60)))
+    return lines
+
+
+def draw_legend(width: int) -> np.ndarray:
+    """:func:`sheet_legend` drawn on white: a ``(LEGEND_LINE * lines + 8, width, 3)`` uint8 BGR band, in the
+    captions' font and size, with a grey rule below it."""
+    lines = sheet_legend()
+    band = np.full((LEGEND_LINE * len(lines) + 8, width, 3), 255, np.uint8)
+    for i, (text, color) in enumerate(lines):
+        cv2.putText(band, text, (4, LEGEND_LINE * (i + 1)), FONT, 0.42, color, 1, cv2.LINE_AA)
+    band[-2:] = 160
+    return band
+
+
 def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color: tuple[int, int, int],
              context: float = TILE_CONTEXT) -> np.ndarray:
     """A ``(TILE + CAPTION, TILE, 3)`` uint8 BGR tile: the square of side ``context`` × the longer side of box
@@ -195,21 +238,22 @@ def die_tile(image: np.ndarray, xyxy: np.ndarray, lines: tuple[str, str], color:
     return tile
 
 
-def draw_sheet(tiles: list[np.ndarray], cols: int = SHEET_COLS) -> np.ndarray:
-    """Tiles of :func:`die_tile` (each ``(h, w, 3)``) in rows of ``cols``, 2 px apart, the last row padded white:
-    a ``(ceil(len(tiles) / cols) * (h + 2), cols * (w + 2), 3)`` uint8 BGR image."""
+def draw_sheet(tiles: list[np.ndarray], cols: int = SHEET_COLS, legend: bool = True) -> np.ndarray:
+    """Tiles of :func:`die_tile` (each ``(h, w, 3)``) in rows of ``cols``, 2 px apart, the last row padded white,
+    below the :func:`draw_legend` band (``legend``): a ``(legend height + ceil(len(tiles) / cols) * (h + 2),
+    cols * (w + 2), 3)`` uint8 BGR image."""
     h, w = tiles[0].shape[:2]
     rows = -(-len(tiles) // cols)
     sheet = np.full((rows * (h + 2), cols * (w + 2), 3), 255, np.uint8)
     for i, t in enumerate(tiles):
         r, c = divmod(i, cols)
         sheet[r * (h + 2): r * (h + 2) + h, c * (w + 2): c * (w + 2) + w] = t
-    return sheet
+    return np.vstack([draw_legend(sheet.shape[1]), sheet]) if legend else sheet
 
 
 def write_die_sheets(report: EvalReport, out_dir: str | Path, max_sheets: int = 10) -> list[Path]:
     """Write ``out_dir/dice/sheet_NN.png`` (:data:`SHEET_TILES` dice each, in :data:`DIE_ERRORS` order: wrong,
-    uncertain, missed, extra; at most ``max_sheets``) and ``out_dir/dice/dice.csv`` (every such die, also those
+    uncertain, missed, extra, under a legend of the captions, :func:`sheet_legend`; at most ``max_sheets``) and ``out_dir/dice/dice.csv`` (every such die, also those
     past the last sheet, whose ``sheet`` is then empty; unknown probabilities and scores are empty cells). Returns
     the written paths (CSV last); no sheet when every die was read right.
 

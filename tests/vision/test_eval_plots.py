@@ -12,11 +12,15 @@ from kosti.vision.detections import Detections
 from kosti.vision.eval_plots import (
     CAPTION,
     DIE_CSV_COLUMNS,
+    DIE_ERRORS,
+    LEGEND_LINE,
     SHEET_TILES,
     TILE,
     die_caption,
     die_errors,
     die_tile,
+    draw_legend,
+    sheet_legend,
     write_die_sheets,
 )
 from kosti.vision.evaluate import EvalReport, ImageRecord
@@ -79,7 +83,7 @@ def test_sheets_and_csv_list_every_die_also_past_the_last_sheet(photo, tmp_path)
     written = write_die_sheets(report, out, max_sheets=1)
     assert [p.name for p in written] == ["sheet_00.png", "dice.csv"]
     sheet = cv2.imread(str(out / "dice" / "sheet_00.png"))
-    assert sheet.shape[0] == (SHEET_TILES // 8) * (TILE + CAPTION + 2)
+    assert sheet.shape[0] == draw_legend(sheet.shape[1]).shape[0] + (SHEET_TILES // 8) * (TILE + CAPTION + 2)
     with open(out / "dice" / "dice.csv") as f:
         rows = list(csv.DictReader(f))
     assert tuple(rows[0]) == DIE_CSV_COLUMNS and len(rows) == 99
@@ -98,3 +102,27 @@ def test_a_split_read_right_gets_no_sheet(photo, tmp_path):
     written = write_die_sheets(EvalReport([right]), tmp_path)
     assert [p.name for p in written] == ["dice.csv"]
     assert (tmp_path / "dice" / "dice.csv").read_text().strip() == ",".join(DIE_CSV_COLUMNS)
+
+
+def test_every_sheet_opens_with_a_legend_of_its_captions(photo, tmp_path):
+    """Issue 42 #14: "5 ? (5) 0.52" is explained on the sheet itself — one legend line per kind, in the kind's caption
+    colour, written with the captions' own function, and the box line below."""
+    legend = sheet_legend()
+    kinds = legend[1:1 + len(DIE_ERRORS)]
+    assert [c for _, c in kinds] == list(DIE_ERRORS.values())
+    texts = [t for t, _ in kinds]
+    assert texts[0].startswith("5 read 4 0.85  = a die labelled 5 read as 4")
+    assert texts[1].startswith("5 ? (5) 0.52  = a 5 left uncertain") and "(5) = its best guess" in texts[1]
+    assert texts[2].startswith("6 missed  = ") and texts[3].startswith("extra 3 0.91  = ")
+    assert legend[-1][0].startswith("41px det 0.80  = the box's shorter side in photo pixels")
+
+    write_die_sheets(EvalReport([_record(photo[0])]), tmp_path)
+    sheet = cv2.imread(str(tmp_path / "dice" / "sheet_00.png"))
+    band = draw_legend(sheet.shape[1])
+    assert np.array_equal(sheet[:band.shape[0]], band)  # the legend is on the sheet, above the tiles
+    for i, (text, color) in enumerate(legend):  # each line is written, in its colour, and fits the sheet
+        line = band[i * LEGEND_LINE + 3: (i + 1) * LEGEND_LINE + 3].reshape(-1, 3).astype(int)
+        near = np.abs(line - np.array(color)).max(axis=1) < 60
+        assert near.sum() > 4 * len(text), text
+        ink = np.where((band[i * LEGEND_LINE + 3: (i + 1) * LEGEND_LINE + 3] < 200).any(axis=(0, 2)))[0]
+        assert ink.max() < sheet.shape[1] - 8, text
