@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import GameState
-from .texts import dice_en, ru_plural
+from .plurals import count_ru, ru_plural
+from .texts import dice_en
 from .throw_tables import (
     ThrowClass,
     _classes,
@@ -174,7 +175,7 @@ def advise(state: GameState) -> Advice:
     pr, pr_ru = _pct(chosen[1]), _pct(chosen[1], ru=True)
     need_en = f"; {pr} {_REQ_EN[req]} this turn" if req else ""
     need_ru = f"; {pr_ru} — шанс {_REQ_RU[req]} за этот ход" if req else ""
-    dice_ru = f"{n} {ru_plural(n, 'кость', 'кости', 'костей')}"
+    dice_ru = count_ru(n, "die")
     ochkov = ru_plural(round(gain), "очко", "очка", "очков")  # "в среднем 2 очка"
     if not may_stop and t.pending is None and not t.scored and t.points == 0:
         en = (f"throw {dice_en(n)}: {pb} to score nothing, {gain:.0f} points expected from the "

@@ -53,6 +53,8 @@ def register(subparsers: Any) -> None:
                                           "and the other dice games of games.md, with their "
                                           "parameters.")
     p.add_argument("--json", action="store_true", help="print one JSON document (cli.md)")
+    p.add_argument("--lang", choices=("en", "ru", "both"), default="both",
+                   help="language of the list (default: both; --json is always the same document)")
     p.set_defaults(func=run_rules)
 
     from .score_cli import add_score_parser
@@ -111,16 +113,59 @@ def rules_document() -> dict[str, Any]:
     return {"presets": out}
 
 
+def _without_source(text: str, source: str) -> str:
+    """``text`` without a leading source ID that the line already gives in brackets ("RU-A classic rules"
+    → "classic rules"; "F2 Farkle base" → "Farkle base")."""
+    if not source or not text.startswith(source + " "):
+        return text
+    rest = text[len(source):].lstrip(" ,:")
+    if rest.startswith("(") and "): " in rest:  # "RU-C (Goloviznin): entry 75" → "Goloviznin: entry 75"
+        who, _, tail = rest[1:].partition("): ")
+        rest = f"{who}: {tail}"
+    return rest
+
+
+def rules_text(doc: dict[str, Any], lang: str = "both") -> list[str]:
+    """The lines of ``kosti rules`` without ``--json``: the presets grouped under their game (1000, Farkle,
+    10000, then each game of games.md), each with its name, its human name, dice and target counted in words
+    (:mod:`kosti.engine.plurals`), its source once, and its description in English and/or Russian
+    (``lang``: ``en``, ``ru`` or ``both``)."""
+    from .plurals import count_en, count_ru
+    from .titles import DESCRIPTIONS_RU, GAME_TITLES, family_title, preset_title
+
+    def say(en: str, ru: str) -> str:
+        return en if lang == "en" else ru if lang == "ru" else f"{en} / {ru}"
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in doc["presets"]:
+        head = family_title(p["name"]) if p["game"] == "1000" else GAME_TITLES.get(p["game"], (p["game"], p["game"]))
+        groups.setdefault(head, []).append(p)
+    width = max(len(p["name"]) for p in doc["presets"])
+    lines: list[str] = []
+    for (head_en, head_ru), presets in groups.items():
+        if lines:
+            lines.append("")
+        lines.append(say(head_en, head_ru))
+        for p in presets:
+            title = say(*preset_title(p["name"]))
+            dice = say(count_en(p["dice"], "die"), count_ru(p["dice"], "die"))
+            to = say(f"to {p['target']}", f"до {p['target']}") if p["target"] else ""
+            lines.append(f"  {p['name']:<{width}}  {title} — {dice}{', ' + to if to else ''} [{p['source']}]")
+            desc_ru = p.get("description_ru") or DESCRIPTIONS_RU.get(p["name"], "")
+            if lang in ("en", "both"):
+                lines.append(f"  {'':<{width}}    {_without_source(p['description'], p['source'])}")
+            if lang in ("ru", "both") and desc_ru:
+                lines.append(f"  {'':<{width}}    {desc_ru}")
+    return lines
+
+
 def run_rules(args: argparse.Namespace) -> int:
-    """Handler of ``kosti rules``."""
+    """Handler of ``kosti rules``: the JSON document (cli.md) with ``--json``, else :func:`rules_text`."""
     doc = rules_document()
     if args.json:
         sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
         return 0
-    for p in doc["presets"]:
-        to = f"to {p['target']:<6}" if p["target"] else " " * 9
-        print(f"{p['name']:<27} {p['game']:<10} {p['dice']} dice, {to} [{p['source']}] "
-              f"{p['description']}")
+    print("\n".join(rules_text(doc, getattr(args, "lang", "both"))))
     return 0
 
 
@@ -385,9 +430,9 @@ def parse_command(line: str, choices: tuple[str, ...] = ()) -> tuple[str, Any]:
             try:
                 value = json.loads(rest)
             except json.JSONDecodeError:
-                raise BadInput(f"{word}: malformed JSON {rest!r}") from None
+                raise BadInput(f"{word}: malformed JSON {rest!r}", f"{word}: ошибка в JSON {rest!r}") from None
         elif not rest:
-            raise BadInput(f"{word}: give a value (type 'help')")
+            raise BadInput(f"{word}: give a value (type 'help')", f"{word}: укажите значение (введите «help»)")
         return "choose", (word, value)
     if word in ("bank", "b", "stop", "хватит", "стоп"):
         return "bank", None
@@ -413,13 +458,14 @@ def _parse_faces(text: str) -> list[int]:
     faces = []
     for tok in tokens:
         if not tok.isdigit():
-            raise BadInput(f"not a face or a command: {tok!r} (type 'help')")
+            raise BadInput(f"not a face or a command: {tok!r} (type 'help')",
+                           f"это не очки и не команда: {tok!r} (введите «help» — помощь)")
         v = int(tok)
         if not 1 <= v <= 6:
-            raise BadInput(f"a face must be 1-6, got {v}")
+            raise BadInput(f"a face must be 1-6, got {v}", f"на грани бывает от 1 до 6, а введено {v}")
         faces.append(v)
     if not faces:
-        raise BadInput("no faces given")
+        raise BadInput("no faces given", "очки не введены")
     return faces
 
 
@@ -511,11 +557,18 @@ def run_play(args: argparse.Namespace) -> int:
         echo = not sys.stdin.isatty()
     preset = _preset_of(gs)
     if preset is not None:
-        _say(out, lang, f"Rules: {preset.name} — {preset.description}",
-             f"Правила: {preset.name} — {preset.description_ru}")
+        from .titles import preset_title
+
+        title_en, title_ru = preset_title(preset.name)
+        _say(out, lang, f"Rules: {title_en} ({preset.name}) — {preset.description}",
+             f"Правила: {title_ru} ({preset.name}) — {preset.description_ru}")
     else:
+        from .titles import DESCRIPTIONS_RU, preset_title
+
         rules = gs.state.rules  # type: ignore[attr-defined]
-        _say(out, lang, f"Rules: {rules.name} — {rules.description}", f"Правила: {rules.name}")
+        title_en, title_ru = preset_title(rules.name)
+        _say(out, lang, f"Rules: {title_en} ({rules.name}) — {rules.description}",
+             f"Правила: {title_ru} ({rules.name}) — {DESCRIPTIONS_RU.get(rules.name, rules.description)}")
     print(_sheet(gs, lang), file=out)
     if not args.resume:
         states = [gs]
@@ -536,7 +589,7 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             cmd, arg = parse_command(line, gs.CHOICES)
         except BadInput as exc:
-            _say(out, lang, f"? {exc}", f"? {exc}")
+            _say(out, lang, f"? {exc}", f"? {exc.reason_ru}")
             continue
         if cmd == "empty":
             continue
@@ -569,7 +622,7 @@ def run_play(args: argparse.Namespace) -> int:
             _say(out, lang, f"Not allowed: {exc.reason_en}", f"Нельзя: {exc.reason_ru}")
             continue
         except BadInput as exc:
-            _say(out, lang, f"? {exc}", f"? {exc}")
+            _say(out, lang, f"? {exc}", f"? {exc.reason_ru}")
             continue
         for e in events:
             _say(out, lang, e.text_en, e.text_ru)

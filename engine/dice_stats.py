@@ -26,8 +26,8 @@ from fractions import Fraction
 from typing import Any
 
 from .advisor import bust_probability, points_distribution, throw_kind
+from .plurals import ru_plural
 from .rules import Rules
-from .texts import ru_plural
 
 __all__ = ["gammaincc", "chi_square_uniform", "ChiSquare", "face_counts", "per_die_counts",
            "expected_band", "throw_luck", "Luck", "bust_rate", "summarise_counts", "ru_plural",

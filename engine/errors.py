@@ -19,9 +19,14 @@ class KostiEngineError(Exception):
 
 
 class BadInput(KostiEngineError, ValueError):
-    """Malformed input that no rule could accept (exit code 2)."""
+    """Malformed input that no rule could accept (exit code 2). ``str()`` is the English reason;
+    ``reason_ru`` the Russian one where the raiser gives it (``kosti play --lang ru``), else the English."""
 
     exit_code = 2
+
+    def __init__(self, message: str = "", reason_ru: str | None = None) -> None:
+        super().__init__(message)
+        self.reason_ru = reason_ru if reason_ru is not None else message
 
 
 class RuleViolation(KostiEngineError):

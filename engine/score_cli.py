@@ -26,6 +26,7 @@ from typing import Any
 from .errors import BadInput
 from .presets import get_preset
 from .scoring import COMBINATION_LABELS, ScoringRules, ThrowScore, score_throw
+from .texts import bust_word
 
 
 def scoring_rules_for_preset(name: str) -> ScoringRules:
@@ -67,7 +68,8 @@ def format_human(preset: str, faces: list[int], result: ThrowScore) -> str:
     """A short English/Russian description of the scored throw (free-form)."""
     thrown = " ".join(map(str, faces))
     if result.bust:
-        return f"[{preset}] {thrown}: BUST / пшик — no scoring dice, turn points lost (0)"
+        en, ru = bust_word(get_preset(preset).dice_count == 6)  # the table's word, as the engine says it
+        return f"[{preset}] {thrown}: {en.upper()} / {ru} — no scoring dice, turn points lost (0)"
     parts = ", ".join(
         "{} / {}: {} = {}".format(*COMBINATION_LABELS[c.name], " ".join(map(str, c.faces)),
                                   c.points)

@@ -195,14 +195,15 @@ class ScoringRules:
             dice = 6 if six else 5
         allowed_dice = (5, 6) if six else (5,)
         if isinstance(dice, bool) or not isinstance(dice, int) or dice not in allowed_dice:
-            allowed = "5 or 6" if six else "5"
-            raise BadInput(f"dice: table {self.table} is played with {allowed} dice, got {dice!r}")
+            allowed = "5 or 6 dice" if six else "5 dice (the 1000 family); 6 dice are played with a Farkle or " \
+                "10000 preset"
+            raise BadInput(f"dice: these rules score {allowed}, got {dice!r}")
         object.__setattr__(self, "dice", dice)
         for name in _SWITCHES:
             value = getattr(self, name)
             if name not in defaults and name not in _UNIVERSAL:
                 if value is not None:
-                    raise BadInput(f"{name}: the scoring table {self.table} has no such switch")
+                    raise BadInput(f"{name}: the scoring of these rules has no such switch")
                 continue
             if value is None:
                 value = defaults.get(name, False)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .plurals import count_en, count_ru, ru_plural
+
 __all__ = ["NUM_EN", "NUM_RU", "TEXTS", "dice_en", "faces_text", "render", "ru_plural"]
 
 Text = tuple[str, str]
@@ -26,23 +28,14 @@ NUM_EN = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 NUM_RU = {1: "одну", 2: "две", 3: "три", 4: "четыре", 5: "пять", 6: "шесть"}
 
 
-def ru_plural(n: int, one: str, few: str, many: str) -> str:
-    """The Russian noun form for the number ``n`` (1 бросок, 2 броска, 5 бросков)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
-
-
 def faces_text(faces: Sequence[int]) -> str:
     """Faces as the sheet writes them: ``(1, 5, 5)`` → ``"1 5 5"``."""
     return " ".join(str(f) for f in faces)
 
 
 def dice_en(n: int) -> str:
-    """``"1 die"`` / ``"n dice"``."""
-    return "1 die" if n == 1 else f"{n} dice"
+    """``"1 die"`` / ``"n dice"`` (:func:`kosti.engine.plurals.count_en`)."""
+    return count_en(n, "die")
 
 
 _fmt = faces_text
@@ -66,7 +59,7 @@ def keep_hint(best: Sequence[int], points: int) -> Text:
 def first_throw_hint(name: str, dice: int) -> Text:
     """Turn-start hint: player ``name`` throws ``dice`` dice (§1.2)."""
     return (f"{name}: throw {NUM_EN[dice]} dice",
-            f"{name}: бросайте {NUM_RU[dice]} {'кости' if dice < 5 else 'костей'}")
+            f"{name}: бросайте {NUM_RU[dice]} {ru_plural(dice, 'кость', 'кости', 'костей')}")
 
 
 def with_seat(hint: Text, seat: Text) -> Text:
@@ -103,12 +96,12 @@ def hot_must_roll(n: int) -> Text:
 def throw_or_stop(dice: int, points: int) -> Text:
     """Hint: throw ``dice`` dice or stop and record ``points`` (§1.6)."""
     return (f"throw {dice_en(dice)} or stop and record {points}",
-            f"бросайте {dice} или скажите «хватит» и запишите {points}")
+            f"бросайте {count_ru(dice, 'die')} или скажите «хватит» и запишите {points}")
 
 
 def throw_because(dice: int, why: Text) -> Text:
     """Hint: throw ``dice`` dice; ``why`` stopping is not allowed."""
-    return f"throw {dice_en(dice)} ({why[0]})", f"бросайте {dice} ({why[1]})"
+    return f"throw {dice_en(dice)} ({why[0]})", f"бросайте {count_ru(dice, 'die')} ({why[1]})"
 
 
 def keeps_automatic(faces: Sequence[int]) -> Text:
@@ -167,6 +160,16 @@ def not_exactly_target(target: int) -> Text:
             f"нельзя остановиться ровно на {target}: нужно больше")
 
 
+def wrong_dice_count(name: str, dice: int, offer: int, faces: Sequence[int]) -> Text:
+    """A throw of the wrong number of dice: ``name`` must throw ``dice`` (or the ``offer`` left over by the
+    previous player, 0: none), ``faces`` were given (§1.2)."""
+    more = f" (or the {offer} left by the previous player)" if offer else ""
+    more_ru = f" (или {offer}, оставленные предыдущим игроком)" if offer else ""
+    return (f"{name} must throw {count_en(dice, 'die')}{more}, got {len(faces)} ({_fmt(faces) or 'none'})",
+            f"{name}: нужно бросить {count_ru(dice, 'die')}{more_ru}, а введено {len(faces)} "
+            f"({_fmt(faces) or 'ничего'})")
+
+
 # ----------------------------------------------------------------------------------------------
 # Throws and keeps (rules.md §1.2–§1.7, §3.10, §3.11, mid-turn §3.13)
 
@@ -210,9 +213,16 @@ def retry(name: str, faces: Sequence[int]) -> Text:
             f"{name} бросает {_fmt(faces)}: пусто, вторая попытка")
 
 
+def bust_word(farkle: bool) -> Text:
+    """The table's one word for a zero throw (rules.md §0.3 "нулевая комбинация"): "bust" / «пусто» in 1000,
+    "Farkle" / «фаркл» in the six-dice games — the same word in the engine's sentences, ``kosti score``,
+    ``kosti play`` and on the dashboard."""
+    return ("Farkle", "фаркл") if farkle else ("bust", "пусто")
+
+
 def bust(name: str, faces: Sequence[int], lost: int, farkle: bool) -> Text:
     """A zero throw; ``lost`` turn points (0: none to lose); ``farkle``: the six-dice word."""
-    word, word_ru = ("Farkle", "фаркл") if farkle else ("bust", "пусто")
+    word, word_ru = bust_word(farkle)
     tail = f", the turn's {lost} are lost" if lost else ""
     tail_ru = f", {lost} очков хода сгорают" if lost else ""
     return f"{name} throws {_fmt(faces)}: {word}{tail}", f"{name} бросает {_fmt(faces)}: {word_ru}{tail_ru}"
@@ -524,7 +534,7 @@ def next_turn(name: str, offer: int = 0) -> Text:
 TEXTS: dict[str, Callable[..., Text]] = {
     name: obj for name, obj in list(globals().items())
     if callable(obj) and not name.startswith("_") and getattr(obj, "__module__", None) == __name__
-    and name not in ("faces_text", "dice_en", "render")
+    and name not in ("faces_text", "dice_en", "render", "bust_word")
 }
 
 

@@ -17,7 +17,6 @@ from .kinds import Kinds as K
 from .kinds import Outcomes
 from .records import Event, event, replace
 from .standing import best_throw, keep_options, keep_points, may_win_now, stop_block
-from .texts import faces_text
 from .turn_end import end_turn
 
 if TYPE_CHECKING:
@@ -37,9 +36,8 @@ def roll(st: GameState, faces: tuple[int, ...], ev: list[Event]) -> GameState:
         if t.offer and t.throws == 0 and len(faces) == t.offer:
             t = replace(t, dice=t.offer, stakes=True)  # plays for the high-stakes bonus
         else:
-            more = f" (or the {t.offer} left by the previous player)" if t.offer and t.throws == 0 else ""
-            raise BadInput(f"{st.to_move} must throw {t.dice} dice{more}, got {len(faces)} "
-                           f"({faces_text(faces) or 'none'})")
+            en, ru = texts.wrong_dice_count(st.to_move or "", t.dice, t.offer if t.throws == 0 else 0, faces)
+            raise BadInput(en, ru)
     name = st.players[t.player].name
     ts = best_throw(faces, r)
     first = not t.scored and t.points == 0

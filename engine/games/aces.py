@@ -47,6 +47,11 @@ class Aces(TableGame):
     game: ClassVar[str] = "aces"
     PARAMS: ClassVar[type[GameParams]] = AcesParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 12)
+
+    @property
+    def in_setup(self) -> bool:
+        """The order throw (one die each; the lowest starts) is no player's turn."""
+        return not self.over and self.phase == "order"
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("dice held", "кости на руках")
 
     @classmethod

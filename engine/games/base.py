@@ -37,6 +37,7 @@ from ..errors import BadInput, RuleViolation
 from ..game import Bank, Event, Keep, KeepOption, Reason, Roll
 from ..kinds import TurnOutcome
 from ..names import check_player_names
+from ..plurals import count_en, count_ru
 
 __all__ = ["Choose", "ChoiceOption", "Moves", "OVER_MOVES", "Game", "TableGame", "GameParams", "GameAction",
            "SCORE_KINDS", "action_from_json", "action_to_json", "check_roll", "freeze", "thaw",
@@ -167,7 +168,8 @@ def check_roll(faces: Sequence[int], n: int) -> tuple[int, ...]:
     """The faces of a throw that must have exactly ``n`` dice; raises :class:`BadInput` for any
     other count (faces are checked 1–6 by :class:`~kosti.engine.game.Roll`)."""
     if len(faces) != n:
-        raise BadInput(f"throw exactly {n} {'die' if n == 1 else 'dice'}, got {len(faces)}")
+        raise BadInput(f"throw exactly {dice_en(n)}, got {len(faces)}",
+                       f"нужно бросить ровно {dice_ru(n)}, а введено {len(faces)}")
     return tuple(faces)
 
 
@@ -185,17 +187,14 @@ def faces_text(faces: Sequence[int]) -> str:
 
 
 def dice_en(n: int) -> str:
-    """``"1 die"`` / ``"3 dice"``."""
-    return "1 die" if n == 1 else f"{n} dice"
+    """``"1 die"`` / ``"3 dice"`` (:func:`kosti.engine.plurals.count_en`)."""
+    return count_en(n, "die")
 
 
 def dice_ru(n: int) -> str:
-    """Russian count of dice with the right noun form: 1 кость, 2–4 кости, 5+ костей."""
-    if n % 10 == 1 and n % 100 != 11:
-        return f"{n} кость"
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return f"{n} кости"
-    return f"{n} костей"
+    """Russian count of dice with the right noun form: 1 кость, 2–4 кости, 5+ костей
+    (:func:`kosti.engine.plurals.count_ru`)."""
+    return count_ru(n, "die")
 
 
 def sort_winners(scores: Sequence[int], high: bool = True) -> tuple[int, ...]:
@@ -213,6 +212,24 @@ class Game(ABC):
     CHOICES: ClassVar[tuple[str, ...]] = ()
     #: Each of those events as ``(JSON example, what it is, the same in Russian)``.
     EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    #: The player may stop ("хватит", :class:`~kosti.engine.game.Bank`) at some point of this game; a game
+    #: without a stop (Craps, Chicago, Aces …) shows no Stop button and takes no ``bank`` command.
+    HAS_STOP: ClassVar[bool] = False
+
+    @property
+    def in_setup(self) -> bool:
+        """The next throw is an order or set-up throw (Pig's and Aces' order throw, Buck dice's set-up and
+        game-point throws), not a throw of a player's turn: the score sheet and the statistics do not count
+        it as a turn. False by default."""
+        return False
+
+    @property
+    def title(self) -> tuple[str, str]:
+        """The game's human name, ``(English, Russian)``: "Pig" / «Свинья», "dice 1000" / «кости: Тысяча»
+        (:mod:`kosti.engine.titles`)."""
+        from ..titles import GAME_TITLES
+
+        return GAME_TITLES.get(self.game, (self.game, self.game))
 
     @property
     @abstractmethod

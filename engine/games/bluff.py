@@ -61,6 +61,7 @@ class Bluff(TableGame):
     round: int = 1
 
     game: ClassVar[str] = "bluff"
+    HAS_STOP: ClassVar[bool] = True
     CHOICES: ClassVar[tuple[str, ...]] = ("claim", "call")
     #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
     EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (

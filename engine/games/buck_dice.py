@@ -68,6 +68,11 @@ class BuckDice(TableGame):
     PLAYERS: ClassVar[tuple[int, int]] = (2, 12)
 
     @property
+    def in_setup(self) -> bool:
+        """The set-up throws (who starts) and the game-point throw are no player's turn."""
+        return not self.over and self.phase in ("setup", "point")
+
+    @property
     def dice_to_throw(self) -> int:
         if self.over:
             return 0

@@ -57,6 +57,7 @@ class HighDice(TableGame):
     stake: int = 0
 
     game: ClassVar[str] = "high_dice"
+    HAS_STOP: ClassVar[bool] = True
     CHOICES: ClassVar[tuple[str, ...]] = ("stake",)
     #: The replay events of :attr:`CHOICES` (``kosti rules --json`` appends them to the description, cli.md).
     EVENT_FORMS: ClassVar[tuple[tuple[str, str, str], ...]] = (

@@ -66,6 +66,7 @@ class IndianDice(TableGame):
     hands: tuple[tuple[int, ...], ...] = ()
 
     game: ClassVar[str] = "indian_dice"
+    HAS_STOP: ClassVar[bool] = True
     PARAMS: ClassVar[type[GameParams]] = IndianDiceParams
     PLAYERS: ClassVar[tuple[int, int]] = (2, 12)
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("rounds won", "выигранные раунды")

@@ -67,8 +67,14 @@ class Pig(TableGame):
     playoff: tuple[int, ...] = ()
 
     game: ClassVar[str] = "pig"
+    HAS_STOP: ClassVar[bool] = True
     PARAMS: ClassVar[type[GameParams]] = PigParams
     PLAYERS: ClassVar[tuple[int, int]] = (1, 12)
+
+    @property
+    def in_setup(self) -> bool:
+        """The order throw (everyone throws once; the lowest starts) is no player's turn."""
+        return not self.over and self.phase == "order"
 
     def _opened(self) -> Pig:
         if not self.params.order_throw:  # type: ignore[attr-defined]

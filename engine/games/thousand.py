@@ -25,6 +25,14 @@ class ThousandGame(Game):
     state: GameState
 
     game: ClassVar[str] = "1000"
+    HAS_STOP: ClassVar[bool] = True
+
+    @property
+    def title(self) -> tuple[str, str]:
+        """The family of the preset: "dice 1000" / «кости: Тысяча», "Farkle" / «Фаркл» or "10000"."""
+        from ..titles import family_title
+
+        return family_title(self.state.rules.name)
 
     @property
     def to_move(self) -> str | None:

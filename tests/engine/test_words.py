@@ -1,0 +1,133 @@
+"""Words a player reads (issue 42 items 8 and 9): counting words in English and Russian from one place
+(:mod:`kosti.engine.plurals`), the human names of the presets, ``kosti rules`` grouped under each game and
+aligned, ``kosti play --lang ru`` and ``kosti score`` in the table's words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kosti.cli import main
+from kosti.engine import PRESET_NAMES
+from kosti.engine.errors import BadInput
+from kosti.engine.games import GAME_PRESETS, new_any_game
+from kosti.engine.plurals import NOUNS, count, count_en, count_ru, en_form, ru_form
+from kosti.engine.titles import DESCRIPTIONS_RU, PRESET_TITLES, family_title, preset_title
+
+
+@pytest.mark.parametrize("n, want", [
+    (0, "0 костей"), (1, "1 кость"), (2, "2 кости"), (4, "4 кости"), (5, "5 костей"), (11, "11 костей"),
+    (12, "12 костей"), (14, "14 костей"), (21, "21 кость"), (22, "22 кости"), (25, "25 костей"),
+    (101, "101 кость"), (111, "111 костей"), (112, "112 костей"), (122, "122 кости"),
+])
+def test_russian_dice_take_the_form_of_their_number(n, want):
+    assert count_ru(n, "die") == want
+
+
+def test_english_counts_are_singular_only_for_one():
+    assert [count_en(n, "die") for n in (0, 1, 2)] == ["0 dice", "1 die", "2 dice"]
+    assert count_en(1, "game") == "1 game" and count_en(1, "zero throw") == "1 zero throw"
+    assert count_en(3, "zero throw") == "3 zero throws" and count(-1, "point") == "-1 point"
+    assert count(2, "turn", "ru") == "2 хода" and count(5, "turn", "ru") == "5 ходов"
+
+
+def test_plural_categories_follow_cldr_for_every_noun():
+    """The CLDR categories (the browser's Intl.PluralRules uses the same; a browser test compares them)."""
+    cats = {n: ru_form(n) for n in range(0, 130)}
+    assert {n for n, c in cats.items() if c == "one"} == {1, 21, 31, 41, 51, 61, 71, 81, 91, 101, 121}
+    assert {n for n, c in cats.items() if c == "few"} == {
+        n for n in range(130) if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14)}
+    assert [en_form(n) for n in (0, 1, 2, 11)] == ["other", "one", "other", "other"]
+    for key, (en, ru) in NOUNS.items():
+        assert count_en(1, key) == f"1 {en[0]}" and count_ru(5, key) == f"5 {ru[2]}", key
+
+
+def test_every_preset_has_a_human_name_and_a_russian_description():
+    for name in (*PRESET_NAMES, *GAME_PRESETS):
+        en, ru = preset_title(name)
+        assert name in PRESET_TITLES and en and ru and "_" not in en + ru, name
+    for name in PRESET_NAMES:
+        assert DESCRIPTIONS_RU[name] and re.search("[а-я]", DESCRIPTIONS_RU[name]), name
+    assert family_title("farkle_official") == ("Farkle", "Фаркл") and family_title("classic")[0] == "dice 1000"
+
+
+def test_kosti_rules_groups_the_presets_under_their_game_and_aligns_them(capsys):
+    assert main(["rules", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # each preset line: two spaces, the name padded to one column, its title from the same column
+    rows = [ln for ln in lines if re.match(r"  [a-z][a-z0-9_]+ ", ln)]
+    names = {ln.split()[0] for ln in rows}
+    assert names == set(PRESET_NAMES) | set(GAME_PRESETS)
+    starts = {len(ln) - len(ln[2:].split(" ", 1)[1].lstrip()) for ln in rows}
+    assert len(starts) == 1, starts  # indian_dice, martinetti … as aligned as classic
+    # the Farkle presets under Farkle, not under 1000
+    heads = [i for i, ln in enumerate(lines) if ln and not ln.startswith(" ")]
+    section = {lines[h]: lines[h + 1:(heads + [len(lines)])[k + 1]] for k, h in enumerate(heads)}
+    farkle_names = {ln.split()[0] for ln in section["Farkle"] if re.match(r"  [a-z]", ln)}
+    assert farkle_names == {"farkle", "farkle_official", "farkle_class_5000"}
+    assert not any(n.startswith("farkle") for ln in section["dice 1000"] for n in ln.split()[:1])
+    # counting words and the source said once
+    assert "Pig — 1 die, to 100 [games.md §6]" in out and "1 dice" not in out and " dice, [" not in out
+    assert "[RU-A] RU-A" not in out and "RU-A classic rules" not in out and "[RU-A]" in out
+
+
+def test_kosti_rules_speaks_russian(capsys):
+    assert main(["rules", "--lang", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "Тысяча, классическая — 5 костей, до 1000 [RU-A]" in out
+    assert "Свинья — 1 кость, до 100" in out and "Фаркл" in out
+    assert "классические правила: вход 50, ямы 200–300 и 600–700" in out
+    assert "classic rules" not in out  # no English description in Russian mode
+
+
+def test_kosti_rules_json_keeps_the_contract(capsys):
+    import json
+
+    assert main(["rules", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for p in doc["presets"]:
+        assert {"name", "game", "dice", "target", "description", "source", "parameters"} <= set(p)
+    assert {p["name"] for p in doc["presets"]} == set(PRESET_NAMES) | set(GAME_PRESETS)
+
+
+def test_kosti_play_in_russian_names_and_describes_the_rules(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("11123\n22346\nfoo\nquit\n"))
+    assert main(["play", "--players", "Аня,Боря", "--lang", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "Правила: Тысяча, классическая (classic) — классические правила: вход 50" in out
+    assert "? Аня: нужно бросить 2 кости, а введено 5 (2 2 3 4 6)" in out
+    assert "? это не очки и не команда: 'foo'" in out
+    assert not re.search(r"\b(must|got|not a face|Rules)\b", out), out
+
+
+def test_kosti_play_pig_counts_one_die(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("3 4\nquit\n"))
+    assert main(["play", "--rules", "pig", "--players", "Ann,Boris", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "Rules: Pig (pig) — Pig (Свинья)" in out and "throw exactly 1 die, got 2" in out
+
+
+def test_a_bust_is_one_word_everywhere(capsys):
+    assert main(["score", "2", "2", "3", "4", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "BUST / пусто" in out and "пшик" not in out
+    g = new_any_game("classic", ["A", "B"])
+    from kosti.engine.game import Roll
+
+    _, events = g.apply(Roll((2, 2, 3, 4, 6)))
+    assert any("пусто" in e.text_ru for e in events)
+    assert main(["score", "--rules", "farkle", "2", "2", "3", "4", "6", "3"]) == 0
+    assert "FARKLE / фаркл" in capsys.readouterr().out
+
+
+def test_an_error_names_no_internal_table():
+    with pytest.raises(BadInput) as info:
+        new_any_game({"preset": "classic", "overrides": {"dice_count": 6}}, ["A"])
+    msg = str(info.value)
+    assert "CLASSIC_X20" not in msg and "5 dice" in msg and "Farkle or 10000" in msg
