@@ -115,6 +115,7 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
     from kosti.dashboard.app import create_app
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _check_paths(config, args)
     sock = _listen(config.host, config.port)
     lock = _lock_database(Path(config.db_path))
     try:
@@ -136,6 +137,18 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
         sock.close()
         lock.close()
     return 0
+
+
+def _check_paths(config: DashboardConfig, args: argparse.Namespace) -> None:
+    """Every path the dashboard writes to, checked before anything is claimed: the database's folder (the
+    database, its lock, WAL and journal) and a ``--review-dir`` named on the command line (the review and teach
+    pages write labels and photos there). :class:`kosti.writable.UnwritablePath` (exit 2, one line) when one
+    cannot be created or written; a folder of the config file's ``[storage]`` is created by the service."""
+    from kosti.writable import writable_dir, writable_file
+
+    writable_file(Path(config.db_path), "database")
+    if args.review_dir is not None:
+        writable_dir(args.review_dir, "--review-dir folder")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -162,8 +175,9 @@ def _lock_database(db: Path) -> IO[str]:
     (:class:`CliError`). The lock goes with the process (also on kill -9)."""
     import fcntl
 
-    db = db.expanduser()
-    db.parent.mkdir(parents=True, exist_ok=True)
+    from kosti.writable import writable_file
+
+    db = writable_file(db, "database")  # checked by _check_paths too: the lock is the first file written
     f = open(db.with_name(db.name + ".lock"), "a+")  # noqa: SIM115 - held open for the life of the server
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

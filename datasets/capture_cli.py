@@ -200,7 +200,9 @@ def run_capture(args: argparse.Namespace) -> int:
         raise CaptureInputError("--still-time must be in (0, 10] seconds")
     if args.dice is not None and args.dice < 1:
         raise CaptureInputError("--dice must be >= 1")
-    out = (args.out or default_capture_dir()).expanduser()
+    from kosti.writable import writable_dir
+
+    out = writable_dir(args.out or default_capture_dir(), "--out folder" if args.out else "capture folder")
     try:
         source = open_source(args.source, realtime=args.realtime, photos=True,  # a folder holds photos you have
                              rotate=_rotation(args))

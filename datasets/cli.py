@@ -115,6 +115,7 @@ def _run_synth(args: argparse.Namespace) -> int:
     )
     use_real = cfg.real_frac > 0 or cfg.real_bg_frac > 0
     root = (args.real_root or DEFAULT_REAL_ROOT) if use_real else None
+    _writable_out(args.out)
     summary = generate(args.out, args.n, args.seed, cfg=cfg, crops=args.crops, real_root=root,
                        workers=args.workers, overwrite=args.overwrite, progress=not args.no_progress)
     if args.crops:
@@ -154,9 +155,18 @@ def _add_clips(actions: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_clips)
 
 
+def _writable_out(out: Path) -> None:
+    """``--out`` must be a folder kosti can create and write in (:class:`kosti.writable.UnwritablePath`, exit 2,
+    one line) — said before the scenes or clips are rendered, not after."""
+    from kosti.writable import writable_dir
+
+    writable_dir(out, "--out folder")
+
+
 def _run_clips(args: argparse.Namespace) -> int:
     from kosti.datasets.clips import DEFAULT_REAL_ROOT, write
 
+    _writable_out(args.out)
     try:
         manifest = write(args.out, seed=args.seed, real_root=args.real_root or DEFAULT_REAL_ROOT,
                          names=args.clip or None, overwrite=args.overwrite)

@@ -475,9 +475,17 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from kosti.registry import Registry
+    from kosti.writable import writable_dir
+
     t0, cpu0 = time.monotonic(), _cpu_seconds()
-    work = args.work or Path(tempfile.mkdtemp(prefix="kosti-train-"))
-    work.mkdir(parents=True, exist_ok=True)
+    # every folder training writes to, checked before the first minute of training (exit 2, one line)
+    if args.out is not None:
+        writable_dir(args.out, "--out folder")
+    else:
+        writable_dir(Registry(args.registry).root, "model registry")
+    work = writable_dir(args.work, "--work folder") if args.work is not None \
+        else Path(tempfile.mkdtemp(prefix="kosti-train-"))
     from kosti.ultralytics_env import offline_env, stdout_to_stderr
 
     offline_env()  # before anything below imports Ultralytics

@@ -7,7 +7,9 @@ beyond what its layer needs.
 
 Exit codes (``../shared/docs/cli.md``): 0 success · 2 bad input · 3 an action the rules forbid ·
 1 anything else. An exception that carries an integer ``exit_code`` attribute is reported as one
-line on stderr and exits with that code; any other exception is a bug (exit 1, with traceback).
+line on stderr and exits with that code; so is an :class:`OSError` on a path that cannot be written
+(read-only, not a folder, disk full: exit 2, :mod:`kosti.writable`); any other exception is a bug (exit 1,
+with traceback).
 """
 
 from __future__ import annotations
@@ -98,6 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        # The last net for a path the command could not write after its own checks passed (the disk filled up,
+        # the folder went read-only during the run): one line and exit 2, the user's folder and not a bug.
+        from kosti.writable import UNWRITABLE_ERRNOS, describe_os_error
+
+        if exc.errno not in UNWRITABLE_ERRNOS:
+            raise
+        from kosti.redact import redact_text
+
+        print(f"kosti {args.command}: {redact_text(describe_os_error(exc))}", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - mapped to exit codes below
         code = getattr(exc, "exit_code", None)
         if isinstance(code, int):

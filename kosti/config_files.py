@@ -119,11 +119,16 @@ def write_default_config(path: str | os.PathLike[str], values: Mapping[str, Any]
     raises :class:`ConfigError` instead. Writes a temporary file and renames it into place, with
     ``mode`` (default 0600: the file may hold the PIN). Creates missing parent folders. Returns the path.
     """
+    from kosti.writable import UnwritablePath, writable_file
+
     p = Path(path).expanduser()
     if p.exists() and not overwrite:
         raise ConfigError(f"{p}: already exists; not overwriting it (it may hold your PIN and zones)")
     text = render_config(values)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        writable_file(p, "config file")
+    except UnwritablePath as exc:
+        raise ConfigError(str(exc)) from None
     fd, tmp = tempfile.mkstemp(prefix=".kosti-", suffix=".toml.tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

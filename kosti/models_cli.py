@@ -123,21 +123,31 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_use(args: argparse.Namespace) -> int:
+def _writable_registry(args: argparse.Namespace) -> Registry:
+    """The registry of a command that changes it (``use``, ``rollback``, ``add``); its folder must be writable
+    (:class:`kosti.writable.UnwritablePath`, exit 2, one line, before anything changes)."""
+    from kosti.writable import writable_dir
+
     reg = _registry(args)
+    writable_dir(reg.root, "model registry")
+    return reg
+
+
+def _cmd_use(args: argparse.Namespace) -> int:
+    reg = _writable_registry(args)
     before = reg.use(args.version, force=args.force)
     return _report(args, reg, "use", before)
 
 
 def _cmd_rollback(args: argparse.Namespace) -> int:
-    reg = _registry(args)
+    reg = _writable_registry(args)
     before = reg.active_version()
     reg.rollback()
     return _report(args, reg, "rollback", before)
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    reg = _registry(args)
+    reg = _writable_registry(args)
     files: dict[str, Path] = {"det": args.det, "cls": args.cls}
     if args.det_ncnn is not None:
         files["det_ncnn"] = args.det_ncnn

@@ -261,6 +261,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kosti.vision.evaluate import evaluate, load_dataset
 
     dataset = load_dataset(args.data, args.split)
+    _check_outputs(args)  # before the minutes of reading: an unwritable --plots is said now, in one line
     reader = _reader(args)
     report = evaluate(reader, dataset, compute_map=not args.no_map,
                       progress=_progress(len(dataset.items), f"eval {dataset.split}"))
@@ -322,9 +323,25 @@ def _fit_temperature(reader: DiceReader, dataset: Dataset, args: argparse.Namesp
           file=sys.stderr)
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """``kosti eval``'s outputs: ``--plots`` a folder and ``--fit-temperature`` a file kosti can write
+    (:class:`kosti.writable.UnwritablePath`, exit 2, when not)."""
+    from kosti.writable import writable_dir, writable_file
+
+    if args.plots is not None:
+        writable_dir(args.plots, "--plots folder")
+    if args.fit_temperature is not None:
+        writable_file(args.fit_temperature, "--fit-temperature file")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    """``kosti export``: ONNX (runtime) or NCNN (Raspberry Pi) from Ultralytics ``.pt`` weights."""
+    """``kosti export``: ONNX (runtime) or NCNN (Raspberry Pi) from Ultralytics ``.pt`` weights, written beside
+    them (:class:`kosti.writable.UnwritablePath`, exit 2, when that folder cannot be written)."""
     from kosti.vision.ultralytics_backend import export_model
+    from kosti.writable import writable_dir
+
+    if Path(args.weights).is_file():
+        writable_dir(Path(args.weights).parent, "folder of the weights")
 
     out = export_model(args.weights, args.format, args.imgsz)
     if args.json:
