@@ -410,6 +410,65 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np
     return unseen
 
 
+#: Largest area of a box held by a container, as a share of the container's own area (issue 38, "inner boxes
+#: win"). A die's top or side face boxed inside the die's own box is a third to a half of it
+#: (:func:`nested_in_stronger`), so two such face boxes never make a container; dice in a tray, a ring of tape
+#: or a box lid are each a small part of it.
+CONTAINER_AREA_RATIO = 0.25
+#: Most that two boxes held by one container may cover each other (share of the smaller's area) and still be
+#: two dice: dice lie side by side, a die's faces overlap.
+CONTAINER_INNER_OVERLAP = 0.5
+
+
+def containers(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndarray) -> np.ndarray:
+    """``(K,)`` bool: kept boxes that hold two or more separate, much smaller kept boxes — a tray, a ring, a box
+    lid or a cup the dice were thrown into, boxed as one big "die".
+
+    Issue 38: three dice thrown into a roll of tape were boxed as one die (read 2, p 0.29) and the one-box-per-die
+    rule (:func:`nested_in_stronger`) then dropped the three dice inside it, because the outer box scored higher.
+    Two real dice cannot lie inside one die, so when a box holds two or more boxes each covered ``≥`` their
+    ``frac`` by it, each at most :data:`CONTAINER_AREA_RATIO` of its area and covering one another less than
+    :data:`CONTAINER_INNER_OVERLAP`, the inner boxes are the dice and the outer one is not.
+
+    Args:
+        xyxy: ``(K, 4)`` boxes ``[x1, y1, x2, y2]`` in frame pixels.
+        keep: ``(K,)`` bool, the boxes that are dice so far; only these hold or are held.
+        frac: share of a held box's own area that must lie inside the container: one value, or ``(K,)`` float
+            (the reader's :meth:`~kosti.vision.reader.DiceReader.cover_fracs`); ``≥ 1`` for a box that is never
+            held (``nested_frac`` 1 turns the rule off).
+
+    Returns:
+        ``(K,)`` bool mask of the containers (a subset of ``keep``).
+
+    Raises:
+        ValueError: ``frac`` is an array whose shape is not ``(K,)``.
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    keep = np.asarray(keep, bool)
+    fracs = np.asarray(frac, dtype=np.float64)
+    if fracs.ndim == 0:
+        fracs = np.full(len(xyxy), float(fracs))
+    if fracs.shape != (len(xyxy),):
+        raise ValueError(f"frac must be one value or one per box, shape ({len(xyxy)},); got {fracs.shape}")
+    found = np.zeros(len(xyxy), bool)
+    if keep.sum() < 3:
+        return found
+    cover = box_cover(xyxy, xyxy)  # [i, j]: the share of box i inside box j
+    area = _area(xyxy)
+    for c in np.flatnonzero(keep):
+        held = np.flatnonzero(keep & (fracs < 1.0) & (cover[:, c] >= fracs)
+                              & (area <= CONTAINER_AREA_RATIO * area[c]))
+        held = held[held != c]
+        if len(held) < 2:
+            continue
+        apart = [int(held[0])]
+        for j in held[1:]:  # the held boxes that are separate dice, not faces of one
+            if all(max(cover[j, k], cover[k, j]) < CONTAINER_INNER_OVERLAP for k in apart):
+                apart.append(int(j))
+        found[c] = len(apart) >= 2
+    return found
+
+
 def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndarray) -> np.ndarray:
     """``(K,)`` bool: kept boxes covered ``≥`` their ``frac`` of their own area by an earlier (stronger) kept box.
 

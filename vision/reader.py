@@ -72,7 +72,14 @@ from kosti.vision.backends import (
     make_detector,
 )
 from kosti.vision.crops import CROP_SIZE, VIEW_COUNTS, reader_views, square_crop
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_sides, nested_in_stronger, unseen_in
+from kosti.vision.detections import (
+    UNKNOWN_VALUE,
+    Detections,
+    box_sides,
+    containers,
+    nested_in_stronger,
+    unseen_in,
+)
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
 from kosti.vision.onnx_backend import ModelLoadError
 
@@ -462,6 +469,8 @@ class DiceReader:
         """``keep`` ``(K,)`` bool without the boxes nested in a stronger kept box: covered ``≥ nested_frac`` of
         their area, or ``≥ min(weak_nested_frac, nested_frac)`` for a weak box (``scores`` ``(K,)`` float at or
         below ``conf``; :func:`kosti.vision.detections.nested_in_stronger`). ``nested_frac`` 1 keeps every box.
+        First, a box that holds two or more separate, much smaller dice boxes is a container (a tray, a ring, a
+        box lid; :func:`kosti.vision.detections.containers`) and is dropped, so the dice inside it stay.
 
         Raises:
             ValueError: ``xyxy`` ``(K, 4)``, ``keep`` and ``scores`` differ in length.
@@ -469,7 +478,9 @@ class DiceReader:
         scores = np.asarray(scores)
         if not len(scores) == len(keep) == len(xyxy):
             raise ValueError(f"one_box_per_die: {len(xyxy)} boxes, {len(keep)} keep flags, {len(scores)} scores")
-        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, self.cover_fracs(scores))
+        fracs = self.cover_fracs(scores)
+        keep = np.asarray(keep, bool) & ~containers(xyxy, keep, fracs)  # inner boxes win (issue 38)
+        single: np.ndarray = keep & ~nested_in_stronger(xyxy, keep, fracs)
         return single
 
     def cover_fracs(self, scores: np.ndarray) -> np.ndarray:

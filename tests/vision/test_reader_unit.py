@@ -482,3 +482,52 @@ def test_the_views_come_from_reader_json_and_set_how_many_crops_are_read(tmp_pat
     (tmp_path / "reader.json").write_text(json.dumps({"views": "sideways"}))
     with pytest.raises(Exception, match="unknown test-time views"):
         DiceReader(tmp_path / "det.onnx", tmp_path / "cls.onnx")
+
+
+# Issue 38, "inner boxes win": dice thrown into a ring of tape, a tray, a box lid. Boxes as the detector gives
+# them, strongest first: the container scored above the dice (the roll of tape: read 2 at p 0.29).
+_RING = [[100, 100, 400, 400], [160, 170, 220, 230], [250, 200, 310, 260], [200, 300, 260, 360]]
+_TRAY = [[20, 20, 620, 420], [60, 60, 110, 110], [300, 200, 350, 250], [500, 330, 550, 380], [400, 60, 450, 110]]
+_LID = [[0, 0, 200, 150], [20, 20, 60, 60], [120, 80, 160, 120]]
+
+
+@pytest.mark.parametrize("boxes", [_RING, _TRAY, _LID], ids=["ring of tape", "tray", "box lid"])
+def test_a_container_holding_dice_is_dropped_and_its_dice_stay(boxes):
+    from kosti.vision.detections import containers
+
+    boxes = np.asarray(boxes, np.float32)
+    keep = np.ones(len(boxes), bool)
+    assert containers(boxes, keep, 0.7).tolist() == [True] + [False] * (len(boxes) - 1)
+    # without the container rule the one-box rule keeps the container and drops every die inside it
+    assert nested_in_stronger(boxes, keep, 0.7).tolist() == [False] + [True] * (len(boxes) - 1)
+    assert not containers(boxes, keep, 1.0).any(), "nested_frac 1 turns the rule off"
+    assert not containers(boxes[:2], keep[:2], 0.7).any(), "one die inside: the one-box rule decides"
+
+
+def test_a_die_with_its_faces_boxed_is_no_container():
+    """A die seen from the side with its top face and a side face boxed inside its box: one die, not a container
+    (each face is more than a quarter of the die's box), nor are two dice lying on one another's edge."""
+    from kosti.vision.detections import containers
+
+    die = np.array([[0, 0, 100, 100], [10, 5, 90, 55], [10, 50, 90, 98]], np.float32)
+    assert not containers(die, np.ones(3, bool), 0.7).any()
+    assert nested_in_stronger(die, np.ones(3, bool), 0.7).tolist() == [False, True, True]
+    # two small boxes lying on each other (one die boxed twice) inside a big box: one inner die, no container
+    twice = np.array([[0, 0, 300, 300], [100, 100, 150, 150], [105, 102, 152, 150]], np.float32)
+    assert not containers(twice, np.ones(3, bool), 0.7).any()
+    # only kept boxes count
+    assert not containers(np.asarray(_RING, np.float32), np.array([True, True, False, False]), 0.7).any()
+    with pytest.raises(ValueError, match="one per box"):
+        containers(die, np.ones(3, bool), np.array([0.7, 0.7]))
+
+
+def test_reader_reads_the_dice_inside_a_tray_not_the_tray(monkeypatch):
+    m = untrained_models()
+    r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, value_conf=0.5, temperature=1.0, tta=False,
+                   verify_conf=0.25)
+    two, three, six = ([0, 0.9, 0, 0, 0, 0, 0.1], [0, 0, 0.9, 0, 0, 0, 0.1], [0, 0, 0, 0, 0, 0.9, 0.1])
+    tray = [[0.3, 0.35, 0, 0, 0, 0, 0.35]]  # the classifier's unsure "2" for the ring of tape
+    _scripted(r, monkeypatch, _RING, [0.9, 0.8, 0.7, 0.6], tray + [two, three, six])
+    dice, candidates = r.read_candidates(np.zeros((500, 500, 3), np.uint8))
+    assert sorted(dice.value.tolist()) == [2, 3, 6] and len(dice) == 3
+    assert candidates.xyxy.tolist() == [_RING[0]], "the container is a candidate, not a die"
