@@ -69,6 +69,7 @@ from kosti.dashboard.store import Store
 from kosti.dashboard.table import TableService
 
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
+    from kosti.config_sections import MqttSettings
     from kosti.vision.pipeline import Reader
     from kosti.vision.sources import FrameSource
 
@@ -116,6 +117,8 @@ class DashboardConfig:
         allowed_hosts: host names (besides IP addresses, loopback names and this machine's name) a
             state-changing request may be addressed to (``[server] allowed_hosts``; DNS rebinding guard).
         require_pin: ``True``: control needs the PIN on any address (``--pin`` given); ``None``: only off loopback.
+        mqtt: the ``[mqtt]`` section: with ``broker`` set, the table is published on that MQTT broker while the app
+            runs (:class:`kosti.dashboard.mqtt.TableMqtt`; its ``MqttUnavailable`` when paho-mqtt is missing).
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -138,6 +141,7 @@ class DashboardConfig:
     reader_reload: tuple[Callable[[], Reader], Callable[[], object]] | None = None
     allowed_hosts: list[str] = field(default_factory=list)
     require_pin: bool | None = None
+    mqtt: MqttSettings | None = None
 
     @property
     def pin_required(self) -> bool:
@@ -171,6 +175,16 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                          source_spec=config.source or (source.kind if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
     table.reader_reload = config.reader_reload
+    publisher = None
+    if config.mqtt is not None and config.mqtt.enabled:
+        from kosti import __version__
+        from kosti.dashboard.mqtt import TableMqtt
+
+        try:
+            publisher = TableMqtt(config.mqtt, table, __version__)
+        except Exception:
+            store.close()
+            raise
     table.apply_file_settings(dict(config.settings or {}))  # undoes what the file set last time and no longer does
     resumed = table.game_id
     if config.players:
@@ -194,9 +208,13 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.start_capture:
             await run_in_threadpool(table.start)
+        if publisher is not None:
+            await run_in_threadpool(publisher.start)
         try:
             yield
         finally:
+            if publisher is not None:
+                await run_in_threadpool(publisher.stop)
             await run_in_threadpool(table.stop)
             store.close()
 
@@ -211,6 +229,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     app.state.table = table
     app.state.store = store
     app.state.config = config
+    app.state.mqtt = publisher  # the MQTT publisher, or None
 
     # -- errors ------------------------------------------------------------------------------------
     install_error_handlers(app, table.storage_changed)

@@ -1,19 +1,29 @@
 """Thread-safe fan-out of the table's JSON messages (snapshots, source health) to asyncio subscribers, one
-queue per WebSocket (:class:`Broadcaster`)."""
+queue per WebSocket, and to plain callables in the publishing thread (the MQTT publisher, :mod:`kosti.dashboard.mqtt`)
+(:class:`Broadcaster`)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+log = logging.getLogger(__name__)
 
 
 class Broadcaster:
-    """Thread-safe fan-out of JSON messages to asyncio subscribers (one queue per WebSocket)."""
+    """Thread-safe fan-out of JSON messages to asyncio subscribers (one queue per WebSocket).
+
+    Attributes:
+        listeners: called with every message in the publishing thread, after the queues (each must return at
+            once; a listener's exception is logged and the others still hear the message).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = set()
+        self.listeners: list[Callable[[Mapping[str, object]], None]] = []
 
     def subscribe(self) -> asyncio.Queue:
         """A new queue receiving every later message (call from the event loop's thread)."""
@@ -42,6 +52,11 @@ class Broadcaster:
                 loop.call_soon_threadsafe(_put_latest, q, message)
             except RuntimeError:  # loop closed
                 self.unsubscribe(q)
+        for listener in list(self.listeners):
+            try:
+                listener(message)
+            except Exception:  # noqa: BLE001 - a listener's fault must not stop the screens' updates
+                log.exception("broadcast listener %r failed", listener)
 
 
 def _put_latest(q: asyncio.Queue, message: Mapping[str, object]) -> None:

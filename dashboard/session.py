@@ -56,6 +56,35 @@ from kosti.vision.overlay import encode_jpeg
 log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
+class AppliedAction:
+    """One engine action the session has applied and stored (:attr:`GameSession.action_listeners`).
+
+    Attributes:
+        game_id: the game. kind: ``roll``, ``keep``, ``bank`` or ``choose``. player: who moved (None: nobody to move).
+        turn_no: the turn it belongs to (1-based). events: the engine's events as JSON (``kind``, ``player``,
+            ``points``, ``faces``, ``text_en``, ``text_ru``, ``outcome``), in order.
+        turn_end: ``{"score_after", "outcome"}`` when the action ended the turn, else None.
+        next_player: who throws next when the turn passed (None otherwise or at the end).
+        over: the game ended with it. winner: the winner(s), comma separated, or None.
+        correction: it replaces an applied throw the table fixed (a second, corrected ``roll``).
+        faces: the faces thrown (a ``roll``), else empty. state: the engine state after it.
+    """
+
+    game_id: int
+    kind: str
+    player: str | None
+    turn_no: int
+    events: list[JsonObject]
+    turn_end: JsonObject | None
+    next_player: str | None
+    over: bool
+    winner: str | None
+    correction: bool
+    faces: list[int]
+    state: GameState
+
+
+@dataclass(frozen=True)
 class CountMismatch:
     """A throw of ``n`` dice where the state allows only ``sizes`` (:func:`count_mismatch`)."""
 
@@ -102,6 +131,8 @@ class GameSession:
         game_hooks: called with the state whenever a game is put on the table (new, resumed, rematch,
             restored at start-up), under the lock: each must return at once (the advisor starts a thread).
         state_listeners: called with the state (or None) after every change of it, under the lock.
+        action_listeners: called with an :class:`AppliedAction` after every engine action is stored, under the
+            lock, in order (the MQTT publisher's events); each must return at once.
         corrections_dir: folder where confirmed or corrected throws are saved for retraining, or None.
         model_name: says which reader read the throws (written into saved corrections).
     """
@@ -118,6 +149,7 @@ class GameSession:
         self.last_error: JsonObject | None = None
         self.game_hooks: list[Callable[[GameState], None]] = []
         self.state_listeners: list[Callable[[GameState | None], None]] = []
+        self.action_listeners: list[Callable[[AppliedAction], None]] = []
         self.corrections_dir: Path | None = None
         self.model_name: Callable[[], str] = lambda: ""
         #: Dice of the pending throw before each edit (fix / add / remove), newest last, so that Undo
@@ -340,11 +372,23 @@ class GameSession:
             supersedes=supersedes,
         )
         self.state = after
+        turn_no = self.turn_no
         if next_turn is not None:
             self.turn_no += 1
         self.events.extend(evs)
         self.last_error = None
         self._state_changed()
+        if self.action_listeners:
+            applied = AppliedAction(
+                self.game_id, kind, mover, turn_no, evs, turn_end,
+                str(next_turn["player"]) if next_turn is not None else None, after.over,
+                winner if isinstance(winner, str) or winner is None else ", ".join(winner), supersedes is not None,
+                json_faces(payload["faces"]) if kind == "roll" and "faces" in payload else [], after)
+            for listener in self.action_listeners:
+                try:
+                    listener(applied)
+                except Exception:  # noqa: BLE001 - a listener's fault must not undo a recorded action
+                    log.exception("action listener %r failed", listener)
         return evs
 
     def submit_throw(self, thr: TableThrow, actor: str = "camera") -> JsonObject:

@@ -43,6 +43,7 @@ from kosti.config_files import parse_assignment, render_config, write_default_co
 from kosti.config_sections import (
     SECTIONS,
     GameSettings,
+    MqttSettings,
     Point,
     ReaderSettings,
     ServerSettings,
@@ -54,7 +55,7 @@ from kosti.config_sections import (
 
 __all__ = [
     "CONFIG_ENV", "ENV_NESTED", "ENV_PREFIX", "MAX_CONFIG_BYTES", "SECTIONS", "SYSTEM_CONFIG", "ConfigError",
-    "GameSettings", "KostiConfig", "Point", "ReaderSettings", "ServerSettings", "SettleSettings", "SourceSettings",
+    "GameSettings", "KostiConfig", "MqttSettings", "Point", "ReaderSettings", "ServerSettings", "SettleSettings", "SourceSettings",
     "StorageSettings", "ZonesSettings", "default_config_path", "load_config", "parse_assignment",
     "render_config", "write_default_config",
 ]
@@ -69,8 +70,8 @@ class KostiConfig(BaseSettings):
     """The whole configuration. ``KostiConfig()`` = defaults + ``KOSTI_*`` environment variables;
     :func:`load_config` adds the TOML file underneath the environment.
 
-    Sections: ``source``, ``zones``, ``settle``, ``reader``, ``game``, ``server``, ``storage`` (see each
-    class). Unknown keys are rejected.
+    Sections: ``source``, ``zones``, ``settle``, ``reader``, ``game``, ``server``, ``storage``, ``mqtt`` (see
+    each class). Unknown keys are rejected.
     """
 
     model_config = SettingsConfigDict(
@@ -85,6 +86,7 @@ class KostiConfig(BaseSettings):
     game: GameSettings = Field(default_factory=GameSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)
 
     @classmethod
     def settings_customise_sources(
