@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -133,13 +134,17 @@ def _files_key(detector: Path, classifier: Path) -> str:
 
 
 def reference_metrics(detector: str | os.PathLike[str], classifier: str | os.PathLike[str],
-                      cache_dir: str | os.PathLike[str] | None = None, **reader_kwargs: Any) -> dict[str, Any]:
+                      cache_dir: str | os.PathLike[str] | None = None,
+                      progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
+                      **reader_kwargs: Any) -> dict[str, Any]:
     """The reader (``detector`` + ``classifier``, with the ``reader.json`` beside the classifier) measured on
     :func:`reference` at its default operating point (:mod:`kosti.models`).
 
     Args:
         detector, classifier: ONNX files. cache_dir: folder of a JSON cache keyed by the files' SHA-256
-            (the registry root); ``None`` = no cache. reader_kwargs: more :class:`DiceReader` arguments.
+            (the registry root); ``None`` = no cache. progress: wraps the photos' iterable when they are
+            read (not on a cache hit; ``kosti models list`` tells the user about the wait). reader_kwargs:
+            more :class:`DiceReader` arguments.
 
     Returns:
         ``{"data": reference_id(), "images", "dice", "precision", "recall", "die_accuracy", "image_exact"}``.
@@ -164,7 +169,7 @@ def reference_metrics(detector: str | os.PathLike[str], classifier: str | os.Pat
             return hit
     ref_dir, ref_split = reference()
     doc = evaluate_data(ref_dir, split=ref_split, detector=Path(detector), classifier=Path(classifier),
-                        compute_map=False, **reader_kwargs)
+                        compute_map=False, progress=progress, **reader_kwargs)
     out = {"data": data_id, **{k: doc[k] for k in REFERENCE_KEYS}}
     if cache_file is not None and key is not None:
         cache[key] = out

@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from kosti.registry import Registry, RegistryError
 
@@ -42,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     ls = sub.add_parser("list", parents=[common], help="list model versions with their reference and held-back numbers")
     ls.add_argument("--no-measure", action="store_true",
-                    help="do not measure versions without reference numbers (first listing takes ~15 s per version)")
+                    help="do not measure versions without reference numbers (the first listing reads the 150 "
+                         "reference photos with each version: ~15 s a version, said on stderr)")
     ls.set_defaults(func=_cmd_list)
 
     use = sub.add_parser("use", parents=[common], help="activate a model version")
@@ -71,13 +74,37 @@ def _registry(args: argparse.Namespace) -> Registry:
     return Registry(args.registry)
 
 
-def version_numbers(reg: Registry, v, measure: bool = True) -> dict:
+def measuring_progress(version: str, root: Path, stream: TextIO | None = None) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    """A ``progress`` wrapper for :func:`kosti.datasets.replay.reference_metrics` that tells the user why the first
+    ``kosti models list`` takes a while (issue 42 #12: it was silent for ~10 s, reading every reference photo with
+    the version's reader — not an import): one line on ``stream`` (default stderr, so ``--json`` stays one
+    document) naming the version, the photo count and the cache, a photo counter updated in place when ``stream``
+    is a terminal, and a closing line with the seconds it took. Called only on a cache miss."""
+
+    def wrap(items: Iterable[Any]) -> Iterator[Any]:
+        out = sys.stderr if stream is None else stream
+        photos = list(items)
+        n, tty, t0 = len(photos), out.isatty(), time.monotonic()
+        print(f"kosti models: measuring {version!r} on the {n} reference photos (once; the numbers are kept in "
+              f"{root}) ...", file=out, flush=True)
+        for i, item in enumerate(photos, 1):
+            yield item
+            if tty:
+                print(f"\r  {i}/{n} photos", end="", file=out, flush=True)
+        print(("\n" if tty else "") + f"kosti models: {version!r} measured in {time.monotonic() - t0:.0f} s",
+              file=out, flush=True)
+
+    return wrap
+
+
+def version_numbers(reg: Registry, v, measure: bool = True, progress: bool = False) -> dict:
     """``{"reference": metrics | None, "held_back": metrics | None, "reference_error"?: str}`` of one version.
 
     ``reference``: the version measured on the shipped reference photos (:mod:`kosti.datasets.replay`) —
     stored with the version by ``kosti train``, else measured now (``measure``) and cached in the registry
     root by the model files' SHA-256, so every version, ``shipped`` included, is compared on the same photos.
-    ``held_back``: the version's own held-back numbers (``kosti train``), or ``None``.
+    ``held_back``: the version's own held-back numbers (``kosti train``), or ``None``. ``progress``: say on
+    stderr when photos are being read (:func:`measuring_progress`).
     """
     from kosti.datasets.replay import reference_id, reference_metrics
 
@@ -90,7 +117,8 @@ def version_numbers(reg: Registry, v, measure: bool = True) -> dict:
         return out
     p = reg.paths(v.version)
     try:
-        out["reference"] = reference_metrics(p.detector, p.classifier, cache_dir=reg.root)
+        out["reference"] = reference_metrics(p.detector, p.classifier, cache_dir=reg.root,
+                                             progress=measuring_progress(v.version, reg.root) if progress else None)
     except Exception as exc:  # noqa: BLE001 - one unusable version must not hide the others
         out["reference_error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return out
@@ -100,7 +128,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     reg = _registry(args)
     versions = reg.list_versions()
     active, previous = reg.active_version(), reg.previous_version()
-    numbers = [version_numbers(reg, v, measure=not args.no_measure) for v in versions]
+    numbers = [version_numbers(reg, v, measure=not args.no_measure, progress=True) for v in versions]
     if args.json:
         print(json.dumps({"active": active, "previous": previous, "root": str(reg.root),
                           "versions": [{**v.to_json(), **n} for v, n in zip(versions, numbers)]},

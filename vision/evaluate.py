@@ -496,6 +496,7 @@ def evaluate_data(
     detector: str | Path | None = None,
     classifier: str | Path | None = None,
     compute_map: bool = True,
+    progress: Callable[[Iterable[LabelledImage]], Iterable[LabelledImage]] | None = None,
     **reader_kwargs: Any,
 ) -> dict[str, Any]:
     """One-call evaluation for scripts (training, model registry): the ``kosti eval --json`` document.
@@ -505,6 +506,7 @@ def evaluate_data(
         split: dataset split.
         detector, classifier: model paths (defaults as :class:`DiceReader`).
         compute_map: run the low-threshold pass for mAP.
+        progress: wraps the image iterable, as :func:`evaluate`'s (``kosti models list`` counts the photos).
         reader_kwargs: more :class:`DiceReader` arguments (``conf``, ``value_conf``, ``threads`` …).
 
     Returns:
@@ -515,7 +517,7 @@ def evaluate_data(
     """
     dataset = load_dataset(data, split)
     reader = DiceReader(det_path=detector, cls_path=classifier, **reader_kwargs)
-    doc = evaluate(reader, dataset, compute_map=compute_map).to_json()
+    doc = evaluate(reader, dataset, compute_map=compute_map, progress=progress).to_json()
     doc.update(data=str(data), split=dataset.split)
     return doc
 
