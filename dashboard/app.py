@@ -117,6 +117,9 @@ class DashboardConfig:
         allowed_hosts: host names (besides IP addresses, loopback names and this machine's name) a
             state-changing request may be addressed to (``[server] allowed_hosts``; DNS rebinding guard).
         require_pin: ``True``: control needs the PIN on any address (``--pin`` given); ``None``: only off loopback.
+        monitor_from: networks (``192.168.1.0/24``) besides this machine that may read ``/healthz`` and ``/metrics``
+            (``[server] monitor_from``). stall_s: seconds without a frame after which ``/healthz`` says the camera
+            stalled (:data:`kosti.dashboard.health.STALL_S`).
         mqtt: the ``[mqtt]`` section: with ``broker`` set, the table is published on that MQTT broker while the app
             runs (:class:`kosti.dashboard.mqtt.TableMqtt`; its ``MqttUnavailable`` when paho-mqtt is missing).
     """
@@ -141,6 +144,8 @@ class DashboardConfig:
     reader_reload: tuple[Callable[[], Reader], Callable[[], object]] | None = None
     allowed_hosts: list[str] = field(default_factory=list)
     require_pin: bool | None = None
+    monitor_from: list[str] = field(default_factory=list)
+    stall_s: float = 5.0
     mqtt: MqttSettings | None = None
 
     @property
@@ -269,6 +274,13 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     from kosti.dashboard.routes.export import create_export_router
 
     app.include_router(create_export_router(store))  # /api/games/{id}/export (issue 43)
+    from kosti.dashboard.health import TableMetrics
+    from kosti.dashboard.routes.health import create_health_router
+    from kosti.dashboard.routes.join import create_join_router
+
+    app.state.metrics = TableMetrics(table)  # /metrics; /healthz for systemd's watchdog (issue 43)
+    app.include_router(create_health_router(table, app.state.metrics, config.monitor_from, config.stall_s))
+    app.include_router(create_join_router(config.host, config.port, lambda: config.pin, config.pin_required, check_pin))
     app.include_router(create_settings_router(table, check_pin))
     app.include_router(create_live_router(table))
     app.include_router(create_ws_router(table, guard, config.pin_required))

@@ -79,6 +79,12 @@ class LiveTable(RunnerObserver):
         #: The latest settled throw with its frame, game or not (the teach page saves it); None before one.
         self.last_settled: TableThrow | None = None
         self.throw_requested_at = 0.0
+        #: Frames the runner processed, and ``time.monotonic()`` of the newest (None before one): /healthz, /metrics.
+        self.frames_seen = 0
+        self.last_frame_at: float | None = None
+        #: Called with every settled :class:`~kosti.vision.throws.Throw` in the runner's thread, before the game
+        #: hears of it (the metrics count throws and their read latency); each must return at once.
+        self.throw_listeners: list[Callable[[Throw], None]] = []
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def make_runner(self) -> LivePipeline:
@@ -155,6 +161,11 @@ class LiveTable(RunnerObserver):
 
     # -- the runner's reports (its thread) ---------------------------------------------------------
     def _throw(self, throw: Throw) -> None:
+        for listener in self.throw_listeners:
+            try:
+                listener(throw)
+            except Exception:  # noqa: BLE001 - a listener's fault must not lose the throw
+                log.exception("throw listener %r failed", listener)
         if self.turnable:
             self.orientation.add_throw(throw)
         thr = throw_from_pipeline(throw)
@@ -164,6 +175,8 @@ class LiveTable(RunnerObserver):
     def frame(self, frame: Frame, result: FrameResult | None) -> None:
         """Note the settle state; draw and encode the live view while a viewer wants it."""
         self.source_error = ""
+        self.frames_seen += 1
+        self.last_frame_at = time.monotonic()
         self.motion = result.update.state.value if result is not None else "no reader"
         if self.runner is None or not self.frames.wanted():
             return  # nobody is watching: skip the overlay and the JPEG encode
