@@ -341,6 +341,28 @@ def _run(args: argparse.Namespace) -> int:
                   args)
 
 
+def _probe_picamera(spec: str) -> None:
+    """The Raspberry Pi camera (``picamera``, kosti's default source): causes that cannot heal while kosti runs
+    are one line at start (:class:`CliError`, exit 2) — the ``picamera2`` module is not installed (a laptop, a
+    venv made without ``--system-site-packages``), or libcamera lists no camera (no module on the ribbon).
+    A camera that is there but fails later is retried with backoff (:class:`kosti.vision.reconnect.ReconnectingSource`)."""
+    import importlib.util
+
+    if "picamera2" not in sys.modules and importlib.util.find_spec("picamera2") is None:
+        raise CliError(f"--source {spec}: the Raspberry Pi camera needs the picamera2 module, which is not installed "
+                       "(on a Pi: sudo apt install python3-picamera2, venv with --system-site-packages); "
+                       "on another machine use --source 0 (a USB webcam), a video file, a folder of frames or virtual")
+    try:
+        from picamera2 import Picamera2
+
+        cameras = Picamera2.global_camera_info()
+    except Exception:  # noqa: BLE001 - libcamera cannot tell: the running source says why, with retries
+        return
+    if not cameras:
+        raise CliError(f"--source {spec}: no Raspberry Pi camera is connected (libcamera lists none): check the "
+                       "ribbon cable and `rpicam-hello --list-cameras`, or use --source 0 for a USB webcam")
+
+
 class _Capture(Protocol):
     """What the camera probe uses of a ``cv2.VideoCapture``."""
 
@@ -360,6 +382,9 @@ def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = N
         parsed = parse_source_spec(s)
     except SourceError:
         return  # open_source says why, in the same words
+    if parsed.kind == "picamera":
+        _probe_picamera(s)
+        return
     target = parsed.target
     if parsed.kind != "device" or not isinstance(target, int | str):  # a device: an index or a /dev path
         return

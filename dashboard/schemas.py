@@ -311,6 +311,9 @@ class SourceInfo(BaseModel):
     fps: float
     motion: str | None = None
     message: str | None = None
+    why: str | None = Field(None, description="why there is no picture, in words, and when kosti tries again "
+                                              "(kosti.dashboard.source_words); None while frames arrive")
+    why_ru: str | None = Field(None, description="the same in Russian")
     rotate: int = Field(0, description="degrees clockwise the frames are turned ([source] rotate)")
     turn_hint: int | None = Field(None, description=(
         "the turn (degrees clockwise, to set as rotate) that would put the far side of the table at the top, when "

@@ -19,6 +19,7 @@ from kosti.dashboard.errors import Conflict, Invalid
 from kosti.dashboard.frames import FrameHub
 from kosti.dashboard.json_values import JsonObject, JsonValue, json_int
 from kosti.dashboard.readers import ReaderKind, VirtualTruthReader, default_reader, describe_reader
+from kosti.dashboard.source_words import source_why
 from kosti.dashboard.table_settings import Settings, tuning
 from kosti.dashboard.throws import TableThrow, throw_from_pipeline
 from kosti.dashboard.views import GameState, roll_sizes
@@ -219,8 +220,10 @@ class LiveTable(RunnerObserver):
         status: JsonValue = self.source.status.to_dict() if isinstance(self.source, ReconnectingSource) else (
             "error" if self.source_error else "ok")
         hint = self.orientation.rotate_for(self.rotation) if self.turnable else None
+        why = source_why(status, self.source_error)  # why there is no picture, in words (issue 42), or None
         return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
                 "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error,
+                "why": why[0] if why else None, "why_ru": why[1] if why else None,
                 "rotate": self.rotation, "turn_hint": hint}
 
     def virtual_source(self) -> VirtualTableSource:

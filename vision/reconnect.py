@@ -126,6 +126,7 @@ class ReconnectingSource(FrameSource):
         self._attempts = 0
         self._next_try = 0.0
         self.delays: list[float] = []  # every backoff delay waited, in order (diagnostics and tests)
+        self._logged = ""  # the failure last logged as a warning: the same cause again is only logged at debug
 
     @property
     def status(self) -> SourceStatus:
@@ -226,6 +227,9 @@ class ReconnectingSource(FrameSource):
                 self._failed(exc)
                 continue
             if self._attempts or self._status.state != "ok":
+                if self._logged:
+                    log.warning("source is back after %d failed attempts", self._attempts)
+                    self._logged = ""
                 self._attempts = 0
                 self._set_status("ok", "")
             return frame.image, frame.t
@@ -245,7 +249,15 @@ class ReconnectingSource(FrameSource):
         delay = self.backoff(self._attempts)
         self._next_try = self._clock() + delay
         self._set_status("reconnecting", msg)
-        log.warning("source failed (%s); retry %d in %.1f s", msg, self._attempts, delay)
+        # One warning when the source fails or its cause changes; the same cause again (a camera that stays
+        # unplugged) only at debug level, so the log does not repeat a long message at every retry (issue 42).
+        cause = msg if len(msg) <= 160 else msg[:157] + "..."
+        if msg != self._logged:
+            log.warning("source failed (%s); retrying with backoff, next in %.1f s (further failures of this kind "
+                        "are logged at debug level; the dashboard shows each)", cause, delay)
+            self._logged = msg
+        else:
+            log.debug("source failed (%s); retry %d in %.1f s", cause, self._attempts, delay)
         self.delays.append(delay)
         return False
 

@@ -377,10 +377,16 @@ class LivePipeline:
                         self._handle(self._latest, end, time.time())
                     break
                 except (SourceError, OSError) as exc:
+                    was = self._error
                     self._problem(redact_text(str(exc)), False)
                     if self.retry_s is None:
                         raise
-                    log.warning("frame source error: %s", self._error)
+                    # Said once when frames stop (a reconnecting source logs its own attempts and backoff), not at
+                    # every read that times out: a camera that stays away must not fill the log (issue 42).
+                    if was is None and not isinstance(self.source, ReconnectingSource):
+                        log.warning("frame source error: %s", self._error)
+                    else:
+                        log.debug("frame source error: %s", self._error)
                     self._stop.wait(self.retry_s)
                     continue
                 except Exception as exc:  # noqa: BLE001 - a live table stays up; it says why there is no frame

@@ -331,6 +331,11 @@ function renderSource(src) {
 
 // The database cannot be written (disk full, read-only): nothing is being stored; say so on every screen.
 function renderStorage(storage) {
+  // why there is no picture, in words, and when kosti tries again (the server's sentence, EN + RU)
+  const why = key === "cam_down" && src.why ? (lang === "ru" ? src.why_ru || src.why : src.why) : "";
+  cam.title = why;
+  $("cam-why").textContent = why;
+  $("cam-why").hidden = !why;
   const el = $("storage-banner");
   const bad = storage && storage.ok === false;
   el.hidden = !bad;

@@ -142,13 +142,18 @@ class Picamera2:
         self.closed = True
 
 
-def install(monkeypatch, model: str = "imx708") -> types.ModuleType:
-    """Put a fake ``picamera2`` module (cameras of sensor ``model``) into ``sys.modules``; returns it."""
+def install(monkeypatch, model: str = "imx708", cameras: int = 1) -> types.ModuleType:
+    """Put a fake ``picamera2`` module (``cameras`` cameras of sensor ``model``) into ``sys.modules``; returns it.
+    ``Picamera2.global_camera_info()`` lists them as the real one does (one dict per camera, ``Model``, ``Num``)."""
     module = types.ModuleType("picamera2")
 
     class Camera(Picamera2):
         def __init__(self, camera_num: int = 0) -> None:
             super().__init__(camera_num, model=model)
+
+        @staticmethod
+        def global_camera_info() -> list[dict[str, Any]]:
+            return [{"Model": model, "Num": i, "Location": 2, "Rotation": 180} for i in range(cameras)]
 
     Picamera2.instances = []
     module.Picamera2 = Camera
