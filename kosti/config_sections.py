@@ -480,8 +480,8 @@ class ServerSettings(_Section):
         PIN (4–6 digits) asked before anyone can change the game when host is not 127.0.0.1.
         Unset: a random PIN is chosen at every start and printed in the log (journalctl -u kosti)."""))
     allowed_hosts: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list, description=_doc("""
-        Host names the dashboard may be changed under, besides IP addresses, localhost and this machine's name
-        (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host cannot change the game."""))
+        Host names the dashboard answers under, besides IP addresses, localhost and this machine's name
+        (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host are refused, reads too."""))
 
     @field_validator("allowed_hosts")
     @classmethod
