@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kosti.dashboard.errors import NotFound
-from kosti.dashboard.store import Store
+from kosti.dashboard.store import SETUP_OUTCOME, Store
 from kosti.dashboard.views import score_deltas, state_from_json, throw_view
 from kosti.engine.errors import BadInput
 
@@ -52,7 +52,10 @@ def score_sheet(store: Store, game_id: int) -> dict[str, Any]:
     points this turn (negative for a penalty), "outcome": the turn's outcome (bank, bust, dump_truck …),
     "notes": [{"kind", "delta", "after", "by", "text_en", "text_ru"}]}``; ``notes`` explain a change made during someone
     else's turn (an overtaking fine, a fall or push off the barrel, a pit), so the victim's column says why
-    the score moved. A round begins when the seat order wraps (rules.md §2: players throw in turn).
+    the score moved. A round begins when the seat order wraps past the seat of the first turn (rules.md §2:
+    players throw in turn; Pig's round begins with the lowest order throw). The order
+    or set-up throws before the first turn (outcome ``setup``: :attr:`kosti.engine.games.Game.in_setup`) are
+    not a round of the sheet.
     """
     g = store.get_game(game_id)
     if g is None:
@@ -61,10 +64,15 @@ def score_sheet(store: Store, game_id: int) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     round_of: dict[int, int] = {}
     prev = None
+    first_seat: int | None = None
     for t in store.turns(game_id):
         player, turn_no = t["player"], t["turn_no"]
         assert isinstance(player, str) and isinstance(turn_no, int), t  # NOT NULL columns of ``turns``
-        seat = seats.get(player, 0)
+        if t["outcome"] == SETUP_OUTCOME:  # an order / set-up throw is no player's turn (Pig, Aces, Buck dice)
+            continue
+        if first_seat is None:  # a round begins with whoever threw first (Pig: the lowest order throw)
+            first_seat = seats.get(player, 0)
+        seat = (seats.get(player, 0) - first_seat) % max(len(seats), 1)
         if not rows or (prev is not None and seat <= prev):
             rows.append({"round": len(rows) + 1, "cells": {}})
         prev = seat

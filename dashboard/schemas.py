@@ -375,7 +375,8 @@ class Snapshot(BaseModel):
 class Preset(BaseModel):
     """A rule preset (cli.md ``kosti rules``): name, game, dice, target, description and its parameters; the
     1000 family adds the rules line (``summary``), the games of games.md their rules pages (``rules_en``,
-    ``rules_ru``), ``description_ru`` and ``source``."""
+    ``rules_ru``) and ``source``; every preset has its human name (``title`` / ``title_ru``) and
+    ``description_ru``."""
 
     name: str
     game: str
@@ -383,6 +384,8 @@ class Preset(BaseModel):
     target: int | float | None
     description: str
     parameters: JsonObject
+    title: str | None = None
+    title_ru: str | None = None
     summary: list[Text] | None = None
     description_ru: str | None = None
     source: str | None = None

@@ -357,7 +357,9 @@ class GameSession:
         outcome = turn_outcome(events, after.over)  # the engine's Event.outcome; None: no turn ended by it
         if outcome is not None or turn_events:
             score_after = score_of(after, mover) if mover else None
-            turn_end = {"score_after": score_after, "outcome": outcome or "end"}
+            # an order / set-up throw (Pig, Aces, Buck dice) ends no player's turn: the sheet and statistics skip it
+            turn_end = {"score_after": score_after,
+                        "outcome": outcome or ("setup" if getattr(before, "in_setup", False) else "end")}
             nxt = turn_events[-1].player if turn_events else after.to_move  # no "turn" event in a final round
             if nxt is not None and not after.over:
                 next_turn = {"turn_no": self.turn_no + 1, "player": nxt, "score_before": score_of(after, nxt)}
@@ -537,6 +539,7 @@ class GameSession:
             if last is None:
                 raise Conflict("only the latest throw can be fixed; undo back to it first",
                                  "исправить можно только последний бросок; сначала отмените действия после него")
+            assert last.throw_id is not None  # _fixable_action: a throw's roll
             row = self.store.get_throw(last.throw_id)
             assert row is not None
             faces = json_faces(last.payload["faces"])
@@ -551,6 +554,21 @@ class GameSession:
             self.store.set_throw_resolution(row.id, "corrected")
             self._save_correction(row.id)
             return self._pending_changed(row.id)
+
+    def _fixable_action(self) -> ActionRow | None:
+        """The game's latest live action when it is a throw's roll (the one applied throw :meth:`fix` may still
+        change), else ``None``: after a Stop, a keep or any other later action only Undo reaches the throw."""
+        if self.game_id is None:
+            return None
+        last = self.store.last_live_action(self.game_id)
+        return last if last is not None and last.kind == "roll" and last.throw_id is not None else None
+
+    def fixable_throw_id(self) -> int | None:
+        """Id of the applied throw that Fix can still correct (:meth:`_fixable_action`), else ``None``; the page
+        offers Fix of the last throw only for this throw (a pending throw is fixed in place, always)."""
+        with self.lock:
+            act = self._fixable_action()
+            return act.throw_id if act is not None else None
 
     def _reapply_roll(self, last: ActionRow, faces: list[int], payload: JsonObject, actor: str | None) -> None:
         """Replace roll action ``last`` by ``Roll(faces)`` applied to the state before it (turn bookkeeping
@@ -583,7 +601,6 @@ class GameSession:
             if die_index < len(confs):
                 confs.pop(die_index)
             self._remember_pending(p)
-            assert last.throw_id is not None  # _fixable_action: a throw's roll
             # new_value 0 = the die was removed (corrections.new_value is NOT NULL).
             self.store.add_correction(p.id, self.game_id, die_index, old, 0, actor)
             self.store.set_throw_dice(p.id, faces, boxes, confs)
@@ -599,21 +616,6 @@ class GameSession:
         """
         with self.lock:
             st = self.require(game_id)
-    def _fixable_action(self) -> ActionRow | None:
-        """The game's latest live action when it is a throw's roll (the one applied throw :meth:`fix` may still
-        change), else ``None``: after a Stop, a keep or any other later action only Undo reaches the throw."""
-        if self.game_id is None:
-            return None
-        last = self.store.last_live_action(self.game_id)
-        return last if last is not None and last.kind == "roll" and last.throw_id is not None else None
-
-    def fixable_throw_id(self) -> int | None:
-        """Id of the applied throw that Fix can still correct (:meth:`_fixable_action`), else ``None``; the page
-        offers Fix of the last throw only for this throw (a pending throw is fixed in place, always)."""
-        with self.lock:
-            act = self._fixable_action()
-            return act.throw_id if act is not None else None
-
             assert self.game_id is not None
             try:
                 faces = [int(f) for f in faces]

@@ -39,15 +39,16 @@ from kosti.engine.dice_stats import (
     throw_luck,
 )
 from kosti.engine.games import is_game_preset
+from kosti.engine.plurals import count_en, noun
 from kosti.engine.rules import Rules
 
-from .store import Store
+from .store import SETUP_OUTCOME, Store
 
 #: Throw resolutions that count (see the module docstring).
 COUNTED = ("applied", "corrected")
-PER_DIE_NOTE = ("the camera does not tell the dice apart yet (no colour or position tracking in "
-                "vision/): only the table's counts are available")
-PER_DIE_NOTE_RU = ("камера пока не различает кости (нет отслеживания цвета или положения в vision/): "
+PER_DIE_NOTE = ("the camera does not tell the dice apart yet (it follows no die by its colour or place): "
+                "only the counts of the whole table are available")
+PER_DIE_NOTE_RU = ("камера пока не различает кости (не следит за цветом или местом каждой кости): "
                    "есть только общий счёт стола")
 
 
@@ -179,8 +180,8 @@ def collect(store: Store, game_ids: list[int] | None = None) -> StatsDocument:
                 p["throws"].append((rules, tuple(t.faces)))
         for turn in store.turns(g.id):
             player = turn["player"]
-            if turn.get("outcome") is None or not isinstance(player, str):  # a turn in progress
-                continue
+            if turn.get("outcome") in (None, SETUP_OUTCOME) or not isinstance(player, str):
+                continue  # a turn in progress, or the order / set-up throws that are no one's turn
             p = by_player.setdefault(player, {"throws": [], "turns": 0, "points": 0})
             p["turns"] += 1
             before, after = turn.get("score_before"), turn.get("score_after")
@@ -319,7 +320,8 @@ def run_stats(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return 0
     cs = doc["chi_square"]
-    print(f"{doc['games']} games, {doc['throws']} scored throws, {doc['dice']} dice")
+    print(f"{count_en(doc['games'], 'game')}, {doc['throws']} scored {noun(doc['throws'], 'throw')}, "
+          f"{count_en(doc['dice'], 'die')}")
     print("faces 1-6: " + "  ".join(f"{i + 1}: {c}" for i, c in enumerate(doc["faces"]))
           + f"   (fair: {doc['expected']:.1f} each, 95 % band {doc['band'][0]:.0f}–{doc['band'][1]:.0f})")
     print(f"chi-square {cs['statistic']:.2f} (5 dof): {cs['verdict']}")
@@ -330,10 +332,8 @@ def run_stats(args: argparse.Namespace) -> int:
         print(f"die {k}: {d['counts']} — {d['chi_square']['verdict']}")
     for p in doc["players"]:
         ppt = "—" if p["points_per_turn"] is None else f"{p['points_per_turn']:.1f}"
-        turns = f"{p['turns']} turn{'' if p['turns'] == 1 else 's'}"
-        throws = f"{p['throws']} throw{'' if p['throws'] == 1 else 's'}"
-        print(f"{p['player']}: {turns}, {throws}, {ppt} points a turn, "
-              f"{p['zero_throws']} zero throws (expected {p['expected_zero_throws']:.1f}); "
+        print(f"{p['player']}: {count_en(p['turns'], 'turn')}, {count_en(p['throws'], 'throw')}, {ppt} points a turn, "
+              f"{count_en(p['zero_throws'], 'zero throw')} (expected {p['expected_zero_throws']:.1f}); "
               f"{p['luck']['verdict']} / {p['luck']['verdict_ru']}")
     if args.plot is not None:
         print(f"plot: {args.plot}")

@@ -50,6 +50,10 @@ from pydantic import JsonValue
 
 from kosti.dashboard import migrations as schema
 
+#: ``turns.outcome`` of the order or set-up throws that begin some games (Pig's and Aces' order throw, Buck
+#: dice's set-up): stored like a turn so that undo and restart work, counted by no one as a turn.
+SETUP_OUTCOME = "setup"
+
 
 class StoreError(RuntimeError):
     """The database cannot be used: ``exit_code`` 2 (one line on stderr; the systemd unit does not restart on
@@ -378,9 +382,11 @@ class Store:
             c.execute("UPDATE games SET status = 'active', updated_at = ? WHERE id = ?", (now, game_id))
 
     def turn_count(self, game_id: int) -> int:
-        """How many turns game ``game_id`` has begun."""
+        """How many turns game ``game_id`` has begun (its order or set-up throws, outcome
+        :data:`SETUP_OUTCOME`, are no one's turn)."""
         with self._lock:
-            row = self._conn.execute("SELECT COUNT(*) FROM turns WHERE game_id = ?", (game_id,)).fetchone()
+            row = self._conn.execute("SELECT COUNT(*) FROM turns WHERE game_id = ? AND outcome IS NOT ?",
+                                     (game_id, SETUP_OUTCOME)).fetchone()
         return int(row[0])
 
     def action_for_throw(self, throw_id: int) -> ActionRow | None:

@@ -23,24 +23,30 @@ from kosti.engine.games import GAME_PRESETS, Game, TableGame, game_from_json, ga
 from kosti.engine.games.base import Moves
 from kosti.engine.games.thousand import ThousandGame
 from kosti.engine.kinds import TurnOutcome
+from kosti.engine.plurals import noun
 from kosti.engine.records import Event, Reason
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER  # noqa: F401 - the request models' bound
 from kosti.engine.rules import Rules
+from kosti.engine.titles import DESCRIPTIONS_RU, family_title, preset_title
 
 #: The game on the table: any game of :mod:`kosti.engine.games` (1000 family or games.md).
 GameState = Game
 
 def list_presets() -> list[JsonObject]:
     """Every rule preset as ``{"name", "game", "dice", "target", "description", "parameters"}`` (cli.md
-    ``kosti rules``): the 1000 family (``"game": "1000"``), then the games of games.md with their rules pages
-    (``rules_en`` / ``rules_ru``) and ``description_ru``."""
+    ``kosti rules``) with its human name (``title`` / ``title_ru``, :mod:`kosti.engine.titles`) and
+    ``description_ru``: the 1000 family (``"game": "1000"``, with its ``summary``), then the games of games.md
+    with their rules pages (``rules_en`` / ``rules_ru``)."""
     from kosti.engine import list_presets as _list
 
     out: list[JsonObject] = [{"name": r.name, "game": "1000", "dice": r.dice_count, "target": r.target,
-            "description": r.description, "summary": rules_summary(r), "parameters": r.to_dict()} for r in _list()]
+            "description": r.description, "description_ru": DESCRIPTIONS_RU.get(r.name, r.description),
+            "title": preset_title(r.name)[0], "title_ru": preset_title(r.name)[1],
+            "summary": rules_summary(r), "parameters": r.to_dict()} for r in _list()]
     for p in game_presets():
         g = GAME_PRESETS[p["name"]]
-        out.append({**p, "rules_en": g.rules_en, "rules_ru": g.rules_ru})
+        title_en, title_ru = preset_title(p["name"])
+        out.append({**p, "title": title_en, "title_ru": title_ru, "rules_en": g.rules_en, "rules_ru": g.rules_ru})
     return out
 
 
@@ -96,8 +102,12 @@ def view_state(game: Game | EngineGameState) -> JsonObject:
         p["barrel"] = _reason(state.barrel_status(i))
     a = state.allowed()
     t = state.turn
+    title_en, title_ru = family_title(r.name)
     return {
         "game": "1000",
+        "title": {"en": title_en, "ru": title_ru},
+        "has_stop": True,
+        "setup": False,
         "rules": s["rules"],
         "winner": s["winner"],
         "over": state.over,
@@ -145,8 +155,12 @@ def _table_game_view(g: TableGame) -> JsonObject:
     unit_en, unit_ru = g.SCORE_UNIT
     extra = {k: v for k, v in s.items() if k not in ("game", "rules", "winner", "to_move", "players", "turn", "log")}
     desc = [{"en": preset.description, "ru": preset.description_ru}] if preset else []
+    title_en, title_ru = g.title
     return {
         "game": g.game,
+        "title": {"en": title_en, "ru": title_ru},
+        "has_stop": g.HAS_STOP,
+        "setup": g.in_setup,
         "rules": s["rules"],
         "winner": s["winner"],
         "over": g.over,
@@ -249,12 +263,9 @@ def faces_text(faces: list[int]) -> str:
 
 
 def dice_ru(n: int) -> str:
-    """The Russian word for "dice" after the number ``n`` (кость / кости / костей)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return "кость"
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return "кости"
-    return "костей"
+    """The Russian word for "dice" after the number ``n`` (кость / кости / костей;
+    :func:`kosti.engine.plurals.noun`)."""
+    return noun(n, "die", "ru")
 
 
 def action_text(kind: str, payload: JsonObject) -> tuple[str, str]:
@@ -286,6 +297,10 @@ _RULES_REASONS_RU: tuple[tuple[str, str], ...] = (
     (r"must be positive, got (.*)$", r"должно быть больше нуля, а дано \1"),
     (r"may not be null$", r"не может быть null"),
     (r"unknown preset (.*); choose one of (.*)$", r"нет набора правил \1; есть: \2"),
+    (r"these rules score 5 dice \(the 1000 family\); 6 dice are played with a Farkle or 10000 preset, got (.*)$",
+     r"эти правила считают 5 костей (семейство «Тысячи»); 6 костями играют в фаркл или 10000, а дано \1"),
+    (r"these rules score 5 or 6 dice, got (.*)$", r"эти правила считают 5 или 6 костей, а дано \1"),
+    (r"the scoring of these rules has no such switch$", r"в подсчёте очков этих правил такого переключателя нет"),
 )
 
 
@@ -303,17 +318,49 @@ def rules_reason_ru(msg: str) -> str:
     return msg
 
 
+def _throw_outcome(before_json: str, after_json: str, events: list[JsonObject],
+                   player: str | None) -> tuple[str, int | None]:
+    """What an applied throw did: ``(outcome, points)`` for :func:`throw_view`. The 1000 family: ``bust`` or
+    ``scored`` with the throw's points (its ``throw`` events). The other games: ``setup`` for an order or
+    set-up throw (:attr:`Game.in_setup`), ``bust`` for a lost series, ``scored`` with the change of the
+    thrower's score and turn points (negative when a throw gives dice away, Aces), ``miss`` when the throw
+    changed neither (a Chicago throw off the round's sum)."""
+    kinds = {e["kind"] for e in events}
+    if kinds & BUST_KINDS:
+        return "bust", 0
+    before: Game | None
+    after: Game | None
+    try:
+        before, after = state_from_json(before_json), state_from_json(after_json)
+    except (BadInput, KeyError, ValueError):
+        before = after = None
+    if not isinstance(before, TableGame) or not isinstance(after, TableGame):
+        return "scored", sum(json_int(e.get("points")) for e in events if e["kind"] == "throw")
+    if before.in_setup:
+        return "setup", None
+    who = player if player in before.player_names else before.to_move
+    if who is None:
+        return "miss", 0
+    seat = list(before.player_names).index(who)
+    gain = after.scores_list()[seat] - before.scores_list()[seat]
+    if after.to_move == who and before.to_move == who:  # the turn goes on: its points count too
+        gain += after.turn_points - before.turn_points
+    return ("scored" if gain else "miss"), gain
+
+
 def throw_view(store: Store, t: ThrowRow) -> JsonObject:
     """A stored throw as JSON. ``outcome`` says what the throw did once scored: ``scored`` (``points``
-    added to the turn), ``bust`` (nothing scored, the turn is lost), or ``None`` while it is not scored."""
-    outcome, points, events = None, None, []
+    added to the turn, or the score change of another game), ``bust`` (nothing scored, the turn is lost),
+    ``miss`` (another game's throw that changed nothing), ``setup`` (an order or set-up throw, no one's turn),
+    or ``None`` while it is not scored."""
+    outcome: str | None = None
+    points: int | None = None
+    events: list[JsonObject] = []
     if t.resolution in ("applied", "corrected"):
         act = store.action_for_throw(t.id)
         if act is not None:
             events = act.events
-            kinds = {e["kind"] for e in events}
-            outcome = "bust" if kinds & BUST_KINDS else "scored"
-            points = sum(json_int(e.get("points")) for e in events if e["kind"] == "throw")
+            outcome, points = _throw_outcome(act.state_before_json, act.state_after_json, events, t.player)
     return {
         "id": t.id, "faces": list(t.faces), "confidences": list(t.confidences),
         "boxes": [list(b) for b in t.boxes], "status": t.status, "reasons": list(t.reasons),

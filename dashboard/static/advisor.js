@@ -47,7 +47,9 @@
   let lastThrow = null;  // id of the last throw the statistics card has counted
   let hidden = localStorage.getItem("kosti.advisor") === "hidden";
 
-  const lang = () => (localStorage.getItem("kosti.lang") === "ru" ? "ru" : "en");
+  // the page's language (app.js: the saved choice, else the browser's), so the card never speaks another one
+  const lang = () => (typeof window.kostiLang === "function" ? window.kostiLang()
+    : localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en")) === "ru" ? "ru" : "en";
   const tx = () => TXT[lang()];
   const pct = (p) => {
     const x = 100 * p;

@@ -31,14 +31,15 @@ const T = {
     reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", teach: "Teach my dice", tv: "TV", tv_long: "Spectator view (TV)",
     games: "Games", sheet: "Score sheet", round: "Round", live_view: "Live view", entry_title: "Enter the throw by hand",
     entry_help: "Tap the faces of the dice thrown (or type them: 11535).", entry_ph: "e.g. 11535", enter: "Score this throw",
-    backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", close: "Close",
+    backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", replace_resume: (id) => `Put it aside and resume game ${id}`, close: "Close",
     rematch: "Rematch: same players", resume: "Resume", standings: "Final standings", playing: "on the table",
-    status_active: "being played", status_finished: "finished", status_abandoned: "put aside", turns_n: (n) => (n === 1 ? "turn" : "turns"),
+    status_active: "being played", status_finished: "finished", status_abandoned: "put aside",
+    miss: "no points", setup_throw: "order throw (not a turn)", setup_turn: "Order throws (not a turn)",
     stop_now: "If you stop now", nothing_recorded: "nothing is recorded", points_short: "pts",
     cam_ok: "camera", cam_down: "camera down", cam_none: "no camera", cam_virtual: "virtual table",
     pending_hint: "Check the throw below: set each die, remove dice that were not thrown, add missed ones, then Confirm.",
-    count_wrong: (n, want) => `${n} dice here, ${want} thrown: remove or add dice.`,
-    dice_word: (n) => (n === 1 ? "die" : "dice"), no_games: "No stored games yet.",
+    count_wrong: (n, want) => `${count(n, "die")} here, ${want} thrown: remove or add dice.`,
+    no_games: "No stored games yet.",
     keep_total: (pts) => `Set aside: ${pts} points`, keep_invalid: "This choice is not a legal set-aside.",
     of: "of", entered: "entered by hand", turn_lost: (n) => `turn points lost: ${n}`, replace_q: (t) => t,
     motion: { moving: "moving", settled: "settled", still: "still", idle: "idle", "no reader": "no reader" },
@@ -76,14 +77,15 @@ const T = {
     reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", teach: "Научить мои кости", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
     games: "Игры", sheet: "Записка", round: "Круг", live_view: "Видео со стола", entry_title: "Ввести бросок вручную",
     entry_help: "Нажмите грани брошенных костей (или наберите их: 11535).", entry_ph: "напр. 11535", enter: "Записать бросок",
-    backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", close: "Закрыть",
+    backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", replace_resume: (id) => `Отложить её и продолжить игру ${id}`, close: "Закрыть",
     rematch: "Реванш: те же игроки", resume: "Продолжить", standings: "Итоги игры", playing: "на столе",
-    status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена", turns_n: (n) => (n % 10 === 1 && n % 100 !== 11 ? "ход" : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? "хода" : "ходов"),
+    status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена",
+    miss: "без очков", setup_throw: "бросок за очерёдность (не ход)", setup_turn: "Броски за очерёдность (не ход)",
     stop_now: "Если сказать «хватит» сейчас", nothing_recorded: "ничего не запишется", points_short: "оч.",
     cam_ok: "камера", cam_down: "камера не работает", cam_none: "без камеры", cam_virtual: "виртуальный стол",
     pending_hint: "Проверьте бросок ниже: укажите каждую кость, уберите лишние, добавьте пропущенные, затем «Подтвердить».",
-    count_wrong: (n, want) => `Здесь ${n} ${diceRu(n)}, а бросали ${want}: уберите или добавьте кости.`,
-    dice_word: (n) => diceRu(n), no_games: "Сохранённых игр пока нет.",
+    count_wrong: (n, want) => `Здесь ${count(n, "die")}, а бросали ${want}: уберите или добавьте кости.`,
+    no_games: "Сохранённых игр пока нет.",
     keep_total: (pts) => `Отложено: ${pts} очков`, keep_invalid: "Так отложить нельзя.",
     of: "из", entered: "введён вручную", turn_lost: (n) => `очки хода сгорели: ${n}`, replace_q: (t) => t,
     motion: { moving: "кости катятся", settled: "кости лежат", still: "неподвижно", idle: "ожидание", "no reader": "нет распознавания" },
@@ -104,12 +106,22 @@ const OUTCOMES = {
         overshoot: "перебор / overshoot", dot: "точка / dot", toxic_twos: "ядовитые двойки", capped: "бочка / barrel", end: "ход окончен" },
 };
 
-function diceRu(n) {
-  const a = n % 10, b = n % 100;
-  if (a === 1 && b !== 11) return "кость";
-  if (a >= 2 && a <= 4 && (b < 12 || b > 14)) return "кости";
-  return "костей";
+// Counting words: the same nouns and CLDR plural rules as kosti.engine.plurals (a browser test compares them).
+const NOUNS = {
+  die: [["die", "dice"], ["кость", "кости", "костей"]], game: [["game", "games"], ["игра", "игры", "игр"]],
+  turn: [["turn", "turns"], ["ход", "хода", "ходов"]], throw: [["throw", "throws"], ["бросок", "броска", "бросков"]],
+  point: [["point", "points"], ["очко", "очка", "очков"]], player: [["player", "players"], ["игрок", "игрока", "игроков"]],
+};
+const PLURAL_RULES = { en: new Intl.PluralRules("en-US"), ru: new Intl.PluralRules("ru-RU") };
+// "1 die", "2 dice", "5 костей"; lng: "en" or "ru" (default: the page's language)
+function noun(n, key, lng) {
+  const l = lng || lang;
+  const [en, ru] = NOUNS[key];
+  const cat = PLURAL_RULES[l === "ru" ? "ru" : "en"].select(Math.abs(n));
+  if (l === "ru") return cat === "one" ? ru[0] : cat === "few" ? ru[1] : ru[2];
+  return cat === "one" ? en[0] : en[1];
 }
+function count(n, key, lng) { return `${n} ${noun(n, key, lng)}`; }
 
 const TV = location.pathname.replace(/\/$/, "") === "/tv" || new URLSearchParams(location.search).get("view") === "tv";
 let lang = localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en");
@@ -127,6 +139,8 @@ let wakeLock = null;
 let gamesCache = [];
 
 const $ = (id) => document.getElementById(id);
+window.kostiLang = () => lang;  // advisor.js speaks the page's language
+window.kostiCount = count;
 const t = (k) => { const v = (T[lang] && T[lang][k]) ?? T.en[k]; return v === undefined ? k : v; };
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 const pick = (r) => (r ? (lang === "ru" ? r.ru || r.en : r.en) : "");
@@ -164,9 +178,11 @@ function applyLang() {
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-ph]").forEach((el) => { el.placeholder = t(el.dataset.i18nPh); });
   document.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  if (presets.length) renderPresetMenu();
   renderPresetDesc();
   if (snap) render(snap);
   renderGames();
+  if (settings) drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
   if (!$("banner").hidden && fillBanner.shown) fillBanner(fillBanner.shown);
 }
 
@@ -189,6 +205,8 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body, quiet) {
+  // the spectator view only shows the game: it sends no control (the server refuses one from /tv too)
+  if (TV && method !== "GET") throw new ApiError({ error: "the spectator view (/tv) only shows the game", error_ru: "экран для зрителей (/tv) только показывает игру", status: 403 }, 403);
   const headers = { "Content-Type": "application/json" };
   const pin = $("pin").value.trim();
   if (pin) headers["X-Kosti-Pin"] = pin;
@@ -205,8 +223,6 @@ async function api(method, path, body, quiet) {
 }
 
 function gid() { return snap && snap.game ? snap.game.id : null; }
-  // the spectator view only shows the game: it sends no control (the server refuses one from /tv too)
-  if (TV && method !== "GET") throw new ApiError({ error: "the spectator view (/tv) only shows the game", error_ru: "экран для зрителей (/tv) только показывает игру", status: 403 }, 403);
 async function control(action, body) {
   if (!gid()) return null;
   try {
@@ -217,12 +233,13 @@ async function control(action, body) {
 }
 
 // Ask before a running game is put aside (issue 18 #1): the server refuses with code replace_needed.
-async function withReplace(method, path, body) {
+async function withReplace(method, path, body, okLabel) {
   try {
     return await api(method, path, body, true);
   } catch (e) {
     if (!(e instanceof ApiError) || e.body.code !== "replace_needed") { showMessage(e.message); return null; }
     $("confirm-text").textContent = e.message;
+    $("confirm-ok").textContent = okLabel || t("replace_ok");  // "Put it aside and resume game 3" for a resume
     const dlg = $("confirm-dialog");
     dlg.returnValue = "";
     dlg.showModal();
@@ -314,6 +331,11 @@ function renderSource(src) {
   else if (down) key = "cam_down";
   else if (src.virtual) key = "cam_virtual";
   cam.textContent = t(key);
+  // why there is no picture, in words, and when kosti tries again (the server's sentence, EN + RU)
+  const why = key === "cam_down" && src.why ? (lang === "ru" ? src.why_ru || src.why : src.why) : "";
+  cam.title = why;
+  $("cam-why").textContent = why;
+  $("cam-why").hidden = !why;
   cam.className = "conn " + (key === "cam_down" ? "off" : key === "cam_none" ? "mut" : "on");
   cam.dataset.state = key;
   const turn = !TV && src.turn_hint !== null && src.turn_hint !== undefined
@@ -331,11 +353,6 @@ function renderSource(src) {
 
 // The database cannot be written (disk full, read-only): nothing is being stored; say so on every screen.
 function renderStorage(storage) {
-  // why there is no picture, in words, and when kosti tries again (the server's sentence, EN + RU)
-  const why = key === "cam_down" && src.why ? (lang === "ru" ? src.why_ru || src.why : src.why) : "";
-  cam.title = why;
-  $("cam-why").textContent = why;
-  $("cam-why").hidden = !why;
   const el = $("storage-banner");
   const bad = storage && storage.ok === false;
   el.hidden = !bad;
@@ -354,6 +371,9 @@ function render(s) {
   $("review-link").hidden = !s.review_url;
   $("teach-link").hidden = !s.review_url;  // /teach is served with /review (the same capture folder)
   if (s.pin_required) $("pin").hidden = false;
+  const sub = document.querySelector("h1 .sub");
+  if (sub) sub.textContent = st && st.title ? pick(st.title) : t("subtitle");
+  if (!TV) document.title = st && st.title ? `kosti — ${pick(st.title)}` : "kosti — 1000 / Тысяча";
   renderScores(s);
   renderStandings(s);
   if (st) {
@@ -387,7 +407,9 @@ function render(s) {
   $("throw-faces").hidden = !virtual;
   $("btn-throw").disabled = !live || !!s.pending;
   $("btn-bank").disabled = !live || !st.allowed.bank || !!s.pending;
-  $("btn-bank").hidden = !live;
+  $("btn-bank").hidden = !live || st.has_stop === false;  // Chicago, Craps, Aces …: no stop in the game
+  const bankLabel = st && st.game !== "1000" && st.allowed.bank_label ? pick(st.allowed.bank_label) : "";
+  $("btn-bank").textContent = bankLabel ? bankLabel.charAt(0).toUpperCase() + bankLabel.slice(1) : t("bank");
   $("btn-undo").disabled = !s.game;
   $("entry-panel").hidden = !live;
   $("btn-enter").disabled = !live;
@@ -413,14 +435,14 @@ function render(s) {
 // The game's rule changes in words ("to 200" / "до 200"), never as JSON: the common keys by name, any other
 // as "key: value". Nested ({"opening": {"threshold": 75}}) and dotted ("opening.threshold") keys both work.
 const OVERRIDE_WORDS = {
-  en: { target: (v) => `to ${v}`, dice_count: (v) => `${v} ${v === 1 ? "die" : "dice"}`,
+  en: { target: (v) => `to ${v}`, dice_count: (v) => count(v, "die", "en"),
         "opening.threshold": (v) => `opening ${v}`, "overtaking.enabled": (v) => `overtaking ${v ? "on" : "off"}`,
         "overtaking.penalty": (v) => `overtaking −${v}`, "dump_truck.enabled": (v) => `dump truck ${v ? "on" : "off"}`,
         "dump_truck.value": (v) => `dump truck ${v}`, "bolts.enabled": (v) => `bolts ${v ? "on" : "off"}`,
         "bolts.limit": (v) => `bolts limit ${v}`, "bolts.penalty": (v) => `bolts −${v}`,
         "barrel.entry": (v) => `barrel at ${v}`, "barrel.kind": (v) => `barrel: ${v}`, pits: (v) => `pits ${v}`,
         toxic_twos: (v) => `toxic twos ${v ? "on" : "off"}`, yes: "yes", no: "no" },
-  ru: { target: (v) => `до ${v}`, dice_count: (v) => `${v} ${diceRu(v)}`,
+  ru: { target: (v) => `до ${v}`, dice_count: (v) => count(v, "die", "ru"),
         "opening.threshold": (v) => `вход ${v}`, "overtaking.enabled": (v) => `обгон ${v ? "есть" : "нет"}`,
         "overtaking.penalty": (v) => `обгон −${v}`, "dump_truck.enabled": (v) => `самосвал ${v ? "есть" : "нет"}`,
         "dump_truck.value": (v) => `самосвал ${v}`, "bolts.enabled": (v) => `болты ${v ? "есть" : "нет"}`,
@@ -462,7 +484,7 @@ function renderScores(s) {
   rows.innerHTML = "";
   if (!st) { $("rules-name").textContent = ""; return; }
   const changes = overridesText(s.game && s.game.rules && s.game.rules.overrides);
-  $("rules-name").textContent = `${st.rules}: ${(st.rules_summary || []).map(pick).join(" · ")}`
+  $("rules-name").textContent = `${presetTitle(st.rules)}: ${(st.rules_summary || []).map(pick).join(" · ")}`
     + (changes ? ` · ${t("house_changes")}: ${changes}` : "");
   st.players.forEach((p, i) => {
     const tr = document.createElement("tr");
@@ -518,7 +540,9 @@ function renderLastThrow(s) {
   const b = $("throw-status");
   let label, cls;
   if (lt.outcome === "bust") { label = t("bust"); cls = "bust"; }
-  else if (lt.outcome === "scored") { label = `${t("scored")} +${lt.points}`; cls = "ok"; }
+  else if (lt.outcome === "scored") { label = `${t("scored")} ${lt.points < 0 ? "−" + -lt.points : "+" + lt.points}`; cls = lt.points > 0 ? "ok" : "miss"; }
+  else if (lt.outcome === "miss") { label = t("miss"); cls = "miss"; }
+  else if (lt.outcome === "setup") { label = t("setup_throw"); cls = "miss"; }
   else { label = t(lt.resolution) || lt.resolution; cls = lt.status; }
   if (lt.source === "manual") label += ` · ${t("entered")}`;
   b.textContent = label;
@@ -650,20 +674,26 @@ async function loadHistory() {
     });
   });
   const out = [];
+  const setupTurns = new Set(h.turns.filter((tu) => tu.outcome === "setup").map((tu) => tu.turn_no));
+  const shownNo = (no) => no - [...setupTurns].filter((x) => x < no).length;  // the first real turn is Turn 1
   [...byTurn.values()].sort((a, b) => b.turn.turn_no - a.turn.turn_no).forEach(({ turn, throws, notes }) => {
-    const res = turn.outcome ? ` — ${esc(OUTCOMES[lang][turn.outcome] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
+    const setup = setupTurns.has(turn.turn_no);
+    const res = turn.outcome && !setup ? ` — ${esc(OUTCOMES[lang][turn.outcome] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
     const ths = throws.map((th) => {
       const img = th.image_url ? `<img src="${th.image_url}?thumb=1" data-full="${th.image_url}" class="zoomable" alt="" loading="lazy">` : "";
       const gone = ["undone", "superseded", "discarded", "rejected"].includes(th.resolution);
       let badge;
       if (th.outcome === "bust") badge = `<span class="badge bust">${t("bust")}</span>`;
-      else if (th.outcome === "scored") badge = `<span class="badge ok">+${th.points}</span>`;
+      else if (th.outcome === "scored") badge = `<span class="badge ${th.points > 0 ? "ok" : "miss"}">${th.points < 0 ? "−" + -th.points : "+" + th.points}</span>`;
+      else if (th.outcome === "miss") badge = `<span class="badge miss">${t("miss")}</span>`;
+      else if (th.outcome === "setup") badge = `<span class="badge miss">${t("setup_throw")}</span>`;
       else badge = `<span class="badge ${th.status}">${t(th.resolution) || th.resolution}</span>`;
       const manual = th.source === "manual" ? ` <span class="small">${t("entered")}</span>` : "";
       return `<div class="throw-h${gone ? " undone" : ""}">${img}<span class="faces">${th.faces.map((f) => f || "?").join(" ")}</span> ${badge}${manual}</div>`;
     }).join("");
     const nt = notes.map((e) => `<div class="note">⚠ ${esc(evText(e))}</div>`).join("");
-    out.push(`<div class="turn-h"><b>${t("turn_n")} ${turn.turn_no}</b> ${esc(turn.player || "")}${res}${ths}${nt}</div>`);
+    const head = setup ? `<b>${t("setup_turn")}</b>` : `<b>${t("turn_n")} ${shownNo(turn.turn_no)}</b> ${esc(turn.player || "")}`;
+    out.push(`<div class="turn-h${setup ? " setup" : ""}">${head}${res}${ths}${nt}</div>`);
   });
   $("history-list").innerHTML = out.join("");
   $("history-list").querySelectorAll("img.zoomable").forEach((img) => img.addEventListener("click", () => zoom(img.dataset.full, img.nextSibling ? img.nextSibling.textContent : "")));
@@ -703,10 +733,11 @@ function renderGames() {
       ? `<button type="button" data-act="rematch" data-id="${g.id}">${t("rematch")}</button>`
       : g.current ? "" : `<button type="button" class="primary" data-act="resume" data-id="${g.id}">${t("resume")}</button>`;
     const win = g.winner ? ` · 🏆 ${esc(g.winner)}` : "";
-    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(g.rules.preset || "")} · ${status}${win} · ${g.turns} ${t("turns_n")(g.turns)} · ${when}</div></div>${btn}</div>`;
+    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(presetTitle(g.rules.preset || ""))} · ${status}${win} · ${count(g.turns, "turn")} · ${when}</div></div>${btn}</div>`;
   }).join("");
   el.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", async () => {
-    const r = await withReplace("POST", `/api/games/${b.dataset.id}/${b.dataset.act}`, {});
+    const r = await withReplace("POST", `/api/games/${b.dataset.id}/${b.dataset.act}`, {},
+      b.dataset.act === "resume" ? t("replace_resume")(b.dataset.id) : undefined);
     if (r && r.type === "state") { render(r); loadHistory(); loadGames(); window.scrollTo(0, 0); }
   }));
 }
@@ -828,25 +859,34 @@ function connect() {
   };
 }
 
+// A preset's human name in the page's language ("Pig" / «Свинья»), its identifier when unknown.
+function presetTitle(name) {
+  const p = presets.find((x) => x.name === name);
+  return p && p.title ? (lang === "ru" ? p.title_ru || p.title : p.title) : name;
+}
+
+function renderPresetMenu() {
+  const sel = $("ng-preset");
+  const was = sel.value;
+  const opt = (p) => `<option value="${esc(p.name)}">${esc(presetTitle(p.name))} (${p.dice} × d6${p.target ? " → " + p.target : ""})</option>`;
+  const fam = presets.filter((p) => !p.game || p.game === "1000");
+  const other = presets.filter((p) => p.game && p.game !== "1000");
+  sel.innerHTML = `<optgroup label="${esc(t("family_1000"))}">${fam.map(opt).join("")}</optgroup>`
+    + (other.length ? `<optgroup label="${esc(t("other_games"))}">${other.map(opt).join("")}</optgroup>` : "");
+  if (was && presets.some((p) => p.name === was)) sel.value = was;
+}
+
 function renderPresetDesc() {
   const p = presets.find((x) => x.name === $("ng-preset").value);
   if (!p) { $("ng-preset-desc").textContent = ""; return; }
-  if (p.description_ru) {  // the other dice games describe themselves in both languages
-    $("ng-preset-desc").textContent = lang === "ru" ? p.description_ru : p.description;
-    return;
-  }
-  const lines = (p.summary || []).map(pick).join(" · ");
-  // the presets' long descriptions are written in English: Russian players get the rule summary in Russian
-  $("ng-preset-desc").textContent = lang === "ru" ? lines : `${lines}. ${p.description}`;
+  const desc = lang === "ru" ? p.description_ru || p.description : p.description;
+  const lines = (p.summary || []).map(pick).join(" · ");  // the 1000 family: the rules line first
+  $("ng-preset-desc").textContent = lines ? `${lines}. ${desc}` : desc;
 }
 
 async function loadPresets() {
   try { presets = (await api("GET", "/api/presets", undefined, true)).presets; } catch (e) { return; }
-  const opt = (p) => `<option value="${esc(p.name)}">${esc(p.name)} (${p.dice} × d6${p.target ? " → " + p.target : ""})</option>`;
-  const fam = presets.filter((p) => !p.game || p.game === "1000");
-  const other = presets.filter((p) => p.game && p.game !== "1000");
-  $("ng-preset").innerHTML = `<optgroup label="${esc(t("family_1000"))}">${fam.map(opt).join("")}</optgroup>`
-    + (other.length ? `<optgroup label="${esc(t("other_games"))}">${other.map(opt).join("")}</optgroup>` : "");
+  renderPresetMenu();
   $("ng-preset").addEventListener("change", renderPresetDesc);
   renderPresetDesc();
 }
