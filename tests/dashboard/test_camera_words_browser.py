@@ -1,0 +1,65 @@
+"""Issue 42, item 4, in real headless Chromium: a camera that is not there (a real OpenCV device source on a
+``/dev/video`` node that does not exist, retried with backoff by ``ReconnectingSource``) — the page says why in
+words beside the "camera down" badge, and when kosti tries again, in English and in Russian; the spectator view
+says it too.
+
+Needs Debian's ``chromium`` and ``chromium-driver``: skipped with a reason when missing, failed when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_dashboard_browser import _browser, _InProcessServer
+
+from kosti.dashboard.app import DashboardConfig, create_app
+
+MISSING = "/dev/video63"
+
+
+class NoDice:
+    """A reader that sees no dice (no frame ever arrives here anyway)."""
+
+    name = "no dice (test)"
+
+    def read(self, image):
+        from kosti.vision.detections import Detections
+
+        return Detections.empty()
+
+
+@pytest.mark.slow
+def test_the_page_says_why_the_camera_is_down(tmp_path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    if Path(MISSING).exists():
+        pytest.skip(f"{MISSING} exists on this machine")
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", source=MISSING, reader=NoDice(),
+                                     players=["Ann", "Boris"]))
+    srv = _InProcessServer(app)
+    try:
+        d.get(srv.url + "/")
+        d.execute_script("localStorage.setItem('kosti.lang', 'en')")
+        d.get(srv.url + "/")
+        wait = WebDriverWait(d, 30)
+        why = lambda: d.find_element(By.ID, "cam-why")  # noqa: E731
+        wait.until(lambda d: why().is_displayed() and "trying again in" in why().text)
+        text = why().text
+        assert text.startswith("the camera cannot be opened: it is unplugged, switched off or used by another "
+                               "program; trying again in "), text
+        assert d.find_element(By.ID, "cam").text == "camera down"
+        assert d.find_element(By.ID, "cam").get_attribute("title") == text
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(lambda d: "новая попытка через" in why().text)
+        assert why().text.startswith("камеру не открыть: она отключена, выключена или занята другой программой; "
+                                     "новая попытка через "), why().text
+        d.get(srv.url + "/tv")  # the spectators see why the picture is missing, too
+        wait.until(lambda d: why().is_displayed() and "камеру не открыть" in why().text)
+        status = app.state.table.source_info()["status"]
+        assert status["state"] in ("reconnecting", "connecting") and status["attempts"] >= 1, status
+    finally:
+        d.quit()
+        srv.close()
