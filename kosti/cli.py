@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.dashboard.cli",   # demo, run
     "kosti.dashboard.stats", # stats
     "kosti.dashboard.games_cli",  # games export / import / list
+    "kosti.backup_cli",      # backup, restore, pin
 )
 
 
