@@ -64,6 +64,8 @@ class DieStyle:
             ``"wood"`` (grain across the body, as wooden dice); applied by the scene generator
             (:func:`texture_body`).
         second_color: BGR second colour of a marbled body (ignored otherwise).
+        marks: ``(value, mark)`` pairs: faces that carry a mark (:data:`FACE_MARKS`) instead of pips, as custom
+            dice do (a skull for 1 and an emblem for 6; numeral dice: ``"numeral"`` on every face).
     """
 
     name: str
@@ -75,6 +77,7 @@ class DieStyle:
     translucency: float = 0.0
     texture: str = ""
     second_color: Color = (0, 0, 0)
+    marks: tuple[tuple[int, str], ...] = ()
 
 
 #: Named styles: common dice seen on real tables (colours picked from the shared photos and from
@@ -294,6 +297,45 @@ def _blend(dst: np.ndarray, color: np.ndarray | Sequence[float], m: np.ndarray) 
     dst += np.asarray(color, np.float32) * m3
 
 
+#: What a die's top face can show: pips, or a mark custom dice carry instead (issue 41: a skull for 1 and an
+#: emblem for 6 on marbled dice; numeral dice).
+FACE_MARKS = ("pips", "numeral", "skull", "emblem")
+_MARK_SIDE = 128  # the mark is drawn on a square of this many pixels spanning the face, then warped
+
+
+def _mark_mask(mark: str, value: int) -> np.ndarray:
+    """``(128, 128)`` float32 0–1 mask of ``mark`` on a face spanning the square (face units ``[-1, 1]²``)."""
+    m = np.zeros((_MARK_SIDE, _MARK_SIDE), np.uint8)
+    if mark == "numeral":
+        text = str(value)
+        font, scale, thick = cv2.FONT_HERSHEY_DUPLEX, 3.0, 9
+        (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+        cv2.putText(m, text, ((_MARK_SIDE - tw) // 2, (_MARK_SIDE + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
+    elif mark == "skull":
+        cv2.circle(m, (64, 54), 34, 255, -1, cv2.LINE_AA)  # cranium
+        cv2.rectangle(m, (44, 70), (84, 98), 255, -1)  # jaw
+        for x in (50, 78):  # eye sockets
+            cv2.circle(m, (x, 56), 10, 0, -1, cv2.LINE_AA)
+        cv2.fillPoly(m, [np.array([[64, 66], [58, 78], [70, 78]], np.int32)], 0, cv2.LINE_AA)  # nose
+        for x in (52, 60, 68, 76):  # teeth
+            cv2.line(m, (x, 86), (x, 98), 0, 2)
+    elif mark == "emblem":
+        ang = np.deg2rad(np.arange(10) * 36.0 - 90.0)
+        rad = np.where(np.arange(10) % 2 == 0, 50.0, 21.0)
+        star = np.stack([64 + rad * np.cos(ang), 66 + rad * np.sin(ang)], 1).astype(np.int32)
+        cv2.fillPoly(m, [star], 255, cv2.LINE_AA)
+        cv2.circle(m, (64, 66), 56, 255, 4, cv2.LINE_AA)  # a ring around the star
+    return m.astype(np.float32) / 255.0
+
+
+def _warp_mark(mask: np.ndarray, lin: np.ndarray, c: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The face-space ``mask`` in canvas pixels: face units ``f = (p - 64) / 64`` go to ``lin @ f + c``."""
+    half = _MARK_SIDE / 2.0
+    m = np.hstack([lin / half, (np.asarray(c, np.float64) - lin @ np.array([1.0, 1.0]))[:, None]])
+    out: np.ndarray = cv2.warpAffine(mask, m.astype(np.float64), (shape[1], shape[0]), flags=cv2.INTER_LINEAR)
+    return out
+
+
 def render_die(
     value: int,
     size_px: float = 64,
@@ -311,6 +353,7 @@ def render_die(
     glare: float = 0.0,
     bevel: float = 0.1,
     side_pips: bool = True,
+    face_mark: str = "pips",
 ) -> RenderedDie:
     """Render one d6 seen from above (optionally slightly from the side) on a transparent canvas.
 
@@ -336,6 +379,9 @@ def render_die(
         side_pips: draw the pips of side faces that show at least 15 % of the side in height (with
             strong tilt, e.g. a cocked die). Side faces carry the four values other than ``value`` and
             ``7 - value`` (opposite faces of a d6 sum to 7), chosen with ``rng``.
+        face_mark: what the top face shows (:data:`FACE_MARKS`): ``"pips"``; ``"numeral"`` (the value as a
+            digit); ``"skull"`` or ``"emblem"`` (a symbol, as custom dice carry for 1 or 6). Drawn in
+            ``pip_color`` in the face's own perspective; ``RenderedDie.pips`` is then empty.
 
     Returns:
         :class:`RenderedDie` with a BGRA image whose canvas is just large enough for the die.
@@ -345,6 +391,8 @@ def render_die(
     """
     if value not in PIP_LAYOUTS:
         raise ValueError(f"die value must be 0-6, got {value!r}")
+    if face_mark not in FACE_MARKS:
+        raise ValueError(f"face_mark must be one of {', '.join(FACE_MARKS)}, got {face_mark!r}")
     s = float(size_px)
     if not s >= 4.0:
         raise ValueError(f"size_px must be >= 4, got {size_px!r}")
@@ -416,11 +464,16 @@ def render_die(
     # Pips: an ellipse (a circle in face units), with a darker ring on the side towards the light to
     # suggest the drilled hollow.
     jitter = 0.015
-    pips_face = np.array(PIP_LAYOUTS[value], np.float64).reshape(-1, 2)
+    pips_face = np.array(PIP_LAYOUTS[value] if face_mark == "pips" else (), np.float64).reshape(-1, 2)
+    if face_mark != "pips" and value > 0:
+        mark = _warp_mark(_mark_mask(face_mark, value), lin, c, shape)
+        _blend(col, pipc, mark * topm)
+        pip_total = mark * topm
     if len(pips_face):
         pips_face = pips_face + rng.normal(0.0, jitter, pips_face.shape)
     pips_img = pips_face @ lin.T + c
-    pip_total = np.zeros(shape, np.float32)
+    if face_mark == "pips" or value == 0:
+        pip_total = np.zeros(shape, np.float32)
     if len(pips_face):
         outer_polys = [(p + _CIRCLE * pr) @ lin.T + c for p in pips_face]
         pm = _mask(shape, outer_polys)
@@ -512,5 +565,5 @@ def render_styled(
         rng,
         pip_radius=st.pip_radius,
         translucency=st.translucency,
-        **kwargs,
+        **({"face_mark": dict(st.marks).get(value, "pips")} | kwargs),
     )

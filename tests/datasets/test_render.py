@@ -194,3 +194,29 @@ def test_paste_reports_coverage_and_clips() -> None:
     assert cover.shape == (50, 50)
     assert cover[:35, :].max() == 0 and cover[40:, 40:].max() > 0.99
     assert dst[:35, :].max() == 0 and dst[45, 45].max() > 0
+
+
+@pytest.mark.parametrize("mark", ["numeral", "skull", "emblem"])
+def test_a_custom_face_carries_its_mark_instead_of_pips(mark: str) -> None:
+    """Issue 41: custom dice (a skull for 1, an emblem for 6, numeral dice) — the mark is drawn in the pip
+    colour inside the top face, no pip is placed, and each mark looks different from the others and from pips."""
+    from kosti.sim.dice import FACE_MARKS, DieStyle, render_die, render_styled
+
+    body, ink = (170, 90, 40), (235, 235, 235)
+    die = render_die(6, 96, body, ink, face_mark=mark)
+    pips = render_die(6, 96, body, ink)
+    assert len(die.pips) == 0 and len(pips.pips) == 6
+    rgb, alpha = die.image[..., :3].astype(int), die.image[..., 3]
+    inked = (np.abs(rgb - np.array(ink)).sum(-1) < 60) & (alpha > 0)
+    share = inked.sum() / (alpha > 0).sum()
+    assert 0.05 < share < 0.6, f"{mark}: {share:.2f} of the die in the mark's colour"
+    ys, xs = np.nonzero(inked)
+    x1, y1, x2, y2 = die.box
+    assert xs.min() > x1 and xs.max() < x2 and ys.min() > y1 and ys.max() < y2
+    others = [render_die(6, 96, body, ink, face_mark=m).image for m in FACE_MARKS if m != mark]
+    assert all(np.abs(die.image.astype(int) - o.astype(int)).mean() > 3 for o in others if o.shape == die.image.shape)
+    # a style's marks apply to their own faces only
+    st = DieStyle("custom", body, ink, marks=((6, mark),))
+    assert len(render_styled(6, st).pips) == 0 and len(render_styled(5, st).pips) == 5
+    with pytest.raises(ValueError, match="face_mark"):
+        render_die(6, 96, body, ink, face_mark="logo")
