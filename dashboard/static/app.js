@@ -5,7 +5,7 @@
 
 const T = {
   en: {
-    subtitle: "dice 1000 / Тысяча", offline: "offline", online: "connected", turn: "Turn", no_game: "No game yet: start one below.",
+    subtitle: "dice 1000 / Тысяча", offline: "offline", online: "connected", connecting: "connecting…", loading: "Loading the table…", turn: "Turn", no_game: "No game yet: start one below.",
     to_move: "To throw", turn_points: "Turn points", dice_left: "Dice to throw", last_throw: "Last throw",
     throw: "Throw (virtual table)", bank: "Stop / хватит", undo: "Undo", keep_choose: "Tap the scoring dice to set aside:",
     keep: "Keep selected", pending_title: "Check this throw", add_die: "+ missed die", confirm: "Confirm",
@@ -25,7 +25,7 @@ const T = {
     dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
     rejected: "refused", ignored: "no game", scored: "scored", bust: "bust: nothing scored",
-    force_faces: "faces?", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved", bad_faces: "Type the faces as digits 1–6, e.g. 11535 or 1 1 5 3 5",
+    force_faces: "faces?", force_faces_label: "Faces for the virtual throw (optional):", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved", bad_faces: "Type the faces as digits 1–6, e.g. 11535 or 1 1 5 3 5",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
     reader: "Reader", pin_needed: "Enter the PIN to control", review: "Review labels", teach: "Teach my dice", tv: "TV", tv_long: "Spectator view (TV)",
@@ -51,7 +51,7 @@ const T = {
     "not stored": "not stored: nothing scored", rules_page: "Rules of this game", house_changes: "changed", family_1000: "1000 / Farkle / 10000", other_games: "Other dice games",
   },
   ru: {
-    subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "на связи", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
+    subtitle: "кости 1000 / Тысяча", offline: "нет связи", online: "на связи", connecting: "подключение…", loading: "Загрузка стола…", turn: "Ход", no_game: "Игры нет: начните новую ниже.",
     to_move: "Бросает", turn_points: "Очки хода", dice_left: "Костей бросать", last_throw: "Последний бросок",
     throw: "Бросить (виртуальный стол)", bank: "Хватит / stop", undo: "Отменить", keep_choose: "Нажмите на очковые кости, которые отложить:",
     keep: "Отложить выбранные", pending_title: "Проверьте бросок", add_die: "+ пропущенная кость", confirm: "Подтвердить",
@@ -71,7 +71,7 @@ const T = {
     dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
     rejected: "отклонён", ignored: "нет игры", scored: "засчитан", bust: "пусто: ничего не записано",
-    force_faces: "грани?", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено", bad_faces: "Введите грани цифрами от 1 до 6, например 11535 или 1 1 5 3 5",
+    force_faces: "грани?", force_faces_label: "Грани виртуального броска (необязательно):", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено", bad_faces: "Введите грани цифрами от 1 до 6, например 11535 или 1 1 5 3 5",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
     reader: "Распознавание", pin_needed: "Введите PIN для управления", review: "Проверка разметки", teach: "Научить мои кости", tv: "ТВ", tv_long: "Для зрителей (ТВ)",
@@ -364,6 +364,7 @@ function render(s) {
   renderStorage(s.storage);
   const st = s.state;
   const live = st && !st.over;
+  $("loading").hidden = true;  // the first state is in: no neutral "loading" any more (issue 42 #12)
   $("no-game").hidden = !!st;
   $("turn-body").hidden = !live;
   renderSource(s.source);
@@ -405,6 +406,7 @@ function render(s) {
   const virtual = s.source && s.source.virtual;
   $("btn-throw").hidden = !virtual;
   $("throw-faces").hidden = !virtual;
+  $("throw-faces-label").hidden = !virtual;
   $("btn-throw").disabled = !live || !!s.pending;
   $("btn-bank").disabled = !live || !st.allowed.bank || !!s.pending;
   $("btn-bank").hidden = !live || st.has_stop === false;  // Chicago, Craps, Aces …: no stop in the game

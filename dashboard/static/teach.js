@@ -48,7 +48,7 @@ const t = (k) => T[lang][k];
 
 function headers() {
   const h = { "Content-Type": "application/json" };
-  const pin = $("pin").value || localStorage.getItem("kosti-pin");
+  const pin = $("pin").value.trim();
   if (pin) h["X-Kosti-Pin"] = pin;
   return h;
 }
@@ -68,6 +68,7 @@ function applyLang() {
 async function post(url) {
   const r = await fetch(url, { method: "POST", headers: headers() });
   const body = await r.json().catch(() => ({}));
+  if (r.status === 403) { $("pin").hidden = false; $("pin").focus(); }  // a PIN is needed after all
   if (!r.ok) throw new Error(lang === "ru" ? (body.error_ru || body.error) : (body.error || r.statusText));
   return body;
 }
@@ -129,7 +130,12 @@ $("btn-capture").onclick = async () => {
 $("btn-train").onclick = async () => {
   try { show(await post("/api/teach/train")); say(""); } catch (e) { say(e.message, true); }
 };
-$("pin").onchange = () => localStorage.setItem("kosti-pin", $("pin").value);
+// The PIN box shows only where the table asks for a PIN (bound beyond localhost) or one was typed before; the PIN
+// is the main page's (localStorage "kosti.pin"), so it is typed once (issue 42 #12).
+$("pin").value = localStorage.getItem("kosti.pin") || "";
+$("pin").hidden = !$("pin").value;
+$("pin").onchange = () => localStorage.setItem("kosti.pin", $("pin").value.trim());
+fetch("/api/state").then((r) => r.json()).then((s) => { if (s.pin_required) $("pin").hidden = false; }).catch(() => {});
 $("lang-toggle").onclick = () => { lang = lang === "en" ? "ru" : "en"; localStorage.setItem("kosti-lang", lang); applyLang(); refresh(); };
 applyLang();
 refresh();
