@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.models_cli",      # models list / use / rollback
     "kosti.config_cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
+    "kosti.dashboard.club_cli",  # club
     "kosti.dashboard.stats", # stats
     "kosti.dashboard.games_cli",  # games export / import / list
     "kosti.backup_cli",      # backup, restore, pin
