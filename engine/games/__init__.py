@@ -6,8 +6,9 @@
   Pig (:mod:`.pig`), Craps (:mod:`.craps`), Aces (:mod:`.aces`), Four dice (:mod:`.four_dice`),
   Dead dice (:mod:`.dead_dice`), Chicago (:mod:`.chicago`), Buck dice (:mod:`.buck_dice`);
 * those that need a little player input (a game's own choices, :class:`Choose`): Indian dice
-  (:mod:`.indian_dice`), Martinetti / Ohio (:mod:`.martinetti`), High dice (:mod:`.high_dice`), Bank dice
-  (:mod:`.bank_dice`), Thirteen (:mod:`.thirteen`);
+  (:mod:`.indian_dice`), Martinetti / Ohio (:mod:`.martinetti`), Sea dice / Yacht (:mod:`.yacht`: which dice
+  to keep, which box to score), High dice (:mod:`.high_dice`), Bank dice (:mod:`.bank_dice`), Thirteen
+  (:mod:`.thirteen`);
 * referee aids for the hidden-cup games: Liar dice (:mod:`.liar_dice`), Bluff (:mod:`.bluff`), ranked by
   :mod:`.hands`.
 
@@ -51,6 +52,7 @@ from .martinetti import PRESETS as _MARTINETTI
 from .pig import PRESETS as _PIG
 from .thirteen import PRESETS as _THIRTEEN
 from .thousand import ThousandGame
+from .yacht import PRESETS as _YACHT
 
 __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
            "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",
@@ -60,7 +62,7 @@ __all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption
 #: Presets of the games of games.md by name, in the order ``kosti rules`` lists them.
 GAME_PRESETS: dict[str, GamePreset] = {
     p.name: p for p in (*_PIG, *_CRAPS, *_ACES, *_FOUR, *_DEAD, *_CHICAGO, *_BUCK,  # the camera scores them
-                        *_INDIAN, *_MARTINETTI, *_HIGH, *_BANK, *_THIRTEEN,  # a little player input
+                        *_INDIAN, *_MARTINETTI, *_YACHT, *_HIGH, *_BANK, *_THIRTEEN,  # a little player input
                         *_LIAR, *_BLUFF)}  # referee aids
 
 #: Game classes by game id.

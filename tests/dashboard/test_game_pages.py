@@ -96,3 +96,24 @@ def test_kosti_stats_counts_in_words(make_client, start_game, throw, tmp_path, c
     assert out.startswith("1 game, 1 scored throw, 5 dice\n"), out
     assert "Ann: 1 turn, 1 throw, 0.0 points a turn, 1 zero throw (expected" in out, out
     assert gid == 1
+
+
+def test_yacht_on_the_table(make_client, start_game, throw):
+    """The dashboard: the camera reads the throws (five dice, then only the dice not kept), the page scores boxes
+    and keeps through its choices."""
+    client = make_client()
+    gid = start_game(client, preset="yacht")
+    table = client.app.state.table
+    table.submit_throw(throw([2, 2, 4, 4, 4]))
+    st = client.get("/api/state").json()["state"]
+    assert st["title"] == {"en": "Sea dice / Yacht", "ru": "Морские кости / Яхта"} and st["has_stop"] is False
+    labels = [c["label_en"] for c in st["allowed"]["choices"]]
+    assert "Full house: 16" in labels and "keep these dice, throw the rest" in labels
+    r = client.post(f"/api/games/{gid}/choose", json={"key": "keep", "value": "4 4 4"})
+    assert r.status_code == 200, r.text
+    assert r.json()["state"]["allowed"]["dice_options"] == [2]
+    table.submit_throw(throw([4, 4]))
+    r = client.post(f"/api/games/{gid}/choose", json={"key": "score", "value": "yacht"})
+    assert r.status_code == 200 and r.json()["state"]["players"][0]["score"] == 50
+    r = client.post(f"/api/games/{gid}/choose", json={"key": "score", "value": "nonsense"})
+    assert r.status_code == 422 or r.status_code == 409

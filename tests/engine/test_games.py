@@ -125,7 +125,7 @@ def test_every_game_preset_listed_with_its_game(capsys):
     assert set(games) == set(GAME_PRESETS)
     assert {p["game"] for p in games.values()} == {
         "pig", "craps", "aces", "four_dice", "dead_dice", "chicago", "buck_dice",  # camera alone
-        "indian_dice", "martinetti", "high_dice", "bank_dice", "thirteen",  # a little player input
+        "indian_dice", "martinetti", "yacht", "high_dice", "bank_dice", "thirteen",  # a little player input
         "liar_dice", "bluff"}  # referee aids
     for p in games.values():
         assert p["description"] and p["description_ru"] and p["source"].startswith("games.md §")
@@ -255,7 +255,7 @@ def test_random_play(name, seed, n_players):
                 with pytest.raises(RuleViolation) as exc:
                     after.apply(Bank())
                 assert exc.value.reason_ru != exc.value.reason_en
-            if not getattr(after.params, "keep_dice", False):
+            if not getattr(after.params, "keep_dice", False) and "keep" not in after.CHOICES:  # Yacht keeps dice
                 with pytest.raises(RuleViolation):
                     after.apply(Keep((1,)))
             if m.roll:
