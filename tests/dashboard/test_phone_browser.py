@@ -248,7 +248,11 @@ def test_teach_link_is_readable_and_its_pin_box_shows_only_where_a_pin_is_needed
     WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "captured").text and d.execute_script(
         "return performance.getEntriesByType('resource').some((e) => e.name.endsWith('/api/state'))"))
     assert not d.find_element(By.ID, "pin").is_displayed()  # localhost: the table needs no PIN, so no box
+    d.get(url + "/")  # nor on the main page once its state is in
+    WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "no-game").is_displayed())
+    assert not d.find_element(By.ID, "pin").is_displayed()
 
     _, url2 = serve(review_dir=tmp_path / "captures2", start_capture=False, pin="2468", require_pin=True)
-    d.get(url2 + "/teach")
-    WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "pin").is_displayed())
+    for path in ("/teach", "/"):  # where the table asks for a PIN, both pages offer the box at once
+        d.get(url2 + path)
+        WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "pin").is_displayed())
