@@ -141,9 +141,10 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
 
 def _check_paths(config: DashboardConfig, args: argparse.Namespace) -> None:
     """Every path the dashboard writes to, checked before anything is claimed: the database's folder (the
-    database, its lock, WAL and journal) and a ``--review-dir`` named on the command line (the review and teach
-    pages write labels and photos there). :class:`kosti.writable.UnwritablePath` (exit 2, one line) when one
-    cannot be created or written; a folder of the config file's ``[storage]`` is created by the service."""
+    database, its lock, WAL and journal), the ``--review-dir`` folder (the review and teach pages write labels and
+    photos there) and the frames folder of ``[storage]`` (corrected throws kept for retraining; the review folder
+    when no ``--review-dir`` is given). :class:`kosti.writable.UnwritablePath` (exit 2, one line) when one cannot be
+    created or written."""
     from kosti.writable import writable_dir, writable_file
 
     writable_file(Path(config.db_path), "database")
@@ -155,6 +156,9 @@ def _listen(host: str, port: int) -> socket.socket:
     """A bound, listening TCP socket on ``host:port`` (:class:`CliError` when the port is taken or the
     address is not this machine's)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for folder in {config.review_dir, config.corrections_dir} - {None, args.review_dir}:
+        assert folder is not None
+        writable_dir(folder, "frames folder ([storage] dir and frames_dir of kosti.toml)")
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -52,6 +52,18 @@ def unwritable(request, tmp_path: Path) -> Iterator[Path]:
             ro.chmod(0o755)
 
 
+@pytest.fixture
+def busy_port() -> Iterator[str]:
+    """A port another socket listens on: a demo that got past its path checks fails there at once (exit 2, but
+    another line) instead of serving forever, so a missing check fails the test rather than hanging it."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        yield str(s.getsockname()[1])
+
+
 def _one_line(argv: list[str], capsys, needle: str) -> str:
     code = main(argv)
     out, err = capsys.readouterr()
@@ -72,16 +84,16 @@ def _dataset(root: Path) -> Path:
 
 
 @pytest.mark.parametrize("sub", ["", "new/deeper"])
-def test_demo_database_in_an_unwritable_folder(unwritable: Path, sub: str, capsys) -> None:
+def test_demo_database_in_an_unwritable_folder(unwritable: Path, sub: str, busy_port: str, capsys) -> None:
     """``kosti demo --db DIR/kosti.db``: was ``OSError: [Errno 30] Read-only file system: '…/kosti.db.lock'``."""
     db = unwritable / sub / "kosti.db"
-    line = _one_line(["demo", "--db", str(db), "--reader", "truth", "--port", "1"], capsys, "database")
+    line = _one_line(["demo", "--db", str(db), "--reader", "truth", "--port", busy_port], capsys, "database")
     assert str(unwritable) in line
 
 
-def test_demo_review_dir_unwritable(unwritable: Path, tmp_path: Path, capsys) -> None:
-    _one_line(["demo", "--db", str(tmp_path / "k.db"), "--reader", "truth", "--review-dir", str(unwritable / "caps")],
-              capsys, "--review-dir folder")
+def test_demo_review_dir_unwritable(unwritable: Path, tmp_path: Path, busy_port: str, capsys) -> None:
+    _one_line(["demo", "--db", str(tmp_path / "k.db"), "--reader", "truth", "--port", busy_port,
+               "--review-dir", str(unwritable / "caps")], capsys, "--review-dir folder")
     assert not (tmp_path / "k.db").exists()  # refused before the database was touched
 
 
@@ -155,3 +167,42 @@ def test_a_writable_path_is_created_and_left_clean(tmp_path: Path) -> None:
     assert d.is_dir() and list(d.iterdir()) == []
     f = writable_file(tmp_path / "c" / "kosti.db", "database")
     assert f.parent.is_dir() and not f.exists() and list(f.parent.iterdir()) == []
+
+
+def test_demo_frames_folder_of_the_config_unwritable(unwritable: Path, tmp_path: Path, busy_port: str, capsys,
+                                                    monkeypatch) -> None:
+    """The frames folder of ``[storage]`` (corrected throws kept for retraining, the review page's folder)."""
+    cfg = tmp_path / "kosti.toml"
+    cfg.write_text(f'[storage]\ndir = "{tmp_path / "data"}"\nframes_dir = "{unwritable / "frames"}"\n')
+    monkeypatch.setenv("KOSTI_CONFIG", str(cfg))
+    _one_line(["demo", "--db", str(tmp_path / "k.db"), "--reader", "truth", "--port", busy_port], capsys,
+              "frames folder ([storage]")
+    assert not (tmp_path / "k.db").exists()
+
+
+@pytest.mark.parametrize("argv", [["backup", "{}/b.tar.gz"], ["backup", "--dir", "{}/daily"],
+                                  ["games", "export", "--all", "--out", "{}/games"]])
+def test_backup_and_game_export_unwritable(unwritable: Path, tmp_path: Path, argv: list[str], capsys) -> None:
+    """The archive and export commands of issue 43 belong to the same kind: one line naming the path, exit 2."""
+    from kosti.dashboard.store import Store
+
+    Store(tmp_path / "k.db").close()
+    _one_line([a.format(unwritable) for a in argv] + ["--db", str(tmp_path / "k.db")], capsys, str(unwritable))
+
+
+def test_export_beside_read_only_weights(tmp_path: Path, capsys) -> None:
+    """``kosti export`` writes beside the weights: a read-only bind mount of their folder is one line, exit 2."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root for a read-only bind mount")
+    src, ro = tmp_path / "weights", tmp_path / "ro"
+    src.mkdir()
+    ro.mkdir()
+    (src / "dice_det.pt").write_bytes(b"not trained weights")
+    if not _mount("--bind", str(src), str(ro)):
+        pytest.skip("a bind mount is not permitted here")
+    try:
+        if not _mount("-o", "remount,ro,bind", str(ro)):
+            pytest.skip("a read-only remount is not permitted here")
+        _one_line(["export", str(ro / "dice_det.pt")], capsys, "folder of the weights")
+    finally:
+        subprocess.run(["umount", str(ro)], check=True)
