@@ -137,9 +137,9 @@ def plain_reason(errors: Sequence[ErrorDetails]) -> tuple[str, str]:
         return "request: not valid", "запрос: неверное значение"
     e = errors[0]
     loc = [str(x) for x in e["loc"] if x not in ("body", "query", "path")]
-    name = next((x for x in reversed(loc) if x in _FIELDS), next((x for x in reversed(loc) if not x.isdigit()), ""))
+    name = next((x for x in reversed(loc) if x in _FIELDS), next((x for x in reversed(loc) if not x.isdecimal()), ""))
     en_f, ru_f = _FIELDS.get(name, (name or "request", name or "запрос"))
-    idx = next((int(x) for x in loc if x.isdigit()), None)
+    idx = next((int(x) for x in loc if x.isdecimal()), None)
     if idx is not None and name != "game":  # an item of a list (a player of a game, a die of a throw): which one
         en_i, ru_i = ("player", "игрок") if name == "players" else ("die", "кость")
         en_f, ru_f = f"{en_f} ({en_i} {idx + 1})", f"{ru_f} ({ru_i} {idx + 1})"

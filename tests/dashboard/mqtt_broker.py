@@ -9,7 +9,6 @@ reason, and fail when ``CI=true`` (as the browser tests do with chromium).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -18,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import ci_guard
 import pytest
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -81,9 +81,7 @@ def need_mosquitto() -> None:
     """Skip the test without mosquitto (fail it when ``CI=true``)."""
     if not Path(MOSQUITTO).exists():
         msg = "the MQTT tests need Debian's mosquitto (apt-get install mosquitto; bash scripts/setup --test does it)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+        ci_guard.missing(msg)
 
 
 @pytest.fixture

@@ -1,13 +1,12 @@
 """API fuzz over ``/openapi.json`` (issue 15): every documented route, with path ids, query values and JSON
 bodies drawn from its schema and from outside it (huge integers, wrong types, junk), answers without a 5xx and
-with the documented error shape. Bounded in time: a fixed number of examples per route, no shrinking of
-passing runs; a run whose 90 s budget ends before every example is reported as skipped with the routes it
-left short (never a silent pass), and every route must get at least one request. (schemathesis does the same from the same schema; this stays inside hypothesis, already a test
-dependency.)"""
+with the documented error shape. Bounded by counting, not by a clock: a fixed number of derandomized examples per
+route (the same requests on every machine, however loaded), no shrinking of passing runs, and every route must get
+at least one request — a check that always runs. (schemathesis does the same from the same schema; this stays
+inside hypothesis, already a test dependency.)"""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 from urllib.parse import quote
 
@@ -80,10 +79,7 @@ def test_openapi_routes_never_answer_5xx(fuzz_client) -> None:
     ops = _operations(app)
     assert len(ops) >= 15  # every control, read and review route is in the schema
     failures: list[str] = []
-    budget_s = 90.0
-    budget_end = time.monotonic() + budget_s  # the whole fuzz is bounded in time
     sent: dict[str, int] = {}  # requests per "METHOD /path"
-    cut: dict[str, int] = {}  # examples dropped per route once the budget had run out
 
     for method, path, op in ops:
         op_key = f"{method} {path}"
@@ -100,9 +96,6 @@ def test_openapi_routes_never_answer_5xx(fuzz_client) -> None:
             @given(pp=st.fixed_dictionaries(path_params), qp=st.fixed_dictionaries(query_params), payload=body_strategy,
                    with_pin=st.booleans())
             def run(pp: dict, qp: dict, payload: Any, with_pin: bool) -> None:
-                if time.monotonic() > budget_end:
-                    cut[op_key] = cut.get(op_key, 0) + 1
-                    return
                 sent[op_key] = sent.get(op_key, 0) + 1
                 url = path
                 for k, v in pp.items():
@@ -127,9 +120,6 @@ def test_openapi_routes_never_answer_5xx(fuzz_client) -> None:
     print(f"fuzz: {sum(sent.values())} requests over {len(sent)} of {len(ops)} routes:",
           ", ".join(f"{k} {n}" for k, n in sorted(sent.items())))
     assert not failures, "\n".join(failures[:10])
-    if cut:  # not a silent pass: say which routes the time budget left short
-        short = ", ".join(f"{k} ({sent.get(k, 0)} sent, {n} dropped)" for k, n in sorted(cut.items()))
-        pytest.skip(f"the {budget_s:.0f} s fuzz budget ran out before every example ran: {short}")
     untested = [f"{m} {p}" for m, p, _ in ops if not sent.get(f"{m} {p}")]
     assert not untested, f"routes never requested: {untested}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
+import ci_guard
 
 from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
 from kosti.sim.virtual import VirtualTableSource
@@ -52,9 +52,9 @@ def test_virtual_table_throw_is_read_and_scored(make_client, start_game, scores)
             assert msg["type"] == "source" and msg["source"]["kind"] == "virtual" and msg["source"]["fps"] > 5
 
 
-@pytest.mark.skipif(not (DETECTOR_ONNX.is_file() and CLASSIFIER_ONNX.is_file()),
-                    reason="shipped ONNX dice models (models/dice_det.onnx, dice_cls.onnx) not present yet")
 def test_virtual_table_read_by_the_real_reader_never_scores_wrongly(make_client, start_game):
+    ci_guard.shipped(DETECTOR_ONNX, "shipped detector")
+    ci_guard.shipped(CLASSIFIER_ONNX, "shipped face classifier")
     src = _source()
     with make_client(source_obj=src, reader_kind="models") as c:
         gid = start_game(c)

@@ -357,6 +357,15 @@ def test_rule_overrides_bounded(make_client, overrides, needle) -> None:
         assert needle in r.json()["error"]
 
 
+@pytest.mark.parametrize("key", ["²", "٣", "7"])
+def test_a_body_field_named_by_a_digit_like_character_is_422_not_500(make_client, key) -> None:
+    """The API fuzz found it: an unknown body field "²" (a digit to ``str.isdigit``, not to ``int``) made the
+    validation-error sentence raise, a 500. Any key is a field name or a list index, and the answer is a 422."""
+    c = make_client(start_capture=False)
+    r = c.post("/api/games", json={"players": ["Ann", "Boris"], key: None})
+    assert _is_error(r, 422), r.text
+
+
 @pytest.mark.parametrize("path", [
     "/api/games/{id}/history", "/api/throws/{id}/image.jpg",
 ])

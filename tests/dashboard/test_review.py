@@ -3,13 +3,13 @@ over a FastAPI app that includes only the router — and the review page driven 
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import threading
 import time
 from pathlib import Path
 
+import ci_guard
 import cv2
 import numpy as np
 import pytest
@@ -176,9 +176,7 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 def _browser():
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium and chromedriver are needed for the browser test")
-        pytest.skip("chromium / chromedriver not installed (Debian: chromium chromium-driver)")
+        ci_guard.missing("chromium / chromedriver not installed (Debian: chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service

@@ -9,6 +9,7 @@ import os
 import threading
 from pathlib import Path
 
+import ci_guard
 import cv2
 import numpy as np
 import pytest
@@ -318,9 +319,7 @@ def test_capture_cli_rejects_bad_input(tmp_path: Path, capsys) -> None:
 
 def _photos_with_1_to_5_dice(n: int) -> list[Path]:
     if not BYLER_TEST.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"shared dataset missing: {BYLER_TEST}")
-        pytest.skip(f"shared dataset not found: {BYLER_TEST}")
+        ci_guard.missing(f"shared dataset not found: {BYLER_TEST}")
     out = []
     for img in sorted(BYLER_TEST.iterdir()):
         lab = label_path(img)
@@ -336,8 +335,8 @@ def _photos_with_1_to_5_dice(n: int) -> list[Path]:
 def test_capture_cli_over_real_photos(tmp_path: Path, capsys) -> None:
     """``kosti capture --max 2`` over a folder of real photos saves exactly what the reader proposes."""
     photos = _photos_with_1_to_5_dice(3)
-    if not (DETECTOR.exists() and CLASSIFIER.exists()):
-        pytest.skip("models/dice_det.onnx and dice_cls.onnx are not built yet (scripts/build_models.sh)")
+    ci_guard.shipped(DETECTOR, "shipped detector")
+    ci_guard.shipped(CLASSIFIER, "shipped face classifier")
     from kosti.cli import main
     from kosti.vision.reader import DiceReader
 
@@ -495,11 +494,9 @@ def test_capture_says_when_the_picture_is_the_wrong_way_up(tmp_path: Path, capsy
     ``kosti capture`` says so once and names the turn (``--rotate 180``), also in its JSON summary."""
     shared = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "epanemu-dice"
     if not (shared / "images" / "val").is_dir():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"shared dataset missing: {shared}")
-        pytest.skip(f"shared dataset missing: {shared}")
-    if not (DETECTOR.exists() and CLASSIFIER.exists()):
-        pytest.skip("models/dice_det.onnx and dice_cls.onnx are not built yet (scripts/build_models.sh)")
+        ci_guard.missing(f"shared dataset missing: {shared}")
+    ci_guard.shipped(DETECTOR, "shipped detector")
+    ci_guard.shipped(CLASSIFIER, "shipped face classifier")
     from kosti.cli import main
     from kosti.vision.evaluate import load_dataset, read_labels
     from kosti.vision.orientation import perspective_slopes

@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import ci_guard
 import numpy as np
 import pytest
 
@@ -125,7 +126,7 @@ def _damaged_detector(src: Path, dst: Path, scale: float = 0.2, seed: int = 0) -
     """A float detector with Gaussian noise (``scale`` × each weight tensor's spread) on every weight: it
     still finds dice, but fewer and less exactly (the shipped v1.1 weights, float, at 0.2: byler-d6 test
     precision 0.99 → 0.90, recall 1.00 → 0.89) — a detector that forgot."""
-    onnx = pytest.importorskip("onnx")
+    onnx = ci_guard.need_module("onnx", "the train extra (scripts/test installs it)")
     from onnx import numpy_helper
 
     m = onnx.load(str(src))
@@ -141,7 +142,7 @@ def _damaged_detector(src: Path, dst: Path, scale: float = 0.2, seed: int = 0) -
 
 def _float_detector() -> Path:
     """The shipped detector as float ONNX (its INT8 file keeps integer weights the noise would not touch)."""
-    pytest.importorskip("ultralytics")
+    ci_guard.need_module("ultralytics", "the train extra (scripts/test installs it)")
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
@@ -158,9 +159,7 @@ def test_gate_refuses_a_detector_that_forgets(tmp_path, monkeypatch, capsys):
     """``kosti train --detector always`` whose detector pass produced a damaged detector: the gate refuses
     that candidate, and whatever is activated keeps the current detector."""
     if not (BYLER / "data.yaml").is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{BYLER} is missing (shared data must be present in CI)")
-        pytest.skip(f"{BYLER} is not available (shared data set)")
+        ci_guard.missing(f"{BYLER} is not available (shared data set)")
     from kosti.cli import main
     from kosti.datasets import replay, train_cli
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX, MODELS_DIR
@@ -241,9 +240,7 @@ def test_train_retrains_nothing_when_the_reader_already_reads_the_dice(tmp_path,
     only drift (issue 14's proof: a classifier retrained on perfectly read photos lost 0.05 on held-back ones).
     With ``--retrain`` it trains anyway. The frames only feed a throwaway registry; nothing is shipped."""
     if not (SKOVY / "data.yaml").is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{SKOVY} is missing (shared data must be present in CI)")
-        pytest.skip(f"{SKOVY} is not available (shared data set)")
+        ci_guard.missing(f"{SKOVY} is not available (shared data set)")
     from kosti.cli import main
     from kosti.datasets import replay, train_cli
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX, MODELS_DIR
@@ -329,9 +326,7 @@ def test_detector_pass_runs_only_when_the_new_classifier_still_misses_dice(tmp_p
     measures the reader with it, and runs the (several times longer) detector pass only when recall is still
     below FOUND_TARGET; then both candidates (retrained pair, kept detector) go to the gate."""
     if not (SKOVY / "data.yaml").is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{SKOVY} is missing (shared data must be present in CI)")
-        pytest.skip(f"{SKOVY} is not available (shared data set)")
+        ci_guard.missing(f"{SKOVY} is not available (shared data set)")
     from kosti.cli import main
     from kosti.datasets import gate as gate_mod
     from kosti.datasets import replay, train_cli

@@ -11,13 +11,14 @@ import json
 import sys
 from pathlib import Path
 
+import ci_guard
 import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
 from reader_models import BYLER, SHARED_DATASETS, require_dataset, shipped_float_models  # noqa: E402
 
-pytest.importorskip("onnx")
+ci_guard.need_module("onnx", "the train extra (scripts/test installs it)")
 
 
 def _weights(path: Path) -> dict[str, np.ndarray]:

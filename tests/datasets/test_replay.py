@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+import ci_guard
 import pytest
 
 from kosti.datasets import replay
@@ -25,9 +25,7 @@ def test_no_photo_is_copied_into_the_project() -> None:
 
 def test_parts_link_the_shared_photos(tmp_path: Path, monkeypatch) -> None:
     if not (SHARED / "byler-d6").is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"{SHARED} is missing (shared data must be present in CI)")
-        pytest.skip(f"{SHARED} is not available (shared data sets)")
+        ci_guard.missing(f"{SHARED} is not available (shared data sets)")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("KOSTI_SHARED_DATASETS", str(SHARED))
     folder, split = replay.reference()

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import replace
 from pathlib import Path
 
+import ci_guard
 import cv2
 import numpy as np
 import pytest
@@ -34,9 +34,7 @@ FAST = SynthConfig(imgsz=256, real_frac=0.0, real_bg_frac=0.0, min_die=16, max_d
 def _real_data_or_skip() -> Path:
     if all((REAL_ROOT / name / "images" / split).is_dir() for name, split in REAL_SOURCES):
         return REAL_ROOT
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"shared dice photos missing under {REAL_ROOT} (required when CI=true)")
-    pytest.skip(f"shared dice photos not found under {REAL_ROOT}")
+    ci_guard.missing(f"shared dice photos not found under {REAL_ROOT}")
 
 
 def _tree_digest(root: Path) -> dict[str, str]:

@@ -11,10 +11,11 @@ import json
 import os
 from pathlib import Path
 
+import ci_guard
 import numpy as np
 import pytest
 
-pytest.importorskip("ultralytics")
+ci_guard.need_module("ultralytics", "the train extra (scripts/test installs it)")
 
 from kosti.cli import main  # noqa: E402
 
@@ -226,7 +227,7 @@ def test_stripped_copy_drops_the_training_state_and_leaves_the_source(tmp_path: 
 def test_compact_onnx_halves_the_weights_and_keeps_the_outputs(tmp_path: Path) -> None:
     """float16-stored weights + Cast: about half the bytes, same float32 results (to fp16 rounding),
     metadata kept, small tensors left alone, the rewritten file loads in ONNX Runtime."""
-    onnx = pytest.importorskip("onnx")
+    onnx = ci_guard.need_module("onnx", "the train extra (scripts/test installs it)")
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 

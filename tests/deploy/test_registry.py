@@ -8,12 +8,13 @@ import os
 import re
 from pathlib import Path
 
+import ci_guard
 import pytest
 
 from kosti.models_cli import main as models_main
 from kosti.registry import SHIPPED, Registry, RegistryError, compare_metrics
 
-onnx = pytest.importorskip("onnx", reason="the onnx package (train extra) builds the tiny test models")
+onnx = ci_guard.need_module("onnx", "the onnx package (train extra) builds the tiny test models")
 from onnx import TensorProto, helper  # noqa: E402
 
 

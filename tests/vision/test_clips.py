@@ -6,9 +6,9 @@ Plus the building blocks: camera-motion estimation, per-die appearance, hands, t
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+import ci_guard
 import cv2
 import numpy as np
 import pytest
@@ -29,7 +29,7 @@ def _real_root() -> Path | None:
     """``../shared/datasets`` when byler-d6 is there; fails in CI without it, else None (clip left out)."""
     if (SHARED / "byler-d6" / "images" / "test").is_dir():
         return SHARED
-    if os.environ.get("CI", "").lower() == "true":
+    if ci_guard.in_ci():
         pytest.fail(f"shared dataset missing: {SHARED / 'byler-d6'} (see /work/shared/datasets/README.md)")
     return None
 
@@ -37,7 +37,7 @@ def _real_root() -> Path | None:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
+        ci_guard.shipped(DETECTOR, "shipped detector")
     out = tmp_path_factory.mktemp("clips")
     from kosti.cli import main
 
@@ -301,7 +301,7 @@ def test_an_announced_throw_is_never_taken_for_a_correction():
     source announces a new throw in between (the virtual table's Throw button:
     :meth:`ThrowDetector.expect_new_throw`), that rest is a new throw, however small the motion looked."""
     if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
+        ci_guard.shipped(DETECTOR, "shipped detector")
     from kosti.vision.pipeline import ThrowDetector, default_reader
     from kosti.vision.sources import Frame
 

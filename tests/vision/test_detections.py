@@ -94,7 +94,8 @@ def test_unknown_confidences_are_nan_and_tuples_are_accepted():
 def test_voted_dice_give_the_same_arrays_and_json_as_the_pipeline():
     """What the pipeline's Die records become: the arrays ThrowDetector builds today and the same
     ``kosti watch --json`` dice (the migration of ``Throw.dice`` to Detections changes no output)."""
-    throws = pytest.importorskip("kosti.vision.throws")
+    from kosti.vision import throws
+
     dice = [throws.Die(5, 0.9, (1, 2, 30, 40), det_confidence=0.7, votes=(3, 4, 4)),
             throws.Die(0, 0.2, (50, 2, 80, 40), uncertain=True, guess=2, recovered=True)]
     d = Detections.from_dice(dice)

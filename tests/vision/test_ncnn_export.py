@@ -6,12 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import ci_guard
 import numpy as np
 import pytest
 
-pytest.importorskip("ultralytics")
-pytest.importorskip("ncnn")
-pytest.importorskip("pnnx")
+ci_guard.need_module("ultralytics", "the train extra (scripts/test installs it)")
+ci_guard.need_module("pnnx", "the train extra (scripts/test installs it)")
 
 from reader_models import BYLER, require_dataset, shipped_float_models  # noqa: E402
 

@@ -4,9 +4,9 @@ from a seat (epanemu-dice val), never on a camera looking straight down."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+import ci_guard
 import numpy as np
 import pytest
 
@@ -74,8 +74,8 @@ def test_a_camera_looking_straight_down_is_never_told_to_turn():
 def _shared() -> bool:
     if (EPANEMU / "images" / "val").is_dir():
         return True
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"shared dataset missing: {EPANEMU}")
+    if ci_guard.in_ci():
+        pytest.fail(f"shared dataset missing: {EPANEMU} (required in CI)")
     return False
 
 

@@ -243,6 +243,10 @@ def test_watch_cli_json_on_real_photos(tmp_path: Path, capsys, reader):
             assert d["value"] in range(1, 7) and 0 <= d["confidence"] <= 1  # cli.md: the face, 1–6
             x1, y1, x2, y2 = d["box"]
             assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
+        # ... and what it says is true: a throw given as "ok" holds the labelled faces
+        if throw["status"] == "ok":
+            assert sorted(d["value"] for d in throw["dice"]) == photos[k][1], photos[k][0].name
+    assert any(t["status"] == "ok" for t in out["throws"])  # the check above is not vacuous
 
 
 def test_watch_cli_on_a_video_with_rules(tmp_path: Path, capsys, monkeypatch):

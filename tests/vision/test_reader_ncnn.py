@@ -12,9 +12,6 @@ import shutil
 
 import numpy as np
 import pytest
-
-pytest.importorskip("ncnn")
-
 from lean_guard import run_lean  # noqa: E402
 from reader_models import BYLER, require_dataset, shipped_float_models  # noqa: E402
 

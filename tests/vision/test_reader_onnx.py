@@ -6,6 +6,7 @@ are spread so a frame yields dozens of distinct boxes, which exercises decoding 
 
 from __future__ import annotations
 
+import ci_guard
 import numpy as np
 import pytest
 from reader_models import untrained_dynamic, untrained_models, untrained_rect, untrained_six_class
@@ -196,7 +197,7 @@ def test_last_axis_dfl_keeps_the_detector_outputs(tmp_path):
     a classifier and an already rewritten detector alone."""
     import shutil
 
-    onnx = pytest.importorskip("onnx")
+    onnx = ci_guard.need_module("onnx", "the train extra (scripts/test installs it)")
     from kosti.datasets.train import last_axis_dfl
 
     m = untrained_dynamic()
@@ -230,7 +231,7 @@ def test_last_axis_dfl_keeps_the_detector_outputs(tmp_path):
 def test_shipped_detector_has_the_last_axis_dfl():
     """models/dice_det.onnx went through :func:`last_axis_dfl` (the export does it; a re-export that
     skipped it would be ~1.7 ms slower per frame)."""
-    onnx = pytest.importorskip("onnx")
+    onnx = ci_guard.need_module("onnx", "the train extra (scripts/test installs it)")
     from kosti.models import DETECTOR_ONNX
 
     g = onnx.load(str(DETECTOR_ONNX)).graph

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ci_guard
 import cv2
 import pytest
 from reader_models import BYLER, EPANEMU, require_dataset
@@ -18,13 +19,12 @@ MIN_RECALL, MIN_PRECISION, MIN_DIE_ACCURACY = 0.85, 0.85, 0.85
 @pytest.fixture(scope="module")
 def shipped_reader():
     require_dataset(BYLER / "data.yaml")  # missing photos fail under CI even before the model lands
-    if not shipped.DETECTOR_ONNX.is_file():
-        pytest.skip(f"shipped detector not there yet: {shipped.DETECTOR_ONNX} (run the training, see models/README.md)")
+    ci_guard.shipped(shipped.DETECTOR_ONNX, "shipped detector")
     from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
-    if len(OnnxDetector(shipped.DETECTOR_ONNX).names) != 6 and not shipped.CLASSIFIER_ONNX.is_file():
-        pytest.skip(f"shipped face classifier not there yet: {shipped.CLASSIFIER_ONNX}")
+    if len(OnnxDetector(shipped.DETECTOR_ONNX).names) != 6:
+        ci_guard.shipped(shipped.CLASSIFIER_ONNX, "shipped face classifier")
     return DiceReader()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import ci_guard
 import pytest
 
 import kosti.models as shipped
@@ -55,7 +56,6 @@ def test_operating_point_is_valid_and_used_by_default():
     assert (reader.verify_conf, reader.verify_prob) == (shipped.DEFAULT_VERIFY_CONF, shipped.DEFAULT_VERIFY_PROB)
     assert reader.verify_one_conf == shipped.DEFAULT_VERIFY_ONE_CONF
     assert shipped.DEFAULT_VERIFY_CONF < shipped.DEFAULT_VERIFY_ONE_CONF <= shipped.DEFAULT_CONF  # the rule is on
-    settings = shipped.MODELS_DIR / "reader.json"
-    if settings.is_file():
-        t = json.loads(settings.read_text())["temperature"]
-        assert reader.temperature == pytest.approx(t) and 0.1 < t < 10
+    settings = ci_guard.shipped(shipped.MODELS_DIR / "reader.json", "shipped reader settings")
+    t = json.loads(settings.read_text())["temperature"]
+    assert reader.temperature == pytest.approx(t) and 0.1 < t < 10

@@ -7,13 +7,13 @@ import json
 import subprocess
 import sys
 
+import ci_guard
 import cv2
-import pytest
 from reader_models import REPO
 
 from kosti.sim.synthetic import synthetic_frame
 
-pytest.importorskip("ultralytics", reason="the Ultralytics backend needs the 'train' extra")
+ci_guard.need_module("ultralytics", "the Ultralytics backend needs the 'train' extra")
 
 DET, CLS = REPO / "models" / "dice_det.onnx", REPO / "models" / "dice_cls.onnx"
 
@@ -32,8 +32,8 @@ def test_ultralytics_logger_writes_to_stderr(capfd):
 
 
 def test_read_json_backend_ultralytics_stdout_is_only_json(tmp_path):
-    if not (DET.is_file() and CLS.is_file()):
-        pytest.skip(f"needs the shipped models {DET} and {CLS}")
+    ci_guard.shipped(DET, "shipped detector weights")
+    ci_guard.shipped(CLS, "shipped classifier weights")
     img = tmp_path / "frame.jpg"
     cv2.imwrite(str(img), synthetic_frame(640, 480, 3, 60, seed=3)[0])
     r = subprocess.run([sys.executable, "-m", "kosti", "read", "--json", "--backend", "ultralytics",
