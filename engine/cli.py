@@ -39,6 +39,7 @@ from .games import (
     new_any_game,
     wrap,
 )
+from .plurals import count_en, count_ru
 from .presets import PRESET_NAMES, get_preset, load_rules_file
 
 SAMPLE_GAME = "sample_game.json"
@@ -405,8 +406,8 @@ def _prompt(gs: Game, lang: str) -> tuple[str, str]:
         return en, ru
     assert isinstance(gs, ThousandGame), gs  # every game is a TableGame or a 1000-family game
     t = gs.state.turn
-    en = (f"[{gs.to_move}: turn {t.points}, {t.dice} dice] {a.hint.text_en}")
-    ru = (f"[{gs.to_move}: за ход {t.points}, костей {t.dice}] {a.hint.text_ru}")
+    en = (f"[{gs.to_move}: turn {t.points}, {count_en(t.dice, 'die')}] {a.hint.text_en}")
+    ru = (f"[{gs.to_move}: за ход {t.points}, {count_ru(t.dice, 'die')}] {a.hint.text_ru}")
     if a.keep:
         keeps = "; ".join(f"{' '.join(map(str, k.faces))}={k.points}" for k in a.keeps)
         en += f" — keeps: {keeps}"

@@ -53,6 +53,7 @@ from typing import Any
 
 from . import texts
 from .errors import BadInput
+from .plurals import count_en
 from .scoring_catalog import (
     Combination,
     IllegalKeep,
@@ -109,8 +110,8 @@ def _bad_faces(faces: Any, r: ScoringRules, what: str = "throw") -> BadInput:
                 or not 1 <= f <= 6:
             return BadInput(f"{what}: face {f!r} is outside 1-6")
     if not 1 <= len(items) <= r.dice_count:
-        return BadInput(f"{what}: {len(items)} dice; a throw has 1 to {r.dice_count} dice "
-                        f"in this game ({r.table})")
+        return BadInput(f"{what}: {count_en(len(items), 'die')}; a throw has 1 to {r.dice_count} dice "
+                        f"in this game")
     return BadInput(f"{what}: invalid faces {items!r}")
 
 

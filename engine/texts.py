@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .plurals import count_en, count_ru, ru_plural
+from .plurals import count_en, count_ru, noun, ru_plural
 
 __all__ = ["NUM_EN", "NUM_RU", "TEXTS", "dice_en", "faces_text", "render", "ru_plural"]
 
@@ -58,7 +58,7 @@ def keep_hint(best: Sequence[int], points: int) -> Text:
 
 def first_throw_hint(name: str, dice: int) -> Text:
     """Turn-start hint: player ``name`` throws ``dice`` dice (§1.2)."""
-    return (f"{name}: throw {NUM_EN[dice]} dice",
+    return (f"{name}: throw {NUM_EN[dice]} {noun(dice, 'die')}",
             f"{name}: бросайте {NUM_RU[dice]} {ru_plural(dice, 'кость', 'кости', 'костей')}")
 
 
@@ -525,8 +525,8 @@ def skips_turn(name: str) -> Text:
 def next_turn(name: str, offer: int = 0) -> Text:
     """Who throws next; ``offer``: dice left over for the high-stakes bonus (0: none)."""
     if offer:
-        return (f"{name} to throw (or play the {offer} dice left over for the high-stakes bonus)",
-                f"бросает {name} (или {offer} оставленные кости ради бонуса)")
+        return (f"{name} to throw (or play the {count_en(offer, 'die')} left over for the high-stakes bonus)",
+                f"бросает {name} (или оставленные кости ({offer}) ради бонуса)")
     return f"{name} to throw", f"бросает {name}"
 
 

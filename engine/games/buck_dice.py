@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..game import Event, Reason
+from ..plurals import count_en
 from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, ev, faces_text
 
 #: A buck (games.md §12).
@@ -176,8 +177,8 @@ class BuckDice(TableGame):
             gain, en, ru = 5, f"{name} throws {t}: small buck, 5 points", \
                 f"{name} выбросил {t}: малый бак, 5 очков"
         elif hits:
-            gain, en, ru = hits, f"{name} throws {t}: {hits} × {self.point}, {hits} " \
-                f"point{'s' if hits > 1 else ''}", f"{name} выбросил {t}: игровых очков " \
+            gain, en, ru = hits, f"{name} throws {t}: {hits} × {self.point}, " \
+                f"{count_en(hits, 'point')}", f"{name} выбросил {t}: игровых очков " \
                 f"{hits}, записано {hits}"
         else:
             evs.append(ev("throw", name, f"{name} throws {t}: no game point, the turn ends",

@@ -131,3 +131,29 @@ def test_an_error_names_no_internal_table():
         new_any_game({"preset": "classic", "overrides": {"dice_count": 6}}, ["A"])
     msg = str(info.value)
     assert "CLASSIC_X20" not in msg and "5 dice" in msg and "Farkle or 10000" in msg
+
+
+def test_counts_in_the_engines_sentences():
+    from kosti.engine import texts
+    from kosti.engine.game import Roll
+
+    assert texts.first_throw_hint("Ann", 1) == ("Ann: throw one die", "Ann: бросайте одну кость")
+    assert texts.first_throw_hint("Ann", 5) == ("Ann: throw five dice", "Ann: бросайте пять костей")
+    assert texts.throw_or_stop(1, 50)[1] == "бросайте 1 кость или скажите «хватит» и запишите 50"
+    assert "the 1 die left over" in texts.next_turn("Ann", 1)[0]
+    g = new_any_game({"preset": "buck_dice", "overrides": {}}, ["Ann", "Boris"])
+    for faces in ((6, 6, 5), (1, 2, 1), (4,)):  # set-up: Ann starts; Boris's die makes 4 the game point
+        g, _ = g.apply(Roll(faces))
+    _, events = g.apply(Roll((4, 2, 3)))
+    assert any(e.text_en.endswith("1 × 4, 1 point") for e in events), [e.text_en for e in events]
+
+
+def test_kosti_play_prompt_counts_the_dice(capsys, monkeypatch):
+    import io
+
+    for lang, want in (("en", "[Ann: turn 105, 1 die] throw 1 die or stop and record 105"),
+                       ("ru", "[Ann: за ход 105, 1 кость] бросайте 1 кость или скажите «хватит» и запишите 105")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("1 1 1 2 5\nquit\n"))
+        assert main(["play", "--players", "Ann,Boris", "--lang", lang]) == 0
+        out = capsys.readouterr().out
+        assert want in out and "1 dice" not in out and "1 костей" not in out, out
