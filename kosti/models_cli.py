@@ -44,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     ls = sub.add_parser("list", parents=[common], help="list model versions with their reference and held-back numbers")
     ls.add_argument("--no-measure", action="store_true",
-                    help="do not measure versions without reference numbers (the first listing reads the 150 "
-                         "reference photos with each version: ~15 s a version, said on stderr)")
+                    help="do not measure versions without reference numbers (the first listing reads every "
+                         "reference photo with each version, ~15 s a version, and says so on stderr)")
     ls.set_defaults(func=_cmd_list)
 
     use = sub.add_parser("use", parents=[common], help="activate a model version")
