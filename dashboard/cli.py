@@ -118,6 +118,9 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
     _check_paths(config, args)
     sock = _listen(config.host, config.port)
     lock = _lock_database(Path(config.db_path))
+    from kosti.watchdog import Watchdog, start_watchdog
+
+    dog: Watchdog | None = None
     try:
         try:
             app = create_app(config)
@@ -132,8 +135,11 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
         # ws_max_size: a WebSocket command is a few hundred bytes (kosti.dashboard.app.MAX_WS_MESSAGE).
         server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, access_log=False,
                                                proxy_headers=False, ws_max_size=64 * 1024))
+        dog = start_watchdog(cfg.host, cfg.port)  # under systemd: READY=1, then WATCHDOG=1 while /healthz answers
         server.run(sockets=[sock])
     finally:
+        if dog is not None:
+            dog.stop()
         sock.close()
         lock.close()
     return 0

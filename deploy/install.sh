@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Install kosti as a service on Raspberry Pi OS (Bookworm or later) or another Debian-based system.
 #
-#   sudo deploy/install.sh [--from DIR|WHEEL] [--camera SPEC] [--host ADDR] [--port N] [--dry-run]
+#   sudo deploy/install.sh [--from DIR|WHEEL] [--camera SPEC] [--host ADDR] [--port N] [--hostname NAME]
+#                          [--backups N] [--dry-run]
 #   sudo deploy/install.sh --uninstall [--purge] [--dry-run]
 #
-# Installs: apt packages (python3-picamera2, python3-venv, libcamera), a system user `kosti` (group
-# video), a virtual environment /opt/kosti/venv created WITH --system-site-packages (so Debian's
+# Installs: apt packages (python3-picamera2, python3-venv, libcamera, avahi-daemon), a system user `kosti`
+# (group video), a virtual environment /opt/kosti/venv created WITH --system-site-packages (so Debian's
 # picamera2/libcamera bindings are importable), kosti with the [pi] extras, /etc/kosti/kosti.toml
-# (only if absent: an existing file is never overwritten), and the systemd unit kosti.service
-# (enabled and started). Prints the dashboard URL and PIN at the end.
+# (only if absent: an existing file is never overwritten), the systemd unit kosti.service (enabled and
+# started), the mDNS announcement (NAME.local, /etc/avahi/services/kosti.service) and a daily backup timer.
+# Prints the dashboard URL, the PIN and a QR code to scan at the end.
 #
 # --from DIR|WHEEL  what to pip-install (default: the source tree this script is in)
 # --camera SPEC     source.spec for a new config: picamera (default on a Pi), 0 (USB webcam), a URL, ...
 # --host ADDR       address the dashboard listens on in a new config (default 0.0.0.0 = the local network;
 #                   a random 6-digit PIN is generated then)
 # --port N          dashboard port in a new config (default 8000)
+# --hostname NAME   this machine's name, so phones open http://NAME.local:PORT/ (default: kosti when the
+#                   name is still Raspberry Pi OS's default "raspberrypi", else the name is kept)
+# --backups N       daily backups to keep in /var/lib/kosti/backups (default 7; 0 = no daily backup)
 # --uninstall       stop and remove the service, the venv and the user; keeps /etc/kosti and /var/lib/kosti
 # --purge           with --uninstall: also delete /etc/kosti and /var/lib/kosti (games, frames, models)
 # --dry-run         print every command instead of running it (no root needed; changes nothing)
@@ -28,6 +33,7 @@ ROOT=${KOSTI_INSTALL_ROOT:-}
 case "$ROOT" in ''|/*) ;; *) echo "install.sh: KOSTI_INSTALL_ROOT must be an absolute path" >&2; exit 2 ;; esac
 PREFIX=$ROOT/opt/kosti
 VENV=$PREFIX/venv
+VENV_RUNTIME=/opt/kosti/venv   # as the service sees it
 CONF_DIR=$ROOT/etc/kosti
 CONF=$CONF_DIR/kosti.toml
 RUNTIME_DATA_DIR=/var/lib/kosti   # as the service sees it (StateDirectory=kosti)
@@ -37,9 +43,14 @@ UNIT_DEST=$ROOT/etc/systemd/system/$UNIT_NAME
 SERVICE_USER=kosti
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 UNIT_SRC=$SCRIPT_DIR/$UNIT_NAME
+BACKUP_UNITS=(kosti-backup.service kosti-backup.timer)
+AVAHI_SRC=$SCRIPT_DIR/kosti-avahi.service
+AVAHI_DEST=$ROOT/etc/avahi/services/kosti.service
+HOSTS=$ROOT/etc/hosts
+DEFAULT_PI_HOSTNAME=raspberrypi
 # Required everywhere / wanted where the distribution has them (Raspberry Pi OS archive).
 APT_REQUIRED=(python3 python3-venv python3-pip)
-APT_PI=(python3-picamera2 python3-libcamera libcamera-ipa rpicam-apps-lite)
+APT_PI=(python3-picamera2 python3-libcamera libcamera-ipa rpicam-apps-lite avahi-daemon)
 
 DRY_RUN=0
 UNINSTALL=0
@@ -48,6 +59,8 @@ FROM=$(dirname "$SCRIPT_DIR")
 CAMERA=""
 HOST=0.0.0.0
 PORT=8000
+HOSTNAME_WANTED=""
+BACKUPS=7
 
 die() { echo "install.sh: $1" >&2; exit "${2:-1}"; }
 say() { printf '==> %s\n' "$*"; }
@@ -64,7 +77,7 @@ run() {
   fi
 }
 
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^# Exit codes/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   while [ $# -gt 0 ]; do
@@ -80,6 +93,10 @@ parse_args() {
       --host=*) HOST=${1#--host=} ;;
       --port) [ $# -ge 2 ] || die "--port needs a number" 2; PORT=$2; shift ;;
       --port=*) PORT=${1#--port=} ;;
+      --hostname) [ $# -ge 2 ] || die "--hostname needs a name" 2; HOSTNAME_WANTED=$2; shift ;;
+      --hostname=*) HOSTNAME_WANTED=${1#--hostname=} ;;
+      --backups) [ $# -ge 2 ] || die "--backups needs a number" 2; BACKUPS=$2; shift ;;
+      --backups=*) BACKUPS=${1#--backups=} ;;
       -h|--help) usage; exit 0 ;;
       *) die "unknown option $1 (see --help)" 2 ;;
     esac
@@ -90,6 +107,12 @@ parse_args() {
     ''|*[!0-9]*) die "--port must be a number 1-65535, got '$PORT'" 2 ;;
   esac
   if [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then die "--port must be 1-65535, got $PORT" 2; fi
+  case "$BACKUPS" in
+    ''|*[!0-9]*) die "--backups must be a number of days to keep (0 = none), got '$BACKUPS'" 2 ;;
+  esac
+  if [ -n "$HOSTNAME_WANTED" ] && ! [[ "$HOSTNAME_WANTED" =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]]; then
+    die "--hostname must be letters a-z, digits and '-' (at most 63, not starting or ending with '-'), got '$HOSTNAME_WANTED'" 2
+  fi
 }
 
 need_root() {
@@ -281,6 +304,78 @@ install_unit() {
   run systemctl restart "$UNIT_NAME"
 }
 
+# The name phones open (NAME.local): --hostname, else "kosti" in place of Raspberry Pi OS's default name.
+choose_hostname() {
+  local current
+  current=$(hostname 2>/dev/null || echo "")
+  if [ -n "$HOSTNAME_WANTED" ]; then echo "$HOSTNAME_WANTED"
+  elif [ "$current" = "$DEFAULT_PI_HOSTNAME" ] || [ -z "$current" ]; then echo kosti
+  else echo "$current"
+  fi
+}
+
+set_hostname() {
+  local name current
+  name=$(choose_hostname)
+  current=$(hostname 2>/dev/null || echo "")
+  NAME=$name
+  if [ "$name" = "$current" ]; then
+    say "host name: $name (phones open http://$name.local:$PORT/)"
+    return
+  fi
+  say "setting the host name to $name (was ${current:-unset}), so phones open http://$name.local:$PORT/"
+  run hostnamectl set-hostname "$name"
+  if [ -f "$HOSTS" ] && grep -q '^127\.0\.1\.1' "$HOSTS"; then
+    run sed -i "s/^127\.0\.1\.1.*/127.0.1.1\t$name/" "$HOSTS"
+  elif [ "$DRY_RUN" = 1 ]; then
+    echo "+ echo '127.0.1.1 $name' >> $HOSTS"
+  else
+    printf '127.0.1.1\t%s\n' "$name" >> "$HOSTS"
+  fi
+}
+
+# mDNS: avahi-daemon answers NAME.local and lists the dashboard as an HTTP service on the port of the config.
+install_mdns() {
+  local port=$PORT
+  [ "$DRY_RUN" = 1 ] || port=$(read_conf port)
+  port=${port:-$PORT}
+  say "announcing the dashboard over mDNS as $NAME.local (avahi service file $AVAHI_DEST, port $port)"
+  if [ "$DRY_RUN" = 1 ]; then
+    echo "+ sed 's|<port>8000</port>|<port>$port</port>|' $AVAHI_SRC > $AVAHI_DEST"
+  else
+    install -d -m 0755 "$(dirname "$AVAHI_DEST")"
+    sed "s|<port>8000</port>|<port>$port</port>|" "$AVAHI_SRC" > "$AVAHI_DEST"
+    chmod 0644 "$AVAHI_DEST"
+  fi
+  run systemctl enable --now avahi-daemon.service || warn "avahi-daemon could not be started: $NAME.local will not resolve; open the IP address instead"
+  if [ "$DRY_RUN" = 0 ] && ! systemctl is-active --quiet avahi-daemon.service; then
+    warn "avahi-daemon is not running: phones cannot find $NAME.local; open the IP address below instead"
+  fi
+}
+
+# The daily backup: kosti-backup.timer runs `kosti backup --dir /var/lib/kosti/backups --keep N` (N = --backups).
+install_backup_timer() {
+  local unit
+  if [ "$BACKUPS" = 0 ]; then
+    say "no daily backup (--backups 0)"
+    if [ -e "$ROOT/etc/systemd/system/kosti-backup.timer" ]; then
+      run systemctl disable --now kosti-backup.timer || true
+    fi
+    return
+  fi
+  say "daily backup at 04:30, keeping $BACKUPS in $RUNTIME_DATA_DIR/backups (kosti-backup.timer)"
+  for unit in "${BACKUP_UNITS[@]}"; do
+    if [ "$DRY_RUN" = 1 ]; then
+      echo "+ install -D -m 0644 $SCRIPT_DIR/$unit $ROOT/etc/systemd/system/$unit  (--keep $BACKUPS)"
+    else
+      install -D -m 0644 "$SCRIPT_DIR/$unit" "$ROOT/etc/systemd/system/$unit"
+      sed -i "s/--keep [0-9]*/--keep $BACKUPS/" "$ROOT/etc/systemd/system/$unit"
+    fi
+  done
+  run systemctl daemon-reload
+  run systemctl enable --now kosti-backup.timer
+}
+
 print_access() {
   local port=$PORT pin=${PIN:-} host=$HOST ip
   if [ "$DRY_RUN" = 0 ]; then
@@ -298,7 +393,7 @@ print_access() {
   fi
   case "$host" in
     127.*|localhost|::1) echo "  Dashboard: http://localhost:${port:-8000}/  (this machine only)" ;;
-    *) echo "  Dashboard: http://$(hostname).local:${port:-8000}/${ip:+  or  http://$ip:${port:-8000}/}" ;;
+    *) echo "  Dashboard: http://${NAME:-$(hostname)}.local:${port:-8000}/${ip:+  or  http://$ip:${port:-8000}/}" ;;
   esac
   if [ -n "$pin" ]; then
     echo "  PIN: $pin   (server.pin in $CONF)"
@@ -306,6 +401,14 @@ print_access() {
     echo "  PIN: none (server.pin is unset)"
   fi
   echo "  Logs: journalctl -u kosti -f     Restart after editing the config: sudo systemctl restart kosti"
+  echo "  The PIN again, any time: sudo -u kosti $VENV_RUNTIME/bin/kosti pin --qr"
+  if [ "$BACKUPS" != 0 ]; then
+    echo "  Backups: daily, the newest $BACKUPS in $RUNTIME_DATA_DIR/backups (restore: docs/setup.md \"Backup and restore\")"
+  fi
+  if [ "$DRY_RUN" = 0 ] && [ -n "$pin" ]; then
+    echo "  Scan to control the game from a phone (the code holds the PIN: show it only to the players):"
+    "$VENV/bin/python" -m kosti pin --config "$CONF" --qr 2>/dev/null | sed -n '/[█▀▄]/p' || true
+  fi
 }
 
 do_install() {
@@ -322,18 +425,34 @@ do_install() {
   else
     run "$VENV/bin/python" -m kosti.config_cli check --config "$CONF"
   fi
+  set_hostname
   install_unit
+  install_mdns
+  install_backup_timer
   print_access
 }
 
 do_uninstall() {
   need_root "$@"
-  say "removing the kosti service, $PREFIX and user $SERVICE_USER"
+  say "removing the kosti service, its daily backup and mDNS announcement, $PREFIX and user $SERVICE_USER"
+  if [ -e "$ROOT/etc/systemd/system/kosti-backup.timer" ] || [ "$DRY_RUN" = 1 ]; then
+    run systemctl disable --now kosti-backup.timer || warn "could not stop kosti-backup.timer"
+  fi
+  local unit
+  for unit in "${BACKUP_UNITS[@]}"; do
+    if [ -e "$ROOT/etc/systemd/system/$unit" ] || [ "$DRY_RUN" = 1 ]; then
+      run rm -f "$ROOT/etc/systemd/system/$unit"
+    fi
+  done
+  if [ -e "$AVAHI_DEST" ] || [ "$DRY_RUN" = 1 ]; then
+    run rm -f "$AVAHI_DEST"
+  fi
   if [ -e "$UNIT_DEST" ] || [ "$DRY_RUN" = 1 ]; then
     run systemctl disable --now "$UNIT_NAME" || warn "could not stop $UNIT_NAME"
     run rm -f "$UNIT_DEST"
-    run systemctl daemon-reload
   fi
+  sd_booted || service_stop  # started directly where systemd does not run (a chroot or a container)
+  run systemctl daemon-reload
   run rm -rf "$PREFIX"
   if id "$SERVICE_USER" >/dev/null 2>&1 || [ "$DRY_RUN" = 1 ]; then
     run userdel "$SERVICE_USER"
