@@ -482,6 +482,19 @@ class ServerSettings(_Section):
     allowed_hosts: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list, description=_doc("""
         Host names the dashboard answers under, besides IP addresses, localhost and this machine's name
         (NAME and NAME.local), e.g. ["kosti.lan"]: requests naming any other host are refused, reads too."""))
+    monitor_from: Annotated[list[str], Field(max_length=32)] = Field(default_factory=list, description=_doc("""
+        Networks besides this machine that may read /healthz and /metrics, e.g. ["192.168.1.0/24"] for a
+        Prometheus server or a monitor on the local network; empty = this machine only."""))
+
+    @field_validator("monitor_from")
+    @classmethod
+    def _networks_ok(cls, v: list[str]) -> list[str]:
+        for n in v:
+            try:
+                ipaddress.ip_network(n.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"not an IP address or network (e.g. 192.168.1.0/24): {n!r}") from None
+        return [n.strip() for n in v]
 
     @field_validator("allowed_hosts")
     @classmethod

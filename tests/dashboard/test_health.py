@@ -162,3 +162,14 @@ def test_join_urls_and_qr_codes(make_client):
     assert client.get("/api/join/qr.svg?for=control").status_code == 403  # the PIN only to who has it
     control = client.get("/api/join/qr.svg?for=control", headers={"X-Kosti-Pin": "4826"})
     assert control.status_code == 200 and _qr_text(control.content) == r.json()["watch"] + "#pin=4826"
+
+
+def test_monitor_from_comes_from_the_config(tmp_path):
+    from kosti.config import ConfigError, load_config
+
+    p = tmp_path / "kosti.toml"
+    p.write_text('[server]\nmonitor_from = ["192.168.1.0/24", "10.0.0.5"]\n')
+    assert load_config(p).server.monitor_from == ["192.168.1.0/24", "10.0.0.5"]
+    p.write_text('[server]\nmonitor_from = ["the lan"]\n')
+    with pytest.raises(ConfigError, match="server.monitor_from"):
+        load_config(p)
