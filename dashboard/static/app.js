@@ -891,6 +891,8 @@ async function loadPresets() {
   renderPresetMenu();
   $("ng-preset").addEventListener("change", renderPresetDesc);
   renderPresetDesc();
+  renderGames();  // the list of games and the rules line name the presets by their titles, known from now on
+  if (snap) renderScores(snap);
 }
 
 function init() {

@@ -145,6 +145,8 @@ def test_a_russian_browser_gets_every_card_in_russian(tmp_path, throw):
         assert not [x for x in labels if "_" in x], labels
         assert any(x.startswith("Тысяча с бочками пропуска хода (Головизнин)") for x in labels)
         assert any(x.startswith("Свинья") for x in labels)
+        # the list of games names the preset and counts the turns in Russian
+        wait.until(EC.text_to_be_present_in_element((By.ID, "games-list"), "Тысяча, классическая · на столе · 1 ход"))
         Select(d.find_element(By.ID, "ng-preset")).select_by_value("yard_dice_50")
         assert "«кости» от соседа" in d.find_element(By.ID, "ng-preset-desc").text
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
