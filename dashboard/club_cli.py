@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--port", type=int, default=8080, help="TCP port of the page (default 8080)")
     p.add_argument("--prefix", default=None, help="the tables' topic prefix (default: mqtt.prefix of the config, kosti)")
     p.add_argument("--hours", type=float, default=None, metavar="HOURS",
-                   help="the evening: games finished in the last HOURS count in the standings (default 12)")
+                   help="the evening: games finished in the last HOURS count in the standings (default 12, at most 24: "
+                        "each table keeps a day of results on the broker)")
     p.add_argument("--config", default=None, type=Path, metavar="PATH",
                    help="kosti.toml for the broker's user name, password and TLS (default: the usual search)")
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
@@ -46,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _club(args: argparse.Namespace) -> int:
     from kosti.config import load_config
     from kosti.config_sections import MqttSettings, mqtt_address
+    from kosti.dashboard.mqtt import RESULTS_WINDOW_S
 
     cfg = load_config(args.config).mqtt
     broker = args.broker or cfg.broker
@@ -64,8 +66,8 @@ def _club(args: argparse.Namespace) -> int:
         except ValueError:
             raise CliError(f"--prefix: {args.prefix!r}: at most 4 topic levels of letters, digits, - and _") from None
     hours = 12.0 if args.hours is None else args.hours
-    if not 0 < hours <= 24 * 7:
-        raise CliError("--hours must be more than 0 and at most 168 (a week)")
+    if not 0 < hours <= RESULTS_WINDOW_S / 3600:
+        raise CliError("--hours must be more than 0 and at most 24 (each table keeps a day of results on the broker)")
 
     import uvicorn
 

@@ -6,23 +6,23 @@ const TEXT = {
   en: {
     title: "club", live: "live", off_since: "off since {t}", off: "off", unknown: "no word",
     summary: "Tables live: {live} · off: {off}", no_tables: "Waiting for the tables: none has published on the broker yet.",
-    throws: "{p} throws", turn_points: "{n} in this turn", turn_no: "turn {n}", no_game: "No game",
+    throws: "{p} throws", turn_points: "{n} in this turn", no_game: "No game",
     over: "Game over. Winner: {w}", over_nowinner: "Game over", last_throw: "Last throw: {f} ({p}, {n})",
     last_known: "Last known scores: the table is not playing now.",
     camera: "Camera: {s}", broker_lost: "No connection to the broker {a}: the tables below are not live.",
     server_lost: "No connection to the club server: reconnecting…", connected: "connected", disconnected: "offline",
-    standings: "Standings of the evening", since: "Games finished since {t}: {g}", player: "Player", wins: "Wins",
+    standings: "Standings of the evening", since: "Finished since {t}: {g}", player: "Player", wins: "Wins",
     games: "Games", points: "Points", tables: "Tables", no_results: "No game has finished yet this evening.",
   },
   ru: {
     title: "клуб", live: "в игре", off_since: "выключен с {t}", off: "выключен", unknown: "нет связи",
     summary: "Столов в игре: {live} · выключено: {off}", no_tables: "Ждём столы: ни один ещё ничего не опубликовал на брокере.",
-    throws: "Бросает {p}", turn_points: "{n} за ход", turn_no: "ход {n}", no_game: "Игры нет",
+    throws: "Бросает {p}", turn_points: "{n} за ход", no_game: "Игры нет",
     over: "Игра окончена. Победитель: {w}", over_nowinner: "Игра окончена", last_throw: "Последний бросок: {f} ({p}, {n})",
     last_known: "Последний известный счёт: за столом сейчас не играют.",
     camera: "Камера: {s}", broker_lost: "Нет связи с брокером {a}: столы ниже показаны не вживую.",
     server_lost: "Нет связи с сервером клуба: подключаемся…", connected: "на связи", disconnected: "нет связи",
-    standings: "Итоги вечера", since: "Игр окончено с {t}: {g}", player: "Игрок", wins: "Победы",
+    standings: "Итоги вечера", since: "С {t} окончено: {g}", player: "Игрок", wins: "Победы",
     games: "Игры", points: "Очки", tables: "Столы", no_results: "Этим вечером ещё ни одна игра не закончилась.",
   },
 };
@@ -80,11 +80,11 @@ function tableCard(tb, alive) {
     card.append(el("p", "table-turn", t("no_game")));
     return card;
   }
-  let line;
+  // whose turn only while the table is live: an off table's turn is history, not what is happening
+  let line = "";
   if (st.over) line = st.winner ? t("over", { w: st.winner }) : t("over_nowinner");
-  else if (st.current_player) line = `${t("throws", { p: st.current_player })} · ${t("turn_points", { n: st.turn_points })} · ${t("turn_no", { n: st.turn_no })}`;
-  else line = t("turn_no", { n: st.turn_no });
-  card.append(el("p", "table-turn", line));
+  else if (st.current_player && status === "live") line = `${t("throws", { p: st.current_player })} · ${t("turn_points", { n: st.turn_points })}`;
+  if (line) card.append(el("p", "table-turn", line));
   const ol = el("ol", "players");
   for (const p of st.players) {
     const li = el("li", "player" + (p.to_move && !st.over ? " to-move" : ""));
