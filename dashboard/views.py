@@ -108,6 +108,7 @@ def view_state(game: Game | EngineGameState) -> JsonObject:
         "title": {"en": title_en, "ru": title_ru},
         "has_stop": True,
         "setup": False,
+        "has_turn_points": True,
         "rules": s["rules"],
         "winner": s["winner"],
         "over": state.over,
@@ -161,6 +162,8 @@ def _table_game_view(g: TableGame) -> JsonObject:
         "title": {"en": title_en, "ru": title_ru},
         "has_stop": g.HAS_STOP,
         "setup": g.in_setup,
+        # a running total of the turn only where the game has one (Pig's series, Thirteen's running number)
+        "has_turn_points": type(g).turn_points is not TableGame.turn_points,
         "rules": s["rules"],
         "winner": s["winner"],
         "over": g.over,

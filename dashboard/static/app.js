@@ -380,6 +380,10 @@ function render(s) {
   if (st) {
     $("turn-player").textContent = st.to_move || "—";
     $("turn-points").textContent = st.turn.turn_points;
+    $("turn-points").parentElement.hidden = st.has_turn_points === false;  // Chicago, Craps … have no turn points
+    // the score column says what it counts: points, dice held (Aces), rounds won (Craps) …
+    const unit = st.score_unit ? pick(st.score_unit) : "";
+    document.querySelector('#scoreboard th[data-i18n="score"]').textContent = unit ? unit.charAt(0).toUpperCase() + unit.slice(1) : t("score");
     const opts = st.allowed.dice_options || [];
     $("dice-left").textContent = st.turn.dice_to_throw;
     $("dice-options").textContent = opts.length > 1 ? ` (${opts.join(" / ")})` : "";

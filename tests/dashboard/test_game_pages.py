@@ -14,6 +14,7 @@ def test_the_state_names_the_game_and_says_whether_it_has_a_stop(make_client, st
     start_game(client, preset="chicago")
     st = _state(client)["state"]
     assert st["title"] == {"en": "Chicago", "ru": "Чикаго"} and st["has_stop"] is False and st["setup"] is False
+    assert st["has_turn_points"] is False
     client2 = make_client(db_path=tmp_path / "farkle.db")
     start_game(client2, preset="farkle")
     st = _state(client2)["state"]
@@ -38,7 +39,7 @@ def test_pig_order_throws_are_no_turn_on_the_sheet_the_list_or_the_statistics(ma
     client = make_client()
     gid = start_game(client, preset="pig")
     table = client.app.state.table
-    assert _state(client)["state"]["setup"] is True
+    assert _state(client)["state"]["setup"] is True and _state(client)["state"]["has_turn_points"] is True
     table.submit_throw(throw([3]))  # Ann's order throw
     assert _state(client)["last_throw"]["outcome"] == "setup"
     table.submit_throw(throw([2]))  # Boris's: lowest, he starts

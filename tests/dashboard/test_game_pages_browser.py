@@ -36,6 +36,7 @@ def test_chicago_page_names_its_game_has_no_stop_and_no_green_zero(tmp_path, thr
         wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1 .sub"), "Chicago"))
         assert "Chicago" in d.title and "1000" not in d.find_element(By.CSS_SELECTOR, "h1 .sub").text
         assert not d.find_element(By.ID, "btn-bank").is_displayed()  # a stop that can never be used is not shown
+        assert not d.find_element(By.ID, "turn-points").is_displayed()  # nor turn points it never has
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         app.state.table.submit_throw(throw([3, 4]))  # Ann misses round 1 (needs 2)
         wait.until(EC.text_to_be_present_in_element((By.ID, "throw-status"), "no points"))
@@ -62,6 +63,7 @@ def test_pig_order_throw_is_no_turn_and_stop_says_what_it_records(tmp_path, thro
     d, app, srv, wait = _page(tmp_path, "pig")
     try:
         wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1 .sub"), "Pig"))
+        assert d.find_element(By.ID, "turn-points").is_displayed()  # Pig's series
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         table = app.state.table
         table.submit_throw(throw([3]))
@@ -207,6 +209,25 @@ def test_resuming_a_game_asks_to_resume_it(tmp_path, throw):
                          "document.getElementById('new-game-form').requestSubmit();")
         wait.until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
         assert d.find_element(By.ID, "confirm-ok").text == "Put it aside and start"
+    finally:
+        d.quit()
+        srv.close()
+
+
+@pytest.mark.slow
+def test_the_score_column_says_what_it_counts(tmp_path):
+    """Aces counts the dice each player holds: the column says so, in both languages; 1000 counts points."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+
+    d, app, srv, wait = _page(tmp_path, "aces")
+    try:
+        th = (By.CSS_SELECTOR, '#scoreboard th[data-i18n="score"]')
+        wait.until(EC.text_to_be_present_in_element(th, "Dice held"))
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element(th, "Кости на руках"))
+        app.state.table.new_game(["Ann", "Boris"], "classic", replace=True)
+        wait.until(EC.text_to_be_present_in_element(th, "Очки"))
     finally:
         d.quit()
         srv.close()
