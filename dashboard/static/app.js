@@ -34,6 +34,9 @@ const T = {
     backspace: "remove the last die", cancel: "Cancel", replace_ok: "Put it aside and start", replace_resume: (id) => `Put it aside and resume game ${id}`, close: "Close",
     rematch: "Rematch: same players", resume: "Resume", standings: "Final standings", playing: "on the table",
     status_active: "being played", status_finished: "finished", status_abandoned: "put aside",
+    join: "Join from a phone", join_scan: "Scan the code to watch the game on your phone", join_control: "Code with the PIN (for players)",
+    join_control_hint: "This code holds the PIN: show it only to the players", join_local: "Only this machine can open the page: start kosti with --host 0.0.0.0 so that phones can join",
+    download: "Download", dl_csv: "score sheet (CSV)", dl_json: "record (JSON, kosti replay)", dl_zip: "with photos (zip)",
     miss: "no points", setup_throw: "order throw (not a turn)", setup_turn: "Order throws (not a turn)",
     stop_now: "If you stop now", nothing_recorded: "nothing is recorded", points_short: "pts",
     cam_ok: "camera", cam_down: "camera down", cam_none: "no camera", cam_virtual: "virtual table",
@@ -80,6 +83,9 @@ const T = {
     backspace: "убрать последнюю кость", cancel: "Отмена", replace_ok: "Отложить её и начать", replace_resume: (id) => `Отложить её и продолжить игру ${id}`, close: "Закрыть",
     rematch: "Реванш: те же игроки", resume: "Продолжить", standings: "Итоги игры", playing: "на столе",
     status_active: "идёт", status_finished: "окончена", status_abandoned: "отложена",
+    join: "Подключиться с телефона", join_scan: "Наведите камеру телефона на код, чтобы следить за игрой", join_control: "Код с PIN (для игроков)",
+    join_control_hint: "В этом коде PIN: показывайте его только игрокам", join_local: "Страницу можно открыть только на этой машине: запустите kosti с --host 0.0.0.0, чтобы подключались телефоны",
+    download: "Скачать", dl_csv: "записку (CSV)", dl_json: "запись (JSON, kosti replay)", dl_zip: "со снимками (zip)",
     miss: "без очков", setup_throw: "бросок за очерёдность (не ход)", setup_turn: "Броски за очерёдность (не ход)",
     stop_now: "Если сказать «хватит» сейчас", nothing_recorded: "ничего не запишется", points_short: "оч.",
     cam_ok: "камера", cam_down: "камера не работает", cam_none: "без камеры", cam_virtual: "виртуальный стол",
@@ -182,6 +188,7 @@ function applyLang() {
   renderPresetDesc();
   if (snap) render(snap);
   renderGames();
+  renderJoin();
   if (settings) drawZones(settings.zones && settings.zones.roll_area, settings.zones && settings.zones.set_aside);
   if (!$("banner").hidden && fillBanner.shown) fillBanner(fillBanner.shown);
 }
@@ -739,13 +746,39 @@ function renderGames() {
       ? `<button type="button" data-act="rematch" data-id="${g.id}">${t("rematch")}</button>`
       : g.current ? "" : `<button type="button" class="primary" data-act="resume" data-id="${g.id}">${t("resume")}</button>`;
     const win = g.winner ? ` · 🏆 ${esc(g.winner)}` : "";
-    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(presetTitle(g.rules.preset || ""))} · ${status}${win} · ${count(g.turns, "turn")} · ${when}</div></div>${btn}</div>`;
+    const dl = ["csv", "json", "zip"].map((f) => `<a href="/api/games/${g.id}/export?format=${f}" download>${t("dl_" + f)}</a>`).join(" · ");
+    return `<div class="game-row" id="game-${g.id}"><div><b>#${g.id}</b> ${scores}<div class="small">${esc(presetTitle(g.rules.preset || ""))} · ${status}${win} · ${count(g.turns, "turn")} · ${when}</div><div class="small game-export">${t("download")}: ${dl}</div></div>${btn}</div>`;
   }).join("");
   el.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", async () => {
     const r = await withReplace("POST", `/api/games/${b.dataset.id}/${b.dataset.act}`, {},
       b.dataset.act === "resume" ? t("replace_resume")(b.dataset.id) : undefined);
     if (r && r.type === "state") { render(r); loadHistory(); loadGames(); window.scrollTo(0, 0); }
   }));
+}
+
+// ------------------------------------------------------------------ join from a phone (QR codes)
+let joinInfo = null;
+async function loadJoin() {
+  try { joinInfo = await api("GET", "/api/join", undefined, true); } catch (e) { return; }
+  $("join-qr").src = "/api/join/qr.svg";  // the spectators' address: anyone may watch
+  renderJoin();
+}
+
+function renderJoin() {
+  if (!joinInfo) return;
+  const where = [joinInfo.watch, joinInfo.name_url].filter(Boolean).map(esc).join(" · ");
+  $("join-url").innerHTML = joinInfo.lan ? `${t("join_scan")}<br><b>${where}</b>` : esc(t("join_local"));
+  $("btn-join-control").hidden = !joinInfo.lan || !joinInfo.pin_required;
+}
+
+async function showControlCode() {
+  const headers = {};
+  const pin = $("pin").value.trim();
+  if (pin) headers["X-Kosti-Pin"] = pin;
+  const res = await fetch("/api/join/qr.svg?for=control", { headers });
+  if (!res.ok) { $("pin").hidden = false; $("pin").focus(); showMessage(t("pin_needed")); return; }
+  $("join-qr").src = URL.createObjectURL(await res.blob());
+  $("join-url").textContent = t("join_control_hint");
 }
 
 // ------------------------------------------------------------------ settings and zones
@@ -902,8 +935,13 @@ async function loadPresets() {
 function init() {
   if (TV) document.body.classList.add("tv");
   $("lang-toggle").addEventListener("click", () => { lang = lang === "ru" ? "en" : "ru"; localStorage.setItem("kosti.lang", lang); applyLang(); loadHistory(); });
+  // a control QR code carries the PIN in the address's fragment (never sent to the server): keep it, then drop it
+  const fromCode = /(?:^#|&)pin=(\d{4,6})(?:&|$)/.exec(location.hash);
+  if (fromCode) { localStorage.setItem("kosti.pin", fromCode[1]); history.replaceState(null, "", location.pathname + location.search); }
   $("pin").value = localStorage.getItem("kosti.pin") || "";
   $("pin").addEventListener("change", () => localStorage.setItem("kosti.pin", $("pin").value.trim()));
+  $("btn-join-control").addEventListener("click", showControlCode);
+  loadJoin();
   $("btn-throw").addEventListener("click", () => {
     const raw = $("throw-faces").value.trim();
     const faces = raw ? parseFaces(raw) : null;
