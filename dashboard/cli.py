@@ -21,14 +21,14 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:  # the heavy modules are imported when a command runs, not when the CLI starts
     from pydantic import JsonValue
 
     from kosti.config import KostiConfig
     from kosti.dashboard.app import DashboardConfig
+    from kosti.vision.camera_probe import Capture as _Capture
     from kosti.vision.runner import ReaderReload
     from kosti.vision.throws import Reader
 
@@ -156,15 +156,15 @@ def _check_paths(config: DashboardConfig, args: argparse.Namespace) -> None:
     writable_file(Path(config.db_path), "database")
     if args.review_dir is not None:
         writable_dir(args.review_dir, "--review-dir folder")
+    for folder in {config.review_dir, config.corrections_dir} - {None, args.review_dir}:
+        assert folder is not None
+        writable_dir(folder, "frames folder ([storage] dir and frames_dir of kosti.toml)")
 
 
 def _listen(host: str, port: int) -> socket.socket:
     """A bound, listening TCP socket on ``host:port`` (:class:`CliError` when the port is taken or the
     address is not this machine's)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    for folder in {config.review_dir, config.corrections_dir} - {None, args.review_dir}:
-        assert folder is not None
-        writable_dir(folder, "frames folder ([storage] dir and frames_dir of kosti.toml)")
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -352,73 +352,17 @@ def _run(args: argparse.Namespace) -> int:
                   args)
 
 
-def _probe_picamera(spec: str) -> None:
-    """The Raspberry Pi camera (``picamera``, kosti's default source): causes that cannot heal while kosti runs
-    are one line at start (:class:`CliError`, exit 2) — the ``picamera2`` module is not installed (a laptop, a
-    venv made without ``--system-site-packages``), or libcamera lists no camera (no module on the ribbon).
-    A camera that is there but fails later is retried with backoff (:class:`kosti.vision.reconnect.ReconnectingSource`)."""
-    import importlib.util
-
-    if "picamera2" not in sys.modules and importlib.util.find_spec("picamera2") is None:
-        raise CliError(f"--source {spec}: the Raspberry Pi camera needs the picamera2 module, which is not installed "
-                       "(on a Pi: sudo apt install python3-picamera2, venv with --system-site-packages); "
-                       "on another machine use --source 0 (a USB webcam), a video file, a folder of frames or virtual")
-    try:
-        from picamera2 import Picamera2
-
-        cameras = Picamera2.global_camera_info()
-    except Exception:  # noqa: BLE001 - libcamera cannot tell: the running source says why, with retries
-        return
-    if not cameras:
-        raise CliError(f"--source {spec}: no Raspberry Pi camera is connected (libcamera lists none): check the "
-                       "ribbon cable and `rpicam-hello --list-cameras`, or use --source 0 for a USB webcam")
-
-
-class _Capture(Protocol):
-    """What the camera probe uses of a ``cv2.VideoCapture``."""
-
-    def isOpened(self) -> bool: ...  # noqa: N802 - OpenCV's name
-    def release(self) -> None: ...
-
-
 def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = None) -> None:
-    """For a local camera (a device index such as ``0`` or ``/dev/videoN``): open it once now, so a camera
-    that is not there is one clear line (:class:`CliError`, exit 2) instead of OpenCV warnings repeated
-    forever; OpenCV's own warnings are silenced for the rest of the run (the dashboard shows the camera's
-    state). Other sources are left alone (a network stream may come up later)."""
-    from kosti.vision.sources import SourceError, parse_source_spec  # the one spec grammar
+    """A local camera that cannot be there (picamera2 not installed, no Pi camera listed, a device OpenCV cannot
+    open) is one clear line at start (:class:`CliError`, exit 2) instead of "camera down" and retries forever
+    (:func:`kosti.vision.camera_probe.probe_camera`; other sources are left alone: a stream may come up later)."""
+    from kosti.vision.camera_probe import probe_camera
+    from kosti.vision.sources import SourceError
 
-    s = str(spec).strip()
     try:
-        parsed = parse_source_spec(s)
-    except SourceError:
-        return  # open_source says why, in the same words
-    if parsed.kind == "picamera":
-        _probe_picamera(s)
-        return
-    target = parsed.target
-    if parsed.kind != "device" or not isinstance(target, int | str):  # a device: an index or a /dev path
-        return
-    import cv2
-
-    logging_: ModuleType | None
-    try:
-        logging_ = cv2.utils.logging  # OpenCV's own log (not in every build)
-    except AttributeError:
-        logging_ = None
-    if logging_ is not None:  # the probe's failure is said in our line below, not in OpenCV's
-        logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
-    try:
-        cap = factory(target) if factory is not None else cv2.VideoCapture(target)
-        try:
-            ok = cap.isOpened()
-        finally:
-            cap.release()
-    finally:
-        if logging_ is not None:
-            logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
-    if not ok:
-        raise CliError(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")
+        probe_camera(spec, factory)
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

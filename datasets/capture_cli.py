@@ -202,10 +202,15 @@ def run_capture(args: argparse.Namespace) -> int:
         raise CaptureInputError("--dice must be >= 1")
     from kosti.writable import writable_dir
 
-    out = writable_dir(args.out or default_capture_dir(), "--out folder" if args.out else "capture folder")
+    # checked now, created by the capture writer once the reader has loaded (nothing is left behind before)
+    out = writable_dir(args.out or default_capture_dir(), "--out folder" if args.out else "capture folder",
+                       create=False)
+    from kosti.vision.camera_probe import probe_camera
+
     try:
         source = open_source(args.source, realtime=args.realtime, photos=True,  # a folder holds photos you have
                              rotate=_rotation(args))
+        probe_camera(args.source)  # a camera that can never come (no picamera2, no such device): one line, exit 2
     except SourceError as exc:
         raise CaptureInputError(str(exc)) from None
     reader, model = _open_reader(args)

@@ -45,13 +45,16 @@ def describe_os_error(exc: OSError) -> str:
     return f"{' -> '.join(paths)}: {_reason(exc)}" if paths else _reason(exc)
 
 
-def writable_dir(path: str | os.PathLike[str], what: str) -> Path:
+def writable_dir(path: str | os.PathLike[str], what: str, create: bool = True) -> Path:
     """Make sure ``path`` is a folder kosti can write in: create it (and its parents) when missing, then create
     and remove a probe file in it.
 
     Args:
         path: the folder (``~`` expanded).
         what: what it is for the user, named in the error (``"--out folder"``).
+        create: ``False``: create nothing (a command that must leave no folder behind when a later check fails):
+            the nearest existing folder on the path must be a folder this user may write in (``os.access``,
+            which also reports a read-only file system).
 
     Returns:
         The folder's path, ``~`` expanded.
@@ -63,6 +66,14 @@ def writable_dir(path: str | os.PathLike[str], what: str) -> Path:
     p = Path(path).expanduser()
     if p.exists() and not p.is_dir():
         raise UnwritablePath(f"cannot write {what} {p}: it is a file, not a folder")
+    if not create:
+        near = next(a for a in (p, *p.parents) if a.exists())
+        if not near.is_dir():
+            raise UnwritablePath(f"cannot create {what} {p}: {near} is a file, not a folder")
+        if not os.access(near, os.W_OK | os.X_OK):
+            why = "read-only file system" if _read_only_fs(near) else "permission denied"
+            raise UnwritablePath(f"cannot {'write in' if near == p else 'create'} {what} {p}: {why}")
+        return p
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -77,6 +88,14 @@ def writable_dir(path: str | os.PathLike[str], what: str) -> Path:
     except OSError:  # pragma: no cover - a folder we just wrote in refuses the delete: leave the empty file
         pass
     return p
+
+
+def _read_only_fs(path: Path) -> bool:
+    """Whether ``path`` lies on a file system mounted read-only (``statvfs``'s ``ST_RDONLY``)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def writable_file(path: str | os.PathLike[str], what: str) -> Path:

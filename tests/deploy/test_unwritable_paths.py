@@ -206,3 +206,14 @@ def test_export_beside_read_only_weights(tmp_path: Path, capsys) -> None:
         _one_line(["export", str(ro / "dice_det.pt")], capsys, "folder of the weights")
     finally:
         subprocess.run(["umount", str(ro)], check=True)
+
+
+def test_the_check_without_creating(unwritable: Path, tmp_path: Path) -> None:
+    """``create=False`` (``kosti capture``, which makes its folder only once the reader has loaded): a folder that
+    could be made is not made; one that could not is refused all the same."""
+    from kosti.writable import UnwritablePath, writable_dir
+
+    assert writable_dir(tmp_path / "later" / "caps", "--out folder", create=False) == tmp_path / "later" / "caps"
+    assert not (tmp_path / "later").exists()
+    with pytest.raises(UnwritablePath, match="--out folder"):
+        writable_dir(unwritable / "caps", "--out folder", create=False)

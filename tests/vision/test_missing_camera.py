@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sys
+from pathlib import Path
 
 import fake_picamera2
 import pytest
@@ -90,3 +91,14 @@ def test_the_page_says_why_in_words() -> None:
     assert source_why({"state": "ok", "message": "", "attempts": 0, "retry_in_s": 0}) is None
     assert source_why("ok") is None and source_why("none") is None
     assert source_why("error", "end of stream")[0] == "the camera failed"
+
+
+def test_capture_refuses_a_camera_that_cannot_come(tmp_path, capsys) -> None:
+    """``kosti capture`` reads a live camera the same way: it retried a missing picamera2 or device forever."""
+    if not ("picamera2" in sys.modules or importlib.util.find_spec("picamera2") is not None):
+        _one_line(["capture", "--source", "picamera", "--out", str(tmp_path / "caps")], capsys,
+                  "needs the picamera2 module")
+    missing = next(str(i) for i in range(7, 64) if not Path(f"/dev/video{i}").exists())
+    _one_line(["capture", "--source", missing, "--out", str(tmp_path / "caps")], capsys,
+              f"camera {missing} cannot be opened")
+    _one_line(["run", "--source", missing, "--db", str(tmp_path / "k.db")], capsys, f"camera {missing} cannot be opened")

@@ -1,0 +1,93 @@
+"""A live camera's causes that cannot heal, found before a command starts (issue 42, item 4).
+
+``kosti run`` and ``kosti capture`` read a live camera through :class:`kosti.vision.reconnect.ReconnectingSource`,
+which retries a camera that goes away with backoff — right for an unplugged cable, pointless for a camera that
+can never come: the ``picamera2`` module is not installed (a laptop, a venv made without
+``--system-site-packages``), libcamera lists no camera, or a device index / ``/dev/videoN`` that OpenCV cannot
+open. :func:`probe_camera` finds those at start and raises :class:`SourceError` with one line, so the command
+exits 2 instead of serving a page that says "camera down" forever. Network streams are left alone (a camera on
+the network may come up later).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Protocol
+
+from kosti.vision.frame_source import SourceError
+from kosti.vision.source_spec import parse_source_spec
+
+
+class Capture(Protocol):
+    """What the probe uses of a ``cv2.VideoCapture``."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 - OpenCV's name
+    def release(self) -> None: ...
+
+
+def probe_picamera(spec: str) -> None:
+    """The Raspberry Pi camera (``picamera``, kosti's default source): :class:`SourceError` when the ``picamera2``
+    module is not installed, or when it is and libcamera lists no camera (``Picamera2.global_camera_info()``,
+    the Picamera2 manual). When libcamera cannot tell, nothing is raised: the running source says why."""
+    if "picamera2" not in sys.modules and importlib.util.find_spec("picamera2") is None:
+        raise SourceError(f"--source {spec}: the Raspberry Pi camera needs the picamera2 module, which is not "
+                          "installed (on a Pi: sudo apt install python3-picamera2, venv with --system-site-packages); "
+                          "on another machine use --source 0 (a USB webcam), a video file, a folder of frames or virtual")
+    try:
+        from picamera2 import Picamera2
+
+        cameras = Picamera2.global_camera_info()
+    except Exception:  # noqa: BLE001 - libcamera cannot tell: the running source says why, with retries
+        return
+    if not cameras:
+        raise SourceError(f"--source {spec}: no Raspberry Pi camera is connected (libcamera lists none): check the "
+                          "ribbon cable and `rpicam-hello --list-cameras`, or use --source 0 for a USB webcam")
+
+
+def probe_camera(spec: str, factory: Callable[[int | str], Capture] | None = None) -> None:
+    """Refuse a local camera that cannot be there (see the module docstring) with :class:`SourceError`.
+
+    A ``picamera`` spec goes to :func:`probe_picamera`; a device (an index such as ``0`` or ``/dev/videoN``) is
+    opened once with OpenCV (``factory``: ``cv2.VideoCapture`` unless a test gives another) and released;
+    OpenCV's own warnings are silenced during the probe and kept at error level afterwards (the dashboard shows
+    the camera's state). Any other source, and a spec :func:`parse_source_spec` refuses, is left alone
+    (``open_source`` says why, in the same words).
+
+    Args:
+        spec: the ``--source`` / ``[source] spec`` string.
+        factory: ``factory(target) -> capture`` with ``isOpened()`` and ``release()``.
+    """
+    s = str(spec).strip()
+    try:
+        parsed = parse_source_spec(s)
+    except SourceError:
+        return
+    if parsed.kind == "picamera":
+        probe_picamera(s)
+        return
+    target = parsed.target
+    if parsed.kind != "device" or not isinstance(target, int | str):  # a device: an index or a /dev path
+        return
+    import cv2
+
+    logging_: ModuleType | None
+    try:
+        logging_ = cv2.utils.logging  # OpenCV's own log (not in every build)
+    except AttributeError:
+        logging_ = None
+    if logging_ is not None:  # the probe's failure is said in our line, not in OpenCV's
+        logging_.setLogLevel(logging_.LOG_LEVEL_SILENT)
+    try:
+        cap = factory(target) if factory is not None else cv2.VideoCapture(target)
+        try:
+            ok = cap.isOpened()
+        finally:
+            cap.release()
+    finally:
+        if logging_ is not None:
+            logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    if not ok:
+        raise SourceError(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")
