@@ -20,6 +20,10 @@ response models from :mod:`kosti.dashboard.schemas`):
 * ``GET /video.mjpg`` — multipart MJPEG live view with overlays; ``GET /snapshot.jpg`` — one frame;
 * ``WS /ws`` — the snapshot pushed on every change; accepts commands ``{"cmd": "bank", ...}``;
 * ``GET/PUT /api/settings`` — source, zones (normalised polygons), thresholds.
+* ``GET /api/games/{id}/export?format=json|csv|zip`` — a game as a file (:mod:`kosti.dashboard.export`);
+* ``GET /api/join``, ``/api/join/qr.svg`` — the addresses phones open and their QR codes (:mod:`kosti.dashboard.join`);
+* ``GET /healthz`` (200 / 503) and ``GET /metrics`` (Prometheus) — this machine and ``monitor_from`` only
+  (:mod:`kosti.dashboard.health`).
 
 Errors are JSON ``{"error": English, "error_ru": Russian, "status": code}`` — every error, from one set of
 handlers (:func:`kosti.dashboard.routes.errors.install_error_handlers`, which maps the table's typed errors
