@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import jinja2
 import mqtt_broker
@@ -268,3 +269,56 @@ def _wait(cond, timeout_s: float = 20) -> bool:
             return True
         time.sleep(0.05)
     return cond()
+
+
+def test_the_last_will_says_offline_when_the_connection_dies(mosquitto: Mosquitto, make_client) -> None:
+    """The table's connection dies without a word (as when its Pi loses power): the broker publishes the last will,
+    ``offline``, retained; the table reconnects by itself and says ``online`` again."""
+    import socket
+
+    rec = Recorder(mosquitto.port, ["kosti/t1/availability"])
+    try:
+        with make_client(mqtt=_settings(mosquitto.port)) as client:
+            pub = _publisher(client)
+            rec.wait_for(lambda m: [p for _, p, _ in m] == [b"online"], "online")
+            sock = pub.client.socket()
+            assert sock is not None
+            sock.shutdown(socket.SHUT_RDWR)  # the TCP connection ends with no MQTT DISCONNECT: the broker's last will
+            rec.wait_for(lambda m: [p for _, p, _ in m][:2] == [b"online", b"offline"], "the last will")
+            rec.wait_for(lambda m: [p for _, p, _ in m][-1:] == [b"online"] and len(m) >= 3, "online again", 40)
+    finally:
+        rec.close()
+
+
+class _ReadNothing:
+    """A dice reader that sees no dice (the frames are a test card): the runner still reads every frame."""
+
+    def read(self, image):
+        from kosti.vision.detections import Detections
+
+        return Detections.empty()
+
+
+def test_the_camera_sensor_follows_a_stream_that_stalls_and_recovers(mosquitto: Mosquitto, make_client) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from fault_servers import MjpegServer
+
+    rec = Recorder(mosquitto.port, ["kosti/t1/state"])
+    try:
+        with MjpegServer([("frames", 5.0), ("stall", 4.0)], fps=15) as cam, \
+                make_client(mqtt=_settings(mosquitto.port), source=cam.url, reader=_ReadNothing(),
+                            reader_kind="models") as client:
+            _publisher(client)
+
+            def cameras() -> list[str]:
+                seen = [json.loads(p)["camera"] for _, p, _ in list(rec.messages)]
+                return [c for i, c in enumerate(seen) if i == 0 or seen[i - 1] != c]  # the changes
+
+            rec.wait_for(lambda m: "ok" in cameras(), "the camera ok", 30)
+            rec.wait_for(lambda m: any(c in ("stalled", "reconnecting") for c in cameras()), "the stall", 30)
+            rec.wait_for(lambda m: cameras()[-1] == "ok" and len(cameras()) >= 3, "the camera ok again", 40)
+            states = cameras()
+            first_ok = states.index("ok")
+            assert any(c in ("stalled", "reconnecting") for c in states[first_ok:]), states
+    finally:
+        rec.close()
