@@ -51,6 +51,7 @@ from kosti.engine.games import Choose
 from kosti.engine.games.base import GameAction
 from kosti.engine.names import PlayerNameError, check_player_names
 from kosti.engine.records import Reason
+from kosti.engine.titles import preset_title
 from kosti.vision.overlay import encode_jpeg
 
 log = logging.getLogger(__name__)
@@ -294,8 +295,8 @@ class GameSession:
             self.last_error = None
             self._pending_edits.clear()
             self.events.append({"kind": "new_game", "player": "", "points": 0, "faces": [],
-                                "text_en": f"New game: {', '.join(names)} ({preset})",
-                                "text_ru": f"Новая игра: {', '.join(names)} ({preset})"})
+                                "text_en": f"New game: {', '.join(names)} ({preset_title(preset)[0]})",
+                                "text_ru": f"Новая игра: {', '.join(names)} ({preset_title(preset)[1]})"})
 
     def resume(self, game_id: int, actor: str | None = None, replace: bool = False) -> bool:
         """Put stored game ``game_id`` back on the table: True, or False when it is on the table already.

@@ -108,6 +108,9 @@ def test_yacht_on_the_table(make_client, start_game, throw):
     table.submit_throw(throw([2, 2, 4, 4, 4]))
     st = client.get("/api/state").json()["state"]
     assert st["title"] == {"en": "Sea dice / Yacht", "ru": "Морские кости / Яхта"} and st["has_stop"] is False
+    news = [e for e in client.get("/api/state").json()["events"] if e["kind"] == "new_game"]
+    assert (news[-1]["text_en"], news[-1]["text_ru"]) == ("New game: Ann, Boris (Sea dice / Yacht)",
+                                                          "Новая игра: Ann, Boris (Морские кости / Яхта)")
     labels = [c["label_en"] for c in st["allowed"]["choices"]]
     assert "Full house: 16" in labels and "keep these dice, throw the rest" in labels
     r = client.post(f"/api/games/{gid}/choose", json={"key": "keep", "value": "4 4 4"})
