@@ -3,6 +3,7 @@ capture_request, stop, a stall): its settings, BGR frames, the sensor's and the 
 
 from __future__ import annotations
 
+import threading
 import time
 
 import fake_picamera2
@@ -50,8 +51,8 @@ def test_reports_the_sensor_rate_and_the_delivered_rate_separately(fake):
             indices.append(int(src.read(timeout=2).image[0, 0, 0]))
             time.sleep(0.1)
         info = src.info()
-    assert info["sensor_fps"] == pytest.approx(30.0, rel=0.01)
-    assert 0 < info["delivered_fps"] == info["fps"] < 15
+    assert info["sensor_fps"] == pytest.approx(30.0, rel=0.01)  # from FrameDuration metadata, not a clock
+    assert 0 < info["delivered_fps"] == info["fps"] < info["sensor_fps"]  # the slow consumer got fewer frames
     assert info["requested_fps"] == 30 and info["model"] == "imx708"
     assert max(b - a for a, b in zip(indices, indices[1:], strict=False)) >= 2  # frames in between were dropped
 
@@ -64,9 +65,10 @@ def test_a_stalled_camera_raises_and_closes_promptly(fake):
     time.sleep(0.1)
     with pytest.raises(SourceError, match=r"no frame for 0\.[3-9] s"):
         src.read()
-    t0 = time.monotonic()
-    src.close()  # the grabber thread is blocked in capture_request: stop() must wake it
-    assert time.monotonic() - t0 < 3.0 and cam.calls[-2:] == ["stop", "close"]
+    closer = threading.Thread(target=src.close)  # the grabber thread is blocked in capture_request: stop() must wake it
+    closer.start()
+    closer.join(30.0)  # a close that waited for the stalled camera would never end
+    assert not closer.is_alive() and cam.calls[-2:] == ["stop", "close"]
 
 
 def test_a_stall_is_survived_by_reopening_the_camera(fake):
@@ -77,13 +79,15 @@ def test_a_stall_is_survived_by_reopening_the_camera(fake):
     src.read()
     first = fake_picamera2.Picamera2.instances[-1]
     first.stall()
-    deadline = time.monotonic() + 10
-    while fake_picamera2.Picamera2.instances[-1] is first or not fake_picamera2.Picamera2.instances[-1].requests:
-        assert time.monotonic() < deadline, "the stalled camera was not reopened"
+    for _ in range(100):  # reads, not seconds: the stall (0.3 s) and the backoff (0.05-0.1 s) take a few of them
+        if fake_picamera2.Picamera2.instances[-1] is not first and fake_picamera2.Picamera2.instances[-1].requests:
+            break
         try:
             src.read(timeout=0.5)
         except SourceError:
             time.sleep(0.05)
+    else:
+        pytest.fail("the stalled camera was not reopened in 100 reads")
     frame = src.read(timeout=2)  # from the new camera
     src.close()
     assert frame.image.shape == (720, 1280, 3)
