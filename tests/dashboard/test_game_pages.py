@@ -121,3 +121,21 @@ def test_yacht_on_the_table(make_client, start_game, throw):
     assert r.status_code == 200 and r.json()["state"]["players"][0]["score"] == 50
     r = client.post(f"/api/games/{gid}/choose", json={"key": "score", "value": "nonsense"})
     assert r.status_code == 422 or r.status_code == 409
+
+
+def test_buck_dice_set_up_throws_are_no_turn(make_client, start_game, throw):
+    """Buck dice's set-up (everyone throws three dice) and the game-point throw (one die) are stored as no one's
+    turn: the first turn on the sheet is the first player's series."""
+    client = make_client()
+    gid = start_game(client, preset="buck_dice")
+    table = client.app.state.table
+    for faces in ([6, 6, 5], [1, 2, 1], [4]):  # Ann highest: she starts; Boris lowest: his die is the game point
+        table.submit_throw(throw(faces))
+        assert client.get("/api/state").json()["last_throw"]["outcome"] == "setup"
+    st = client.get("/api/state").json()["state"]
+    assert st["setup"] is False and st["to_move"] == "Ann"
+    table.submit_throw(throw([2, 3, 5]))  # no game point: Ann's turn ends with nothing
+    assert client.get("/api/state").json()["last_throw"]["outcome"] == "miss"
+    h = client.get(f"/api/games/{gid}/history").json()
+    assert [t["outcome"] for t in h["turns"]] == ["setup", "setup", "end", None]
+    assert [list(r["cells"]) for r in h["sheet"]["rows"]] == [["Ann", "Boris"]]
