@@ -33,6 +33,10 @@ NOUNS: dict[str, tuple[tuple[str, str], tuple[str, str, str]]] = {
     "round": (("round", "rounds"), ("раунд", "раунда", "раундов")),
     "series": (("series", "series"), ("серия", "серии", "серий")),
     "stake": (("stake", "stakes"), ("ставка", "ставки", "ставок")),
+    "bet": (("bet", "bets"), ("ставка", "ставки", "ставок")),
+    "extra throw": (("extra throw", "extra throws"),
+                    ("дополнительный бросок", "дополнительных броска", "дополнительных бросков")),
+    "ball": (("point", "points"), ("балл", "балла", "баллов")),  # Thirteen's points, «баллы», not pips
     "bolt": (("bolt", "bolts"), ("болт", "болта", "болтов")),
     "attempt": (("attempt", "attempts"), ("попытка", "попытки", "попыток")),
     "photo": (("photo", "photos"), ("фото", "фото", "фото")),

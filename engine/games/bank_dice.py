@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
+from ..plurals import count_en, count_ru
 from .base import (
     OVER_MOVES,
     ChoiceOption,
@@ -83,7 +84,8 @@ class BankDice(TableGame):
                 "bets": [{"player": self.names[s], "number": n, "amount": a} for s, n, a in self.bets]}
 
     def status(self) -> Reason | None:
-        return Reason(f"round {self.round}: {len(self.bets)} bet(s)", f"раунд {self.round}: ставок {len(self.bets)}")
+        return Reason(f"round {self.round}: {count_en(len(self.bets), 'bet')}",
+                      f"раунд {self.round}: {count_ru(len(self.bets), 'bet')}")
 
     def moves(self) -> Moves:
         if self.over:

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
+from ..plurals import count_en, count_ru
 from .base import OVER_MOVES, ChoiceOption, GameParams, GamePreset, Moves, TableGame, ev, faces_text, sort_winners
 
 
@@ -113,10 +114,10 @@ class HighDice(TableGame):
                                 f"{name} (понтёр): бросайте две кости — нужно больше {self.banker_sum}"), (2,))
         left = 1 + p.extra_throws - self.punter_throws
         return Moves(True, 2, False, True, (), None, None,
-                     Reason(f"{name}: throw again borrowing a stake ({left} extra throw(s) left) or accept the "
-                            f"loss of {self.punter_throws} stake(s)",
-                            f"{name}: бросайте ещё, заняв ставку (осталось дополнительных бросков: {left}), или "
-                            f"признайте проигрыш ставок: {self.punter_throws}"), (2,),
+                     Reason(f"{name}: throw again borrowing a stake ({count_en(left, 'extra throw')} left) or accept "
+                            f"the loss of {count_en(self.punter_throws, 'stake')}",
+                            f"{name}: бросайте ещё, заняв ставку (в запасе {count_ru(left, 'extra throw')}), или "
+                            f"признайте проигрыш: {count_ru(self.punter_throws, 'stake')}"), (2,),
                      bank_label=Reason(f"accept the loss ({self.punter_throws} × {self.stake})",
                                        f"признать проигрыш ({self.punter_throws} × {self.stake})"))
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
+from ..plurals import count_en, ru_plural
 from .base import OVER_MOVES, GameParams, GamePreset, Moves, TableGame, dice_en, dice_ru, ev, faces_text, sort_winners
 from .hands import hand_key, hand_name
 
@@ -144,8 +145,8 @@ class IndianDice(TableGame):
 
     def _bank(self, evs: list[Event]) -> IndianDice:
         name = self.names[self.mover]
-        evs.append(ev("stop", name, f"{name} stops after {self.throws} throw(s)",
-                      f"{name}: «хватит» после бросков: {self.throws}"))
+        evs.append(ev("stop", name, f"{name} stops after {count_en(self.throws, 'throw')}",
+                      f"{name}: «хватит» после {self.throws} {ru_plural(self.throws, 'броска', 'бросков', 'бросков')}"))
         return self._end_turn(evs)
 
     def _end_turn(self, evs: list[Event]) -> IndianDice:

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from ..errors import BadInput, RuleViolation
 from ..game import Event, Reason
+from ..plurals import count_en, count_ru
 from .base import OVER_MOVES, ChoiceOption, Choose, GameParams, GamePreset, Moves, TableGame, ev, thaw
 
 #: Operations: name → (English, Russian, function of (running, throw sum) → running or None if inexact).
@@ -201,8 +202,8 @@ class Thirteen(TableGame):
         if k:
             if p.scoring == "sum":
                 st = dataclasses.replace(st, scores=st._add(self.mover, k, evs, f"{running} = {k} × {p.base}: "
-                                                            f"{k} point(s)", f"{running} = {k} × {p.base}: баллов "
-                                                            f"{k}"), sum_points=st.sum_points + k)
+                                                            f"{count_en(k, 'ball')}", f"{running} = {k} × {p.base}: "
+                                                            f"{count_ru(k, 'ball')}"), sum_points=st.sum_points + k)
             else:
                 evs.append(ev("multiple", name, f"{running} = {k} × {p.base}", f"{running} = {k} × {p.base}", k))
                 st = dataclasses.replace(st, best=max(st.best, k))
@@ -216,8 +217,8 @@ class Thirteen(TableGame):
         st = self
         if p.scoring == "largest":
             st = dataclasses.replace(st, scores=st._add(self.mover, self.best, evs,
-                                                        f"{name} scores {self.best} point(s) this turn",
-                                                        f"{name} получает за ход баллов: {self.best}"))
+                                                        f"{name} scores {count_en(self.best, 'ball')} this turn",
+                                                        f"{name} получает за ход {count_ru(self.best, 'ball')}"))
         st = dataclasses.replace(st, throw_no=0, running=0, best=0, sum_points=0)
         if st.scores[self.mover] >= p.target:
             return st._finish((self.mover,), evs)

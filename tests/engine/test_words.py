@@ -157,3 +157,28 @@ def test_kosti_play_prompt_counts_the_dice(capsys, monkeypatch):
         assert main(["play", "--players", "Ann,Boris", "--lang", lang]) == 0
         out = capsys.readouterr().out
         assert want in out and "1 dice" not in out and "1 костей" not in out, out
+
+
+def test_other_games_count_their_words():
+    """No "(s)": Indian dice's stop, Bank dice's bets, High dice's extra throws count in both languages."""
+    from kosti.engine.game import Bank, Roll
+
+    g = new_any_game("indian_dice", ["Ann", "Boris"])
+    g, _ = g.apply(Roll((2, 2, 3, 4, 6)))
+    _, events = g.apply(Bank())
+    stop = next(e for e in events if e.kind == "stop")
+    assert (stop.text_en, stop.text_ru) == ("Ann stops after 1 throw", "Ann: «хватит» после 1 броска")
+    b = new_any_game("bank_dice", ["Ann", "Boris", "Cid"])
+    assert b.status() is not None and b.status().text_en == "round 1: 0 bets"
+    from kosti.engine.games import Choose
+
+    b, _ = b.apply(Choose("bet", "Boris 3 2"))
+    assert (b.status().text_en, b.status().text_ru) == ("round 1: 1 bet", "раунд 1: 1 ставка")
+    h = new_any_game({"preset": "high_dice", "overrides": {"extra_throws": 1}}, ["Ann", "Boris"])
+    h, _ = h.apply(Choose("stake", 1))
+    h, _ = h.apply(Roll((6, 6)))  # the banker's 12
+    h, _ = h.apply(Roll((1, 2)))  # the punter fails: one extra throw left
+    hint = h.moves().hint
+    assert "(1 extra throw left) or accept the loss of 1 stake" in hint.text_en, hint.text_en
+    assert "в запасе 1 дополнительный бросок" in hint.text_ru and "проигрыш: 1 ставка" in hint.text_ru
+    assert "(s)" not in hint.text_en
