@@ -58,7 +58,7 @@ def _post(client, gid: int, action) -> None:
     assert r.status_code == 200, (action, r.text)
 
 
-def _play(client, start_game, preset: str, seed: int, actions: int = 40, undo_every: int = 7) -> int:
+def _play(client, start_game, preset: str, seed: int, actions: int = 30, undo_every: int = 7) -> int:
     """Start a game of ``preset`` and play up to ``actions`` random legal actions through the API, taking one back
     with Undo now and then (an undone action must not be exported). Returns the game id."""
     gid = start_game(client, ("Ann", "Борис"), preset)
@@ -110,6 +110,11 @@ def test_a_corrected_throw_and_undo_export_as_played(client, start_game, throw, 
     assert record["events"] == [{"roll": [1, 1, 5, 3, 4]}, {"roll": [5, 6]}]
     out = _replay_json(tmp_path, record, capsys)
     assert out["turn"]["turn_points"] == table.snapshot()["state"]["turn"]["turn_points"] == 30  # 1 1 5, then a 5
+    # kosti advise reads the same file: advice for Ann, 30 points in hand and 1 die to throw
+    capsys.readouterr()
+    assert main(["advise", "--json", str(tmp_path / "game.json")]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert (advice["player"], advice["turn_points"], advice["dice_to_throw"]) == ("Ann", 30, 1)
 
 
 def test_csv_has_one_row_per_turn_and_a_column_per_player(client, start_game):
