@@ -170,6 +170,14 @@ def test_standings_count_every_table_since_the_evening_began() -> None:
     assert [g["id"] for g in msg["games"]] == [3]  # a game still being played is not a result
 
 
+def test_without_paho_the_club_says_what_to_install(monkeypatch) -> None:
+    from kosti.dashboard.mqtt import MqttUnavailable
+
+    monkeypatch.setitem(sys.modules, "paho.mqtt.client", None)  # as if paho-mqtt were not installed
+    with pytest.raises(MqttUnavailable, match=r"pip install 'kosti\[mqtt\]'"):
+        ClubListener(ClubBoard(), "127.0.0.1", 1883)
+
+
 def test_kosti_club_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     busy = free_port()
     import socket
@@ -306,6 +314,13 @@ def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto
             assert "Столов в игре: 1 · выключено: 1" in d.find_element(By.ID, "club-summary").text
             assert "Последний бросок: 2 3 4 6 6 2 (Boris, 0 очков)" in card("t1").find_element(By.CLASS_NAME,
                                                                                                "last-throw").text
+            # The club loses the broker: a red line says so and no table is shown live any more
+            mosquitto.stop()
+            wait.until(lambda d: d.find_element(By.ID, "broker-banner").is_displayed()
+                       and "Нет связи с брокером" in d.find_element(By.ID, "broker-banner").text)
+            wait.until(lambda d: all(c.get_attribute("data-status") != "live"
+                                     for c in d.find_elements(By.CSS_SELECTOR, "article.table-card")))
+            assert "Столов в игре: 0" in d.find_element(By.ID, "club-summary").text
     finally:
         if d is not None:
             d.quit()
