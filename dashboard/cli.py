@@ -356,13 +356,14 @@ def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = N
     """A local camera that cannot be there (picamera2 not installed, no Pi camera listed, a device OpenCV cannot
     open) is one clear line at start (:class:`CliError`, exit 2) instead of "camera down" and retries forever
     (:func:`kosti.vision.camera_probe.probe_camera`; other sources are left alone: a stream may come up later)."""
-    from kosti.vision.camera_probe import probe_camera
+    from kosti.vision.camera_probe import probe_camera, quiet_native_camera_logs
     from kosti.vision.sources import SourceError
 
     try:
         probe_camera(spec, factory)
     except SourceError as exc:
         raise CliError(str(exc)) from None
+    quiet_native_camera_logs()  # a camera that goes away later: kosti's one line per cause, not OpenCV's per retry
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -205,7 +205,7 @@ def run_capture(args: argparse.Namespace) -> int:
     # checked now, created by the capture writer once the reader has loaded (nothing is left behind before)
     out = writable_dir(args.out or default_capture_dir(), "--out folder" if args.out else "capture folder",
                        create=False)
-    from kosti.vision.camera_probe import probe_camera
+    from kosti.vision.camera_probe import probe_camera, quiet_native_camera_logs
 
     try:
         source = open_source(args.source, realtime=args.realtime, photos=True,  # a folder holds photos you have
@@ -213,6 +213,7 @@ def run_capture(args: argparse.Namespace) -> int:
         probe_camera(args.source)  # a camera that can never come (no picamera2, no such device): one line, exit 2
     except SourceError as exc:
         raise CaptureInputError(str(exc)) from None
+    quiet_native_camera_logs()
     reader, model = _open_reader(args)
     writer = CaptureWriter(out, model=model)
     throws: queue.Queue[Any] = queue.Queue()

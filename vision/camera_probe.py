@@ -12,6 +12,7 @@ the network may come up later).
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -26,6 +27,19 @@ class Capture(Protocol):
 
     def isOpened(self) -> bool: ...  # noqa: N802 - OpenCV's name
     def release(self) -> None: ...
+
+
+def quiet_native_camera_logs() -> None:
+    """Keep OpenCV's and FFmpeg's own warnings (``[ WARN:0@19.4] global cap.cpp …``, ``[tcp @ 0x…] Connection …
+    refused``) out of a live table's log: they would repeat at every reconnect attempt, while kosti says the
+    cause once and the page says it in words. Sets ``OPENCV_FFMPEG_LOGLEVEL=-8`` (FFmpeg quiet) unless the user set
+    it (set it to 32 to see FFmpeg's lines again) and OpenCV's log level to errors. Call before the camera opens."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # read when OpenCV's FFmpeg backend first opens a stream
+    import cv2
+
+    log = getattr(cv2.utils, "logging", None)  # OpenCV's own log (not in every build)
+    if log is not None:
+        log.setLogLevel(log.LOG_LEVEL_ERROR)
 
 
 def probe_picamera(spec: str) -> None:
