@@ -153,6 +153,24 @@ def test_home_assistant_discovery_configs_read_the_state(mosquitto: Mosquitto, m
         rec.close()
 
 
+def test_a_fixed_throw_is_published_again_as_a_correction(mosquitto: Mosquitto, make_client, start_game) -> None:
+    rec = Recorder(mosquitto.port, ["kosti/t1/event/#"])
+    try:
+        with make_client(mqtt=_settings(mosquitto.port)) as client:
+            _publisher(client)
+            gid = start_game(client, ["Ann", "Boris"], "classic")
+            _enter(client, gid, [1, 1, 1, 5, 2])  # 105
+            r = client.post(f"/api/games/{gid}/fix", json={"die_index": 4, "value": 5})  # the 2 was a 5: 110
+            assert r.status_code == 200, r.text
+            rec.wait_for(lambda m: len(_events(rec)) == 2, "the corrected throw")
+        first, fixed = _events(rec)
+        assert (first["faces"], first["points"], first["correction"]) == ([1, 1, 1, 5, 2], 105, False)
+        assert (fixed["faces"], fixed["points"], fixed["correction"]) == ([1, 1, 1, 5, 5], 110, True)
+        assert fixed["turn_no"] == first["turn_no"] == 1 and fixed["seq"] == first["seq"] + 1
+    finally:
+        rec.close()
+
+
 def test_a_broker_restart_mid_game_loses_no_event(persistent_mosquitto: Mosquitto, make_client, start_game) -> None:
     """The broker goes away mid-game: the game goes on, the events wait in order and arrive when it is back; a
     persistent session keeps the recorder's subscription across the restart, so what it misses is kosti's."""
