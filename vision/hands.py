@@ -75,6 +75,8 @@ def find_hand(
     moved: np.ndarray | None = None,
     min_moved: float = 0.3,
     gain: float = 1.0,
+    dice_at: np.ndarray | None = None,
+    reach: float = 1.0,
 ) -> HandBlob | None:
     """The largest hand-like skin region overlapping the roll area, or None.
 
@@ -94,6 +96,12 @@ def find_hand(
             :attr:`~kosti.vision.settle.SettleDetector.motion_mask`), of what changed during the motion
             before this rest; None = do not require motion.
         gain: the frame's colours are judged brightened by this gain (a dim table; :func:`skin_mask`).
+        dice_at: ``(N, 2)`` centres (frame pixels) of the dice read at this rest: a region counts only when it covers
+            or touches one of them — lies within ``reach`` die sides of its centre (issue 40: an arm at the edge of
+            the view, away from the dice, does not hold a throw back; a palm holding dice or a hand over them does).
+            None = no such condition.
+        reach: how near a die's centre the region must come, in die sides (1.0: the hand's edge within half a side
+            of the die's edge).
 
     Returns:
         A :class:`HandBlob` in frame pixels, or None.
@@ -101,8 +109,9 @@ def find_hand(
     h, w = image.shape[:2]
     mask = skin_mask(image, scale, gain)
     side = float(die_px) if die_px else 0.07 * h
+    holds = None if dice_at is None else np.asarray(dice_at, np.float64).reshape(-1, 2) / scale
     return _hand_blob(mask > 0, float(scale), min_dice_areas * (side / scale) ** 2, max_fraction, roll_mask, moved,
-                      min_moved)
+                      min_moved, holds=holds, reach=reach * side / scale)
 
 
 def find_new_hand(
@@ -181,11 +190,13 @@ def _stands_out_more(region: np.ndarray, before: np.ndarray, now: np.ndarray) ->
     return contrast(now) > contrast(before)
 
 
-def _holds_any(region: np.ndarray, points: np.ndarray) -> bool:
-    """Whether any ``(N, 2)`` point (x, y in ``region``'s pixels) lies on the bool ``region`` grown by one pixel."""
+def _holds_any(region: np.ndarray, points: np.ndarray, reach: float = 1.0) -> bool:
+    """Whether any ``(N, 2)`` point (x, y in ``region``'s pixels) lies on the bool ``region`` grown by ``reach`` pixels
+    (at least one)."""
     if len(points) == 0:
         return False
-    grown = cv2.dilate(region.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    k = 2 * max(1, int(round(reach))) + 1
+    grown = cv2.dilate(region.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
     h, w = grown.shape
     xs = np.clip(np.round(points[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(points[:, 1]).astype(int), 0, h - 1)
@@ -195,10 +206,10 @@ def _holds_any(region: np.ndarray, points: np.ndarray) -> bool:
 def _hand_blob(mask: np.ndarray, scale: float, min_area: float, max_fraction: float, roll_mask: np.ndarray | None,
                moved: np.ndarray | None, min_moved: float,
                stands_out: tuple[np.ndarray, np.ndarray] | None = None,
-               holds: np.ndarray | None = None) -> HandBlob | None:
+               holds: np.ndarray | None = None, reach: float = 1.0) -> HandBlob | None:
     """The largest region of ``mask`` (bool, ``scale`` frame px per px) that passes the hand tests of
     :func:`find_hand` (and :func:`_stands_out_more` on the ``(before, now)`` images, and holding one of the
-    ``(N, 2)`` points ``holds`` in ``mask`` pixels, when given), as frame pixels."""
+    ``(N, 2)`` points ``holds`` in ``mask`` pixels, within ``reach`` mask pixels, when given), as frame pixels."""
     sh, sw = mask.shape
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     roll = None
@@ -222,7 +233,7 @@ def _hand_blob(mask: np.ndarray, scale: float, min_area: float, max_fraction: fl
             continue
         if holds is not None or stands_out is not None:
             whole = labels == k
-            if holds is not None and not _holds_any(whole, holds):
+            if holds is not None and not _holds_any(whole, holds, reach):
                 continue
             if stands_out is not None and not _stands_out_more(whole, *stands_out):
                 continue

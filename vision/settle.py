@@ -49,6 +49,7 @@ after the blur).
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 
@@ -64,6 +65,15 @@ from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain, 
 #: with added sensor noise (module docstring).
 MOTION_FRACTION = 0.004
 STILL_FRACTION = 0.0015
+#: Per-die rest (:meth:`SettleDetector.set_focus`): a die has kept its place while at most this share of its box
+#: (grown by :data:`DIE_MARGIN` of its side on each side, so that a hand or a shadow touching it counts) changed by
+#: more than ``diff_threshold`` since the previous frame and since the start of the rest. A die at rest on the real
+#: clips (``../shared/clips/real-throws``) changes under 0.02 of its box, a camera refocusing included; a die
+#: rolling by a quarter of its side, or the arm's shadow reaching it, over 0.3.
+DIE_FRACTION = 0.15
+DIE_MARGIN = 0.25
+#: Small images kept for :meth:`SettleDetector.set_focus` to find when the dice stopped (2 s at 30 fps).
+HISTORY_FRAMES = 60
 
 
 class SettleState(str, Enum):
@@ -91,6 +101,10 @@ class SettleUpdate:
             (:func:`scale_transform`).
         shift_px: the camera's own motion since the previous frame that was compensated, in small-image
             pixels (0 when none was needed or believed).
+        per_die: the rest is judged on the dice's boxes only (:meth:`SettleDetector.set_focus`): motion elsewhere
+            in the view (an arm at the edge, a shadow crossing the cloth) does not count.
+        die_change: with ``per_die``, the largest share (0–1) of one die's box that changed since the previous
+            frame or since the start of the rest (the larger of the two); 0 otherwise.
     """
 
     state: SettleState
@@ -101,6 +115,8 @@ class SettleUpdate:
     rest_id: int
     camera: np.ndarray | None = None
     shift_px: float = 0.0
+    per_die: bool = False
+    die_change: float = 0.0
 
 
 IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
@@ -256,6 +272,8 @@ class SettleDetector:
         compensate: bool = True,
         max_shift: float = 2.0,
         dim_gain: float = DEFAULT_DIM_GAIN,
+        die_fraction: float = DIE_FRACTION,
+        die_margin: float = DIE_MARGIN,
     ) -> None:
         if still_s < 0 or width < 8 or diff_threshold < 1:
             raise ValueError("still_s must be >= 0, width >= 8, diff_threshold >= 1")
@@ -263,6 +281,8 @@ class SettleDetector:
             raise ValueError(f"dim_gain must be 0 (off) or from 1 to {MAX_EXPOSURE_GAIN:g}, got {dim_gain}")
         if not 0 <= still_fraction <= motion_fraction <= 1:
             raise ValueError("need 0 <= still_fraction <= motion_fraction <= 1")
+        if not 0 < die_fraction <= 1 or die_margin < 0:
+            raise ValueError(f"need 0 < die_fraction <= 1 and die_margin >= 0, got {die_fraction}, {die_margin}")
         self.still_s = still_s
         self.width = width
         self.blur_sigma = blur_sigma
@@ -273,6 +293,7 @@ class SettleDetector:
         self.compensate = compensate
         self.max_shift = max_shift
         self.dim_gain = float(dim_gain)
+        self.die_fraction, self.die_margin = float(die_fraction), float(die_margin)
         self.reset()
 
     def reset(self) -> None:
@@ -292,6 +313,11 @@ class SettleDetector:
         self._before: np.ndarray | None = None
         self._prev_shrunk: np.ndarray | None = None  # the last frame shrunk, in colour (to re-grey at a new gain)
         self._ref_shrunk: np.ndarray | None = None  # the same for the rest reference
+        # Per-die rest (set_focus): the recent small images with the camera's pose (anchor small px → frame small px),
+        # and the dice boxes the rest is judged on (rest reference small px, grown by die_margin), or None.
+        self._hist: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=HISTORY_FRAMES)
+        self._cum: np.ndarray = IDENTITY
+        self._focus: np.ndarray | None = None
 
     @property
     def before_motion(self) -> np.ndarray | None:
@@ -347,10 +373,6 @@ class SettleDetector:
         (2–2.5 for the clip suite's green felt): motion between throws is then measured brightened, which changes
         nothing but the sensitivity to noise, well below the threshold."""
         return self._gain
-
-    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
-        diff = cv2.absdiff(a, b)
-        return float(np.count_nonzero(diff > self.diff_threshold)) / diff.size
 
     def _changed_warped(self, cur: np.ndarray, other: np.ndarray, m: np.ndarray,
                         tolerant: bool = False) -> tuple[float, np.ndarray | None]:
@@ -417,9 +439,13 @@ class SettleDetector:
         self._prev, self._small, self._prev_shrunk = small, raw, shrunk
         shift = 0.0
         mask: np.ndarray | None = None
+        step = IDENTITY  # the camera's motion from the previous frame to this one (small px), when believed
         if prev is None or prev.shape != small.shape:
             motion = 1.0
             self._before = raw
+            self._hist.clear()
+            self._focus = None
+            self._cum = IDENTITY
         else:
             mask = cv2.absdiff(small, prev) > self.diff_threshold
             motion = float(np.count_nonzero(mask)) / mask.size
@@ -428,10 +454,14 @@ class SettleDetector:
                 if found is not None:
                     m = found[0]
                     moved, moved_mask = self._changed_warped(small, prev, m, tolerant=not found[1])
-                    if moved < motion:
+                    if moved < motion and moved_mask is not None:
                         motion, mask = moved, moved_mask
+                        step = m
                     shift = float(np.hypot(m[0, 2], m[1, 2]))
+            self._cum = compose(self._cum, step)
+        self._hist.append((t, small, self._cum))
         drift = 0.0
+        dmask: np.ndarray | None = None
         settled_now = False
         state = self._state
         ref = self._rest_ref
@@ -440,19 +470,41 @@ class SettleDetector:
             if ref.shape != small.shape:
                 drift = 1.0
             else:
-                drift = self._changed(small, ref)
+                dmask = cv2.absdiff(small, ref) > self.diff_threshold
+                drift = float(np.count_nonzero(dmask)) / dmask.size
                 cam = IDENTITY
                 if self.compensate and drift > 0.5 * self.drift_fraction:
                     found = _camera_motion(ref, small, self._ref_pts, max_shift=4 * self.max_shift)
                     if found is not None:
-                        moved = self._changed_warped(small, ref, found[0], tolerant=not found[1])[0]
-                        if moved < drift:
-                            drift, cam = moved, found[0]
+                        moved, moved_mask = self._changed_warped(small, ref, found[0], tolerant=not found[1])
+                        if moved < drift and moved_mask is not None:
+                            drift, cam, dmask = moved, found[0], moved_mask
                     elif self._ref_cam is not IDENTITY:
-                        drift = min(drift, self._changed_warped(small, ref, self._ref_cam, tolerant=True)[0])
+                        moved, moved_mask = self._changed_warped(small, ref, self._ref_cam, tolerant=True)
+                        if moved < drift and moved_mask is not None:
+                            drift, dmask = moved, moved_mask
                         cam = self._ref_cam
                 self._ref_cam = cam
-        if state is SettleState.SETTLED:
+        die_change = 0.0
+        focus = self._focus if state is not SettleState.MOVING and ref is not None and cam is not None else None
+        if focus is not None:
+            boxes = _move_boxes(focus, cam if cam is not None else IDENTITY)
+            die_change = max(_box_share(mask, boxes), _box_share(dmask, boxes))
+        if focus is not None:  # the rest is judged on the dice's boxes alone
+            if die_change > self.die_fraction:
+                state = SettleState.MOVING
+                self._still_since = None
+                self._rest_ref = None
+                self._focus = None
+                cam = None
+            else:
+                assert self._still_since is not None
+                if t - self._still_since >= self.still_s - 1e-6:
+                    if state is not SettleState.SETTLED:
+                        settled_now = True
+                        self._rest_id += 1
+                    state = SettleState.SETTLED
+        elif state is SettleState.SETTLED:
             if motion > self.motion_fraction or drift > self.drift_fraction:
                 state = SettleState.MOVING
                 self._still_since = None
@@ -493,5 +545,91 @@ class SettleDetector:
             self._peak = max(self._peak, motion)
         self._state = state
         still_for = 0.0 if self._still_since is None else max(0.0, t - self._still_since)
-        self._last = SettleUpdate(state, motion, drift, still_for, settled_now, self._rest_id, cam, shift)
+        self._last = SettleUpdate(state, motion, drift, still_for, settled_now, self._rest_id, cam, shift,
+                                  per_die=focus is not None and state is not SettleState.MOVING, die_change=die_change)
         return self._last
+
+    @property
+    def per_die(self) -> bool:
+        """True while the rest is judged on the dice's boxes alone (:meth:`set_focus`)."""
+        return self._focus is not None
+
+    def set_focus(self, boxes: np.ndarray | None) -> list[tuple[float, np.ndarray]]:
+        """Judge the rest on these dice's boxes alone (issue 40: rest decided per die).
+
+        From the last frame fed on, the table is at rest when every box (grown by ``die_margin`` of its side on each
+        side: a hand or a shadow that touches a die counts) has changed by at most ``die_fraction`` of its pixels,
+        since the previous frame and since the start of the rest, after the camera's own motion is taken out; motion
+        anywhere else in the view (an arm at the edge, a shadow crossing the cloth, a cup moved) is ignored. The rest
+        starts at the oldest kept frame (:data:`HISTORY_FRAMES`) since which no box changed, so a per-die rest settles
+        ``still_s`` after the dice stopped, however late the boxes were found. The focus ends when a box changes (the
+        state goes ``moving``), at :meth:`reset` or with ``set_focus(None)``.
+
+        Args:
+            boxes: ``(N, 4)`` ``(x1, y1, x2, y2)`` in small-image pixels of the last frame fed (frame pixels times
+                ``width / frame width``), or None to judge the whole image again.
+
+        Returns:
+            ``[(t, pose)]`` for every kept frame of the rest, oldest first (``t`` as fed to :meth:`update`, ``pose``
+            the ``(2, 3)`` camera motion from the rest's first frame to that one, small-image px, as
+            :attr:`SettleUpdate.camera`); ``[]`` when nothing is focused (None or no box given, no frame yet, the
+            detector already settled, or a box changed since the previous frame).
+        """
+        if boxes is None or len(boxes) == 0 or not self._hist or self._state is SettleState.SETTLED:
+            self._focus = None
+            return []
+        grown = grow_boxes(np.asarray(boxes, np.float64).reshape(-1, 4), self.die_margin)
+        t_now, now, cum_now = self._hist[-1]
+        start = len(self._hist) - 1
+        for j in range(len(self._hist) - 2, -1, -1):
+            _t, img, cum_j = self._hist[j]
+            if img.shape != now.shape:
+                break
+            rel = compose(invert(cum_j), cum_now)
+            share = _box_share(self._changed_warped(now, img, rel)[1], grown)
+            if share > self.die_fraction:
+                break
+            start = j
+        if start == len(self._hist) - 1 and len(self._hist) > 1:
+            self._focus = None  # a die moved since the previous frame: nothing at rest yet
+            return []
+        t0, ref, cum_ref = self._hist[start]
+        to_now = compose(invert(cum_ref), cum_now)
+        self._focus = _move_boxes(grown, invert(to_now))
+        self._rest_ref, self._ref_shrunk = ref, None
+        self._ref_pts = corners(ref) if self.compensate else None
+        self._ref_cam = to_now
+        self._still_since = t0
+        self._state = SettleState.SETTLING
+        return [(tk, compose(invert(cum_ref), cum_k)) for tk, _img, cum_k in list(self._hist)[start:]]
+
+
+def grow_boxes(boxes: np.ndarray, margin: float) -> np.ndarray:
+    """``(N, 4)`` boxes grown by ``margin`` of their side (width, height) on each side, float64."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    gx, gy = margin * (b[:, 2] - b[:, 0]), margin * (b[:, 3] - b[:, 1])
+    return np.stack([b[:, 0] - gx, b[:, 1] - gy, b[:, 2] + gx, b[:, 3] + gy], 1)
+
+
+def _move_boxes(boxes: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``(N, 4)`` boxes with their centres moved by the ``(2, 3)`` transform ``m`` (sizes kept), float64."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2, np.ones(len(b))], 1) @ np.asarray(m).T
+    half = np.stack([(b[:, 2] - b[:, 0]) / 2, (b[:, 3] - b[:, 1]) / 2], 1)
+    out: np.ndarray = np.concatenate([c - half, c + half], 1)
+    return out
+
+
+def _box_share(mask: np.ndarray | None, boxes: np.ndarray) -> float:
+    """The largest share (0–1) of one box's pixels that are True in the bool ``mask`` (1.0 without a mask: nothing
+    to compare with); boxes are ``(N, 4)`` in the mask's pixels, clipped to it."""
+    if mask is None:
+        return 1.0
+    h, w = mask.shape[:2]
+    best = 0.0
+    for x1, y1, x2, y2 in np.asarray(boxes, np.float64).reshape(-1, 4):
+        a, b = max(0, int(np.floor(x1))), max(0, int(np.floor(y1)))
+        c, d = min(w, int(np.ceil(x2))), min(h, int(np.ceil(y2)))
+        if c > a and d > b:
+            best = max(best, float(np.count_nonzero(mask[b:d, a:c])) / ((c - a) * (d - b)))
+    return best

@@ -39,6 +39,10 @@ from kosti.vision.zones import ROLL, SET_ASIDE, Zones
 #: table's edge, taken once for a hand, must not hold the reader off for good), and a throw whose dice still lie on
 #: a region new since then asks the table (reason ``hand``).
 HAND_HOLD_S = 5.0
+#: A rest of the whole view that broke off after lasting this long (seconds) starts the per-die probes
+#: (:class:`ThrowDetector` ``per_die``): a shadow creeping over the cloth breaks rests of 0.1–0.3 s on the real clips;
+#: a die's bounce pauses the view for a single frame.
+BROKE_OFF_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,19 @@ class ThrowDetector:
             ``2·(vote_frames − 1)`` frames of the still time, every other one), so the settle event has
             only its own frame to read: the settle-to-throw latency is one read, not ``vote_frames``. A
             rest that breaks off in those last frames costs reads that are not used.
+        per_die: decide the rest per die (issue 40) when the whole view does not come to rest — an arm at the
+            edge, a shadow crossing the cloth: once a rest of the whole view broke off (:data:`BROKE_OFF_S`), or the view has moved
+            for ``probe_after_s`` seconds, every ``probe_s`` seconds a frame whose motion is at most
+            ``probe_motion`` of the picture is read (a *probe*), and when it holds the expected count of dice
+            (any, when none is expected) the settle detector judges the rest on their boxes alone from then on
+            (:meth:`SettleDetector.set_focus`), from the frame since which none of them changed. An ordinary
+            throw that comes to rest as a whole costs no probe. False: only the whole view's rest counts (the
+            detector before issue 40).
+        probe_s: seconds between two probes (0.2: a rest of 0.5 s is found with 0.3 s to spare).
+        probe_motion: changed share of the picture above which no probe is read (0.05: a hand sweeping
+            the table or dice flying change more, an arm or a shadow at the edge less).
+        probe_after_s: seconds of motion without a rest after which probes start even though no rest broke off
+            (1.2: longer than a throw's tumble, 0.8–1 s on the clip suite).
     """
 
     def __init__(
@@ -142,6 +159,10 @@ class ThrowDetector:
         continue_s: float = 6.0,
         quiet_dice: float = 4.0,
         preread: bool = True,
+        per_die: bool = True,
+        probe_s: float = 0.2,
+        probe_motion: float = 0.05,
+        probe_after_s: float = 1.2,
     ) -> None:
         if vote_frames < 1:
             raise ValueError("vote_frames must be >= 1")
@@ -170,6 +191,13 @@ class ThrowDetector:
         self._done = False  # this rest period has been decided (read, or a hand in it)
         self._reads: dict[tuple[int, bool], Any] = {}  # reader results of this rest's frames
         self.preread = bool(preread)
+        self.per_die, self.probe_s, self.probe_motion = bool(per_die), float(probe_s), float(probe_motion)
+        self._recent: deque[Frame] = deque(maxlen=64)  # the last frames, to seed a per-die rest found late
+        self.probe_after_s = float(probe_after_s)
+        self._last_probe = -1e9
+        self._moving_since: float | None = None  # when the view started moving (frame time)
+        self._broke_off = False  # a rest of the whole view broke off since then
+        self.probes = 0  # probes read so far (benchmarks count the reads per-die rest costs)
         self.last_throw: Throw | None = None
         self._last_small: np.ndarray | None = None  # settle image of the last throw (table coordinates)
         self._rest_small: np.ndarray | None = None  # settle image of the last rest read (any outcome)
@@ -207,6 +235,9 @@ class ThrowDetector:
         self.last_hand = None
         self._hand_moved = None
         self._hand_before = None
+        self._recent.clear()
+        self._last_probe = -1e9
+        self._moving_since, self._broke_off = None, False
 
     def process(self, frame: Frame) -> FrameResult:
         """Feed one frame; returns the settle update and, on a settle event, the throw (or why none).
@@ -215,13 +246,25 @@ class ThrowDetector:
         """
         t_arrive = time.monotonic()
         update = self.settle.update(frame.image, frame.t)
+        if self.per_die:
+            self._recent.append(frame)
+            while self._recent and self._recent[0].t < frame.t - self.settle.still_s - 0.4:
+                self._recent.popleft()
         if update.state is SettleState.MOVING:
+            if self._moving_since is None or self._done:  # a new motion (after a decided rest)
+                self._moving_since, self._broke_off = frame.t, False
+            elif self._rest and self._rest[-1][0].t - self._rest[0][0].t >= BROKE_OFF_S - 1e-6:
+                self._broke_off = True  # a rest of the whole view broke off before it was decided
             self._rest.clear()
             self._reads.clear()
             self._turning = None
             self._done = False
             self.last_detections = None
             self.last_hand = None
+            if (self.per_die and frame.t - self._last_probe >= self.probe_s - 1e-6
+                    and update.motion <= self.probe_motion
+                    and (self._broke_off or frame.t - self._moving_since >= self.probe_after_s - 1e-6)):
+                self._probe(frame)
             return FrameResult(update)
         self._rest.append((frame, update.camera if update.camera is not None else _IDENTITY))
         if self._done:
@@ -246,6 +289,28 @@ class ThrowDetector:
             return None
         frame = self._rest[-1][0]
         return self._decide(frame, update, time.monotonic(), short_rest=True)
+
+    def _probe(self, frame: Frame) -> None:
+        """Read ``frame`` while the view still moves; when it holds the expected dice, judge the rest on their boxes
+        alone (:meth:`SettleDetector.set_focus`) and take the frames since they stopped as this rest's frames."""
+        self._last_probe = frame.t
+        self.probes += 1
+        candidates = self._use_candidates(self.expected_dice)
+        read = self._read(frame, candidates)
+        dice: Detections = read[0] if candidates else read
+        h, w = frame.image.shape[:2]
+        if len(dice) == 0 or (self.expected_dice is not None and len(dice) < self.expected_dice):
+            self._reads.clear()
+            return
+        poses = self.settle.set_focus(np.asarray(dice.xyxy, np.float64) * (self.settle.width / float(w)))
+        if not poses:
+            self._reads.clear()
+            return
+        by_t = {f.t: f for f in self._recent}
+        self._rest.clear()
+        for t, pose in poses:
+            if t in by_t:
+                self._rest.append((by_t[t], pose))
 
     # -- one rest period ----------------------------------------------------------------------------
     def _pose(self, k: int, width: int) -> np.ndarray:
@@ -323,9 +388,10 @@ class ThrowDetector:
             moved = self.settle.motion_mask
             if self._hand_moved is not None and moved is not None and self._hand_moved.shape == moved.shape:
                 moved = moved | self._hand_moved  # a hand seen at the last rest and not gone since
-            hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved, gain=self.settle.gain)
-            if hand is not None:
-                return self._hand_held(hand, moved, frame.t, update)
+            if not self.per_die:
+                hand = find_hand(frame.image, roll_mask, die_px or None, moved=moved, gain=self.settle.gain)
+                if hand is not None:
+                    return self._hand_held(hand, moved, frame.t, update)
         t0 = time.perf_counter()
         rest = list(self._rest)
         picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
@@ -339,6 +405,14 @@ class ThrowDetector:
             reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
         dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
         held_long = False
+        if self.hands and self.per_die:
+            # A hand holds a throw back only when it covers or touches a die (issue 40): an arm resting at the edge
+            # of the view does not. With no die read, any hand in the roll area does (dice may lie on it unseen).
+            centres = np.array([d.center for d in dice_all], np.float64).reshape(-1, 2) if dice_all else None
+            hand = find_hand(frame.image, roll_mask, die_px or _die_side(dice_all) or None, moved=moved,
+                             gain=self.settle.gain, dice_at=centres)
+            if hand is not None:
+                return self._hand_held(hand, moved, frame.t, update)
         if self.hands:
             hand, held_long = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
             if hand is not None:
