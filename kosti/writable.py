@@ -116,7 +116,7 @@ def writable_file(path: str | os.PathLike[str], what: str) -> Path:
     p = Path(path).expanduser()
     if p.is_dir():
         raise UnwritablePath(f"cannot write {what} {p}: it is a folder, not a file")
-    writable_dir(p.parent, f"folder of the {what}")
+    writable_dir(p.parent, f"the {what}'s folder")
     if p.exists() and not os.access(p, os.W_OK):
         raise UnwritablePath(f"cannot write {what} {p}: the file is read-only")
     return p

@@ -341,7 +341,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kosti.writable import writable_dir
 
     if Path(args.weights).is_file():
-        writable_dir(Path(args.weights).parent, "folder of the weights")
+        writable_dir(Path(args.weights).parent, "the weights' folder")
 
     out = export_model(args.weights, args.format, args.imgsz)
     if args.json:

@@ -203,7 +203,7 @@ def test_export_beside_read_only_weights(tmp_path: Path, capsys) -> None:
     try:
         if not _mount("-o", "remount,ro,bind", str(ro)):
             pytest.skip("a read-only remount is not permitted here")
-        _one_line(["export", str(ro / "dice_det.pt")], capsys, "folder of the weights")
+        _one_line(["export", str(ro / "dice_det.pt")], capsys, "the weights' folder")
     finally:
         subprocess.run(["umount", str(ro)], check=True)
 
