@@ -36,11 +36,12 @@ from .games import (
     action_to_json,
     game_from_json,
     game_presets,
+    is_game_preset,
     new_any_game,
     wrap,
 )
 from .plurals import count_en, count_ru
-from .presets import PRESET_NAMES, get_preset, load_rules_file
+from .presets import PRESET_NAMES, get_preset, read_rules_document, resolve_rules
 
 SAMPLE_GAME = "sample_game.json"
 #: Bundled sample games (replay format) for ``kosti play --sample [NAME]``.
@@ -551,8 +552,10 @@ def run_play(args: argparse.Namespace) -> int:
             raise BadInput("--players is required (e.g. --players Ann,Boris), or use --resume")
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         spec = args.rules
-        rules: Any = (load_rules_file(spec) if spec.endswith((".json", ".toml")) or os.sep in spec
-                      else spec)  # a preset name of either family (new_any_game names them all when unknown)
+        rules: Any = spec  # a preset name of either family (new_any_game names them all when unknown)
+        if spec.endswith((".json", ".toml")) or os.sep in spec:  # a rules file: 1000 family or another game
+            doc = read_rules_document(spec)
+            rules = doc if is_game_preset(doc) else resolve_rules(doc)
         gs = new_any_game(rules, names)
         lines = sys.stdin
         echo = not sys.stdin.isatty()

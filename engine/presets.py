@@ -462,6 +462,14 @@ def load_rules_file(path: str | Path) -> Rules:
     :func:`resolve_rules` accepts (a TOML file has top-level ``preset = "classic"`` and an
     ``[overrides]`` table, or the full parameters). Raises :class:`BadInput` if the file cannot be
     read or parsed."""
+    return resolve_rules(read_rules_document(path))
+
+
+def read_rules_document(path: str | Path) -> Any:
+    """The JSON or TOML document of a rules file (``.toml`` by extension, else JSON), not yet resolved: a
+    preset name, ``{"preset", "overrides"}`` (of the 1000 family or of another game, e.g. ``{"preset": "yacht",
+    "overrides": {"full_house": 25}}``) or full 1000-family parameters. Raises :class:`BadInput` if the file
+    cannot be read or parsed."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -479,4 +487,4 @@ def load_rules_file(path: str | Path) -> Rules:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{p}: malformed JSON ({exc})") from None
-    return resolve_rules(data)
+    return data

@@ -104,3 +104,16 @@ def test_replay_and_play_a_yacht_game(tmp_path, capsys, monkeypatch):
     assert "Правила: Морские кости / Яхта (yacht)" in out
     assert "Аня записывает 6 6 6 6 1 в клетку «Каре»: 24" in out
 
+
+
+def test_kosti_play_takes_a_yacht_rules_file(tmp_path, capsys, monkeypatch):
+    """A house's Yacht table in a rules file, as for 1000: {"preset": "yacht", "overrides": {...}}."""
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps({"preset": "yacht", "overrides": {"full_house": 25}}))
+    monkeypatch.setattr("sys.stdin", io.StringIO("3 3 3 5 5\nscore full_house\nquit\n"))
+    assert main(["play", "--rules", str(path), "--players", "Ann,Boris", "--lang", "en"]) == 0
+    assert "Ann scores 3 3 3 5 5 as Full house: 25" in capsys.readouterr().out
+    path.write_text(json.dumps({"preset": "yacht", "overrides": {"yacht": 75}}))
+    assert main(["play", "--rules", str(path), "--players", "Ann,Boris"]) == 2
+    err = capsys.readouterr().err
+    assert "the Yacht value never changes" in err and err.count("\n") == 1
