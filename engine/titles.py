@@ -55,7 +55,7 @@ PRESET_TITLES: dict[str, tuple[str, str]] = {
 
 #: The families the 1000 engine plays (the header of the page and of ``kosti rules``), ``(English, Russian)``.
 FAMILY_TITLES: dict[str, tuple[str, str]] = {
-    "1000": ("dice 1000", "кости: Тысяча"),
+    "1000": ("dice 1000", "Тысяча на костях"),
     "farkle": ("Farkle", "Фаркл"),
     "10000": ("10000", "10000 (десять тысяч)"),
 }
@@ -134,6 +134,6 @@ def preset_title(name: str) -> tuple[str, str]:
 
 
 def family_title(name: str) -> tuple[str, str]:
-    """The game a 1000-engine preset belongs to, ``(English, Russian)``: "dice 1000" / «кости: Тысяча»,
+    """The game a 1000-engine preset belongs to, ``(English, Russian)``: "dice 1000" / «Тысяча на костях»,
     "Farkle" / «Фаркл» or "10000" (rules.md §4.7–4.9: Farkle and 10000 share the engine, not the name)."""
     return FAMILY_TITLES[_FAMILY_OF.get(name, "1000")]

@@ -225,7 +225,7 @@ class Game(ABC):
 
     @property
     def title(self) -> tuple[str, str]:
-        """The game's human name, ``(English, Russian)``: "Pig" / «Свинья», "dice 1000" / «кости: Тысяча»
+        """The game's human name, ``(English, Russian)``: "Pig" / «Свинья», "dice 1000" / «Тысяча на костях»
         (:mod:`kosti.engine.titles`)."""
         from ..titles import GAME_TITLES
 

@@ -29,7 +29,7 @@ class ThousandGame(Game):
 
     @property
     def title(self) -> tuple[str, str]:
-        """The family of the preset: "dice 1000" / «кости: Тысяча», "Farkle" / «Фаркл» or "10000"."""
+        """The family of the preset: "dice 1000" / «Тысяча на костях», "Farkle" / «Фаркл» or "10000"."""
         from ..titles import family_title
 
         return family_title(self.state.rules.name)
