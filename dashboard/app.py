@@ -124,6 +124,9 @@ class DashboardConfig:
         monitor_from: networks (``192.168.1.0/24``) besides this machine that may read ``/healthz`` and ``/metrics``
             (``[server] monitor_from``). stall_s: seconds without a frame after which ``/healthz`` says the camera
             stalled (:data:`kosti.dashboard.health.STALL_S`).
+        mdns: announce ``NAME.local`` and the service over mDNS with python-zeroconf while the app runs, when it is
+            reachable from the LAN and no avahi-daemon does it (:func:`kosti.dashboard.mdns.announce`; ``kosti run``
+            and ``kosti demo`` turn it on).
         mqtt: the ``[mqtt]`` section: with ``broker`` set, the table is published on that MQTT broker while the app
             runs (:class:`kosti.dashboard.mqtt.TableMqtt`; its ``MqttUnavailable`` when paho-mqtt is missing).
     """
@@ -150,6 +153,7 @@ class DashboardConfig:
     require_pin: bool | None = None
     monitor_from: list[str] = field(default_factory=list)
     stall_s: float = 5.0
+    mdns: bool = False
     mqtt: MqttSettings | None = None
 
     @property
@@ -219,9 +223,16 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             await run_in_threadpool(table.start)
         if publisher is not None:
             await run_in_threadpool(publisher.start)
+        announcer = None
+        if config.mdns:  # NAME.local by python-zeroconf where no avahi-daemon announces the table
+            from kosti.dashboard.mdns import announce
+
+            announcer = await run_in_threadpool(announce, config.host, config.port)
         try:
             yield
         finally:
+            if announcer is not None:
+                await run_in_threadpool(announcer.stop)
             if publisher is not None:
                 await run_in_threadpool(publisher.stop)
             await run_in_threadpool(table.stop)

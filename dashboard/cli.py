@@ -267,7 +267,7 @@ def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> Dashboa
         pin=args.pin or server.pin, require_pin=True if args.pin else None,
         review_dir=args.review_dir or storage.frames_path,
         corrections_dir=storage.frames_path, settings=settings or None,
-        allowed_hosts=list(server.allowed_hosts), monitor_from=list(server.monitor_from),
+        allowed_hosts=list(server.allowed_hosts), monitor_from=list(server.monitor_from), mdns=True,
         mqtt=cfg.mqtt if cfg.mqtt.enabled else None,
         **kw)  # type: ignore[arg-type]
 
