@@ -231,3 +231,39 @@ def test_the_score_column_says_what_it_counts(tmp_path):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_yacht_is_played_on_the_page(tmp_path, throw):
+    """Item 6: Sea dice / Yacht on the dashboard — the camera reads five dice, the page keeps three (typed), the
+    camera reads the two thrown again, and the page scores the Yacht box: 50."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+
+    d, app, srv, wait = _page(tmp_path, "yacht")
+    try:
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1 .sub"), "Sea dice / Yacht"))
+        assert not d.find_element(By.ID, "btn-bank").is_displayed()
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        table = app.state.table
+        table.submit_throw(throw([4, 4, 4, 2, 6]))
+        wait.until(lambda d: any(b.text == "Fours: 12" for b in d.find_elements(By.CSS_SELECTOR, "#choices button")))
+        keep = next(b for b in d.find_elements(By.CSS_SELECTOR, "#choices button") if b.text.startswith("keep"))
+        box = d.find_element(By.ID, keep.get_attribute("id").replace("choice-", "choice-input-"))
+        box.send_keys("4 4 4")
+        keep.click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "dice-left"), "2"))
+        assert "kept 4 4 4" in d.find_element(By.ID, "game-status").text
+        table.submit_throw(throw([4, 4]))
+        wait.until(lambda d: any(b.text == "Yacht: 50" for b in d.find_elements(By.CSS_SELECTOR, "#choices button")))
+        next(b for b in d.find_elements(By.CSS_SELECTOR, "#choices button") if b.text == "Yacht: 50").click()
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "50"))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1 .sub"), "Морские кости / Яхта"))
+        assert "свободных клеток: 11 из 12" in d.find_element(By.ID, "player-0").text
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
