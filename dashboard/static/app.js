@@ -303,7 +303,8 @@ function renderChoices(st) {
       inp.type = "text";
       inp.id = `choice-input-${i}`;
       inp.size = 12;
-      inp.placeholder = c.key;
+      // an example of the value, in no language: the button beside it says what it is
+      inp.placeholder = { keep: "5 5 5", claim: "3 3 3 2 2", bet: `${(st.players[1] || st.players[0]).name} 3 2`, stake: "2" }[c.key] || "";
       b.addEventListener("click", () => { if (inp.value.trim()) control("choose", { key: c.key, value: inp.value.trim() }); });
       box.appendChild(inp);
     } else b.addEventListener("click", () => control("choose", { key: c.key, value: c.value }));

@@ -250,6 +250,7 @@ def test_yacht_is_played_on_the_page(tmp_path, throw):
         wait.until(lambda d: any(b.text == "Fours: 12" for b in d.find_elements(By.CSS_SELECTOR, "#choices button")))
         keep = next(b for b in d.find_elements(By.CSS_SELECTOR, "#choices button") if b.text.startswith("keep"))
         box = d.find_element(By.ID, keep.get_attribute("id").replace("choice-", "choice-input-"))
+        assert box.get_attribute("placeholder") == "5 5 5"  # an example, not the English key "keep"
         box.send_keys("4 4 4")
         keep.click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "dice-left"), "2"))
