@@ -2,7 +2,8 @@
 # Install kosti as a service on Raspberry Pi OS (Bookworm or later) or another Debian-based system.
 #
 #   sudo deploy/install.sh [--from DIR|WHEEL] [--camera SPEC] [--host ADDR] [--port N] [--hostname NAME]
-#                          [--backups N] [--dry-run]
+#                          [--backups N] [--backend onnx|ncnn] [--dry-run]
+#   sudo deploy/install.sh --upgrade [SRC] [--dry-run]
 #   sudo deploy/install.sh --uninstall [--purge] [--dry-run]
 #
 # Installs: apt packages (python3-picamera2, python3-venv, libcamera, avahi-daemon), a system user `kosti`
@@ -17,9 +18,17 @@
 # --host ADDR       address the dashboard listens on in a new config (default 0.0.0.0 = the local network;
 #                   a random 6-digit PIN is generated then)
 # --port N          dashboard port in a new config (default 8000)
+# --backend B       reader.backend for a new config: onnx (default: ONNX Runtime with the shipped INT8 files, the
+#                   reader every accuracy figure is measured on) or ncnn (the lean float16 NCNN files: faster on a
+#                   Pi, reads a little worse: models/README.md "NCNN or ONNX on the Pi"; taken only when it loads)
 # --hostname NAME   this machine's name, so phones open http://NAME.local:PORT/ (default: kosti when the
 #                   name is still Raspberry Pi OS's default "raspberrypi", else the name is kept)
 # --backups N       daily backups to keep in /var/lib/kosti/backups (default 7; 0 = no daily backup)
+# --upgrade [SRC]   update an installed kosti to SRC (a source folder or a wheel; default: this script's tree):
+#                   stops the service, keeps a copy of the venv and of the database, installs SRC into the venv,
+#                   migrates the database, keeps the config, games and taught models, starts the service and
+#                   waits for /healthz (KOSTI_UPGRADE_WAIT_S, default 120 s); a new version that does not come
+#                   up is rolled back: the previous venv and database return and are started again (exit 1)
 # --uninstall       stop and remove the service, the venv and the user; keeps /etc/kosti and /var/lib/kosti
 # --purge           with --uninstall: also delete /etc/kosti and /var/lib/kosti (games, frames, models)
 # --dry-run         print every command instead of running it (no root needed; changes nothing)
@@ -54,12 +63,14 @@ APT_PI=(python3-picamera2 python3-libcamera libcamera-ipa rpicam-apps-lite avahi
 
 DRY_RUN=0
 UNINSTALL=0
+UPGRADE=0
 PURGE=0
 FROM=$(dirname "$SCRIPT_DIR")
 CAMERA=""
 HOST=0.0.0.0
 PORT=8000
 HOSTNAME_WANTED=""
+BACKEND_WANTED=onnx
 BACKUPS=7
 
 die() { echo "install.sh: $1" >&2; exit "${2:-1}"; }
@@ -84,6 +95,10 @@ parse_args() {
     case "$1" in
       --dry-run) DRY_RUN=1 ;;
       --uninstall) UNINSTALL=1 ;;
+      --upgrade)
+        UPGRADE=1
+        # an optional SRC right after it (anything not starting with '-')
+        if [ $# -ge 2 ] && [ "${2#-}" = "$2" ]; then FROM=$2; shift; fi ;;
       --purge) PURGE=1 ;;
       --from) [ $# -ge 2 ] || die "--from needs a folder or a wheel" 2; FROM=$2; shift ;;
       --from=*) FROM=${1#--from=} ;;
@@ -93,6 +108,8 @@ parse_args() {
       --host=*) HOST=${1#--host=} ;;
       --port) [ $# -ge 2 ] || die "--port needs a number" 2; PORT=$2; shift ;;
       --port=*) PORT=${1#--port=} ;;
+      --backend) [ $# -ge 2 ] || die "--backend needs onnx or ncnn" 2; BACKEND_WANTED=$2; shift ;;
+      --backend=*) BACKEND_WANTED=${1#--backend=} ;;
       --hostname) [ $# -ge 2 ] || die "--hostname needs a name" 2; HOSTNAME_WANTED=$2; shift ;;
       --hostname=*) HOSTNAME_WANTED=${1#--hostname=} ;;
       --backups) [ $# -ge 2 ] || die "--backups needs a number" 2; BACKUPS=$2; shift ;;
@@ -103,6 +120,8 @@ parse_args() {
     shift
   done
   if [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ]; then die "--purge only goes with --uninstall" 2; fi
+  if [ "$UPGRADE" = 1 ] && [ "$UNINSTALL" = 1 ]; then die "--upgrade and --uninstall do not go together" 2; fi
+  case "$BACKEND_WANTED" in onnx|ncnn) ;; *) die "--backend must be onnx or ncnn, got '$BACKEND_WANTED'" 2 ;; esac
   case "$PORT" in
     ''|*[!0-9]*) die "--port must be a number 1-65535, got '$PORT'" 2 ;;
   esac
@@ -121,7 +140,35 @@ need_root() {
   fi
 }
 
-is_raspberry_pi() { grep -qs "Raspberry Pi" /proc/device-tree/model; }
+# The board's name from the device tree (under KOSTI_INSTALL_ROOT when staged, so tests can name a board).
+PI_MODEL_FILE=$ROOT/proc/device-tree/model
+is_raspberry_pi() { grep -qs "Raspberry Pi" "$PI_MODEL_FILE"; }
+
+# Refuses (exit 2) what kosti cannot run on: a 32-bit system (armhf/armel packages, also under a 64-bit kernel:
+# onnxruntime and ncnn publish no 32-bit ARM wheels, and OpenCV's are not current) and a Raspberry Pi older or
+# smaller than a Pi 4 (a Pi 3, a Zero 2 W: four Cortex-A53 cores and 1 GB or 512 MB, where the reader of a
+# 1280x720 throw and the dashboard do not fit beside the OS; docs/setup.md "Supported Raspberry Pis").
+check_platform() {
+  local machine arch model
+  machine=$(uname -m)
+  arch=$(dpkg --print-architecture 2>/dev/null || echo "")
+  case "$arch" in
+    armhf|armel|i386)
+      die "a 32-bit system ($arch packages on $machine): kosti needs a 64-bit OS, e.g. Raspberry Pi OS (64-bit) Bookworm; onnxruntime and ncnn have no 32-bit wheels" 2 ;;
+  esac
+  case "$machine" in
+    aarch64|x86_64) ;;
+    armv6l|armv7l|armv8l|i?86)
+      die "a 32-bit system ($machine): kosti needs a 64-bit OS, e.g. Raspberry Pi OS (64-bit) Bookworm; onnxruntime and ncnn have no 32-bit wheels" 2 ;;
+    *) warn "untested processor $machine; continuing (aarch64 and x86_64 are supported)" ;;
+  esac
+  model=$({ tr -d '\0' < "$PI_MODEL_FILE"; } 2>/dev/null || true)
+  case "$model" in
+    *"Raspberry Pi 5"*|*"Raspberry Pi 4"*|*"Compute Module 4"*|*"Compute Module 5"*) ;;  # also the Pi 400 and 500
+    *"Raspberry Pi"*)
+      die "$model is not supported: kosti needs a Raspberry Pi 4 (2 GB or more) or 5 with the 64-bit Raspberry Pi OS Bookworm (a Pi 3 or Zero 2 W has too little memory and speed for the reader beside the dashboard)" 2 ;;
+  esac
+}
 
 check_system() {
   command -v apt-get >/dev/null || die "needs a Debian-based system with apt-get (Raspberry Pi OS Bookworm or later)" 2
@@ -139,6 +186,7 @@ check_system() {
       fi ;;
     *) warn "untested system '${id:-unknown}'; continuing (Raspberry Pi OS Bookworm or later is supported)" ;;
   esac
+  check_platform
   say "system: ${id:-unknown} ${codename:-$version_id} on $(uname -m)$(is_raspberry_pi && echo ' (Raspberry Pi)')"
 }
 
@@ -227,10 +275,12 @@ install_venv() {
   fi
 }
 
-# Prints the reader backend for a new config: ncnn on aarch64 when the active model version has an NCNN
-# export and the lean ncnn backend (the ncnn package alone, no torch) loads it and reads a frame, else onnx.
+# Prints the reader backend for a new config: onnx (the shipped INT8 reader; on the Pi too since issue 44: the
+# float16 NCNN files read epanemu-dice val's dice ~0.01 worse), or with --backend ncnn: ncnn when the active
+# model version has an NCNN export and the lean ncnn backend (the ncnn package alone, no torch) loads it and
+# reads a frame, else onnx.
 choose_backend() {
-  if [ "$(uname -m)" != aarch64 ]; then
+  if [ "${BACKEND_WANTED:-onnx}" != ncnn ]; then
     echo onnx
     return
   fi
@@ -301,7 +351,180 @@ install_unit() {
   run install -D -m 0644 "$UNIT_SRC" "$UNIT_DEST"
   run systemctl daemon-reload
   run systemctl enable "$UNIT_NAME"
-  run systemctl restart "$UNIT_NAME"
+  service_start
+}
+
+# systemd runs this system (as PID 1)? A chroot or a container without it gets the service started directly.
+# Dry runs and staged runs (KOSTI_INSTALL_ROOT, with systemctl stubbed) plan for systemd, as on a Pi.
+sd_booted() { [ "$DRY_RUN" = 1 ] || [ -n "$ROOT" ] || [ -d /run/systemd/system ]; }
+NOSYSTEMD_PID=$ROOT/run/kosti.pid
+NOSYSTEMD_LOG=$DATA_DIR/kosti.log
+
+# unit_values KEY: the values of KEY= in the installed unit, one per line.
+unit_values() { sed -n "s/^$1=//p" "$UNIT_DEST"; }
+
+# Starts (or restarts) the service. Without systemd: the unit's own command line (ExecStart=) with its
+# environment (Environment=) as its user (User=, with the user's groups: video), from /, in the background,
+# logging to /var/lib/kosti/kosti.log; it will not restart by itself or start at boot.
+service_start() {
+  if sd_booted; then
+    run systemctl restart "$UNIT_NAME"
+    return
+  fi
+  service_stop
+  local user cmd=() envs=()
+  user=$(unit_values User | head -1)
+  read -ra cmd <<<"$(unit_values ExecStart | head -1)"
+  read -ra envs <<<"$(unit_values Environment | tr '\n' ' ')"
+  say "systemd is not running here (a chroot or a container): starting ${cmd[*]} as user $user, with the unit's environment (no restart on failure, no start at boot; log $NOSYSTEMD_LOG)"
+  (cd / && exec setsid setpriv --reuid="$user" --regid="$user" --init-groups \
+     env -i "${envs[@]}" "${cmd[@]}" >>"$NOSYSTEMD_LOG" 2>&1 </dev/null) &
+  echo $! > "$NOSYSTEMD_PID"
+}
+
+# The pid of the service started without systemd, if it still runs.
+nosystemd_pid() {
+  local pid
+  pid=$(cat "$NOSYSTEMD_PID" 2>/dev/null || true)
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+service_stop() {
+  if sd_booted; then
+    run systemctl stop "$UNIT_NAME"
+    return
+  fi
+  local pid _
+  pid=$(nosystemd_pid) || true
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done  # TimeoutStopSec=15
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$NOSYSTEMD_PID"
+}
+
+service_running() {
+  if sd_booted; then
+    systemctl is-active --quiet "$UNIT_NAME" || systemctl is-activating --quiet "$UNIT_NAME" 2>/dev/null
+  else
+    [ -n "$(nosystemd_pid || true)" ]
+  fi
+}
+
+# wait_healthy SECONDS: waits until the dashboard answers /healthz with its database usable (200, or 503 for a
+# camera that is absent or down: the hardware is not the new version's fault); fails early when the service
+# has stopped.
+wait_healthy() {
+  local limit=$1 start port host
+  port=$(read_conf port); port=${port:-8000}
+  host=$(read_conf host)
+  case "$host" in ''|0.0.0.0|::|127.*|localhost) host=127.0.0.1 ;; esac
+  start=$(date +%s)
+  while [ $(( $(date +%s) - start )) -lt "$limit" ]; do
+    if "$VENV/bin/python" - "http://$host:$port/healthz" <<'PY' 2>/dev/null
+import json, sys, urllib.error, urllib.request
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+        body = json.load(r)
+except urllib.error.HTTPError as e:  # 503: a failing check; 403: it answers, but not to this address
+    if e.code == 403:
+        sys.exit(0)
+    body = json.load(e)
+sys.exit(0 if body.get("database", {}).get("ok") else 1)
+PY
+    then
+      say "the dashboard answers on port $port ($(( $(date +%s) - start )) s)"
+      return 0
+    fi
+    service_running || { warn "the service stopped while starting"; return 1; }
+    sleep 2
+  done
+  warn "no answer from http://$host:$port/healthz within $limit s"
+  return 1
+}
+
+# The database as the service sees it (storage.db of the config), under the staging root.
+db_file() {
+  local db
+  db=$("$VENV/bin/python" - "$CONF" <<'PY' 2>/dev/null || true
+import sys
+from kosti.config import load_config
+print(load_config(sys.argv[1]).storage.db_path)
+PY
+)
+  echo "$ROOT${db:-$RUNTIME_DATA_DIR/kosti.db}"
+}
+
+# as_service_user CMD...: run a command as the service user (staged runs: as is).
+as_service_user() {
+  if [ -n "$ROOT" ]; then run "$@"; else run setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups "$@"; fi
+}
+
+rollback() {
+  local why=$1 old=$2 db=$3
+  warn "the new version did not come up ($why): rolling back to $old"
+  service_stop || true
+  run rm -rf "$VENV"
+  run mv "$PREVIOUS" "$VENV"
+  if [ -f "$db.before-upgrade" ] || [ "$DRY_RUN" = 1 ]; then
+    run rm -f "$db-wal" "$db-shm"
+    run cp -p "$db.before-upgrade" "$db"
+  fi
+  service_start
+  if [ "$DRY_RUN" = 1 ] || wait_healthy "$WAIT_S"; then
+    die "upgrade failed, rolled back: $old runs again with its database as it was before the upgrade (the log: journalctl -u kosti)" 1
+  fi
+  die "upgrade failed and the rolled-back $old does not answer either: see journalctl -u kosti" 1
+}
+
+# --upgrade: the installed kosti → FROM, keeping the config, the games and the model registry.
+do_upgrade() {
+  need_root "$@"
+  check_system
+  check_from
+  PREVIOUS=$PREFIX/venv.previous
+  WAIT_S=${KOSTI_UPGRADE_WAIT_S:-120}
+  if [ "$DRY_RUN" = 0 ]; then
+    [ -x "$VENV/bin/kosti" ] || die "kosti is not installed here ($VENV): run install.sh without --upgrade first" 2
+    [ -f "$CONF" ] || die "$CONF is missing: run install.sh without --upgrade (it writes a new one)" 2
+  fi
+  local old="the installed kosti" db="$DATA_DIR/kosti.db"
+  if [ "$DRY_RUN" = 0 ]; then old=$("$VENV/bin/kosti" --version); db=$(db_file); fi
+  say "upgrading $old to $FROM (config $CONF, games $db and the models in $DATA_DIR/models stay)"
+  service_stop
+  say "keeping the previous version ($PREVIOUS) and the database ($db.before-upgrade) for a rollback"
+  run rm -rf "$PREVIOUS"
+  run cp -a "$VENV" "$PREVIOUS"
+  if [ -f "$db" ] || [ "$DRY_RUN" = 1 ]; then
+    # SQLite's online backup: a consistent copy even of a database with pages still in its WAL file.
+    as_service_user "$VENV/bin/python" -c 'import sqlite3, sys; s = sqlite3.connect(sys.argv[1]); d = sqlite3.connect(sys.argv[2]); s.backup(d); d.close(); s.close()' "$db" "$db.before-upgrade"
+  fi
+  # One pip command, so its own status decides (set -e does not act inside an `if`). The numpy pin the
+  # install wrote (constraints.txt: picamera2's ABI) still holds.
+  local pip_args=(install --upgrade)
+  if [ -f "$PREFIX/constraints.txt" ]; then pip_args+=(--constraint "$PREFIX/constraints.txt"); fi
+  say "installing kosti[pi] from $FROM into $VENV"
+  run "$VENV/bin/python" -m pip "${pip_args[@]}" "${FROM}[pi]" || rollback "pip could not install $FROM" "$old" "$db"
+  if [ -f "$FROM/docs/setup.md" ]; then run install -D -m 0644 "$FROM/docs/setup.md" "$PREFIX/docs/setup.md"; fi
+  local new="the new kosti"
+  if [ "$DRY_RUN" = 0 ]; then new=$("$VENV/bin/kosti" --version); fi
+  if [ "$DRY_RUN" = 0 ]; then
+    "$VENV/bin/python" -m kosti.config_cli check --config "$CONF" || rollback "$new refuses $CONF" "$old" "$db"
+  else
+    run "$VENV/bin/python" -m kosti.config_cli check --config "$CONF"
+  fi
+  if [ -f "$db" ] || [ "$DRY_RUN" = 1 ]; then
+    say "migrating the database to $new's schema"
+    as_service_user "$VENV/bin/python" -c 'import sys; from kosti.dashboard.store import Store; Store(sys.argv[1]).close()' "$db" \
+      || rollback "the database could not be migrated" "$old" "$db"
+  fi
+  run install -D -m 0644 "$UNIT_SRC" "$UNIT_DEST"
+  if sd_booted; then run systemctl daemon-reload; fi
+  service_start
+  if [ "$DRY_RUN" = 0 ] && ! wait_healthy "$WAIT_S"; then rollback "no healthy answer within $WAIT_S s" "$old" "$db"; fi
+  run rm -rf "$PREVIOUS"
+  say "upgraded: $old -> $new (the database before the upgrade stays in $db.before-upgrade)"
 }
 
 # The name phones open (NAME.local): --hostname, else "kosti" in place of Raspberry Pi OS's default name.
@@ -468,7 +691,9 @@ do_uninstall() {
 main() {
   parse_args "$@"
   if [ "$DRY_RUN" = 1 ]; then say "dry run: printing commands, changing nothing"; fi
-  if [ "$UNINSTALL" = 1 ]; then do_uninstall "$@"; else do_install "$@"; fi
+  if [ "$UNINSTALL" = 1 ]; then do_uninstall "$@"
+  elif [ "$UPGRADE" = 1 ]; then do_upgrade "$@"
+  else do_install "$@"; fi
 }
 
 main "$@"
