@@ -204,6 +204,29 @@ class WsCommand(BaseModel):
 # ---------------------------------------------------------------------------------------------------
 # Responses
 # ---------------------------------------------------------------------------------------------------
+class RecordedGameFile(BaseModel):
+    """``GET /api/games/{id}/export?format=json``: the recorded game of ``cli.md`` (``kosti replay GAME.json``):
+    ``rules`` (a preset name, or ``{"preset", "overrides"}``), ``players`` in seat order, ``events`` in order
+    (``{"roll": [faces]}``, ``{"keep": [faces]}``, ``{"bank": true}``)."""
+
+    rules: str | JsonObject
+    players: list[str]
+    events: list[JsonObject]
+
+
+class HealthReport(BaseModel):
+    """``GET /healthz`` (200 when ``ok``, else 503): ``status`` ``"ok"`` | ``"failing"``, the names of the failing
+    checks, and each check's own document (``camera``, ``database``, ``disk``; each with ``ok``;
+    :func:`kosti.dashboard.health.health`)."""
+
+    ok: bool
+    status: Literal["ok", "failing"]
+    failing: list[str]
+    camera: JsonObject
+    database: JsonObject
+    disk: JsonObject
+
+
 class ErrorBody(BaseModel):
     """Every error: ``{"error": English, "error_ru": Russian, "status": HTTP status}``, plus ``code`` (a machine
     name such as ``replace_needed``) where the page reacts, ``detail`` (the validator's own list) on a 422."""

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Response
 from kosti.dashboard.errors import NotFound
 from kosti.dashboard.export import game_csv, game_record, game_zip
 from kosti.dashboard.routes.games import GameId
+from kosti.dashboard.schemas import RecordedGameFile
 from kosti.dashboard.store import Store
 
 #: Media type and file extension of each export format.
@@ -28,7 +29,7 @@ def create_export_router(store: Store) -> APIRouter:
 
     @router.get("/api/games/{game_id}/export", summary="A game as a file: recorded-game JSON (kosti replay), "
                 "CSV score sheet, or a zip of both with the throws' photos", response_class=Response,
-                responses={200: {"content": {t: {} for t, _ in FORMATS.values()},
+                responses={200: {"model": RecordedGameFile, "content": {t: {} for t, _ in FORMATS.values()},
                                  "description": "the file, as an attachment"}})
     def export_game(game_id: GameId, format: Literal["json", "csv", "zip"] = Query(  # noqa: A002 - the API's word
             "json", description="json: the recorded game of cli.md; csv: a row per turn, a column per player; "

@@ -17,6 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.health import STALL_S, TableMetrics, health
+from kosti.dashboard.schemas import HealthReport
 from kosti.dashboard.table import TableService
 
 
@@ -53,7 +54,8 @@ def create_health_router(table: TableService, metrics: TableMetrics, monitor_fro
                          "[server] monitor_from")
 
     @router.get("/healthz", summary="Health: camera, database, disk (200 or 503); this machine and monitor_from only",
-                responses={503: {"description": "a check fails (the body says which)"}})
+                response_model=HealthReport,
+                responses={503: {"model": HealthReport, "description": "a check fails (the body says which)"}})
     def get_health(request: Request) -> JSONResponse:
         allowed(request)
         h: dict[str, Any] = health(table, stall_s)
