@@ -319,7 +319,7 @@ class GameView(BaseModel):
     model_config = ConfigDict(extra="allow")
     game: str
     over: bool
-    winner: str | None = None
+    winner: str | list[str] | None = None  # a list for a shared result (a drawn Chicago or High dice game)
     players: list[PlayerView]
 
 

@@ -119,3 +119,18 @@ def test_a_throw_when_the_game_waits_for_a_choice_says_why(client, throw, start_
     s = client.get("/api/state").json()
     assert s["pending"] is not None  # held for the table, nothing moved
     assert s["state"]["game_state"]["phase"] == "claim" and s["state"]["game_state"]["pot"] == 0
+
+
+def test_a_drawn_chicago_game_ends_with_both_winners_not_an_error(client, throw, start_game, scores):
+    """A shared result: the engine's winner is a list of names; the snapshot carries it (it answered HTTP 500 when
+    the response model allowed one name only), the stored game keeps them comma separated."""
+    start_game(client, ("Ann", "Boris"), preset="chicago", overrides={"rounds": 1})
+    table = client.app.state.table
+    assert table.submit_throw(throw([6, 6]))["applied"]  # round 1 wants 2: a miss
+    assert table.submit_throw(throw([5, 6]))["applied"]
+    s = client.get("/api/state")
+    assert s.status_code == 200
+    s = s.json()
+    assert s["state"]["over"] and s["state"]["winner"] == ["Ann", "Boris"] and scores(s) == {"Ann": 0, "Boris": 0}
+    games = client.get("/api/games").json()["games"]
+    assert games[0]["winner"] == "Ann, Boris" and games[0]["status"] == "finished"

@@ -25,8 +25,7 @@ from kosti.engine.games import GAME_PRESETS, Choose, ThousandGame
 from kosti.engine.selfplay import random_action
 
 ALL_PRESETS = sorted(set(PRESET_NAMES) | set(GAME_PRESETS))
-#: Seeds whose random game ends in no draw: a drawn Chicago or High dice game answers its last throw with HTTP 500
-#: today (the snapshot's ``winner`` is a list there, its schema says a name; reported in issue 43's notes).
+#: Seeds of the random games (a drawn game is pinned in test_dashboard_games.py: its ``winner`` is a list).
 SEEDS = {"chicago": 1, "high_dice": 2}
 
 
