@@ -24,7 +24,7 @@ const T = {
     opened: "opened", not_opened: "not opened", pit: "pit / яма", barrel: "on the barrel / на бочке", bolts: "bolts / болты",
     dots: "dots / точки", falls: "falls / падения", skips: "skips the next turn", wins: "wins!", ok: "read", uncertain: "check",
     applied: "scored", pending: "waiting", corrected: "corrected", superseded: "replaced", discarded: "dropped", undone: "undone",
-    rejected: "refused", ignored: "no game", scored: "scored", bust: "bust: nothing scored",
+    rejected: "refused", ignored: "no game", scored: "scored", bust: "bust: nothing scored", farkle: "Farkle: nothing scored",
     force_faces: "faces?", force_faces_label: "Faces for the virtual throw (optional):", turn_n: "Turn", bad_json: "Rule changes must be JSON, e.g. {\"opening\": {\"threshold\": 75}}", saved: "Saved", bad_faces: "Type the faces as digits 1–6, e.g. 11535 or 1 1 5 3 5",
     zones_hint: "Click the tray corners on the live view, then Done.", zones_whole: "Tray: whole frame",
     zones_points: "Tray corners", aside_points: "Set-aside area", calibrate_aside: "Mark the set-aside area", game_over: "Game over",
@@ -46,7 +46,7 @@ const T = {
     keep_total: (pts) => `Set aside: ${pts} points`, keep_invalid: "This choice is not a legal set-aside.",
     of: "of", entered: "entered by hand", turn_lost: (n) => `turn points lost: ${n}`, replace_q: (t) => t,
     motion: { moving: "moving", settled: "settled", still: "still", idle: "idle", "no reader": "no reader" },
-    banner: { bust: "Bust! / Пусто", three_farkles: "Three busts / Три пустых", toxic_twos: "Toxic twos",
+    banner: { bust: "Bust! / Пусто", farkle: "Farkle! / Фаркл", three_farkles: "Three busts / Три пустых", toxic_twos: "Toxic twos",
       dump_truck: "Dump truck! / Самосвал!", bolt: "Bolt / Болт", bolt_penalty: "Bolts penalty / Штраф за болты",
       pit: "Pit / Яма", barrel: "Barrel / Бочка", fall: "Off the barrel / Падение с бочки", knocked_off: "Knocked off the barrel / Сбит с бочки",
       overtaken: "Overtaking / Обгон", capped: "Barrel / Бочка", overshoot: "Overshoot / Перебор", dot: "Dot / Точка",
@@ -73,7 +73,7 @@ const T = {
     opened: "открыт", not_opened: "не открыт", pit: "яма / pit", barrel: "на бочке / on the barrel", bolts: "болты / bolts",
     dots: "точки / dots", falls: "падения / falls", skips: "пропускает следующий ход", wins: "победа!", ok: "прочитан", uncertain: "проверить",
     applied: "засчитан", pending: "ждёт", corrected: "исправлен", superseded: "заменён", discarded: "сброшен", undone: "отменён",
-    rejected: "отклонён", ignored: "нет игры", scored: "засчитан", bust: "пусто: ничего не записано",
+    rejected: "отклонён", ignored: "нет игры", scored: "засчитан", bust: "пусто: ничего не записано", farkle: "фаркл: ничего не записано",
     force_faces: "грани?", force_faces_label: "Грани виртуального броска (необязательно):", turn_n: "Ход", bad_json: "Изменения правил нужно записать в JSON, например {\"opening\": {\"threshold\": 75}}", saved: "Сохранено", bad_faces: "Введите грани цифрами от 1 до 6, например 11535 или 1 1 5 3 5",
     zones_hint: "Щёлкните по углам лотка на видео, затем «Готово».", zones_whole: "Лоток: весь кадр",
     zones_points: "Углы лотка", aside_points: "Зона отложенных", calibrate_aside: "Отметить зону отложенных костей", game_over: "Игра окончена",
@@ -95,7 +95,7 @@ const T = {
     keep_total: (pts) => `Отложено: ${pts} очков`, keep_invalid: "Так отложить нельзя.",
     of: "из", entered: "введён вручную", turn_lost: (n) => `очки хода сгорели: ${n}`, replace_q: (t) => t,
     motion: { moving: "кости катятся", settled: "кости лежат", still: "неподвижно", idle: "ожидание", "no reader": "нет распознавания" },
-    banner: { bust: "Пусто! / Bust", three_farkles: "Три пустых / Three busts", toxic_twos: "Ядовитые двойки / Toxic twos",
+    banner: { bust: "Пусто! / Bust", farkle: "Фаркл! / Farkle", three_farkles: "Три пустых / Three busts", toxic_twos: "Ядовитые двойки / Toxic twos",
       dump_truck: "Самосвал! / Dump truck", bolt: "Болт / Bolt", bolt_penalty: "Штраф за болты / Bolts penalty",
       pit: "Яма / Pit", barrel: "Бочка / Barrel", fall: "Падение с бочки / Off the barrel", knocked_off: "Сбит с бочки / Knocked off",
       overtaken: "Обгон / Overtaking", capped: "Бочка / Barrel", overshoot: "Перебор / Overshoot", dot: "Точка / Dot",
@@ -106,11 +106,18 @@ const T = {
 
 // How a turn ended (engine event kinds), with the Russian rule terms beside the English ones.
 const OUTCOMES = {
-  en: { bank: "stop / хватит", bust: "bust / пусто", win: "wins", instant_win: "instant win", dump_truck: "dump truck / самосвал",
+  en: { bank: "stop / хватит", bust: "bust / пусто", farkle: "Farkle / фаркл", win: "wins", instant_win: "instant win", dump_truck: "dump truck / самосвал",
         overshoot: "overshoot / перебор", dot: "dot / точка", toxic_twos: "toxic twos", capped: "barrel / бочка", end: "turn over" },
-  ru: { bank: "хватит / stop", bust: "пусто / bust", win: "победа", instant_win: "мгновенная победа", dump_truck: "самосвал / dump truck",
+  ru: { bank: "хватит / stop", bust: "пусто / bust", farkle: "фаркл / Farkle", win: "победа", instant_win: "мгновенная победа", dump_truck: "самосвал / dump truck",
         overshoot: "перебор / overshoot", dot: "точка / dot", toxic_twos: "ядовитые двойки", capped: "бочка / barrel", end: "ход окончен" },
 };
+
+// The table's one word for a zero throw (engine/texts.py bust_word): "bust" / «пусто» in 1000, "Farkle" / «фаркл» in
+// the six-dice games (Farkle, 10000) — the same word as the engine's sentences and kosti score.
+function bustWord(k) {
+  const st = snap && snap.state;
+  return k === "bust" && st && st.game === "1000" && st.dice_count === 6 ? "farkle" : k;
+}
 
 // Counting words: the same nouns and CLDR plural rules as kosti.engine.plurals (a browser test compares them).
 const NOUNS = {
@@ -553,7 +560,7 @@ function renderLastThrow(s) {
   });
   const b = $("throw-status");
   let label, cls;
-  if (lt.outcome === "bust") { label = t("bust"); cls = "bust"; }
+  if (lt.outcome === "bust") { label = t(bustWord("bust")); cls = "bust"; }
   else if (lt.outcome === "scored") { label = `${t("scored")} ${lt.points < 0 ? "−" + -lt.points : "+" + lt.points}`; cls = lt.points > 0 ? "ok" : "miss"; }
   else if (lt.outcome === "miss") { label = t("miss"); cls = "miss"; }
   else if (lt.outcome === "setup") { label = t("setup_throw"); cls = "miss"; }
@@ -652,7 +659,7 @@ function renderBanner(s) {
 // The banner's words in the current language (called again when the language changes while it is shown).
 function fillBanner(b) {
   fillBanner.shown = b;
-  const title = (t("banner") || {})[b.kind] || b.kind;
+  const title = (t("banner") || {})[bustWord(b.kind)] || b.kind;
   const lines = (b.events || []).filter((e) => e.kind !== "throw" || b.kind === "bust").map((e) => esc(evText(e)));
   (b.changes || []).forEach((c) => lines.push(`<b>${esc(c.player)}: ${c.before} → ${c.after}</b>`));
   // a bust's lost turn points are already in the engine's sentence ("the turn's 10 are lost")
@@ -692,12 +699,12 @@ async function loadHistory() {
   const shownNo = (no) => no - [...setupTurns].filter((x) => x < no).length;  // the first real turn is Turn 1
   [...byTurn.values()].sort((a, b) => b.turn.turn_no - a.turn.turn_no).forEach(({ turn, throws, notes }) => {
     const setup = setupTurns.has(turn.turn_no);
-    const res = turn.outcome && !setup ? ` — ${esc(OUTCOMES[lang][turn.outcome] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
+    const res = turn.outcome && !setup ? ` — ${esc(OUTCOMES[lang][bustWord(turn.outcome)] || turn.outcome)}: ${turn.score_before ?? "?"} → ${turn.score_after ?? "?"}` : "";
     const ths = throws.map((th) => {
       const img = th.image_url ? `<img src="${th.image_url}?thumb=1" data-full="${th.image_url}" class="zoomable" alt="" loading="lazy">` : "";
       const gone = ["undone", "superseded", "discarded", "rejected"].includes(th.resolution);
       let badge;
-      if (th.outcome === "bust") badge = `<span class="badge bust">${t("bust")}</span>`;
+      if (th.outcome === "bust") badge = `<span class="badge bust">${t(bustWord("bust"))}</span>`;
       else if (th.outcome === "scored") badge = `<span class="badge ${th.points > 0 ? "ok" : "miss"}">${th.points < 0 ? "−" + -th.points : "+" + th.points}</span>`;
       else if (th.outcome === "miss") badge = `<span class="badge miss">${t("miss")}</span>`;
       else if (th.outcome === "setup") badge = `<span class="badge miss">${t("setup_throw")}</span>`;
@@ -722,7 +729,7 @@ function renderSheet(sheet) {
     if (!c) return "<td></td>";
     const score = c.score !== null && c.score !== undefined ? c.score : (c.after_note ?? "");
     const cls = c.outcome === "bust" ? "bust" : c.delta < 0 ? "neg" : "";
-    const delta = c.delta ? `<span class="delta">${c.delta > 0 ? "+" : ""}${c.delta}</span>` : (c.outcome && c.outcome !== "bank" ? `<span class="delta">${esc(OUTCOMES[lang][c.outcome] || c.outcome)}</span>` : "");
+    const delta = c.delta ? `<span class="delta">${c.delta > 0 ? "+" : ""}${c.delta}</span>` : (c.outcome && c.outcome !== "bank" ? `<span class="delta">${esc(OUTCOMES[lang][bustWord(c.outcome)] || c.outcome)}</span>` : "");
     const notes = (c.notes || []).map((n) => `<div class="note" title="${esc(lang === "ru" ? n.text_ru : n.text_en)}">${n.delta} ${esc(((T[lang].banner || {})[n.kind] || n.kind).split(" / ")[0])} → ${n.after}</div>`).join("");
     return `<td class="num ${cls}"><b>${score}</b>${delta}${notes}</td>`;
   }).join("")}</tr>`).join("");

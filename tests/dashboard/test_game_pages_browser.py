@@ -268,3 +268,26 @@ def test_yacht_is_played_on_the_page(tmp_path, throw):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_a_farkle_bust_is_called_a_farkle(tmp_path, throw):
+    """Item 8: one word for a zero throw, the engine's — a Farkle in the six-dice games on the banner, the badge
+    and in the engine's sentence; "bust" / «пусто» stays 1000's word (tests of the classic page)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+
+    d, app, srv, wait = _page(tmp_path, "farkle")
+    try:
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1 .sub"), "Farkle"))
+        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+        app.state.table.submit_throw(throw([2, 3, 3, 4, 6, 6]))  # two pairs only: a Farkle (rules.md V-87)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "throw-status"), "Farkle: nothing scored"))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "banner-title"), "Farkle! / Фаркл"))
+        assert "Farkle" in d.find_element(By.ID, "banner-body").text
+        d.find_element(By.ID, "lang-toggle").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "throw-status"), "фаркл: ничего не записано"))
+        assert "пусто" not in d.find_element(By.ID, "throw-status").text.lower()
+    finally:
+        d.quit()
+        srv.close()
