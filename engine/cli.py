@@ -344,14 +344,14 @@ def _sheet(game: Game | GameState, lang: str) -> str:
     if gs.over:
         w = gs.winner
         winners = ", ".join(w) if isinstance(w, list) else w
-        lines.append({"en": f"Game over: {winners} won", "ru": f"Игра окончена: победил {winners}",
-                      "both": f"Game over: {winners} won / Игра окончена: победил {winners}"}[lang])
+        lines.append({"en": f"Game over: {winners} won", "ru": f"Игра окончена, победа: {winners}",
+                      "both": f"Game over: {winners} won / Игра окончена, победа: {winners}"}[lang])
     return "\n".join(lines)
 
 
 def _game_over_line(names: str, lang: str) -> str:
-    return {"en": f"Game over: {names} won", "ru": f"Игра окончена: победил {names}",
-            "both": f"Game over: {names} won / Игра окончена: победил {names}"}[lang]
+    return {"en": f"Game over: {names} won", "ru": f"Игра окончена, победа: {names}",
+            "both": f"Game over: {names} won / Игра окончена, победа: {names}"}[lang]
 
 
 def _table_sheet(g: TableGame, tr: Any, lang: str) -> str:
@@ -370,6 +370,15 @@ def _table_sheet(g: TableGame, tr: Any, lang: str) -> str:
         w = g.winner
         lines.append(_game_over_line(", ".join(w) if isinstance(w, list) else str(w), lang))
     return "\n".join(lines)
+
+
+def _not_allowed(exc: RuleViolation) -> tuple[str, str]:
+    """A refusal as ``kosti play`` says it: "Not allowed: …" / "Нельзя: …", unless the reason says so itself
+    ("you may not stop: …" / "остановиться нельзя: …" are not prefixed twice)."""
+    en, ru = exc.reason_en, exc.reason_ru
+    en = en[0].upper() + en[1:] if en.startswith("you may not") else f"Not allowed: {en}"
+    ru = ru[0].upper() + ru[1:] if "нельзя" in ru.split(":")[0] else f"Нельзя: {ru}"
+    return en, ru
 
 
 def _say(out: TextIO, lang: str, en: str, ru: str) -> None:
@@ -623,7 +632,7 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             new, events = gs.apply(action)
         except RuleViolation as exc:
-            _say(out, lang, f"Not allowed: {exc.reason_en}", f"Нельзя: {exc.reason_ru}")
+            _say(out, lang, *_not_allowed(exc))
             continue
         except BadInput as exc:
             _say(out, lang, f"? {exc}", f"? {exc.reason_ru}")

@@ -127,17 +127,17 @@ class Aces(TableGame):
         if self.phase == "order":
             throws = self.order_throws + (faces[0],)
             evs.append(ev("order", name, f"{name} throws {faces[0]} for the order",
-                          f"{name} выбросил {faces[0]} за очерёдность", faces=faces))
+                          f"{name} выбрасывает {faces[0]} за очерёдность", faces=faces))
             if len(throws) < len(self.names):
                 return dataclasses.replace(self, order_throws=throws, mover=len(throws))
             s = self._holder_from(order_starter(throws))
             evs.append(ev("turn", self.names[s], f"{self.names[s]} threw the lowest and starts",
-                          f"{self.names[s]} выбросил меньше всех и начинает"))
+                          f"{self.names[s]} выбрасывает меньше всех и начинает"))
             return dataclasses.replace(self, order_throws=throws, phase="play", mover=s)
         ones, twos, fives = faces.count(1), faces.count(2), faces.count(5)
         left, right = self._next_seat(self.mover), self._next_seat(self.mover, -1)
         evs.append(ev("throw", name, f"{name} throws {faces_text(faces)}",
-                      f"{name} выбросил {faces_text(faces)}", faces=faces))
+                      f"{name} выбрасывает {faces_text(faces)}", faces=faces))
         st = self
         for count, to, en, ru in ((ones, None, "to the centre", "в центр"),
                                   (twos, left, f"to {self.names[left]} (left)",
@@ -156,7 +156,7 @@ class Aces(TableGame):
                     to, count, evs, f"{st.names[to]} receives {dice_en(count)}",
                     f"{st.names[to]} получает {dice_ru(count)}", kind="dice_moved"))
         if sum(st.scores) == 0:
-            evs.append(ev("last_ace", name, f"{name} threw the last 1", f"{name} выбросил "
+            evs.append(ev("last_ace", name, f"{name} threw the last 1", f"{name} выбрасывает "
                           f"последнюю единицу"))
             return st._finish(tuple(i for i in range(len(self.names)) if i != self.mover), evs,
                               loser=self.mover)

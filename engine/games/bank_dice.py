@@ -138,7 +138,7 @@ class BankDice(TableGame):
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> BankDice:
         p: BankDiceParams = self.params  # type: ignore[assignment]
         b = self.names[self.banker]
-        evs.append(ev("throw", b, f"{b} throws {faces_text(faces)}", f"{b} выбросил {faces_text(faces)}",
+        evs.append(ev("throw", b, f"{b} throws {faces_text(faces)}", f"{b} выбрасывает {faces_text(faces)}",
                       faces=faces))
         st = self
         for seat, number, amount in self.bets:

@@ -523,6 +523,8 @@ class TableGame(Game):
             if not m.bank:
                 why = m.why_not_bank or Reason("you may not stop now",
                                                "сейчас остановиться нельзя")
+                if not self.HAS_STOP:  # a game without a stop: its reason says so ("every throw counts")
+                    raise RuleViolation(why.text_en, why.text_ru)
                 raise RuleViolation(f"you may not stop: {why.text_en}",
                                     f"остановиться нельзя: {why.text_ru}")
             st = self._bank(evs)
@@ -585,7 +587,7 @@ class TableGame(Game):
         names = ", ".join(self.names[i] for i in w)
         if loser is not None:
             evs.append(ev("lose", self.names[loser], f"Game over: {self.names[loser]} loses",
-                          f"Игра окончена: проиграл {self.names[loser]}"))
+                          f"Игра окончена: проигрывает {self.names[loser]}"))
         if len(w) == 1:
             evs.append(ev("win", names, f"{names} wins the game", f"{names} выигрывает игру"))
         elif w:

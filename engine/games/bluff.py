@@ -99,7 +99,7 @@ class Bluff(TableGame):
         en, ru = f"round {self.round}", f"раунд {self.round}"
         if self.claim:
             cen, cru = self._name(self.claim)
-            en, ru = f"{en}; {self.names[self.lead]} claims {cen}", f"{ru}; {self.names[self.lead]} объявил: {cru}"
+            en, ru = f"{en}; {self.names[self.lead]} claims {cen}", f"{ru}; {self.names[self.lead]} объявляет: {cru}"
         if self.answer:
             aen, aru = self._name(self.answer)
             en, ru = f"{en}; answer {aen}", f"{ru}; ответ: {aru}"
@@ -162,7 +162,7 @@ class Bluff(TableGame):
         if self.phase == "answer":
             name = self.names[self.opponent]
             evs.append(ev("answer", name, f"{name} throws {faces_text(faces)}: {en}",
-                          f"{name} выбросил {faces_text(faces)}: {ru}", faces=faces))
+                          f"{name} выбрасывает {faces_text(faces)}: {ru}", faces=faces))
             st = dataclasses.replace(self, answer=hand, throws_made=self.throws_made + 1)
             return st._answered(evs) if st.throws_made >= p.answer_throws else st
         lead = self.names[self.lead]
@@ -172,8 +172,8 @@ class Bluff(TableGame):
             true = self._key(hand) >= self._key(self.claim)
             if true:
                 return self._round_won(self.lead, evs, "the claim was true: the caller loses",
-                                       "объявление было верным: проиграл вызвавший")
-            return self._round_won(self.opponent, evs, "a bluff: the lead loses", "блеф: ведущий проиграл")
+                                       "объявление было верным: проигрывает вызвавший")
+            return self._round_won(self.opponent, evs, "a bluff: the lead loses", "блеф: ведущий проигрывает")
         return self._compare(hand, evs)
 
     def _bank(self, evs: list[Event]) -> Bluff:
@@ -187,9 +187,9 @@ class Bluff(TableGame):
     def _compare(self, lead_hand: tuple[int, ...], evs: list[Event]) -> Bluff:
         if self._key(self.answer) > self._key(lead_hand):
             return self._round_won(self.opponent, evs, "the answer is better: the lead loses",
-                                   "ответ сильнее: ведущий проиграл")
+                                   "ответ сильнее: ведущий проигрывает")
         return self._round_won(self.lead, evs, "the answer is not better: the lead wins",
-                               "ответ не сильнее: ведущий выиграл")
+                               "ответ не сильнее: ведущий выигрывает")
 
     def _round_won(self, seat: int, evs: list[Event], en: str, ru: str) -> Bluff:
         p: BluffParams = self.params  # type: ignore[assignment]

@@ -142,15 +142,15 @@ class BuckDice(TableGame):
         if self.phase == "setup":
             sums = self.setup_sums + (sum(faces),)
             evs.append(ev("setup", name, f"{name} throws {faces_text(faces)} = {sum(faces)}",
-                          f"{name} выбросил {faces_text(faces)} = {sum(faces)}", faces=faces))
+                          f"{name} выбрасывает {faces_text(faces)} = {sum(faces)}", faces=faces))
             if len(sums) < len(self.names):
                 return dataclasses.replace(self, setup_sums=sums, mover=len(sums))
             first = sums.index(max(sums))
             low = sums.index(min(sums))
             evs.append(ev("turn", self.names[low], f"{self.names[first]} threw the highest and "
                           f"moves first; {self.names[low]} threw the lowest and throws the game "
-                          f"point", f"{self.names[first]} выбросил больше всех и ходит первым; "
-                          f"{self.names[low]} выбросил меньше всех и бросает игровое очко"))
+                          f"point", f"{self.names[first]} выбрасывает больше всех и ходит первым; "
+                          f"{self.names[low]} выбрасывает меньше всех и бросает игровое очко"))
             return dataclasses.replace(self, setup_sums=sums, phase="point", first=first,
                                        mover=low)
         if self.phase == "point":
@@ -172,17 +172,17 @@ class BuckDice(TableGame):
         t = faces_text(faces)
         if straight:
             gain, en, ru = BUCK - score, f"{name} throws {t}: three game points — a straight " \
-                f"buck, 15 at once", f"{name} выбросил {t}: три игровых очка — сразу 15"
+                f"buck, 15 at once", f"{name} выбрасывает {t}: три игровых очка — сразу 15"
         elif small:
             gain, en, ru = 5, f"{name} throws {t}: small buck, 5 points", \
-                f"{name} выбросил {t}: малый бак, 5 очков"
+                f"{name} выбрасывает {t}: малый бак, 5 очков"
         elif hits:
             gain, en, ru = hits, f"{name} throws {t}: {hits} × {self.point}, " \
-                f"{count_en(hits, 'point')}", f"{name} выбросил {t}: игровых очков " \
+                f"{count_en(hits, 'point')}", f"{name} выбрасывает {t}: игровых очков " \
                 f"{hits}, записано {hits}"
         else:
             evs.append(ev("throw", name, f"{name} throws {t}: no game point, the turn ends",
-                          f"{name} выбросил {t}: игровых очков нет, ход окончен", 0, faces))
+                          f"{name} выбрасывает {t}: игровых очков нет, ход окончен", 0, faces))
             return self._pass(evs)
         if score + gain > BUCK:
             if p.exact_15 and not straight:

@@ -87,11 +87,11 @@ class Chicago(TableGame):
         if hit:
             st = dataclasses.replace(st, scores=self._add(
                 self.mover, self.target, evs, f"{name} throws {faces_text(faces)} = {s}: hits "
-                f"round {self.round}, scores {s}", f"{name} выбросил {faces_text(faces)} = {s}: "
-                f"попал в раунде {self.round}, записано {s}", faces=faces))
+                f"round {self.round}, scores {s}", f"{name} выбрасывает {faces_text(faces)} = {s}: "
+                f"в цель в раунде {self.round}, записано {s}", faces=faces))
         else:
             evs.append(ev("throw", name, f"{name} throws {faces_text(faces)} = {s} (needed "
-                          f"{self.target})", f"{name} выбросил {faces_text(faces)} = {s} (нужно "
+                          f"{self.target})", f"{name} выбрасывает {faces_text(faces)} = {s} (нужно "
                           f"{self.target})", 0, faces))
         nxt = self._next_seat(self.mover)
         thrown = self.thrown + 1

@@ -107,22 +107,22 @@ class Craps(TableGame):
         if not self.point:
             if s in p.naturals:
                 return st._round_over(True, evs, f"{name} throws {s} on the come-out: wins",
-                                      f"{name} выбросил {s} первым броском: выигрыш", faces)
+                                      f"{name} выбрасывает {s} первым броском: выигрыш", faces)
             if s in p.craps_numbers:
                 return st._round_over(False, evs, f"{name} throws {s} on the come-out: loses",
-                                      f"{name} выбросил {s} первым броском: проигрыш", faces)
+                                      f"{name} выбрасывает {s} первым броском: проигрыш", faces)
             evs.append(ev("point", name, f"{name} throws {s}: his point is {s}",
-                          f"{name} выбросил {s}: его очко — {s}", s, faces))
+                          f"{name} выбрасывает {s}: его очко — {s}", s, faces))
             return dataclasses.replace(st, point=s)
         if s == self.point:
             return st._round_over(True, evs, f"{name} throws his point {s}: wins",
-                                  f"{name} выбросил своё очко {s}: выигрыш", faces)
+                                  f"{name} выбрасывает своё очко {s}: выигрыш", faces)
         if s == 7:
             return st._round_over(False, evs, f"{name} throws 7 before his point {self.point}: "
-                                  f"loses", f"{name} выбросил 7 раньше своего очка "
+                                  f"loses", f"{name} выбрасывает 7 раньше своего очка "
                                   f"{self.point}: проигрыш", faces)
         evs.append(ev("throw", name, f"{name} throws {s}: still playing for {self.point}",
-                      f"{name} выбросил {s}: игра на {self.point} продолжается", s, faces))
+                      f"{name} выбрасывает {s}: игра на {self.point} продолжается", s, faces))
         return st
 
     def _round_over(self, won: bool, evs: list[Event], en: str, ru: str,

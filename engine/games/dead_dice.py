@@ -82,18 +82,18 @@ class DeadDice(TableGame):
         if not dead:
             s = sum(faces)
             scores = self._add(self.mover, s, evs, f"{name} throws {faces_text(faces)}: no 2 "
-                               f"or 5, scores {s}", f"{name} выбросил {faces_text(faces)}: "
+                               f"or 5, scores {s}", f"{name} выбрасывает {faces_text(faces)}: "
                                f"без 2 и 5, записано {s}", faces=faces)
             return dataclasses.replace(self, scores=scores, turn_total=self.turn_total + s)
         live = self.live - dead
         evs.append(ev("dead", name, f"{name} throws {faces_text(faces)}: {dice_en(dead)} dead, "
-                      f"nothing scored, {live} left", f"{name} выбросил {faces_text(faces)}: "
+                      f"nothing scored, {live} left", f"{name} выбрасывает {faces_text(faces)}: "
                       f"мёртвых {dead}, очков нет, осталось {live}", 0, faces))
         if live:
             return dataclasses.replace(self, live=live)
         done = self.turns_done + 1
         evs.append(ev("turn_end", name, f"all dice are dead: {name} scored {self.turn_total} "
-                      f"this turn", f"все кости мертвы: {name} набрал за ход {self.turn_total}",
+                      f"this turn", f"все кости мертвы: у {name} за ход {self.turn_total}",
                       self.turn_total))
         st = dataclasses.replace(self, live=p.dice, turn_total=0, turns_done=done)
         if done >= p.rounds * len(self.names):

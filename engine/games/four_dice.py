@@ -81,7 +81,7 @@ class FourDice(TableGame):
         w = p.six_backer if six else 1 - p.six_backer
         en = (f"{self.names[self.mover]} throws {faces_text(faces)}: "
               f"{'a 6' if six else 'no 6'} — {self.names[w]} wins the round")
-        ru = (f"{self.names[self.mover]} выбросил {faces_text(faces)}: "
+        ru = (f"{self.names[self.mover]} выбрасывает {faces_text(faces)}: "
               f"{'есть шестёрка' if six else 'шестёрок нет'} — раунд выигрывает {self.names[w]}")
         scores = self._add(w, 1, evs, en, ru, kind="win_round", faces=faces)
         st = dataclasses.replace(self, scores=scores, rounds=self.rounds + 1,

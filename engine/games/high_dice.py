@@ -138,17 +138,17 @@ class HighDice(TableGame):
         name = self.names[self.mover]
         if not self.banker_sum:
             evs.append(ev("throw", name, f"{name} (banker) throws {faces_text(faces)} = {s}",
-                          f"{name} (банкомёт) выбросил {faces_text(faces)} = {s}", s, faces))
+                          f"{name} (банкомёт) выбрасывает {faces_text(faces)} = {s}", s, faces))
             return dataclasses.replace(self, banker_sum=s, mover=self.punter)
         n = self.punter_throws + 1
         if s > self.banker_sum:
             pay = self.stake * (n if p.extra_win_pays == "in_play" else 1)
             return dataclasses.replace(self, punter_throws=n)._settle(
                 self.punter, pay, evs, f"{name} throws {faces_text(faces)} = {s}, beats {self.banker_sum}: the "
-                f"banker pays {pay}", f"{name} выбросил {faces_text(faces)} = {s}, больше {self.banker_sum}: "
+                f"banker pays {pay}", f"{name} выбрасывает {faces_text(faces)} = {s}, больше {self.banker_sum}: "
                 f"банкомёт платит {pay}", faces)
         evs.append(ev("throw", name, f"{name} throws {faces_text(faces)} = {s}: does not beat {self.banker_sum}",
-                      f"{name} выбросил {faces_text(faces)} = {s}: не больше {self.banker_sum}", s, faces))
+                      f"{name} выбрасывает {faces_text(faces)} = {s}: не больше {self.banker_sum}", s, faces))
         st = dataclasses.replace(self, punter_throws=n)
         if n >= 1 + p.extra_throws:
             return st._lose(evs)
@@ -161,7 +161,7 @@ class HighDice(TableGame):
         pay = self.stake * self.punter_throws
         name = self.names[self.punter]
         return self._settle(self.banker, pay, evs, f"{name} failed to beat the banker: pays {pay}",
-                            f"{name} не обыграл банкомёта: платит {pay}", ())
+                            f"{name} не обыгрывает банкомёта: платит {pay}", ())
 
     def _settle(self, winner: int, amount: int, evs: list[Event], en: str, ru: str,
                 faces: tuple[int, ...]) -> HighDice:

@@ -137,7 +137,7 @@ class IndianDice(TableGame):
         hand = tuple(self.kept) + faces
         en, ru = hand_name(hand)
         evs.append(ev("throw", name, f"{name} throws {faces_text(faces)}: {en}",
-                      f"{name} выбросил {faces_text(faces)}: {ru}", faces=faces))
+                      f"{name} выбрасывает {faces_text(faces)}: {ru}", faces=faces))
         st = dataclasses.replace(self, hand=hand, throws=self.throws + 1, kept=())
         if st.throws >= st._cap:
             return st._end_turn(evs)

@@ -99,7 +99,7 @@ class LiarDice(TableGame):
         return 5 if not self.over and self.phase == "reveal" else 0
 
     def marks(self, i: int) -> list[tuple[str, str]]:
-        return [("out", "выбыл")] if self.scores[i] == 0 else []
+        return [("out", "вне игры")] if self.scores[i] == 0 else []
 
     def extra_summary(self) -> dict[str, Any]:
         return {"phase": self.phase, "pot": self.pot, "claim": list(self.claim) or None,
@@ -110,7 +110,7 @@ class LiarDice(TableGame):
         if self.claim:
             cen, cru = hand_name(self.claim, self.params.straights)  # type: ignore[attr-defined]
             en += f"; {self.names[self.claimant]} claims {cen}"
-            ru += f"; {self.names[self.claimant]} объявил: {cru}"
+            ru += f"; {self.names[self.claimant]} объявляет: {cru}"
         return Reason(en, ru)
 
     def moves(self) -> Moves:

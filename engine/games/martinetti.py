@@ -136,13 +136,13 @@ class Martinetti(TableGame):
             to = self.scores[i] + len(run)
             used = " + ".join("(" + "+".join(map(str, g)) + ")" if len(g) > 1 else str(g[0]) for g in run)
             st = dataclasses.replace(st, scores=st._add(i, len(run), evs, f"{name} throws {faces_text(faces)}: "
-                                                        f"{used} → field {to}", f"{name} выбросил "
+                                                        f"{used} → field {to}", f"{name} выбрасывает "
                                                         f"{faces_text(faces)}: {used} → поле {to}", faces=faces))
             if to >= LAST_FIELD:
                 return st._finish((i,), evs)
             return st
         evs.append(ev("throw", name, f"{name} throws {faces_text(faces)}: no {self.scores[i] + 1}, the turn passes",
-                      f"{name} выбросил {faces_text(faces)}: {self.scores[i] + 1} не складывается, ход переходит",
+                      f"{name} выбрасывает {faces_text(faces)}: {self.scores[i] + 1} не складывается, ход переходит",
                       0, faces))
         nxt = self._next_seat(i)
         st = dataclasses.replace(st, claim_dice=faces, claim_from=i, mover=nxt)

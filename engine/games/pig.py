@@ -134,21 +134,21 @@ class Pig(TableGame):
         if self.phase == "order":
             throws = self.order_throws + (f,)
             evs.append(ev("order", name, f"{name} throws {f} for the order",
-                          f"{name} выбросил {f} за очерёдность", faces=faces))
+                          f"{name} выбрасывает {f} за очерёдность", faces=faces))
             if len(throws) < len(self.names):
                 return dataclasses.replace(self, order_throws=throws, mover=len(throws))
             s = order_starter(throws)
             evs.append(ev("turn", self.names[s], f"{self.names[s]} threw the lowest and starts",
-                          f"{self.names[s]} выбросил меньше всех и начинает"))
+                          f"{self.names[s]} выбрасывает меньше всех и начинает"))
             return dataclasses.replace(self, order_throws=throws, phase="play", starter=s,
                                        mover=s)
         if f == 1:
             evs.append(ev("bust", name, f"{name} throws 1: the series ({self.series}) is lost",
-                          f"{name} выбросил 1: очки серии ({self.series}) сгорают", faces=faces,
+                          f"{name} выбрасывает 1: очки серии ({self.series}) сгорают", faces=faces,
                           outcome=TurnOutcome.BUST))
             return dataclasses.replace(self, series=0, throws=0)._end_series(evs)
         evs.append(ev("throw", name, f"{name} throws {f}: series {self.series + f}",
-                      f"{name} выбросил {f}: в серии {self.series + f}", self.series + f, faces))
+                      f"{name} выбрасывает {f}: в серии {self.series + f}", self.series + f, faces))
         return dataclasses.replace(self, series=self.series + f, throws=self.throws + 1)
 
     def _bank(self, evs: list[Event]) -> Pig:
@@ -182,7 +182,7 @@ class Pig(TableGame):
             evs.append(ev("final_round", self.names[self.mover],
                           f"{self.names[self.mover]} reached {p.target}: the round is played "
                           f"to the end (equal series for all)",
-                          f"{self.names[self.mover]} набрал {p.target}: круг доигрывается до "
+                          f"у {self.names[self.mover]} уже {p.target}: круг доигрывается до "
                           f"конца (у всех одинаковое число серий)"))
         return self._pass_to(nxt, evs)
 

@@ -211,7 +211,7 @@ class Yacht(TableGame):
         throws = self.throws + 1
         kept = f" + {faces_text(self.kept)}" if self.kept else ""
         evs.append(ev("throw", name, f"{name} throws {faces_text(faces)}{kept}: {faces_text(dice)} (throw {throws} "
-                      f"of {self._max_throws})", f"{name} выбросил {faces_text(faces)}{kept}: {faces_text(dice)} "
+                      f"of {self._max_throws})", f"{name} выбрасывает {faces_text(faces)}{kept}: {faces_text(dice)} "
                       f"(бросок {throws} из {self._max_throws})", faces=faces))
         return dataclasses.replace(self, dice=dice, throws=throws, kept=())
 

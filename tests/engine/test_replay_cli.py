@@ -189,7 +189,7 @@ def test_play_piped_save_and_resume(tmp_path):
     r = _play(["--players", "Ann,Boris", "--rules", "classic", "--save", str(save), "--lang", "en"],
               "1 5 2 3 3\nbank\n552\n1\n11123\nbank\n", tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "Not allowed" in r.stdout and "needs 35 more to open" in r.stdout
+    assert "You may not stop: needs 35 more to open" in r.stdout and "Not allowed: you may not" not in r.stdout
     assert "Ann records 135" in r.stdout
     saved = json.loads(save.read_text(encoding="utf-8"))
     assert saved["actions"][-1] == {"bank": True}

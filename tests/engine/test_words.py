@@ -10,7 +10,7 @@ import pytest
 
 from kosti.cli import main
 from kosti.engine import PRESET_NAMES
-from kosti.engine.errors import BadInput
+from kosti.engine.errors import BadInput, RuleViolation
 from kosti.engine.games import GAME_PRESETS, new_any_game
 from kosti.engine.plurals import NOUNS, count, count_en, count_ru, en_form, ru_form
 from kosti.engine.titles import DESCRIPTIONS_RU, PRESET_TITLES, family_title, preset_title
@@ -182,3 +182,51 @@ def test_other_games_count_their_words():
     assert "(1 extra throw left) or accept the loss of 1 stake" in hint.text_en, hint.text_en
     assert "в запасе 1 дополнительный бросок" in hint.text_ru and "проигрыш: 1 ставка" in hint.text_ru
     assert "(s)" not in hint.text_en
+
+
+def test_refusals_in_kosti_play_say_no_twice(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("3 4\nbank\nquit\n"))
+    assert main(["play", "--rules", "chicago", "--players", "Аня,Боря", "--lang", "both"]) == 0
+    out = capsys.readouterr().out
+    assert "Not allowed: every throw counts: there is no stopping" in out
+    assert "Нельзя: каждый бросок идёт в зачёт" in out and "Нельзя: остановиться нельзя" not in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("3\n2\nbank\nquit\n"))
+    assert main(["play", "--rules", "pig", "--players", "Аня,Боря", "--lang", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "Остановиться нельзя: сначала бросьте хотя бы раз в этой серии" in out and "Нельзя: остановиться" not in out
+
+
+@pytest.mark.parametrize("name", sorted(GAME_PRESETS))
+def test_russian_sentences_fit_any_player(name):
+    """A player may be Аня as well as Боря: the games' Russian sentences about a player use the present tense
+    ("Аня выбрасывает 3 4"), never a masculine past ("Аня выбросил")."""
+    import random
+
+    from kosti.engine.game import Bank, Roll
+
+    masculine = re.compile(r"\b(выбросил|бросил|набрал|объявил|обыграл|проиграл|победил|выиграл|выбыл|попал)\b")
+    for seed in range(4):
+        rng = random.Random(seed)
+        g = new_any_game(name, ["Аня", "Боря"])
+        for _ in range(400):
+            if g.over:
+                break
+            m = g.moves()
+            texts = [m.hint.text_ru, *(c.label_ru for c in m.choices), *(ru for i in range(2) for _, ru in g.marks(i))]
+            assert not [t for t in texts if masculine.search(t)], texts
+            acts = [Roll(tuple(rng.randint(1, 6) for _ in range(m.dice)))] if m.roll else []
+            c = g.random_choice(rng)
+            if c is not None:
+                acts.append(c)
+            if m.bank and rng.random() < 0.3:
+                acts.append(Bank())
+            if not acts:
+                break
+            try:
+                g, events = g.apply(rng.choice(acts))
+            except (BadInput, RuleViolation):
+                continue
+            bad = [e.text_ru for e in events if masculine.search(e.text_ru)]
+            assert not bad, bad
