@@ -1,0 +1,254 @@
+"""Mutation testing of kosti's core (issue 45): how many small wrong changes of a module its own tests catch.
+
+Slow (one pytest run per mutant), so a benchmark, not a CI gate. Uses cosmic-ray (``pip install cosmic-ray``, a
+well-kept mutation tool: it makes every one-token change its operators know — a comparison flipped, a number off
+by one, ``and`` for ``or``, a statement removed — and runs a test command against each).
+
+It never touches this checkout: the tracked and untracked-but-not-ignored files are copied to a scratch folder,
+the ``kosti`` namespace is laid out there as installed (pyproject ``package-dir``, as ``scripts/typecheck`` does)
+and put first on ``PYTHONPATH``, and cosmic-ray mutates the copy. Each mutant runs only the module's own test files
+(``-x``, ``-p no:randomly``), so the score says what *those* tests catch.
+
+Usage::
+
+    nice -n 10 .venv/bin/python benchmarks/mutation.py                 # every module of CORE, one after another
+    nice -n 10 .venv/bin/python benchmarks/mutation.py access session  # some of them, by key
+    .venv/bin/python benchmarks/mutation.py --list                     # the keys, modules, functions and tests
+
+Writes ``build/mutation/<key>.json`` (score, counts, and the diff of every surviving mutant) and prints one line
+per module: ``key  killed/total  score %``. A mutant whose tests time out counts as killed (cosmic-ray's rule);
+one that cannot even be imported ("incompetent") is left out of the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module under mutation: its path in the checkout, the functions mutated (``Class.method`` or a
+    function; empty = the whole module) and the test files (or node ids / ``-k`` arguments) that must catch it."""
+
+    path: str
+    functions: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+#: The core modules of issue 45, each with the functions a table relies on and its own tests.
+CORE: dict[str, Target] = {
+    "scoring": Target("engine/scoring_catalog.py", ("_kind_points", "combination_catalog", "_instant_win"),
+                      ("tests/engine/test_scoring.py", "tests/engine/test_scoring_properties.py",
+                       "tests/engine/test_scoring_vectors.py")),
+    "turn": Target("engine/turn.py", (), ("tests/engine/test_game.py", "tests/engine/test_game_vectors.py")),
+    "session": Target("dashboard/session.py", ("GameSession.submit_throw",),
+                      ("tests/dashboard/test_dashboard_api.py", "tests/dashboard/test_corrections.py")),
+    "access": Target("dashboard/access.py", ("PinGuard.check", "PinGuard.locked_for", "PinGuard._forget",
+                                             "allowed_host_names", "_split_host", "_is_ip", "request_allowed"),
+                     ("tests/dashboard/test_hardening.py", "tests/dashboard/test_access_rules.py", "-k",
+                      "'pin or host or origin or foreign or access_rules'")),
+    "reader": Target("vision/reader.py", ("DiceReader.decide", "DiceReader.second_look", "DiceReader.dice_mask",
+                                          "DiceReader.one_box_per_die", "DiceReader._read_with"),
+                     ("tests/vision/test_reader_unit.py", "tests/vision/test_reader_onnx.py")),
+    "settle": Target("vision/settle.py", (), ("tests/vision/test_settle.py",)),
+    "vote": Target("vision/vote.py", ("vote", "check_throw", "recover_dice"),
+                   ("tests/vision/test_pipeline.py", "tests/vision/test_pipeline_recovery.py")),
+}
+
+
+#: The budget: cosmic-ray replaces a binary operator by every other one and a comparison by every other one (11 and
+#: 9 mutants per site, mostly redundant: ``-`` → ``**``, ``>>``, ``^`` …). Only the natural replacement is kept (the
+#: one mutmut makes: ``+`` ↔ ``-``, ``*`` ↔ ``/``, ``&`` ↔ ``|``) and, for a comparison, its boundary and its negation
+#: (``<`` → ``<=`` and ``>=``; ``==`` → ``!=``); every other operator (numbers, ``not``, ``and``/``or``, exceptions,
+#: loops, constants) is kept whole. ``--all-operators`` runs everything.
+NATURAL_BINARY = {"Add": "Sub", "Sub": "Add", "Mul": "Div", "Div": "Mul", "FloorDiv": "Div", "Mod": "Div",
+                  "Pow": "Mul", "LShift": "RShift", "RShift": "LShift", "BitAnd": "BitOr", "BitOr": "BitAnd",
+                  "BitXor": "BitAnd", "MatMult": "Mul"}
+NATURAL_COMPARISON = {"Lt": ("LtE", "GtE"), "LtE": ("Lt", "Gt"), "Gt": ("GtE", "LtE"), "GtE": ("Gt", "Lt"),
+                      "Eq": ("NotEq",), "NotEq": ("Eq",), "Is": ("IsNot",), "IsNot": ("Is",), "In": ("NotIn",),
+                      "NotIn": ("In",)}
+
+
+def in_budget(operator: str) -> bool:
+    """Whether a cosmic-ray operator name (``core/ReplaceBinaryOperator_Sub_Add``) is run under the budget."""
+    name = operator.split("/")[-1]
+    for prefix, natural in (("ReplaceBinaryOperator_", NATURAL_BINARY), ("ReplaceComparisonOperator_",
+                                                                          NATURAL_COMPARISON)):
+        if name.startswith(prefix):
+            src, _, dst = name[len(prefix):].partition("_")
+            want = natural.get(src, ())
+            return dst == want if isinstance(want, str) else dst in want
+    return True
+
+
+def function_lines(source: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of the named functions (``f`` or ``Class.f``) in ``source``.
+
+    Raises ``KeyError`` naming a function that is not there (a renamed function must not silently leave the
+    module unmutated)."""
+    found: dict[str, tuple[int, int]] = {}
+    tree = ast.parse(source)
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found[prefix + node.name] = (node.lineno, node.end_lineno or node.lineno)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise KeyError(f"not in the module: {', '.join(missing)}")
+    return [found[n] for n in names]
+
+
+def copy_tree(dest: Path, rev: str, tests_rev: str | None, tests: tuple[str, ...]) -> None:
+    """Extract the committed tree of ``rev`` to ``dest`` (others' uncommitted edits in this checkout stay out), and
+    with ``tests_rev`` the given test files as they were at that revision (the "before" of a change of tests);
+    ``dest/../shared`` links to the shared data beside this checkout."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=REPO, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    for name in tests if tests_rev else ():
+        old = subprocess.run(["git", "show", f"{tests_rev}:{name}"], cwd=REPO, capture_output=True)
+        if old.returncode == 0:
+            (dest / name).write_bytes(old.stdout)
+    if (REPO.parent / "shared").is_dir():
+        (dest.parent / "shared").symlink_to(REPO.parent / "shared")
+
+
+def lay_out_namespace(copy: Path, ns: Path) -> None:
+    """``ns/kosti``: the installed layout of the copy (pyproject ``package-dir``), symlinks into ``copy``."""
+    package_dir = tomllib.loads((copy / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    top = ns / "kosti"
+    top.mkdir(parents=True)
+    for entry in sorted((copy / package_dir["kosti"]).iterdir()):
+        if entry.suffix == ".py":
+            (top / entry.name).symlink_to(entry)
+    for name, folder in package_dir.items():
+        if name != "kosti":
+            (ns / Path(*name.split("."))).symlink_to(copy / folder)
+
+
+def run_target(key: str, target: Target, copy: Path, env: dict[str, str], timeout_s: float,
+               all_operators: bool = False) -> dict[str, object]:
+    """Mutate one module in ``copy`` with cosmic-ray and return its counts, score and surviving diffs."""
+    from cosmic_ray.work_db import WorkDB, use_db  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cosmic_ray.work_item import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        TestOutcome,
+        WorkerOutcome,
+        WorkResult,
+    )
+
+    work = copy / "build" / "mutation"
+    work.mkdir(parents=True, exist_ok=True)
+    pytest_bin = Path(sys.executable).with_name("pytest")
+    command = f"{pytest_bin} -x -q -p no:randomly -p no:cacheprovider " + " ".join(target.tests)
+    config = work / f"{key}.toml"
+    config.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(str(copy / target.path))}\n"
+        f"timeout = {timeout_s}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n"
+        "[cosmic-ray.distributor]\nname = \"local\"\n", encoding="utf-8")
+    session = work / f"{key}.sqlite"
+    session.unlink(missing_ok=True)
+    cr = [str(Path(sys.executable).with_name("cosmic-ray"))]
+    baseline = subprocess.run(shlex.split(command), cwd=copy, env=env, capture_output=True, text=True)
+    if baseline.returncode != 0:
+        raise RuntimeError(f"{key}: the unmutated tests fail, nothing to measure:\n{baseline.stdout[-2000:]}")
+    subprocess.run([*cr, "init", str(config), str(session)], cwd=copy, env=env, check=True)
+    ranges = function_lines((copy / target.path).read_text(), target.functions) if target.functions else None
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        skip = [item.job_id for item in db.pending_work_items
+                if (ranges is not None and not any(a <= item.mutations[0].start_pos[0] <= b for a, b in ranges))
+                or not (all_operators or in_budget(item.mutations[0].operator_name))]
+        if skip:
+            db.set_multiple_results(skip, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    t0 = time.monotonic()
+    subprocess.run([*cr, "exec", str(config), str(session)], cwd=copy, env=env, check=True)
+    elapsed = time.monotonic() - t0
+    counts = {"killed": 0, "survived": 0, "incompetent": 0}
+    survivors = []
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                continue
+            if result.test_outcome == TestOutcome.KILLED:
+                counts["killed"] += 1
+            elif result.test_outcome == TestOutcome.SURVIVED:
+                counts["survived"] += 1
+                m = item.mutations[0]
+                survivors.append({"line": m.start_pos[0], "operator": m.operator_name, "function": m.definition_name,
+                                  "diff": (result.diff or "").replace(str(copy) + "/", "")})
+            else:
+                counts["incompetent"] += 1
+    scored = counts["killed"] + counts["survived"]
+    return {"module": target.path, "functions": list(target.functions), "tests": list(target.tests),
+            "command": command.replace(str(pytest_bin), "pytest"), **counts,
+            "score": round(counts["killed"] / scored, 4) if scored else None, "seconds": round(elapsed),
+            "survivors": sorted(survivors, key=lambda s: s["line"])}
+
+
+def _commit(rev: str) -> str:
+    """The full hash of ``rev``."""
+    return subprocess.run(["git", "rev-parse", rev], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the mutation test of the named :data:`CORE` keys (all when none); exit 2 on an unknown key."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("keys", nargs="*", help=f"modules to mutate (default: all of {', '.join(CORE)})")
+    ap.add_argument("--out", type=Path, default=REPO / "build" / "mutation", help="folder for <key>.json")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds one mutant's tests may take (then killed)")
+    ap.add_argument("--rev", default="HEAD", help="the committed revision to mutate (default HEAD)")
+    ap.add_argument("--tests-rev", help="take the module's test files from this revision instead (a 'before')")
+    ap.add_argument("--all-operators", action="store_true", help="every cosmic-ray operator, not only the budget's")
+    ap.add_argument("--list", action="store_true", help="print the targets and exit")
+    args = ap.parse_args(argv)
+    unknown = [k for k in args.keys if k not in CORE]
+    if unknown:
+        print(f"mutation.py: unknown module key(s) {', '.join(unknown)}; choose from {', '.join(CORE)}",
+              file=sys.stderr)
+        return 2
+    if args.list:
+        for key, t in CORE.items():
+            print(f"{key:8} {t.path}  [{', '.join(t.functions) or 'whole module'}]  <- {' '.join(t.tests)}")
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for key in args.keys or list(CORE):
+        target = CORE[key]
+        with tempfile.TemporaryDirectory(prefix="kosti-mutation-") as tmp:
+            copy, ns = Path(tmp) / "repo", Path(tmp) / "ns"
+            copy_tree(copy, args.rev, args.tests_rev, target.tests)
+            lay_out_namespace(copy, ns)
+            env = {**os.environ, "PYTHONPATH": str(ns), "YOLO_OFFLINE": "1", "MPLBACKEND": "Agg"}
+            env.pop("CI", None)
+            result = run_target(key, target, copy, env, args.timeout, args.all_operators)
+            result["operators"] = "all" if args.all_operators else "budget (NATURAL_BINARY, NATURAL_COMPARISON)"
+            result.update(rev=_commit(args.rev), tests_rev=_commit(args.tests_rev) if args.tests_rev else None)
+            (args.out / f"{key}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+            total = result["killed"] + result["survived"]  # type: ignore[operator]
+            score = "n/a" if result["score"] is None else f"{100 * result['score']:.1f} %"  # type: ignore[operator]
+            print(f"{key:8} {result['killed']}/{total} killed  {score}  ({result['survived']} survived, "
+                  f"{result['incompetent']} incompetent, {result['seconds']} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
