@@ -195,7 +195,7 @@ class BuckDice(TableGame):
         if st.scores[i] >= BUCK:
             out = st.out + (i,)
             evs.append(ev("buck", name, f"{name} has a buck (15) and leaves the game",
-                          f"у {name} бак (15), он выходит из игры"))
+                          f"{name}: бак (15), выход из игры"))
             st = dataclasses.replace(st, out=out,
                                      straight=st.straight + ((i,) if straight else ()))
             left = [s for s in range(len(self.names)) if s not in out]

@@ -112,7 +112,7 @@ class Craps(TableGame):
                 return st._round_over(False, evs, f"{name} throws {s} on the come-out: loses",
                                       f"{name} выбрасывает {s} первым броском: проигрыш", faces)
             evs.append(ev("point", name, f"{name} throws {s}: his point is {s}",
-                          f"{name} выбрасывает {s}: его очко — {s}", s, faces))
+                          f"{name} выбрасывает {s}: очко — {s}", s, faces))
             return dataclasses.replace(st, point=s)
         if s == self.point:
             return st._round_over(True, evs, f"{name} throws his point {s}: wins",

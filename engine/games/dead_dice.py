@@ -93,7 +93,7 @@ class DeadDice(TableGame):
             return dataclasses.replace(self, live=live)
         done = self.turns_done + 1
         evs.append(ev("turn_end", name, f"all dice are dead: {name} scored {self.turn_total} "
-                      f"this turn", f"все кости мертвы: у {name} за ход {self.turn_total}",
+                      f"this turn", f"все кости мертвы: {name} — за ход {self.turn_total}",
                       self.turn_total))
         st = dataclasses.replace(self, live=p.dice, turn_total=0, turns_done=done)
         if done >= p.rounds * len(self.names):

@@ -197,7 +197,7 @@ class LiarDice(TableGame):
         for s in (c, r):
             if st.scores[s] == 0:
                 evs.append(ev("out", self.names[s], f"{self.names[s]} has no stakes left and is out",
-                              f"у {self.names[s]} не осталось ставок, он выбывает"))
+                              f"{self.names[s]}: ставок не осталось, выход из игры"))
         alive = [i for i, v in enumerate(st.scores) if v > 0]
         if len(alive) == 1:
             w = alive[0]
@@ -206,7 +206,7 @@ class LiarDice(TableGame):
                                      pot=0)
             return st._finish((w,), evs)
         nxt = st._left(c)
-        evs.append(ev("turn", self.names[nxt], f"{self.names[nxt]} takes the cup", f"стакан у {self.names[nxt]}"))
+        evs.append(ev("turn", self.names[nxt], f"{self.names[nxt]} takes the cup", f"стакан переходит: {self.names[nxt]}"))
         return dataclasses.replace(st, mover=nxt)
 
     def random_choice(self, rng: Any) -> Choose | None:

@@ -182,7 +182,7 @@ class Pig(TableGame):
             evs.append(ev("final_round", self.names[self.mover],
                           f"{self.names[self.mover]} reached {p.target}: the round is played "
                           f"to the end (equal series for all)",
-                          f"у {self.names[self.mover]} уже {p.target}: круг доигрывается до "
+                          f"{self.names[self.mover]}: уже {p.target}, круг доигрывается до "
                           f"конца (у всех одинаковое число серий)"))
         return self._pass_to(nxt, evs)
 

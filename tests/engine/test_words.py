@@ -206,7 +206,8 @@ def test_russian_sentences_fit_any_player(name):
 
     from kosti.engine.game import Bank, Roll
 
-    masculine = re.compile(r"\b(выбросил|бросил|набрал|объявил|обыграл|проиграл|победил|выиграл|выбыл|попал)\b")
+    masculine = re.compile(r"\b(выбросил|бросил|набрал|объявил|обыграл|проиграл|победил|выиграл|выбыл|попал|он|его|ему)\b"
+                           r"|\bу (Аня|Боря)\b")  # nor a pronoun, nor a name a preposition would have to decline
     for seed in range(4):
         rng = random.Random(seed)
         g = new_any_game(name, ["Аня", "Боря"])
