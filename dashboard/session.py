@@ -314,9 +314,10 @@ class GameSession:
             running = self.running_game()
             if running is not None and not replace:
                 who = ", ".join(json_names(running["players"]))
-                raise Conflict(f"Game {running['id']} ({who}) is still being played: confirm to put it aside",
-                               f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её",
-                               code="replace_needed")
+                raise Conflict(f"Game {running['id']} ({who}) is still being played: confirm to put it aside and "
+                               f"resume game {game_id}",
+                               f"Игра {running['id']} ({who}) ещё идёт: подтвердите, чтобы отложить её и продолжить "
+                               f"игру {game_id}", code="replace_needed")
             try:
                 state_from_json(g.state_json)
             except BadInput:

@@ -201,6 +201,7 @@ def test_resuming_a_game_asks_to_resume_it(tmp_path, throw):
         btn.click()
         wait.until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
         assert d.find_element(By.ID, "confirm-ok").text == "Put it aside and resume game 1"
+        assert d.find_element(By.ID, "confirm-text").text.endswith("confirm to put it aside and resume game 1")
         assert "start" not in d.find_element(By.ID, "confirm-ok").text
         d.find_element(By.ID, "confirm-ok").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-0"), "Ann"))
