@@ -116,6 +116,8 @@ class DashboardConfig:
         settings: settings applied at start-up over the stored ones (zones, thresholds from the config file).
         corrections_dir: capture folder where throws the table corrected are saved as training data
             (:func:`kosti.datasets.capture.save_correction`); ``None`` = not saved.
+        record_dir, record_mb: ``kosti run --record DIR``: keep the stream around each throw as a labelled clip
+            there (:meth:`TableService.record`), the folder capped at ``record_mb`` megabytes; ``None`` = not kept.
         reader_reload: ``(factory, token)``: reload the reader with ``factory()`` when ``token()`` changes
             (the model registry's active version, ``kosti models use``).
         allowed_hosts: host names (besides IP addresses, loopback names and this machine's name) a
@@ -148,6 +150,8 @@ class DashboardConfig:
     source_kwargs: dict[str, JsonValue] | None = None
     settings: dict[str, JsonValue] | None = None
     corrections_dir: str | Path | None = None
+    record_dir: str | Path | None = None
+    record_mb: float = 500.0
     reader_reload: tuple[Callable[[], Reader], Callable[[], object]] | None = None
     allowed_hosts: list[str] = field(default_factory=list)
     require_pin: bool | None = None
@@ -187,6 +191,8 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (source.kind if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
+    if config.record_dir is not None:  # kosti run --record DIR (issue 40)
+        table.record(config.record_dir, config.record_mb)
     table.reader_reload = config.reader_reload
     publisher = None
     if config.mqtt is not None and config.mqtt.enabled:

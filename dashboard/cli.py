@@ -101,6 +101,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="dice reader: the shipped ONNX models, the virtual table's ground truth, or auto")
     p.add_argument("--review-dir", default=None, type=Path, metavar="DIR",
                    help="also serve the label review page (/review) for this kosti capture folder")
+    p.add_argument("--record", default=None, type=Path, metavar="DIR",
+                   help="keep the camera stream around each throw as a short clip in DIR, with the throw as the game "
+                        "finally recorded it beside it; `kosti watch --truth DIR` scores your own table on them")
+    p.add_argument("--record-mb", type=float, default=500.0, metavar="MB",
+                   help="size cap of the --record folder in megabytes: the oldest clips go first (default 500)")
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
 
 
@@ -156,6 +161,11 @@ def _check_paths(config: DashboardConfig, args: argparse.Namespace) -> None:
     writable_file(Path(config.db_path), "database")
     if args.review_dir is not None:
         writable_dir(args.review_dir, "--review-dir folder")
+    if getattr(args, "record", None) is not None:
+        writable_dir(args.record, "--record folder")
+        if not args.record_mb >= 0:
+            raise CliError(f"--record-mb must be >= 0, got {args.record_mb:g}")
+        config.record_dir, config.record_mb = args.record, float(args.record_mb)
     for folder in {config.review_dir, config.corrections_dir} - {None, args.review_dir}:
         assert folder is not None
         writable_dir(folder, "frames folder ([storage] dir and frames_dir of kosti.toml)")

@@ -134,6 +134,29 @@ class TableService:
         self.session.model_name = lambda: self.live.reader_desc
         self.session.resume_latest()
 
+    def record(self, folder: str | Path, max_mb: float = 500.0) -> None:
+        """``kosti run --record DIR`` (issue 40): keep the camera stream around each throw as a short clip in
+        ``folder`` with the throw as the game finally records it beside it (:class:`kosti.vision.recorder.
+        ThrowRecorder`; oldest clips go first above ``max_mb`` megabytes). Raises OSError when the folder cannot
+        be made, ValueError for a negative size."""
+        from kosti.vision.recorder import ThrowRecorder
+
+        self.live.recorder = ThrowRecorder(folder, max_mb=max_mb)
+        self.session.state_listeners.append(self._label_recorded)
+
+    def _label_recorded(self, state: object) -> None:
+        """After each change of the game: each recorded throw gets the faces the game keeps for it (a fix, a
+        confirmation), or none when the table refused it; a throw still pending waits."""
+        recorder, game_id = self.live.recorder, self.game_id
+        if recorder is None or game_id is None:
+            return
+        wanted = set(recorder.frames)
+        for row in self.store.throws(game_id):
+            if row.frame_index not in wanted or row.resolution == "pending":
+                continue
+            scored = row.resolution in ("applied", "corrected")
+            recorder.label(row.frame_index, row.faces if scored else None)
+
     # ------------------------------------------------------------------ the session's and the wiring's state
     @property
     def game_id(self) -> int | None:

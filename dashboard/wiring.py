@@ -26,7 +26,9 @@ from kosti.dashboard.views import GameState, roll_sizes
 from kosti.sim.virtual import VirtualTableSource
 from kosti.vision.orientation import OrientationCheck
 from kosti.vision.overlay import encode_jpeg, placeholder_frame
+from kosti.vision.recorder import ThrowRecorder
 from kosti.vision.runner import LivePipeline, ReaderReload, RunnerObserver
+from kosti.vision.settle import SettleState
 from kosti.vision.sources import (
     Frame,
     FrameSource,
@@ -86,6 +88,8 @@ class LiveTable(RunnerObserver):
         #: Called with every settled :class:`~kosti.vision.throws.Throw` in the runner's thread, before the game
         #: hears of it (the metrics count throws and their read latency); each must return at once.
         self.throw_listeners: list[Callable[[Throw], None]] = []
+        #: ``kosti run --record DIR``: keeps the stream around each throw as a labelled clip (issue 40), or None.
+        self.recorder: ThrowRecorder | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def make_runner(self) -> LivePipeline:
@@ -162,6 +166,8 @@ class LiveTable(RunnerObserver):
 
     # -- the runner's reports (its thread) ---------------------------------------------------------
     def _throw(self, throw: Throw) -> None:
+        if self.recorder is not None:
+            self.recorder.throw(throw)
         for listener in self.throw_listeners:
             try:
                 listener(throw)
@@ -175,6 +181,9 @@ class LiveTable(RunnerObserver):
 
     def frame(self, frame: Frame, result: FrameResult | None) -> None:
         """Note the settle state; draw and encode the live view while a viewer wants it."""
+        if self.recorder is not None:  # kosti run --record (issue 40)
+            moving = result is not None and result.update.state is SettleState.MOVING
+            self.recorder.frame(frame.image, frame.t, moving)
         self.source_error = ""
         self.frames_seen += 1
         self.last_frame_at = time.monotonic()

@@ -25,6 +25,16 @@ at 640×360 — 25 px dice, as a webcam 60–80 cm above a table at 720p shows t
 * ``end`` — the clip ends 0.3 s after the dice stopped (a rest shorter than the still time: read at
   the end, flagged);
 * ``fixed`` — a fixed camera: two throws and a hand passing over settled dice (what already worked).
+
+Issue 40, the motions of real tables (the measure is the real footage of ``../shared/clips/real-throws``; these are
+its regression tests):
+
+* ``pickup_rethrow`` — a die picked up (out of the picture for 0.4 s) and thrown again to another face near where
+  it lay: two throws, no correction;
+* ``short_rest_arm`` — the dice rest 0.5 s while the arm's shadow creeps over the cloth towards them, then the hand
+  sweeps them away: read before the hand comes;
+* ``arm_edge`` — an arm lies at the edge of the view, fidgeting, the whole time the dice roll and rest;
+* ``shadow`` — a person's shadow crosses the cloth away from the dice during the rest.
 """
 
 from __future__ import annotations
@@ -79,6 +89,29 @@ class Hand:
     open: bool = False
 
 
+class Shadow(NamedTuple):
+    """A soft shadow on the table (an arm's, a person's): an ellipse centred at ``(x, y)`` table px with radii
+    ``(rx, ry)``, darkening by ``strength`` (0–1) at its core, its edge blurred over ``soft`` px."""
+
+    x: float
+    y: float
+    rx: float
+    ry: float
+    strength: float = 0.35
+    soft: float = 20.0
+
+
+def draw_shadow(img: np.ndarray, shadow: Shadow) -> None:
+    """Darken ``img`` (``(H, W, 3)`` uint8, in place) under a soft :class:`Shadow`."""
+    h, w = img.shape[:2]
+    mask: np.ndarray = np.zeros((h, w), np.float32)
+    cv2.ellipse(mask, (int(shadow.x), int(shadow.y)), (max(1, int(shadow.rx)), max(1, int(shadow.ry))), 0.0, 0, 360,
+                1.0, -1, cv2.LINE_AA)
+    if shadow.soft > 0:
+        mask = cv2.GaussianBlur(mask, (0, 0), shadow.soft / 2)
+    img[:] = np.clip(img.astype(np.float32) * (1.0 - shadow.strength * mask)[..., None], 0, 255).astype(np.uint8)
+
+
 @dataclass
 class Scene:
     """What the camera sees at one instant (before the camera's own motion)."""
@@ -88,6 +121,7 @@ class Scene:
     hand: Hand | None = None
     on_palm: list[Pose] = field(default_factory=list)
     photo: np.ndarray | None = None  # a real photo as the whole table
+    shadows: list[Shadow] = field(default_factory=list)
 
 
 @dataclass
@@ -163,7 +197,7 @@ class Renderer:
 
     def __call__(self, sc: Scene) -> np.ndarray:
         hand = None if sc.hand is None else tuple(vars(sc.hand).values())
-        key = (tuple(sc.dice), sc.blur, hand, tuple(sc.on_palm), id(sc.photo))
+        key = (tuple(sc.dice), sc.blur, hand, tuple(sc.on_palm), id(sc.photo), tuple(sc.shadows))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         w, h = self.clip.size
@@ -172,6 +206,8 @@ class Renderer:
         else:
             img, _ = render.render_table(sc.dice, self.bg, self.clip.style, sc.blur, size=(w, h),
                                          die_px=self.die_px, seed=self.seed, blur_angle_deg=30.0)
+        for shadow in sc.shadows:
+            draw_shadow(img, shadow)
         if sc.hand is not None:
             draw_hand(img, sc.hand, self.seed, self.shade)
             if sc.on_palm:
@@ -332,7 +368,7 @@ def _spin(seed: int) -> Clip:
                 description="one die spins in place at 60 deg/s for 1.6 s after the others stopped")
 
 
-def _tip(seed: int) -> Clip:
+def _tip(seed: int, t_tip: float = 2.2) -> Clip:
     rng = np.random.default_rng([seed, 3])
     a = place(rng, 5)
     t_in = tumble(a, 0.2, 0.8, rng)
@@ -340,7 +376,7 @@ def _tip(seed: int) -> Clip:
     new_face = {1: 2, 2: 3, 3: 5, 4: 5, 5: 4, 6: 2}[d0.face]  # a neighbour face, never the opposite one
     side = 0.07 * SIZE[1]
     tipped = Pose(new_face, d0.x + 0.7 * side, d0.y + 0.2 * side, d0.angle + 12.0)
-    t_tip, dur = 2.2, 0.2
+    dur = 0.2
 
     def scene(t: float) -> Scene:
         dice, blur = t_in(t)
@@ -351,8 +387,9 @@ def _tip(seed: int) -> Clip:
             dice = [d] + dice[1:]
         return Scene(dice, blur)
 
-    return Clip("tip", 3.6, scene, [expect([tipped] + a[1:], t_tip + dur, corrects=True)], shake=1.0,
-                description="a die tips onto another face 1.2 s after the throw settled: one throw, corrected")
+    return Clip("tip", max(3.6, t_tip + 1.4), scene, [expect([tipped] + a[1:], t_tip + dur, corrects=True)],
+                shake=1.0, description=f"a die tips onto another face {t_tip - 1.0:.1f} s after the throw settled: "
+                                       "one throw, corrected")
 
 
 def _palm(seed: int) -> Clip:
@@ -530,10 +567,122 @@ def _shake_real(seed: int, root: Path) -> Clip:
                 description="real photos of throws (byler-d6 test) under the shaking camera")
 
 
+def _place_away(rng: np.random.Generator, n: int, x: tuple[float, float], y: tuple[float, float]) -> list[Pose]:
+    """``n`` resting dice at least 2.2 sides apart with centres in the ``x`` and ``y`` ranges (fractions of the
+    frame), random faces and angles."""
+    w, h = SIZE
+    side = 0.07 * h
+    out: list[Pose] = []
+    for _ in range(n):
+        for _ in range(500):
+            px, py = rng.uniform(x[0] * w, x[1] * w), rng.uniform(y[0] * h, y[1] * h)
+            if all(math.hypot(px - d.x, py - d.y) > 2.2 * side for d in out):
+                break
+        out.append(Pose(int(rng.integers(1, 7)), float(px), float(py), float(rng.uniform(0, 90))))
+    return out
+
+
+def _pickup_rethrow(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 12])
+    a = place(rng, 5)
+    t_in = tumble(a, 0.2, 0.8, rng)
+    d0 = a[0]
+    side = 0.07 * SIZE[1]
+    new_face = {1: 3, 2: 6, 3: 1, 4: 6, 5: 6, 6: 4}[d0.face]
+    landed = Pose(new_face, d0.x + 0.8 * side, d0.y + 0.3 * side, d0.angle + 25.0)
+    t_up, t_drop, dur = 2.6, 3.0, 0.5  # picked up (out of the picture), dropped again, rolling for dur
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if t < t_up:
+            return Scene(dice, blur)
+        if t < t_drop:
+            return Scene(dice[1:], 0.0)
+        p = min(1.0, (t - t_drop) / dur)
+        r = np.random.default_rng([seed, 13, int(t * FPS)])
+        face = new_face if p >= 0.8 else int(r.integers(1, 7))
+        hop = abs(math.sin(2 * math.pi * p)) * (1 - p) * 0.5 * side
+        die = landed if p >= 1.0 else Pose(face, d0.x + (landed.x - d0.x) * p, d0.y + (landed.y - d0.y) * p - hop,
+                                           d0.angle + 400.0 * p)
+        return Scene([die] + dice[1:], 2.0 * (1 - p) if p < 1.0 else 0.0)
+
+    return Clip("pickup_rethrow", 4.2, scene, [expect(a, 1.0), expect([landed] + a[1:], t_drop + dur)], shake=1.0,
+                description="a die picked up (out of the picture for 0.4 s) and thrown again to another face near "
+                            "where it lay: two throws, no correction")
+
+
+def _short_rest_arm(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 14])
+    w, h = SIZE
+    a = _place_away(rng, 5, (0.45, 0.85), (0.25, 0.75))
+    t_in = tumble(a, 0.2, 0.8, rng)
+    left = min(d.x for d in a) - 0.07 * h  # the dice's left edge
+    t_hand, t_gone = 1.5, 1.9  # the hand reaches the dice 0.5 s into the rest and sweeps them out of the picture
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        shadows: list[Shadow] = []
+        if 0.9 <= t:  # the arm's shadow creeps in from the left edge, its soft edge reaching the dice at t_hand
+            p = min(1.0, (t - 0.9) / (t_hand - 0.9))
+            shadows = [Shadow(-0.25 * w + (left - 10.0) * p, 0.5 * h, 0.25 * w, 0.3 * h, 0.3, 30.0)]
+        if t < t_hand:
+            return Scene(dice, blur, shadows=shadows)
+        p = min(1.0, (t - t_hand) / (t_gone - t_hand))
+        x = -0.2 * w + (1.3 * w) * p
+        swept = [d for d in dice if d.x > x + 75.0]  # the dice under the palm and fingers go with the hand
+        hand = Hand(x, 0.5 * h, 0.0, 80.0) if p < 1.0 else None
+        return Scene(swept if p < 1.0 else [], 0.0, hand, shadows=shadows if p < 1.0 else [])
+
+    return Clip("short_rest_arm", 2.6, scene, [expect(a, 1.0)], shake=1.0,
+                description="the dice rest 0.5 s while the arm's shadow creeps towards them, then the hand sweeps "
+                            "them away: read before the hand comes")
+
+
+def _arm_edge(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 15])
+    w, h = SIZE
+    a = _place_away(rng, 5, (0.12, 0.6), (0.2, 0.8))
+    t_in = tumble(a, 0.2, 0.8, rng)
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        # an arm in from the right edge, its hand fidgeting 1.3 die sides from the nearest die at the closest
+        dx = 18.0 * math.sin(2 * math.pi * 1.1 * t)
+        dy = 10.0 * math.sin(2 * math.pi * 0.7 * t + 1.0)
+        return Scene(dice, blur, Hand(0.9 * w + dx, 0.3 * h + dy, 200.0, 70.0))
+
+    return Clip("arm_edge", 2.6, scene, [expect(a, 1.0)], shake=1.0,
+                description="an arm lies at the edge of the view, fidgeting, the whole time the dice roll and rest")
+
+
+def _shadow(seed: int) -> Clip:
+    rng = np.random.default_rng([seed, 16])
+    w, h = SIZE
+    a = _place_away(rng, 5, (0.12, 0.88), (0.55, 0.85))
+    t_in = tumble(a, 0.2, 0.8, rng)
+    t0, t1 = 0.8, 2.6
+
+    def scene(t: float) -> Scene:
+        dice, blur = t_in(t)
+        if not t0 <= t < t1:
+            return Scene(dice, blur)
+        p = (t - t0) / (t1 - t0)  # a person walks past: their shadow crosses the top of the cloth
+        return Scene(dice, blur, shadows=[Shadow(-0.3 * w + 1.6 * w * p, 0.15 * h, 0.25 * w, 0.16 * h, 0.35, 25.0)])
+
+    return Clip("shadow", 3.0, scene, [expect(a, 1.0)], shake=1.0,
+                description="a person's shadow crosses the cloth away from the dice during the rest")
+
+
+def tip_clip(seed: int = 1, t_tip: float = 2.2) -> Clip:
+    """The ``tip`` clip with the die tipping at ``t_tip`` seconds (the dice stop at 1.0 s; the suite's clip: 2.2)."""
+    return _tip(seed, t_tip)
+
+
 #: Clip builders by name (virtual table); ``shake_real`` is added when the shared photos are there.
 SCENARIOS: dict[str, Callable[[int], Clip]] = {
     "shake": _shake, "spin": _spin, "tip": _tip, "palm": _palm, "hand_rest": _hand_rest, "pickup": _pickup,
     "push": _push, "leave": _leave, "rethrow": _rethrow, "end": _end, "fixed": _fixed,
+    "pickup_rethrow": _pickup_rethrow, "short_rest_arm": _short_rest_arm, "arm_edge": _arm_edge, "shadow": _shadow,
 }
 
 

@@ -54,8 +54,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Replay a video file or an ordered folder of frames through the live pipeline "
         "(settle detection → dice reader → throw) and print every settled throw.",
     )
-    p.add_argument("source", metavar="VIDEO_OR_FOLDER",
+    p.add_argument("source", metavar="VIDEO_OR_FOLDER", nargs="?", default=None,
                    help="video file, or folder of its frames (images, in name order: f9 before f10)")
+    p.add_argument("--truth", metavar="DIR", type=Path, default=None,
+                   help="score the pipeline on a folder of clips whose throws are known (what `kosti run --record DIR` "
+                        "keeps, or clips with a throws.json): throws right, missed, extra, merged, and seconds from "
+                        "rest to read")
     p.add_argument("--fps", type=float, default=30.0, metavar="FPS",
                    help="frame rate of a folder of frames (default 30; a video file has its own)")
     p.add_argument("--photos", action="store_true",
@@ -119,6 +123,10 @@ def run_watch(args: argparse.Namespace) -> int:
     from kosti.vision.pipeline import FrameResult, LivePipeline, RunnerObserver, default_reader
     from kosti.vision.sources import Frame
 
+    if args.truth is not None:
+        return _run_truth(args)
+    if args.source is None:
+        raise WatchInputError("give a video or a folder of frames (or --truth DIR)")
     path = Path(args.source).expanduser()
     source = _open(path, args.photos, args.fps, args.rotate)
     game = _new_game(args.rules) if args.rules else None
@@ -198,4 +206,41 @@ def run_watch(args: argparse.Namespace) -> int:
             scores = ", ".join(f"{p['name']} {p['score']}" for p in s.get("players", []))
             if scores:
                 print(f"scores: {scores}" + (f"; winner: {s['winner']}" if s.get("winner") else ""))
+    return 0
+
+
+def _run_truth(args: argparse.Namespace) -> int:
+    """``kosti watch --truth DIR``: replay every clip of a truth folder and score it (:mod:`kosti.vision.truth`)."""
+    from kosti.registry import reader_files
+    from kosti.vision.pipeline import LivePipeline, default_reader
+    from kosti.vision.truth import TruthError, load_truth, score_folder, table
+
+    if args.source is not None or args.rules:
+        raise WatchInputError("--truth DIR replaces VIDEO_OR_FOLDER and --rules")
+    folder = Path(args.truth).expanduser()
+    try:
+        load_truth(folder)  # (bad input is refused before the model loads)
+    except TruthError as exc:
+        raise WatchInputError(str(exc)) from exc
+    det, cls, _version = reader_files(args.model, args.cls_model)
+    reader = default_reader(det_path=det, cls_path=cls)
+
+    def watch(clip: Path, dice: int | None) -> list[dict[str, Any]]:
+        source = _open(clip, rotate=args.rotate)
+        pipe = LivePipeline(source, reader, expected_dice=args.dice or dice, retry_s=None, tick_s=0, keep_image=False)
+        seen: list[dict[str, Any]] = []
+        pipe.subscribe(lambda throw: seen.append(throw.to_dict()))
+        try:
+            with source:
+                pipe.run()
+        except SourceError as exc:
+            raise WatchInputError(f"{clip}: {exc}") from exc
+        return seen
+
+    report = score_folder(folder, watch)
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(table(report))
     return 0

@@ -487,9 +487,10 @@ class SettleDetector:
                 self._ref_cam = cam
         die_change = 0.0
         focus = self._focus if state is not SettleState.MOVING and ref is not None and cam is not None else None
-        if focus is not None:
+        if focus is not None and ref is not None and prev is not None and prev.shape == small.shape:
             boxes = _move_boxes(focus, cam if cam is not None else IDENTITY)
-            die_change = max(_box_share(mask, boxes), _box_share(dmask, boxes))
+            die_change = max(self._die_change(small, prev, step, boxes),
+                             self._die_change(small, ref, cam if cam is not None else IDENTITY, boxes))
         if focus is not None:  # the rest is judged on the dice's boxes alone
             if die_change > self.die_fraction:
                 state = SettleState.MOVING
@@ -586,8 +587,7 @@ class SettleDetector:
             if img.shape != now.shape:
                 break
             rel = compose(invert(cum_j), cum_now)
-            share = _box_share(self._changed_warped(now, img, rel)[1], grown)
-            if share > self.die_fraction:
+            if self._die_change(now, img, rel, grown) > self.die_fraction:
                 break
             start = j
         if start == len(self._hist) - 1 and len(self._hist) > 1:
@@ -604,6 +604,28 @@ class SettleDetector:
         return [(tk, compose(invert(cum_ref), cum_k)) for tk, _img, cum_k in list(self._hist)[start:]]
 
 
+    def _die_change(self, cur: np.ndarray, other: np.ndarray, m: np.ndarray, boxes: np.ndarray) -> float:
+        """The largest share (0–1) of one box of ``cur`` (``(N, 4)`` small px) that changed against ``other`` warped by
+        ``m`` (other → cur): a pixel changed when it lies more than ``diff_threshold`` outside the range of the warped
+        3×3 neighbourhood (what is left of the camera's motion, a pixel or less, is no change). Boxes narrower than
+        3 px are left out."""
+        h, w = cur.shape[:2]
+        warped = other if np.allclose(m, IDENTITY, atol=1e-6) else cv2.warpAffine(
+            other, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        k = np.ones((3, 3), np.uint8)
+        best = 0.0
+        for x1, y1, x2, y2 in np.asarray(boxes, np.float64).reshape(-1, 4):
+            a, b = max(0, int(np.floor(x1)) - 1), max(0, int(np.floor(y1)) - 1)
+            c, d = min(w, int(np.ceil(x2)) + 1), min(h, int(np.ceil(y2)) + 1)
+            if c - a < 3 or d - b < 3:
+                continue
+            cc, oo = cur[b:d, a:c], warped[b:d, a:c]
+            thr = self.diff_threshold
+            moved = (cv2.subtract(cc, cv2.dilate(oo, k)) > thr) | (cv2.subtract(cv2.erode(oo, k), cc) > thr)
+            best = max(best, float(np.count_nonzero(moved[1:-1, 1:-1])) / max(1, (c - a - 2) * (d - b - 2)))
+        return best
+
+
 def grow_boxes(boxes: np.ndarray, margin: float) -> np.ndarray:
     """``(N, 4)`` boxes grown by ``margin`` of their side (width, height) on each side, float64."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -618,18 +640,3 @@ def _move_boxes(boxes: np.ndarray, m: np.ndarray) -> np.ndarray:
     half = np.stack([(b[:, 2] - b[:, 0]) / 2, (b[:, 3] - b[:, 1]) / 2], 1)
     out: np.ndarray = np.concatenate([c - half, c + half], 1)
     return out
-
-
-def _box_share(mask: np.ndarray | None, boxes: np.ndarray) -> float:
-    """The largest share (0–1) of one box's pixels that are True in the bool ``mask`` (1.0 without a mask: nothing
-    to compare with); boxes are ``(N, 4)`` in the mask's pixels, clipped to it."""
-    if mask is None:
-        return 1.0
-    h, w = mask.shape[:2]
-    best = 0.0
-    for x1, y1, x2, y2 in np.asarray(boxes, np.float64).reshape(-1, 4):
-        a, b = max(0, int(np.floor(x1))), max(0, int(np.floor(y1)))
-        c, d = min(w, int(np.ceil(x2))), min(h, int(np.ceil(y2)))
-        if c > a and d > b:
-            best = max(best, float(np.count_nonzero(mask[b:d, a:c])) / ((c - a) * (d - b)))
-    return best

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -21,6 +21,7 @@ from kosti.models import DEFAULT_DIM_GAIN, DEFAULT_VALUE_CONF
 from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou, box_sides
 from kosti.vision.hands import HandBlob, appearance_change, find_hand, find_new_hand
 from kosti.vision.settle import (
+    DIE_FRACTION,
     SettleDetector,
     SettleState,
     SettleUpdate,
@@ -43,6 +44,44 @@ HAND_HOLD_S = 5.0
 #: (:class:`ThrowDetector` ``per_die``): a shadow creeping over the cloth breaks rests of 0.1–0.3 s on the real clips;
 #: a die's bounce pauses the view for a single frame.
 BROKE_OFF_S = 0.1
+#: Continuity of a throw (issue 40): around a die that changed after the throw was read, a square reaching this many
+#: die sides beyond its box on each side is watched (a correction moves a die at most 1.5 sides); the die is *gone*
+#: when fewer than :data:`GONE_SHARE` of the pixels that differed from the cloth there at the throw still differ
+#: (picked up), and *covered* when more than :data:`COVERED_SHARE` times as many do (a hand over it).
+AROUND_SIDES = 1.5
+GONE_SHARE = 0.4
+COVERED_SHARE = 2.5
+#: Colour distance (BGR, 0–441) from the cloth at which a pixel is part of a die, a hand or anything else on it.
+OBJECT_COLOUR = 40.0
+
+
+@dataclass
+class Continuity:
+    """The last throw's dice followed frame by frame until the next rest (issue 40: a correction only with continuity).
+
+    Attributes:
+        throw: the throw followed.
+        image: its settle frame, ``(H, W, 3)`` uint8 BGR (the reference; not copied).
+        small: the settle detector's small grey image of that frame (:attr:`SettleDetector.last_small`), which
+            each later frame is registered onto (:func:`_rest_motion`: the camera's motion since).
+        boxes: ``(N, 4)`` its dice's boxes, frame pixels.
+        cloth: ``(N, 3)`` the cloth's colour around each die (BGR, the median of the watched square's border).
+        baseline: ``(N,)`` pixels around each die that differed from the cloth at the throw.
+        disturbed: indices of the dice whose box changed since (:data:`kosti.vision.settle.DIE_FRACTION`).
+        camera: the camera's motion from ``small`` to the last frame followed (small px; the last one found).
+        broken: why the dice did not stay in view, unchanged but for one (``"dice"``: two or more changed; ``"gone"``;
+            ``"covered"``; ``"camera"``: the picture's size changed), or None while they did.
+    """
+
+    throw: Throw
+    image: np.ndarray
+    small: np.ndarray | None
+    boxes: np.ndarray
+    cloth: np.ndarray
+    baseline: np.ndarray
+    disturbed: set[int] = field(default_factory=set)
+    broken: str | None = None
+    camera: np.ndarray = field(default_factory=lambda: np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
 
 
 @dataclass(frozen=True)
@@ -209,6 +248,7 @@ class ThrowDetector:
         self._hand_since = 0.0  # when that hand was first seen (seconds, frame time)
         self.throws_reported = 0
         self._new_throw = False  # a throw was announced (expect_new_throw): the next rest is not a correction
+        self.continuity: Continuity | None = None  # the last throw's dice followed until the next rest (per_die)
 
     def expect_new_throw(self) -> None:
         """The next throw reported is a new throw, never a correction of the last one.
@@ -238,6 +278,7 @@ class ThrowDetector:
         self._recent.clear()
         self._last_probe = -1e9
         self._moving_since, self._broke_off = None, False
+        self.continuity = None
 
     def process(self, frame: Frame) -> FrameResult:
         """Feed one frame; returns the settle update and, on a settle event, the throw (or why none).
@@ -250,6 +291,7 @@ class ThrowDetector:
             self._recent.append(frame)
             while self._recent and self._recent[0].t < frame.t - self.settle.still_s - 0.4:
                 self._recent.popleft()
+            self._follow(frame, update)
         if update.state is SettleState.MOVING:
             if self._moving_since is None or self._done:  # a new motion (after a decided rest)
                 self._moving_since, self._broke_off = frame.t, False
@@ -289,6 +331,49 @@ class ThrowDetector:
             return None
         frame = self._rest[-1][0]
         return self._decide(frame, update, time.monotonic(), short_rest=True)
+
+    def _watch_from(self, throw: Throw, image: np.ndarray) -> None:
+        """Follow ``throw``'s dice from its settle frame ``image`` on (:class:`Continuity`)."""
+        boxes = _boxes(throw.dice).astype(np.float64)
+        if not len(boxes):
+            self.continuity = None
+            return
+        cloth = np.array([_cloth(_around(image, b)[0]) for b in boxes]).reshape(-1, 3)
+        baseline = np.array([_object_pixels(image, boxes, i, c) for i, c in enumerate(cloth)], np.float64)
+        self.continuity = Continuity(throw, image, self.settle.last_small, boxes, cloth, baseline)
+
+    def _follow(self, frame: Frame, update: SettleUpdate) -> None:
+        """One frame of :attr:`continuity`: which of the last throw's dice changed, and whether one went or was
+        covered. Frames in which no pixel changed cost nothing."""
+        c = self.continuity
+        if c is None or c.broken is not None or frame.t - c.throw.time_s > self.continue_s:
+            return
+        if (update.motion == 0.0 and update.drift == 0.0) or frame.image is c.image:
+            return  # not a pixel changed (a fixed camera over a still table)
+        if frame.image.shape != c.image.shape:
+            c.broken = "camera"
+            return
+        w = frame.image.shape[1]
+        now = self.settle.last_small
+        if c.small is not None and now is not None and c.small.shape == now.shape:
+            m = estimate_camera_motion(c.small, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
+            if m is not None:  # (none found in this frame: the camera stays where it was last found)
+                c.camera = m
+        rel = scale_transform(c.camera, w / self.settle.width)
+        boxes = _move_boxes(c.boxes, rel)
+        for i, b in enumerate(boxes):
+            if i not in c.disturbed and appearance_change(c.image, frame.image, b, rel,
+                                                         gain=self.settle.gain) > DIE_FRACTION:
+                c.disturbed.add(i)
+        if len(c.disturbed) > 1:
+            c.broken = "dice"
+            return
+        for i in c.disturbed:
+            n = _object_pixels(frame.image, boxes, i, c.cloth[i])
+            if n < GONE_SHARE * c.baseline[i]:
+                c.broken = "gone"
+            elif n > COVERED_SHARE * max(1.0, c.baseline[i]):
+                c.broken = "covered"
 
     def _probe(self, frame: Frame) -> None:
         """Read ``frame`` while the view still moves; when it holds the expected dice, judge the rest on their boxes
@@ -457,6 +542,9 @@ class ThrowDetector:
             recovered_all = True
         last = self.last_throw
         corrects: int | None = None
+        correction = reason_pair(
+            "corrected", "a die moved on after the throw was read: the throw is corrected",
+            "кость сдвинулась после того, как бросок был прочитан: бросок исправлен")
         if self.suppress_repeats and last is not None and not self._new_throw:
             before = self._in_table(last.dice, small, w)
             if _unmoved(roll, before):
@@ -472,8 +560,11 @@ class ThrowDetector:
                 if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
                     last.dice = roll  # a die nudged, no face changed: follow it silently
                     self._last_small = small
+                    if self.per_die:
+                        self._watch_from(last, frame.image)
                     return FrameResult(update, skipped="same")
                 corrects = last.frame_index
+                correction = self._correction_reason(last, roll, before)
         if corrects is None and not recovered_all and expected is not None and len(roll) < expected:
             extra = self._recover(dice_all, pairs, expected, w, h)
             roll = sorted(roll + extra[: expected - len(roll)], key=lambda d: (d.center[0], d.center[1]))
@@ -492,9 +583,7 @@ class ThrowDetector:
                 "hand", "the dice may still lie in a hand: check them",
                 "кости, возможно, ещё в руке: проверьте"))
         if corrects is not None:
-            reasons.append(reason_pair(
-                "corrected", "a die moved on after the throw was read: the throw is corrected",
-                "кость сдвинулась после того, как бросок был прочитан: бросок исправлен"))
+            reasons.append(correction)
         blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
         throw = Throw(
             frame_index=frame.index,
@@ -514,6 +603,8 @@ class ThrowDetector:
         self.last_throw = throw
         self._last_small = small
         self._last_peak = self.settle.motion_peak
+        if self.per_die:
+            self._watch_from(throw, frame.image)
         self.throws_reported += 1
         self._new_throw = False
         return FrameResult(update, throw=throw)
@@ -577,31 +668,105 @@ class ThrowDetector:
         return [replace(d, box=(float(b[0]), float(b[1]), float(b[2]), float(b[3]))) for d, b in zip(dice, moved)]
 
     def _continues(self, last: Throw, roll: list[Die], before: list[Die], t: float) -> bool:
-        """True when this rest is the last throw continuing: same count, at most two dice moved, each by
-        at most 1.5 die sides, soon after it, and the motion in between was quiet (no hand, no throw)."""
+        """True when this rest is the last throw continuing: same count, soon after it, and — with ``per_die``
+        (issue 40) — the same dice stayed in view the whole time (:attr:`continuity`: no frame with a die gone or
+        covered, at most one die changed) and that one die alone moved, by at most 1.5 die sides; without it, at
+        most two dice moved, each by at most 1.5 die sides, and the motion in between was quiet (no hand, no
+        throw). A wrong merge deletes a scored throw unseen; a missed one is entered on the keypad: when in
+        doubt, a new throw."""
         if not last.dice or len(roll) != len(last.dice) or t - last.time_s > self.continue_s:
             return False
         side = _die_side(last.dice)
         if self.settle.last_small is None:
             return False
-        area = self.settle.last_small.size
-        scale = self.settle.width / float(self._rest[-1][0].image.shape[1])
-        die_fraction = (side * scale) ** 2 / area
-        if self.settle.motion_peak > max(0.004, self.quiet_dice * die_fraction):
-            return False
         m = box_iou(_boxes(roll), _boxes(before))
         moved_now = [i for i in range(len(roll)) if m[i].max() < 0.7]
+        if self.per_die:
+            c = self.continuity
+            if c is None or c.throw is not last or c.broken is not None or len(c.disturbed) != 1 or len(moved_now) != 1:
+                return False
+        else:
+            area = self.settle.last_small.size
+            scale = self.settle.width / float(self._rest[-1][0].image.shape[1])
+            die_fraction = (side * scale) ** 2 / area
+            if self.settle.motion_peak > max(0.004, self.quiet_dice * die_fraction):
+                return False
         if not moved_now or len(moved_now) > 2:
             return False
         free = [j for j in range(len(before)) if m[:, j].max() < 0.7]
         for i in moved_now:
-            c = np.array(roll[i].center)
-            if not any(np.hypot(*(c - np.array(before[j].center))) <= 1.5 * side for j in free):
+            centre = np.array(roll[i].center)
+            if not any(np.hypot(*(centre - np.array(before[j].center))) <= 1.5 * side for j in free):
                 return False
         return True
 
 
+    def _correction_reason(self, last: Throw, roll: list[Die], before: list[Die]) -> tuple[str, str]:
+        """The ``corrected`` reason of a throw that corrects ``last``, saying why (English / Russian)."""
+        m = box_iou(_boxes(roll), _boxes(before))
+        moved = [i for i in range(len(roll)) if m[i].max() < 0.7]
+        gone = [j for j in range(len(before)) if m[:, j].max() < 0.7]
+
+        def face(d: Die) -> str:
+            return "?" if d.uncertain else str(d.value)
+
+        if len(moved) == 1 and len(gone) == 1:
+            a, b = face(before[gone[0]]), face(roll[moved[0]])
+            en = f"a die turned from {a} to {b} after the throw was read"
+            ru = f"кость перевернулась с {a} на {b} после того, как бросок был прочитан"
+        else:
+            en, ru = "a die moved on after the throw was read", "кость сдвинулась после того, как бросок был прочитан"
+        others = len(roll) - len(moved)
+        if self.per_die and others:
+            en += (", the other die stayed where it lay" if others == 1 else ", the other dice stayed where they lay")
+            ru += (", другая кость не сдвинулась" if others == 1 else ", остальные кости не сдвинулись")
+        if self.per_die:
+            en += " and every die stayed in view"
+            ru += (" и все кости оставались на виду" if len(roll) > 1 else " и оставалась на виду")
+        else:
+            en += ", with no hand or throw in between"
+            ru += ", без руки и без броска между ними"
+        return reason_pair("corrected", f"{en}: the throw is corrected", f"{ru}: бросок исправлен")
+
+
 _IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def _around(image: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, float, int, int]:
+    """The square of ``image`` reaching :data:`AROUND_SIDES` die sides beyond ``box`` (frame pixels) on each side,
+    clipped to the frame and shrunk to at most 64 px wide (BGR uint8), with its scale (crop px per frame px) and
+    its top-left corner in frame pixels."""
+    h, w = image.shape[:2]
+    side = float(max(box[2] - box[0], box[3] - box[1], 1.0))
+    cx, cy, r = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (0.5 + AROUND_SIDES) * side
+    x1, y1 = min(w - 1, max(0, int(cx - r))), min(h - 1, max(0, int(cy - r)))
+    x2, y2 = max(x1 + 1, min(w, int(np.ceil(cx + r)))), max(y1 + 1, min(h, int(np.ceil(cy + r))))
+    crop = image[y1:y2, x1:x2]
+    scale = 1.0
+    if crop.shape[1] > 64:
+        scale = 64 / crop.shape[1]
+        crop = cv2.resize(crop, (64, max(1, round(crop.shape[0] * scale))), interpolation=cv2.INTER_AREA)
+    return crop, scale, x1, y1
+
+
+def _cloth(around: np.ndarray) -> np.ndarray:
+    """``(3,)`` the cloth's colour around a die: the median BGR of the border (2 px) of its square."""
+    border = np.concatenate([around[:2].reshape(-1, 3), around[-2:].reshape(-1, 3),
+                             around[:, :2].reshape(-1, 3), around[:, -2:].reshape(-1, 3)])
+    cloth: np.ndarray = np.median(border, axis=0)
+    return cloth
+
+
+def _object_pixels(image: np.ndarray, boxes: np.ndarray, i: int, cloth: np.ndarray) -> float:
+    """Pixels around die ``i`` of ``boxes`` (``(N, 4)`` frame pixels; :func:`_around`) whose colour is more than
+    :data:`OBJECT_COLOUR` from ``cloth`` (a die, a hand), the other dice's boxes left out, in pixels of the square."""
+    around, scale, x0, y0 = _around(image, boxes[i])
+    d = np.linalg.norm(around.astype(np.float32) - cloth.astype(np.float32), axis=-1) > OBJECT_COLOUR
+    for j, b in enumerate(boxes):
+        if j != i:
+            a, c = max(0, int((b[0] - x0) * scale)), max(0, int((b[1] - y0) * scale))
+            d[c:max(c, int(np.ceil((b[3] - y0) * scale))), a:max(a, int(np.ceil((b[2] - x0) * scale)))] = False
+    return float(np.count_nonzero(d))
 
 
 def _rest_motion(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:

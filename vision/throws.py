@@ -122,7 +122,8 @@ class Throw:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``kosti watch --json`` throw: ``{"frame", "time_s", "dice", "status"}`` (``../shared/docs/cli.md``),
-        plus ``"corrects": frame`` when it replaces an earlier throw."""
+        plus ``"corrects": frame`` when it replaces an earlier throw and ``"correction"``, why it was taken for the
+        same throw (``"English / Русский"``, the ``corrected`` reason)."""
         d: dict[str, Any] = {
             "frame": int(self.frame_index),
             "time_s": round(float(self.time_s), 3),
@@ -131,6 +132,8 @@ class Throw:
         }
         if self.corrects is not None:
             d["corrects"] = int(self.corrects)
+            if "corrected" in self.reason_codes:
+                d["correction"] = self.reasons[self.reason_codes.index("corrected")]
         return d
 
     def to_full_dict(self) -> dict[str, Any]:

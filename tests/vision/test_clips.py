@@ -91,13 +91,14 @@ def test_clip_gives_exactly_its_throws(suite, capsys, name):
 
 
 def test_without_motion_compensation_the_shaking_camera_never_settles(suite):
-    """The clip suite can fail: the fixed-camera settle detector gives no throw on the shaking camera."""
+    """The clip suite can fail: the fixed-camera settle detector gives no throw on the shaking camera (judged on the
+    whole view, as before issue 40: the per-die rest's comparison forgives a pixel of shake on its own)."""
     from kosti.vision.pipeline import ThrowDetector
     from kosti.vision.reader import DiceReader
     from kosti.vision.sources import VideoFileSource
 
     out, _ = suite
-    det = ThrowDetector(DiceReader(), settle=SettleDetector(compensate=False), expected_dice=5)
+    det = ThrowDetector(DiceReader(), settle=SettleDetector(compensate=False), expected_dice=5, per_die=False)
     with VideoFileSource(out / "shake.avi", realtime=False) as src:
         throws = [r.throw for r in map(det.process, src) if r.throw is not None]
     assert throws == [], [(round(t.time_s, 2), [d.value for d in t.dice]) for t in throws]
@@ -444,3 +445,51 @@ def test_a_clip_from_a_camera_mounted_sideways_is_watched_turned_back(suite, cap
     boxes = [sorted(d["box"] for d in t["dice"]) for t in got["throws"]]
     assert np.allclose(np.array(boxes, float), np.array([sorted(d["box"] for d in t["dice"])
                                                         for t in upright["throws"]], float), atol=3.0)
+
+
+def _throws_of(clip: clipgen.Clip, **detector: object) -> tuple[list, object]:
+    """Every throw the detector reports on ``clip`` (seed 1, the shipped reader), and the detector."""
+    from kosti.vision.pipeline import ThrowDetector, default_reader
+    from kosti.vision.sources import Frame
+
+    det = ThrowDetector(default_reader(), expected_dice=clip.dice, keep_image=False, **detector)  # type: ignore[arg-type]
+    throws = []
+    for k, img in enumerate(clipgen.frames(clip, 1)):
+        r = det.process(Frame(img, k / clipgen.FPS, k))
+        if r.throw is not None:
+            throws.append(r.throw)
+    return throws, det
+
+
+def test_a_die_picked_up_and_thrown_again_is_a_new_throw_never_a_correction():
+    """Issue 40: one die picked up (out of the picture for 0.4 s) and thrown again to another face near where it lay.
+    The rule before issue 40 (a quiet motion, one die moved by under 1.5 sides) took it for a tip-over and deleted the
+    first throw (``corrects``); the die was gone, so there was no continuity: two throws."""
+    if not DETECTOR.is_file():
+        pytest.skip(f"no shipped detector at {DETECTOR}")
+    (clip,) = clipgen.build(seed=1, real_root=None, names=["pickup_rethrow"])
+    want = [w["faces"] for w in clip.expected]
+    old, _ = _throws_of(clip, per_die=False)
+    assert [t.faces for t in old] == want[1:] or old[-1].corrects is not None, "the test must show the fault"
+    throws, det = _throws_of(clip)
+    assert [t.faces for t in throws] == want
+    assert [t.corrects for t in throws] == [None, None]
+    assert "corrected" not in throws[1].reason_codes
+    assert det.continuity is not None and det.continuity.throw is throws[1]
+
+
+def test_a_die_tipping_soon_after_the_read_with_the_others_unmoved_corrects_the_throw():
+    """Issue 40: a die tips onto another face 0.3 s after the throw was read, the other four unmoved and every die in
+    view: one throw, corrected, and the correction says why (English and Russian, in the JSON too)."""
+    if not DETECTOR.is_file():
+        pytest.skip(f"no shipped detector at {DETECTOR}")
+    first, _ = _throws_of(clipgen.tip_clip(1, t_tip=3.0))
+    read_at = first[0].time_s
+    clip = clipgen.tip_clip(1, t_tip=read_at + 0.3)
+    throws, _ = _throws_of(clip)
+    assert len(throws) == 2, [(t.time_s, t.faces) for t in throws]
+    assert throws[1].corrects == throws[0].frame_index
+    assert throws[1].faces == clip.expected[0]["faces"]
+    why = throws[1].to_dict()["correction"]
+    assert "the other dice stayed where they lay and every die stayed in view" in why
+    assert "остальные кости не сдвинулись и все кости оставались на виду" in why

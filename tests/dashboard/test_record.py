@@ -1,0 +1,94 @@
+"""Issue 40: every game a table plays becomes a labelled real test of its own table. ``kosti run --record DIR`` on the
+virtual table keeps each throw as a short clip with the throw the game recorded beside it; ``kosti watch --truth
+DIR`` then replays those clips through the pipeline with the shipped reader and scores it: every throw right."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import ci_guard
+
+from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
+from kosti.sim.virtual import VirtualTableSource
+
+
+def _wait(pred, timeout: float = 30.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_recorded_game_scores_every_throw_right(make_client, start_game, tmp_path, capsys):
+    ci_guard.shipped(DETECTOR_ONNX, "shipped detector")
+    ci_guard.shipped(CLASSIFIER_ONNX, "shipped face classifier")
+    rec = tmp_path / "rec"
+    src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=5)
+    with make_client(source_obj=src, reader_kind="truth", record_dir=rec, record_mb=50) as c:
+        gid = start_game(c)
+        ids: list[int] = []
+        for _ in range(3):
+            before = (c.get("/api/state").json()["last_throw"] or {}).get("id")
+            assert c.post(f"/api/games/{gid}/throw").status_code == 200
+            _wait(lambda b=before: (c.get("/api/state").json()["last_throw"] or {}).get("id") not in (None, b),
+                  what="the throw")
+            ids.append(c.get("/api/state").json()["last_throw"]["id"])
+            _wait(lambda n=len(ids): len(list(rec.glob("*.json"))) >= n, what="the clip")  # 2 s after the read
+        # each clip's truth is the throw as the game recorded it (what the table saw, here applied as read)
+        last = c.get("/api/state").json()["last_throw"]
+    truths = sorted(rec.glob("*.json"))
+    assert len(truths) == 3 and all(p.with_suffix(".avi").stat().st_size > 10_000 for p in truths)
+    recorded = [json.loads(p.read_text()) for p in truths]
+    assert [r["throws"] for r in recorded] == [[sorted(t.faces)] for t in src.throws[:3]]
+    assert recorded[-1]["throws"] == [sorted(last["faces"])]
+    for r in recorded:  # the rest starts the still time before the read, inside the clip
+        assert 0.0 < r["rest_s"][0] < r["rest_s"][1]
+    from kosti.cli import main
+
+    capsys.readouterr()
+    assert main(["watch", "--truth", str(rec), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    total = report["total"]
+    assert (total["throws"], total["right"], total["missed"], total["extra"], total["merged"]) == (3, 3, 0, 0, 0), report
+    assert 0.0 <= total["read_s_max"] <= 0.6
+
+
+def test_the_record_folder_keeps_to_its_size_cap_oldest_first(tmp_path):
+    """A folder above its cap loses its oldest clips (and their truths) first."""
+    import numpy as np
+
+    from kosti.vision.recorder import ThrowRecorder
+    from kosti.vision.throws import Die, Throw
+
+    rec = ThrowRecorder(tmp_path, before_s=1.0, after_s=0.5, max_mb=0.0)
+    rng = np.random.default_rng(1)
+    t = 0.0
+    for k in range(3):
+        for _ in range(30):
+            rec.frame(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), t, moving=True)
+            t += 1 / 30
+        rec.throw(Throw(frame_index=100 * k, time_s=t, dice=[Die(3, 0.9, (1, 1, 9, 9))]))
+        for _ in range(20):
+            rec.frame(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), t)
+            t += 1 / 30
+    sizes = {p.name: p.stat().st_size for p in tmp_path.iterdir()}
+    assert len(sizes) == 6
+    one = max(v for k, v in sizes.items() if k.endswith(".avi"))
+    rec2_dir = tmp_path / "capped"
+    rec2 = ThrowRecorder(rec2_dir, before_s=1.0, after_s=0.5, max_mb=2.5 * one / 1e6)
+    for k in range(3):
+        for _ in range(30):
+            rec2.frame(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), t, moving=True)
+            t += 1 / 30
+        rec2.throw(Throw(frame_index=100 * k, time_s=t, dice=[Die(3, 0.9, (1, 1, 9, 9))]))
+        for _ in range(20):
+            rec2.frame(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), t)
+            t += 1 / 30
+        time.sleep(0.02)  # (distinct modification times)
+    left = sorted(p.name for p in Path(rec2_dir).glob("*.avi"))
+    assert len(left) == 2 and all("_f0." not in n for n in left), left
+    assert sorted(p.with_suffix(".avi").name for p in Path(rec2_dir).glob("*.json")) == left
