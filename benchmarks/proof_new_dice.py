@@ -404,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
         "real die_accuracy drop <= 0.5 points": drop_acc <= MAX_DROP + 1e-9,
         "real recall drop <= 0.5 points": drop_rec <= MAX_DROP + 1e-9,
     }
+    if shipped:  # the user's path: the version is worth nothing if kosti train's own gate refused to activate it
+        checks["activated by kosti train's gate"] = bool(summary.get("activated"))
     repro = shlex.join([sys.executable.replace(str(REPO) + "/", ""), "benchmarks/proof_new_dice.py",
                         *sys.argv[1:]])
     result.update(
