@@ -7,6 +7,7 @@ skipped with a reason when they are missing, and fails when ``CI=true``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import ci_guard
 import httpx
+import numpy as np
 import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -155,19 +157,22 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         d.find_element(By.ID, "btn-throw").click()
         _until(d, wait, lambda d: d.find_element(By.ID, "turn-points").text == "105"
                or d.find_element(By.ID, "pending").is_displayed(), "the thrown 1 1 1 5 3 to score or be held")
+        # This test is about the page (form, throw, Stop, languages, history, zones), so it HELPS THE READER: an
+        # unsure read is corrected as a table would. A reader's misreads with no help:
+        # test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing.
         if d.find_element(By.ID, "pending").is_displayed():  # the reader was unsure: the table corrects it
             for i, v in enumerate([1, 1, 1, 5, 3]):
                 wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
                            or Select(d.find_element(By.ID, f"pending-die-{i}")).first_selected_option.text == str(v))
             d.find_element(By.ID, "btn-confirm").click()
-            wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
+            wait.until(exact_text((By.ID, "turn-points"), "105"))
         dice = [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")]
         assert sorted(dice) == ["1", "1", "1", "3", "5"]
         assert d.find_element(By.ID, "dice-left").text == "1"
         # Stop / хватит: the scoreboard changes and the dice pass to Boris.
         wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
         d.find_element(By.ID, "btn-bank").click()
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
         assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
         # Russian UI keeps the rule terms side by side.
@@ -211,6 +216,21 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
         assert shot.stat().st_size > 10_000
     finally:
         d.quit()
+
+
+def exact_text(locator: tuple[str, str], text: str):
+    """A wait condition: the element's whole text is ``text`` (a score or turn points). Selenium's
+    ``text_to_be_present_in_element`` matches a part, so "4" passed for "-4", "14" and "40"."""
+
+    def check(d) -> bool:
+        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+        try:
+            return d.find_element(*locator).text.strip() == text
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+
+    return check
 
 
 class _InProcessServer:
@@ -283,7 +303,7 @@ def test_keep_choice_in_the_browser(tmp_path, throw):
         wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
         assert d.find_element(By.ID, "keep-total").text == "Set aside: 100 points"  # the running total
         d.find_element(By.ID, "btn-keep").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "100"))
+        wait.until(exact_text((By.ID, "turn-points"), "100"))
         assert d.find_element(By.ID, "dice-left").text == "5"
         assert not d.find_element(By.ID, "keep-panel").is_displayed()
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
@@ -337,7 +357,7 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
         wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
                    or Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
         d.find_element(By.ID, "btn-confirm").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "25"))
+        wait.until(exact_text((By.ID, "turn-points"), "25"))
         assert not d.find_element(By.ID, "pending").is_displayed()
         assert "unreadable" in d.find_element(By.ID, "throw-notes").text  # said for the throw just scored ...
         app.state.table.submit_throw(make_throw([2, 3]))  # a bust: ... and gone once the turn has moved on
@@ -358,6 +378,11 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
 def _virtual_throw(d, wait, faces: list[int], done) -> None:
     """Throw ``faces`` on the virtual table (rendered, settled, read from pixels); when the reader is unsure,
     correct the held throw in the UI and confirm it, as a table would. ``done(d)`` says the throw counted.
+
+    This helper HELPS THE READER: it types the right faces when the reader is unsure and throws again when a throw
+    is lost, so a test using it passes even if the reader misread everything. Use it only in tests about the page
+    (the games' pages and controls over a real pipeline); what the page shows of a reader that misreads is tested
+    without help by :func:`test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing`.
 
     A throw the server did not record at all (no new throw, none pending) within 15 s is thrown once more,
     as a player does when the table shows nothing, with a warning in the test report: the demo's dice fall
@@ -411,6 +436,77 @@ def _virtual_throw(d, wait, faces: list[int], done) -> None:
         wait.until(done)
 
 
+class MisreadingReader:
+    """A reader that finds the virtual table's dice where they lie but gives each a different face on every read
+    (glare, a worn pip): what it reads never agrees from one still frame to the next."""
+
+    name = "misreading reader (test)"
+
+    def __init__(self, source) -> None:
+        self.source, self.calls = source, 0
+
+    def read(self, image):
+        from kosti.vision.detections import Detections
+
+        last = self.source.last_throw
+        if last is None or last.boxes is None:
+            return Detections.empty()
+        self.calls += 1
+        n = len(last.dice)
+        faces = [(d.face + self.calls + i) % 6 + 1 for i, d in enumerate(last.dice)]
+        return Detections(np.asarray(last.boxes, np.float32).reshape(-1, 4), np.full(n, 0.9, np.float32),
+                          np.array(faces, np.int8), np.full(n, 0.9, np.float32))
+
+
+@pytest.mark.slow
+def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_path):
+    """No help from the test: the camera path (virtual table → settle → a reader whose faces disagree between
+    frames → vote) delivers the throw, and the page shows it held as uncertain for the table to check, with no
+    points — it is neither scored nor corrected, and stays so until someone at the table acts."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kosti.dashboard.app import DashboardConfig, create_app
+    from kosti.sim.virtual import VirtualTableSource
+
+    src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=3)
+    reader = MisreadingReader(src)
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic",
+                                     source_obj=src, reader=reader))
+    d = _browser()
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 40, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+        gid = httpx.get(srv.url + "/api/state", timeout=5).json()["game"]["id"]
+        r = httpx.post(f"{srv.url}/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]}, timeout=10)
+        assert r.status_code == 200, r.text
+        wait.until(EC.visibility_of_element_located((By.ID, "pending")))
+        st = httpx.get(srv.url + "/api/state", timeout=5).json()
+        assert reader.calls >= 2  # the faces came from the reader, read more than once
+        assert st["pending"] is not None and st["pending"]["status"] == "uncertain"
+        assert st["last_throw"]["resolution"] == "pending"
+        assert any("differently" in r or "по-разному" in r for r in st["pending"]["reasons"]), st["pending"]
+        assert st["state"]["turn"]["turn_points"] == 0 and st["state"]["turn"]["throws"] == 0
+        assert d.find_element(By.ID, "turn-points").text.strip() == "0"
+        assert d.find_element(By.ID, "btn-confirm").is_displayed()  # the table is asked to check it
+        # Nothing corrects it behind the table's back: 40 more frames of the same rest (2 s at 20 fps) change nothing.
+        seen_at = src._index
+        WebDriverWait(d, 60).until(lambda _: src._index >= seen_at + 40)
+        st = httpx.get(srv.url + "/api/state", timeout=5).json()
+        assert st["pending"] is not None and st["pending"]["status"] == "uncertain", st["pending"]
+        assert st["state"]["turn"]["turn_points"] == 0 and d.find_element(By.ID, "pending").is_displayed()
+        assert d.find_element(By.ID, "turn-points").text.strip() == "0"
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        d.quit()
+        srv.close()
+
+
 @pytest.mark.slow
 def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form):
     """games.md on the demo's virtual table: a short game of Pig (to 10) and of Chicago (2 rounds), played
@@ -438,7 +534,7 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form):
         _virtual_throw(d, wait, [5], lambda d: d.find_element(By.ID, "turn-points").text == "11")
         wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
         d.find_element(By.ID, "btn-bank").click()
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "11"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "11"))
         wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
         # Equal series: Boris still plays his series; his 1 ends it and the game.
         _virtual_throw(d, wait, [1], lambda d: d.find_element(By.ID, "winner").is_displayed())
@@ -487,9 +583,9 @@ def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
         wait.until(EC.visibility_of_element_located((By.ID, "choice-input-0")))
         d.find_element(By.ID, "choice-input-0").send_keys("Boris 3 2")
         d.find_element(By.ID, "choice-0").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "3"))  # "bets 2 on 3" / "ставит 2 на 3"
+        wait.until(lambda d: re.search(r"\b(bets 2 on|ставит 2 на) 3\b", d.find_element(By.ID, "player-1").text))
         app.state.table.submit_throw(throw([3, 3, 1]))
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-1 .score"), "4"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-1 .score"), "4"))
         assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
         errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_dashboard_browser import _browser, _InProcessServer
+from test_dashboard_browser import _browser, _InProcessServer, exact_text
 
 from kosti.dashboard.app import DashboardConfig, create_app
 
@@ -155,7 +155,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
 
         # Turn 1: 1 1 1 5 3 = 105, the stop preview says what Stop records.
         table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
+        wait.until(exact_text((By.ID, "turn-points"), "105"))
         assert "засчитан +105" in d.find_element(By.ID, "throw-status").text
         wait.until(lambda d: "0 → 105" in d.find_element(By.ID, "stop-preview").text)
         # During a turn the advice card comes after the scores: turn → scores → advice, scores on the first screen.
@@ -166,7 +166,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         # The rules line says the game's change in words, not as JSON.
         assert _text(d, "#rules-name").endswith("изменено: до 200"), _text(d, "#rules-name")
         d.find_element(By.ID, "btn-bank").click()
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
 
         # Turn 2: Елена busts — a banner, a red "bust" badge, not a green "scored".
         table.submit_throw(throw([2, 3, 4, 6, 6]))
@@ -198,9 +198,9 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending-dice .pdie")) == 5)
         assert d.find_element(By.ID, "pending-count").text == ""
         d.find_element(By.ID, "btn-confirm").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "20"))
+        wait.until(exact_text((By.ID, "turn-points"), "20"))
         d.find_element(By.ID, "btn-bank").click()
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "125"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "125"))
 
         # The camera goes down: the badge says so, hand entry opens, the game goes on from the keypad.
         table.source.fail = True
@@ -212,11 +212,11 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         assert [e.text for e in d.find_elements(By.CSS_SELECTOR, "#entry-dice .die")] == ["1", "1", "1", "5", "5"]
         _shot(d, "04-ru-390-camera-down-keypad.png")
         d.find_element(By.ID, "btn-enter").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        wait.until(exact_text((By.ID, "turn-points"), "110"))
         assert "введён вручную" in d.find_element(By.ID, "throw-status").text
         box = d.find_element(By.ID, "entry-text")
         box.send_keys("11233" + Keys.ENTER)  # typed without spaces: every digit is a die
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "130"))
+        wait.until(exact_text((By.ID, "turn-points"), "130"))
         # Before Stop: the preview warns that stopping overtakes Александра (−50).
         wait.until(lambda d: "обгон" in d.find_element(By.ID, "stop-preview").text)
         assert "warn" in d.find_element(By.ID, "stop-preview").get_attribute("class")
@@ -227,17 +227,18 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
                    and "Обгон" in d.find_element(By.ID, "banner-title").text)
         assert "Александра: 125 → 75" in d.find_element(By.ID, "banner-body").text
         assert "Александра −50: обгон, впереди теперь Елена" in d.find_element(By.ID, "banner-body").text
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "75"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "75"))
         _shot(d, "06-ru-390-overtaking-banner.png")
         d.find_element(By.ID, "banner").click()
 
         # Александра wins from the keypad: 110, then 15 more → 200.
         d.find_element(By.ID, "entry-text").send_keys("11155" + Keys.ENTER)
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        wait.until(exact_text((By.ID, "turn-points"), "110"))
         d.find_element(By.ID, "entry-text").send_keys("1 5 2 3 3" + Keys.ENTER)
         wait.until(EC.visibility_of_element_located((By.ID, "standings")))
         assert "Александра" in d.find_element(By.ID, "winner").text
-        rows = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#standings-list li")]
+        # read the rows in one wait: the list may be drawn again between finding a row and reading it (stale element)
+        rows = wait.until(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#standings-list li")] or None)
         assert rows[0].startswith("Александра") and rows[0].endswith("200") and rows[1].startswith("Елена")
         # Game over: nobody waits in a pit or on a barrel any more (the winner at 200 sat in the 200–300 pit).
         assert d.find_elements(By.CSS_SELECTOR, "#score-rows .status .tag") == []
@@ -295,7 +296,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
         first = table.game_id
         table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
+        wait.until(exact_text((By.ID, "turn-points"), "105"))
         assert _text(d, "#rules-name").endswith("changed: to 200"), _text(d, "#rules-name")
         # Fix a die of the scored throw, then Undo: the throw is back as it was (not erased).
         d.execute_script("document.getElementById('fix-panel').open = true")
@@ -303,9 +304,9 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
             wait.until(lambda d, sel=sel, v=v: Select(d.find_element(By.ID, sel)).select_by_value(v)
                        or Select(d.find_element(By.ID, sel)).first_selected_option.get_attribute("value") == v)
         d.find_element(By.ID, "btn-fix").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        wait.until(exact_text((By.ID, "turn-points"), "110"))
         d.find_element(By.ID, "btn-undo").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "105"))
+        wait.until(exact_text((By.ID, "turn-points"), "105"))
         assert [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")] == ["1", "1", "1", "5", "3"]
         assert "Fix undone" in d.find_element(By.ID, "events").text
         # Both the turn and the live view on the first screen of a laptop.
@@ -313,7 +314,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         assert d.find_element(By.ID, "live-details").get_attribute("open")
         _shot(d, "09-en-1366-fix-undone.png")
         d.find_element(By.ID, "btn-bank").click()
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "105"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
 
         # Start while a game runs: asked first; Cancel keeps the game.
         start_in_form(d, wait, "Vera, Gleb", "classic", confirm=False)
@@ -343,17 +344,17 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         d.find_element(By.ID, "pending-remove-5").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending-dice .pdie")) == 5)
         d.find_element(By.ID, "btn-confirm").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        wait.until(exact_text((By.ID, "turn-points"), "110"))
         # The camera goes down mid-turn: the rest is typed in.
         table.source.fail = True
         wait.until(lambda d: d.find_element(By.ID, "cam").text == "camera down")
         wait.until(lambda d: d.find_element(By.ID, "entry-panel").get_attribute("open"))
         d.find_element(By.ID, "entry-text").send_keys("15233")
         d.find_element(By.ID, "btn-enter").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "125"))
+        wait.until(exact_text((By.ID, "turn-points"), "125"))
         d.find_element(By.ID, "btn-bank").click()  # Boris 125: overtakes Ann (105 → 55)
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-1 .score"), "125"))
-        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#player-0 .score"), "55"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-1 .score"), "125"))
+        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "55"))
         # A bad entry is a plain sentence, and nothing changes.
         d.find_element(By.ID, "entry-text").send_keys("1")
         d.find_element(By.ID, "btn-enter").click()
@@ -364,7 +365,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         # tapped on the keypad: 215 records 270 (past 200 wins without a barrel).
         d.find_element(By.ID, "entry-text").send_keys("11155")
         d.find_element(By.ID, "btn-enter").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-points"), "110"))
+        wait.until(exact_text((By.ID, "turn-points"), "110"))
         for face in "11153":
             d.find_element(By.CSS_SELECTOR, f'.keypad .key[data-face="{face}"]').click()
         d.find_element(By.ID, "btn-enter").click()  # 215 takes Ann to 270: past 200, the game ends at once
