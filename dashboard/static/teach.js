@@ -9,8 +9,8 @@ const T = {
     open: "Open the review page", s3: "3. Train",
     s3help: "kosti retrains the face reader on your confirmed photos (the detector too only if it misses your dice), keeps some photos back to check itself, and replaces the current reader only if it reads ordinary dice no worse.",
     train: "Train", s4: "4. Before and after",
-    captured: (n, s) => `${n} photos saved (about ${s} are enough)`,
-    reviewed: (r, n) => `${r} of ${n} photos confirmed`,
+    captured: (n, s) => `${photos(n)} saved (about ${s} are enough)`,
+    reviewed: (r, n) => `${r} of ${photos(n)} confirmed`,
     running: (stage, e, n) => `Training: ${stage}` + (n ? `, epoch ${e} of ${n}` : ""),
     left: (m) => `about ${m} min left`, estimating: "estimating the time left…", elapsed: (m) => `${m} min so far`,
     failed: "Training failed: ", metric: "on your held-back photos", before: "before", after: "after",
@@ -42,7 +42,10 @@ const T = {
     stages: { preparing: "подготовка снимков", detector: "детектор костей", classifier: "распознавание граней" },
   },
 };
-let lang = localStorage.getItem("kosti-lang") || "en";
+// the table page's language (one key for every page: "kosti.lang"), else the browser's
+let lang = localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en");
+// "1 photo", "2 photos": CLDR's rule (Intl.PluralRules), as kosti.engine.plurals and the table page count
+const photos = (n) => `${n} ${new Intl.PluralRules("en-US").select(n) === "one" ? "photo" : "photos"}`;
 const $ = (id) => document.getElementById(id);
 const t = (k) => T[lang][k];
 
@@ -136,7 +139,7 @@ $("pin").value = localStorage.getItem("kosti.pin") || "";
 $("pin").hidden = !$("pin").value;
 $("pin").onchange = () => localStorage.setItem("kosti.pin", $("pin").value.trim());
 fetch("/api/state").then((r) => r.json()).then((s) => { if (s.pin_required) $("pin").hidden = false; }).catch(() => {});
-$("lang-toggle").onclick = () => { lang = lang === "en" ? "ru" : "en"; localStorage.setItem("kosti-lang", lang); applyLang(); refresh(); };
+$("lang-toggle").onclick = () => { lang = lang === "en" ? "ru" : "en"; localStorage.setItem("kosti.lang", lang); applyLang(); refresh(); };
 applyLang();
 refresh();
 setInterval(refresh, 2000);

@@ -292,3 +292,32 @@ def test_a_farkle_bust_is_called_a_farkle(tmp_path, throw):
     finally:
         d.quit()
         srv.close()
+
+
+@pytest.mark.slow
+def test_the_teach_page_keeps_the_tables_language_and_counts_photos(tmp_path):
+    """The teach page speaks the language chosen on the table page (it had its own key and started in English)
+    and counts "1 photo", "2 photos"."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d = _browser()
+    app = create_app(DashboardConfig(db_path=tmp_path / "t.db", start_capture=False, review_dir=tmp_path / "cap"))
+    srv = _InProcessServer(app)
+    try:
+        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+        d.get(srv.url + "/")
+        d.execute_script("localStorage.clear(); localStorage.setItem('kosti.lang', 'ru');")
+        d.get(srv.url + "/teach")
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") == "ru")
+        assert "научить" in d.title
+        words = d.execute_script("return [T.en.captured(1, 10), T.en.captured(2, 10), T.en.reviewed(1, 1)]")
+        assert words == ["1 photo saved (about 10 are enough)", "2 photos saved (about 10 are enough)",
+                         "1 of 1 photo confirmed"]
+        d.find_element(By.ID, "lang-toggle").click()  # back to English: the table page follows
+        d.get(srv.url + "/")
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") == "en")
+    finally:
+        d.quit()
+        srv.close()
