@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from kosti.engine.plurals import count
+
 #: Registrars of ``kosti datasets <action>`` subcommands, in help order. Each takes the
 #: ``datasets`` sub-subparsers object and adds one action whose ``func(args) -> int`` handles it.
 DATASET_ACTIONS: list[Callable[[argparse._SubParsersAction], None]] = []
@@ -174,8 +176,8 @@ def _run_clips(args: argparse.Namespace) -> int:
         print(f"kosti datasets clips: {exc}", file=sys.stderr)
         return 2
     clips = manifest["clips"]
-    print(f"wrote {len(clips)} clips ({sum(c['frames'] for c in clips)} frames, "
-          f"{sum(len(c['throws']) for c in clips)} expected throws) to {args.out}; truth: {Path(args.out) / 'clips.json'}")
+    print(f"wrote {count(len(clips), 'clip')} ({count(sum(c['frames'] for c in clips), 'frame')}, "
+          f"{count(sum(len(c['throws']) for c in clips), 'expected throw')}) to {args.out}; truth: {Path(args.out) / 'clips.json'}")
     return 0
 
 

@@ -41,6 +41,7 @@ from .errors import BadInput
 from .game import GameState, TurnState, new_game, replace
 from .games import is_game_preset, new_any_game
 from .pig_advisor import OBJECTIVE_WIN, PigModelRefused, advise_pig
+from .plurals import count
 from .presets import PRESET_NAMES, resolve_rules
 from .texts import dice_en
 
@@ -253,7 +254,7 @@ def advice_state(args: argparse.Namespace) -> Any:
     if st.over:
         raise BadInput(f"{args.game}: the game is over, there is no turn to advise")
     if args.dice is not None and args.dice not in st.roll_sizes():
-        raise BadInput(f"--dice {args.dice}: {st.to_move} throws {st.dice_to_throw} dice now")
+        raise BadInput(f"--dice {args.dice}: {st.to_move} throws {count(st.dice_to_throw, 'die')} now")
     return st
 
 

@@ -41,6 +41,11 @@ NOUNS: dict[str, tuple[tuple[str, str], tuple[str, str, str]]] = {
     "attempt": (("attempt", "attempts"), ("попытка", "попытки", "попыток")),
     "photo": (("photo", "photos"), ("фото", "фото", "фото")),
     "face": (("face", "faces"), ("грань", "грани", "граней")),
+    "action": (("action", "actions"), ("действие", "действия", "действий")),
+    "clip": (("clip", "clips"), ("ролик", "ролика", "роликов")),
+    "frame": (("frame", "frames"), ("кадр", "кадра", "кадров")),
+    "expected throw": (("expected throw", "expected throws"), ("ожидаемый бросок", "ожидаемых броска",
+                                                                "ожидаемых бросков")),
 }
 
 

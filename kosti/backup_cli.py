@@ -20,6 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from kosti.engine.plurals import count
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``backup``, ``restore`` and ``pin`` to the ``kosti`` command line."""
@@ -85,7 +87,7 @@ def _backup(args: argparse.Namespace) -> int:
     size = out.stat().st_size
     parts = ["database"] + [k for k in ("models", "kosti.toml", "frames")
                             if any(f == k or f.startswith(k + "/") for f in manifest.files)]
-    print(f"backup {out} ({_size(size)}): {manifest.games} games, {manifest.actions} actions; "
+    print(f"backup {out} ({_size(size)}): {count(manifest.games, 'game')}, {count(manifest.actions, 'action')}; "
           f"{', '.join(parts)}" + (f"; {len(deleted)} older removed" if deleted else ""))
     return 0
 
@@ -97,7 +99,7 @@ def _restore(args: argparse.Namespace) -> int:
     assert isinstance(paths, Paths)
     result = restore(Path(args.archive), paths, with_config=not args.no_config)
     m = result.manifest
-    print(f"restored {args.archive} (made {m.get('created_at')} on {m.get('host')}, {m.get('games')} games): "
+    print(f"restored {args.archive} (made {m.get('created_at')} on {m.get('host')}, {count(int(m.get('games') or 0), 'game')}): "
           f"{', '.join(result.restored)}. Start the dashboard again: sudo systemctl start kosti")
     return 0
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from kosti.engine.plurals import count
 from kosti.registry import Registry, RegistryError
 
 
@@ -85,12 +86,12 @@ def measuring_progress(version: str, root: Path, stream: TextIO | None = None) -
         out = sys.stderr if stream is None else stream
         photos = list(items)
         n, tty, t0 = len(photos), out.isatty(), time.monotonic()
-        print(f"kosti models: measuring {version!r} on the {n} reference photos (once; the numbers are kept in "
-              f"{root}) ...", file=out, flush=True)
+        print(f"kosti models: measuring {version!r} on the reference set, {count(n, 'photo')} (once; the numbers are "
+              f"kept in {root}) ...", file=out, flush=True)
         for i, item in enumerate(photos, 1):
             yield item
             if tty:
-                print(f"\r  {i}/{n} photos", end="", file=out, flush=True)
+                print(f"\r  {i}/{count(n, 'photo')}", end="", file=out, flush=True)
         print(("\n" if tty else "") + f"kosti models: {version!r} measured in {time.monotonic() - t0:.0f} s",
               file=out, flush=True)
 
@@ -137,7 +138,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     ref = next((n["reference"] for n in numbers if n["reference"]), None)
     print(f"registry: {reg.root}")
     if ref:
-        print(f"reference: the same {ref['images']} photos ({ref['dice']} dice) for every version, never trained on; "
+        print(f"reference: the same {count(ref['images'], 'photo')} ({count(ref['dice'], 'die')}) for every version, never trained on; "
               "held-back: the version's own photos kept out of its training")
     print(f"  {'version':<20} {'created':<21} {'reference: precision recall die_acc exact':<44} held-back")
     for v, n in zip(versions, numbers):
@@ -145,7 +146,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         r, h = n["reference"], n["held_back"]
         rtext = (f"{r['precision']:>20.3f} {r['recall']:>6.3f} {r['die_accuracy']:>8.3f} {r['image_exact']:>5.3f}"
                  if r else f"{'not measured':>20} ({n.get('reference_error', '--no-measure')})"[:44])
-        htext = (f"{h.get('images', '?')} photos: precision {h['precision']:.3f} recall {h['recall']:.3f} "
+        htext = (f"{count(h['images'], 'photo') if isinstance(h.get('images'), int) else '? photos'}: precision {h['precision']:.3f} recall {h['recall']:.3f} "
                  f"die_acc {h['die_accuracy']:.3f}" if isinstance(h, dict) and "precision" in h else "-")
         print(f"{mark} {v.version:<20} {v.created or '-':<21} {rtext:<44} {htext}")
     return 0

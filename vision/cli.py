@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kosti.engine.plurals import count
 from kosti.models import (
     DEFAULT_CONF,
     DEFAULT_DIM_GAIN,
@@ -252,7 +253,7 @@ def cmd_read(args: argparse.Namespace) -> int:
             n_unsure = sum(1 for d in r["dice"] if d.get("uncertain"))
             note = f" ({n_unsure} uncertain)" if n_unsure else ""
             print(f"{r['image']} {r['width']}x{r['height']} {r['ms']:.1f} ms: "
-                  f"{len(r['dice'])} dice: {faces or '-'}{note}")
+                  f"{count(len(r['dice']), 'die')}: {faces or '-'}{note}")
     return 2 if failed else 0
 
 
@@ -318,7 +319,7 @@ def _fit_temperature(reader: DiceReader, dataset: Dataset, args: argparse.Namesp
     }
     args.fit_temperature.parent.mkdir(parents=True, exist_ok=True)
     args.fit_temperature.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"kosti eval: temperature {doc['temperature']} on {doc['dice']} dice (NLL {doc['nll'][0]} → "
+    print(f"kosti eval: temperature {doc['temperature']} on {count(doc['dice'], 'die')} (NLL {doc['nll'][0]} → "
           f"{doc['nll'][1]}, ECE {doc['ece'][0]} → {doc['ece'][1]}) written to {args.fit_temperature}",
           file=sys.stderr)
 

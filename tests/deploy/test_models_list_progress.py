@@ -49,8 +49,8 @@ def test_the_first_listing_says_what_it_reads_and_a_cached_one_is_quiet(tmp_path
     doc = json.loads(out)  # stdout: still exactly one JSON document
     assert doc["versions"][0]["version"] == "shipped" and doc["versions"][0]["reference"]["images"] == 3
     lines = err.splitlines()
-    assert lines[0] == (f"kosti models: measuring 'shipped' on the 3 reference photos (once; the numbers are kept "
-                        f"in {root}) ...")
+    assert lines[0] == (f"kosti models: measuring 'shipped' on the reference set, 3 photos (once; the numbers are "
+                        f"kept in {root}) ...")
     assert re.fullmatch(r"kosti models: 'shipped' measured in \d+ s", lines[1]) and len(lines) == 2
     assert models_main(["list", "--registry", str(root), "--json"]) == 0
     out2, err2 = capsys.readouterr()
@@ -64,7 +64,7 @@ def test_a_terminal_sees_the_photo_count_go_up_in_place(tmp_path):
     seen = list(measuring_progress("v3", tmp_path, term)(iter("abc")))
     assert seen == ["a", "b", "c"]  # every photo passes through, in order
     text = term.getvalue()
-    assert "measuring 'v3' on the 3 reference photos" in text
+    assert "measuring 'v3' on the reference set, 3 photos" in text
     assert "\r  1/3 photos\r  2/3 photos\r  3/3 photos\nkosti models: 'v3' measured in " in text
     pipe = io.StringIO()
     list(measuring_progress("v3", tmp_path, pipe)(iter("abc")))

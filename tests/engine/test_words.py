@@ -231,3 +231,13 @@ def test_russian_sentences_fit_any_player(name):
                 continue
             bad = [e.text_ru for e in events if masculine.search(e.text_ru)]
             assert not bad, bad
+
+
+def test_the_tools_counting_words_too():
+    """Backups, clips and frames are counted through the same module (kosti backup, kosti datasets clips)."""
+    from kosti.engine.plurals import count
+
+    assert [count(n, "action") for n in (1, 2)] == ["1 action", "2 actions"]
+    assert [count(n, "clip", "ru") for n in (1, 3, 5, 21)] == ["1 ролик", "3 ролика", "5 роликов", "21 ролик"]
+    assert count(1, "frame") == "1 frame" and count(12, "frame", "ru") == "12 кадров"
+    assert count(1, "expected throw") == "1 expected throw" and count(2, "expected throw", "ru") == "2 ожидаемых броска"
