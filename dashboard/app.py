@@ -191,8 +191,11 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (source.kind if source is not None else None))
     table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
-    if config.record_dir is not None:  # kosti run --record DIR (issue 40)
+    # kosti run --record DIR (issue 40); else the Settings switch keeps the clips in the data folder's clips/
+    if config.record_dir is not None:
         table.record(config.record_dir, config.record_mb)
+    else:
+        table.record(Path(config.db_path).parent / "clips", on=False)
     table.reader_reload = config.reader_reload
     publisher = None
     if config.mqtt is not None and config.mqtt.enabled:

@@ -171,6 +171,10 @@ class SettingsBody(BaseModel):
     rotate: Literal[0, 90, 180, 270] | None = Field(None, description=(
         "turn the camera's frames clockwise by this many degrees (a camera mounted sideways or upside down; at an "
         "angle, the far side of the table at the top); the marked zones turn with the picture"))
+    record: bool | None = Field(None, description=(
+        "keep the camera stream around each throw as a short clip with the throw the game recorded beside it "
+        "(kosti run --record; `kosti watch --truth` scores the table on them)"))
+    record_mb: float | None = Field(None, ge=10, le=100000, description="size cap of the clips folder, megabytes")
 
     @field_validator("rotate", mode="before")
     @classmethod
@@ -557,6 +561,9 @@ class SettingsView(BaseModel):
     rotate: int | None = Field(None, description=(
         "degrees clockwise the camera's frames are turned (0, 90, 180 or 270); null on the virtual table or "
         "without a camera, whose picture is never turned"))
+    record: bool = Field(False, description="each throw is kept as a short labelled clip (issue 40)")
+    record_mb: float = Field(500.0, description="size cap of the clips folder, megabytes")
+    record_dir: str | None = Field(None, description="where the clips go")
 
 
 class ThrowRequested(BaseModel):

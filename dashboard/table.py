@@ -134,15 +134,21 @@ class TableService:
         self.session.model_name = lambda: self.live.reader_desc
         self.session.resume_latest()
 
-    def record(self, folder: str | Path, max_mb: float = 500.0) -> None:
-        """``kosti run --record DIR`` (issue 40): keep the camera stream around each throw as a short clip in
-        ``folder`` with the throw as the game finally records it beside it (:class:`kosti.vision.recorder.
-        ThrowRecorder`; oldest clips go first above ``max_mb`` megabytes). Raises OSError when the folder cannot
-        be made, ValueError for a negative size."""
-        from kosti.vision.recorder import ThrowRecorder
-
-        self.live.recorder = ThrowRecorder(folder, max_mb=max_mb)
-        self.session.state_listeners.append(self._label_recorded)
+    def record(self, folder: str | Path, max_mb: float | None = None, on: bool = True) -> None:
+        """Where the table keeps its throws as clips (issue 40), and — ``on`` (``kosti run --record DIR``) — keep
+        them from now on: the camera stream around each throw as a short clip in ``folder`` with the throw as the
+        game finally records it beside it (:class:`kosti.vision.recorder.ThrowRecorder`; the oldest clips go
+        first above ``max_mb`` megabytes, the ``record_mb`` setting when None). The Settings switch ``record``
+        turns it on and off. Raises OSError when the folder cannot be made."""
+        self.live.record_dir = Path(folder)
+        if self._label_recorded not in self.session.state_listeners:
+            self.session.state_listeners.append(self._label_recorded)
+        if on:
+            values: Settings = {"record": True}
+            if max_mb is not None:
+                values["record_mb"] = float(max_mb)
+            self.settings = merged(self.settings, values)
+        self.live.apply_settings(self.settings)
 
     def _label_recorded(self, state: object) -> None:
         """After each change of the game: each recorded throw gets the faces the game keeps for it (a fix, a
@@ -505,6 +511,11 @@ class TableService:
         d = dict(self.settings)
         d["source"] = redact_url(self.source_spec)
         d["rotate"] = self.live.rotation if self.live.turnable else None  # None: no camera to turn
+        recorder = self.live.recorder
+        d["record"] = recorder is not None
+        d["record_mb"] = recorder.max_mb if recorder is not None else float(d.get("record_mb", 500.0))  # type: ignore[arg-type]
+        if self.live.record_dir is not None:
+            d["record_dir"] = str(self.live.record_dir)
         return d
 
     def switch_source(self, spec: str) -> None:

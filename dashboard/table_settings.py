@@ -81,6 +81,10 @@ def valid_stored_settings(stored: Settings) -> Settings:
                 ok = isinstance(value, str) and len(value) <= 2048
             elif key == "rotate":
                 ok = type(value) is int and value in ROTATIONS
+            elif key == "record":
+                ok = isinstance(value, bool)
+            elif key == "record_mb":
+                ok = number(value, 10, 100000)
             else:
                 ok = True  # settings of other versions pass through untouched
         except (TypeError, ValueError, KeyError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from kosti.dashboard.broadcast import Broadcaster
 from kosti.dashboard.errors import Conflict, Invalid
@@ -90,6 +91,8 @@ class LiveTable(RunnerObserver):
         self.throw_listeners: list[Callable[[Throw], None]] = []
         #: ``kosti run --record DIR``: keeps the stream around each throw as a labelled clip (issue 40), or None.
         self.recorder: ThrowRecorder | None = None
+        #: Where the Settings switch ``record`` keeps the clips (None: the switch does nothing).
+        self.record_dir: Path | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def make_runner(self) -> LivePipeline:
@@ -139,6 +142,18 @@ class LiveTable(RunnerObserver):
                     self.source.set_rotation(turn)
         if self.runner is not None:
             self.runner.configure(tuning(settings))
+        if "record" in settings and self.record_dir is not None:  # the Settings switch (issue 40)
+            mb = float(settings.get("record_mb", 500.0))  # type: ignore[arg-type]
+            if settings["record"] is True and self.recorder is None:
+                try:
+                    self.recorder = ThrowRecorder(self.record_dir, max_mb=mb)
+                except OSError as exc:
+                    log.error("cannot record throws to %s: %s", self.record_dir, exc)
+            elif settings["record"] is True and self.recorder is not None:
+                self.recorder.max_mb = mb
+            elif settings["record"] is False and self.recorder is not None:
+                recorder, self.recorder = self.recorder, None
+                recorder.close()
 
     @property
     def turnable(self) -> bool:

@@ -15,6 +15,8 @@ const T = {
     new_game: "New game", players: "Players (comma separated)", preset: "Rules", overrides: "Rule changes (JSON, optional)",
     start: "Start", history: "History", refresh: "Refresh", settings: "Settings", source: "Source",
     conf: "Detector confidence", value_conf: "Face confidence", still_s: "Settle time, s",
+    record: "Keep each throw as a short clip, to check this table later", record_mb: "Size cap of the clips, MB",
+    record_hint: "The oldest clips go first. Score them with kosti watch --truth on the clips folder.",
     turn_hint: "The dice look larger towards the top or a side of the picture: the camera seems turned, and dice seen at an angle are then read by a side face. Turn the picture so that the far side of the table is at the top.",
     turn_later: "Not now",
     turn_do: (deg) => `Set “Turn the picture” to ${deg}°`,
@@ -64,6 +66,8 @@ const T = {
     new_game: "Новая игра", players: "Игроки (через запятую)", preset: "Правила", overrides: "Изменения правил (JSON, необязательно)",
     start: "Начать", history: "История", refresh: "Обновить", settings: "Настройки", source: "Источник",
     conf: "Порог детектора", value_conf: "Порог грани", still_s: "Время успокоения, с",
+    record: "Сохранять каждый бросок коротким роликом, чтобы потом проверить этот стол", record_mb: "Предел размера роликов, МБ",
+    record_hint: "Самые старые ролики удаляются первыми. Проверить стол по ним: kosti watch --truth с папкой роликов.",
     turn_hint: "Кости выглядят крупнее у верхнего или бокового края изображения: камера, похоже, повёрнута, и кости, снятые под углом, читаются по боковой грани. Поверните изображение так, чтобы дальний край стола оказался сверху.",
     turn_later: "Не сейчас",
     turn_do: (deg) => `Установить «Повернуть изображение» на ${deg}°`,
@@ -801,6 +805,9 @@ function showSettings() {
   $("set-conf").value = th.conf ?? "";
   $("set-value-conf").value = th.value_conf ?? "";
   $("set-still").value = th.still_s ?? "";
+  $("set-record").checked = !!settings.record;
+  $("set-record-mb").value = settings.record_mb ?? 500;
+  if (settings.record_dir) $("record-hint").textContent = `${t("record_hint")} (${settings.record_dir})`;
   const fixed = settings.rotate === null || settings.rotate === undefined;  // the virtual table: never turned
   $("set-rotate").value = String(settings.rotate ?? 0);
   $("set-rotate").disabled = fixed;
@@ -836,6 +843,9 @@ async function saveSettings(extra) {
   if (src && (!settings || src !== settings.source)) body.source = src;
   const turn = Number($("set-rotate").value);
   if (!$("set-rotate").disabled && settings && settings.rotate !== null && turn !== settings.rotate) body.rotate = turn;
+  if (settings && $("set-record").checked !== !!settings.record) body.record = $("set-record").checked;
+  const mb = num("set-record-mb");
+  if (settings && mb !== null && mb !== settings.record_mb) body.record_mb = mb;
   Object.assign(body, extra || {});
   try { settings = await api("PUT", "/api/settings", body); showMessage(t("saved"), true); showSettings(); } catch (e) { /* shown */ }
 }

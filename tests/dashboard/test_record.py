@@ -92,3 +92,22 @@ def test_the_record_folder_keeps_to_its_size_cap_oldest_first(tmp_path):
     left = sorted(p.name for p in Path(rec2_dir).glob("*.avi"))
     assert len(left) == 2 and all("_f0." not in n for n in left), left
     assert sorted(p.with_suffix(".avi").name for p in Path(rec2_dir).glob("*.json")) == left
+
+
+def test_the_settings_switch_turns_recording_on_and_off(make_client, tmp_path):
+    """Settings → "Keep each throw as a short clip": the clips go to clips/ beside the database, the cap is kept, and
+    the switch is stored (a restart keeps recording)."""
+    src = VirtualTableSource(size=(640, 360), fps=20, realtime=True, initial_throw=False, tumble_s=0.5, seed=5)
+    with make_client(source_obj=src, reader_kind="truth") as c:
+        s = c.get("/api/settings").json()
+        assert s["record"] is False and s["record_dir"] == str(tmp_path / "clips")
+        s = c.put("/api/settings", json={"record": True, "record_mb": 40}).json()
+        assert s["record"] is True and s["record_mb"] == 40
+        recorder = c.app.state.table.live.recorder
+        assert recorder is not None and recorder.folder == tmp_path / "clips" and recorder.max_mb == 40
+        assert c.put("/api/settings", json={"record_mb": 5}).status_code == 422  # under 10 MB: refused, nothing lost
+        assert c.get("/api/settings").json()["record_mb"] == 40
+    with make_client(source_obj=VirtualTableSource(realtime=False, initial_throw=False), reader_kind="truth") as c:
+        assert c.get("/api/settings").json()["record"] is True  # stored
+        assert c.put("/api/settings", json={"record": False}).json()["record"] is False
+        assert c.app.state.table.live.recorder is None
