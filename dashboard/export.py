@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kosti.dashboard.json_values import JsonObject, JsonValue, json_faces
-from kosti.dashboard.store import ActionRow, ImportedAction, Store
+from kosti.dashboard.store import SETUP_OUTCOME, ActionRow, ImportedAction, Store
 from kosti.dashboard.views import score_of, state_from_json, state_to_json
 from kosti.engine.errors import BadInput
 
@@ -81,7 +81,7 @@ def _faces_text(faces: Sequence[int]) -> str:
 
 def csv_rows(store: Store, game_id: int) -> tuple[list[str], list[list[JsonValue]]]:
     """The header and the rows of :func:`game_csv`: one row per turn that has at least one live action, oldest
-    first. ``throws`` lists the turn's throws (``"1 5 3 3 4; 5 5 2"``, with ``keep …`` and ``stop`` between them as
+    first (an order or set-up throw, :data:`~kosti.dashboard.store.SETUP_OUTCOME`, is no turn and has no row). ``throws`` lists the turn's throws (``"1 5 3 3 4; 5 5 2"``, with ``keep …`` and ``stop`` between them as
     played), ``turn_points`` the mover's recorded score change, and each player's column the recorded score
     after the turn. Raises :class:`ExportError` for an unknown game."""
     g = store.get_game(game_id)
@@ -96,6 +96,8 @@ def csv_rows(store: Store, game_id: int) -> tuple[list[str], list[list[JsonValue
     rows: list[list[JsonValue]] = []
     round_no, prev_seat = 0, None
     for turn_no in sorted(by_turn):
+        if turns.get(turn_no, {}).get("outcome") == SETUP_OUTCOME:
+            continue  # an order / set-up throw (Pig, Aces, Buck dice) is no one's turn: not a row of the sheet
         acts = by_turn[turn_no]
         mover = acts[0].player or str(turns.get(turn_no, {}).get("player") or "")
         seat = seats.get(mover, 0)

@@ -62,6 +62,13 @@ def test_pig_order_throws_are_no_turn_on_the_sheet_the_list_or_the_statistics(ma
     stats = {p["player"]: p for p in client.get("/api/stats").json()["players"]}
     assert stats["Boris"]["turns"] == 1 and stats["Ann"]["turns"] == 1
     assert stats["Boris"]["points_per_turn"] == 4
+    # nor in the exported score sheet: a row per turn, the first Boris's
+    import csv
+    import io
+
+    text = client.get(f"/api/games/{gid}/export?format=csv").content.decode("utf-8-sig")
+    sheet = list(csv.DictReader(io.StringIO(text)))
+    assert [r["player"] for r in sheet][:2] == ["Boris", "Ann"] and "3" not in sheet[0]["throws"].split()
 
 
 def test_presets_carry_human_names_in_both_languages(make_client):
