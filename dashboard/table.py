@@ -151,8 +151,9 @@ class TableService:
         self.live.apply_settings(self.settings)
 
     def _label_recorded(self, state: object) -> None:
-        """After each change of the game: each recorded throw gets the faces the game keeps for it (a fix, a
-        confirmation), or none when the table refused it; a throw still pending waits."""
+        """After each change of the game: each recorded throw gets the faces the game keeps for it — those of the live
+        roll that applied it (after a fix or a confirmation) — or none when no live roll did (refused, undone); a
+        throw still pending waits."""
         recorder, game_id = self.live.recorder, self.game_id
         if recorder is None or game_id is None:
             return
@@ -160,8 +161,9 @@ class TableService:
         for row in self.store.throws(game_id):
             if row.frame_index not in wanted or row.resolution == "pending":
                 continue
-            scored = row.resolution in ("applied", "corrected")
-            recorder.label(row.frame_index, row.faces if scored else None)
+            action = self.store.action_for_throw(row.id)  # a fix re-applies the roll with the corrected faces
+            faces = action.payload.get("faces") if action is not None and action.kind == "roll" else None
+            recorder.label(row.frame_index, [int(f) for f in faces] if isinstance(faces, list) else None)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ the session's and the wiring's state
     @property

@@ -40,21 +40,32 @@ def test_a_recorded_game_scores_every_throw_right(make_client, start_game, tmp_p
             _wait(lambda n=len(ids): len(list(rec.glob("*.json"))) >= n, what="the clip")  # 2 s after the read
         # each clip's truth is the throw as the game recorded it (what the table saw, here applied as read)
         last = c.get("/api/state").json()["last_throw"]
-    truths = sorted(rec.glob("*.json"))
-    assert len(truths) == 3 and all(p.with_suffix(".avi").stat().st_size > 10_000 for p in truths)
-    recorded = [json.loads(p.read_text()) for p in truths]
-    assert [r["throws"] for r in recorded] == [[sorted(t.faces)] for t in src.throws[:3]]
-    assert recorded[-1]["throws"] == [sorted(last["faces"])]
-    for r in recorded:  # the rest starts the still time before the read, inside the clip
-        assert 0.0 < r["rest_s"][0] < r["rest_s"][1]
-    from kosti.cli import main
+        truths = sorted(rec.glob("*.json"), key=lambda p: json.loads(p.read_text())["frame"])
+        assert len(truths) == 3 and all(p.with_suffix(".avi").stat().st_size > 10_000 for p in truths)
+        recorded = [json.loads(p.read_text()) for p in truths]
+        assert [r["throws"] for r in recorded] == [[sorted(t.faces)] for t in src.throws[:3]]
+        assert recorded[-1]["throws"] == [sorted(last["faces"])]
+        for r in recorded:  # the rest starts the still time before the read, inside the clip
+            assert 0.0 < r["rest_s"][0] < r["rest_s"][1]
+        from kosti.cli import main
 
+        capsys.readouterr()
+        assert main(["watch", "--truth", str(rec), "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        total = report["total"]
+        assert (total["throws"], total["right"], total["missed"], total["extra"], total["merged"]) == (3, 3, 0, 0, 0), \
+            report
+        assert 0.0 <= total["read_s_max"] <= 0.6
+        # The table fixes a die of the last throw (here wrongly, against what the clip shows): the clip's truth
+        # follows what the game recorded, and scoring the folder again shows the disagreement.
+        fixed = 1 + last["faces"][0] % 6
+        assert c.post(f"/api/games/{gid}/fix", json={"die_index": 0, "value": fixed}).status_code == 200
+        want = sorted([fixed, *last["faces"][1:]])
+        _wait(lambda: json.loads(truths[-1].read_text())["throws"] == [want], 10, "the clip's truth to follow the fix")
     capsys.readouterr()
     assert main(["watch", "--truth", str(rec), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    total = report["total"]
-    assert (total["throws"], total["right"], total["missed"], total["extra"], total["merged"]) == (3, 3, 0, 0, 0), report
-    assert 0.0 <= total["read_s_max"] <= 0.6
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert (total["right"], total["missed"], total["extra"], total["merged"]) == (2, 1, 1, 0)
 
 
 def test_the_record_folder_keeps_to_its_size_cap_oldest_first(tmp_path):
