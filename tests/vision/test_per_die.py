@@ -1,0 +1,110 @@
+"""Issue 40 building blocks: the rest decided per die (:meth:`SettleDetector.set_focus`) and the scoring of clips
+against their truth (:mod:`kosti.vision.truth`)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from kosti.vision.settle import SettleDetector, SettleState
+from kosti.vision.truth import TruthError, judge, load_truth
+
+DICE = [(200, 150), (300, 200), (420, 140)]  # centres of three white 30 px "dice" on a 640x360 green cloth
+
+
+def _frame(arm_x: float | None, touch: bool = False, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = np.full((360, 640, 3), (40, 120, 50), np.uint8)
+    for x, y in DICE:
+        cv2.rectangle(img, (x - 15, y - 15), (x + 15, y + 15), (235, 235, 235), -1)
+    if arm_x is not None:  # a dark arm from the bottom edge, moving sideways
+        cv2.rectangle(img, (int(arm_x), 250 if not touch else 120), (int(arm_x) + 90, 359), (60, 70, 90), -1)
+    return np.clip(img.astype(np.int16) + rng.normal(0, 2, img.shape).round().astype(np.int16), 0, 255).astype(np.uint8)
+
+
+def _boxes(det: SettleDetector) -> np.ndarray:
+    s = det.width / 640
+    return np.array([[x - 15, y - 15, x + 15, y + 15] for x, y in DICE], float) * s
+
+
+def test_motion_away_from_the_dice_does_not_hold_the_rest_back_but_a_touch_does():
+    frames = [_frame(100 + 6 * k, seed=k) for k in range(40)]  # the arm never stops
+    whole = SettleDetector()
+    assert not any(whole.update(f, k / 30).settled_now for k, f in enumerate(frames)), "the test must show the fault"
+    det = SettleDetector()
+    for k, f in enumerate(frames[:10]):
+        det.update(f, k / 30)
+    poses = det.set_focus(_boxes(det))
+    assert poses and poses[0][0] == 0.0  # the dice never moved: the rest started at the first kept frame
+    ups = [det.update(f, (10 + k) / 30) for k, f in enumerate(frames[10:])]
+    assert sum(u.settled_now for u in ups) == 1 and ups[-1].state is SettleState.SETTLED and ups[-1].per_die
+    assert [u.settled_now for u in ups].index(True) == 2  # 0.4 s after the first frame, not after the focus
+    # the arm reaches up over the dice' row: the rest ends and the focus with it
+    u = det.update(_frame(180, touch=True, seed=99), 50 / 30)
+    assert u.state is SettleState.MOVING and not det.per_die
+
+
+def test_a_die_still_rolling_is_never_at_rest_per_die():
+    """Focused on every die, one of them still rolling (8 px a frame): the rest never settles, and the focus ends."""
+    def rolling(k: int) -> np.ndarray:
+        img = _frame(None, seed=k)
+        cv2.rectangle(img, (400 + 8 * k, 300), (430 + 8 * k, 330), (235, 235, 235), -1)
+        return img
+
+    det = SettleDetector()
+    for k in range(5):
+        det.update(rolling(k), k / 30)
+    s = det.width / 640
+    det.set_focus(np.vstack([_boxes(det), np.array([[432, 300, 462, 330]], float) * s]))
+    ups = [det.update(rolling(k), k / 30) for k in range(5, 25)]
+    assert not any(u.settled_now for u in ups)
+    assert ups[-1].state is SettleState.MOVING and not det.per_die
+    assert det.set_focus(None) == [] and not det.per_die
+
+
+def test_truth_is_scored_right_missed_extra_and_merged():
+    truth = {"throws": [[1, 2, 3], [4, 5, 6]], "rest_s": [[1.0, 1.5], [3.0, 3.4]]}
+
+    def throw(frame: int, t: float, faces: list[int], **extra: object) -> dict:
+        return {"frame": frame, "time_s": t, "dice": [{"value": f} for f in faces], "status": "ok", **extra}
+
+    ok = judge(truth, [throw(30, 1.3, [3, 2, 1]), throw(100, 3.4, [6, 5, 4])])
+    assert (ok["right"], ok["missed"], ok["extra"], ok["merged"], ok["read_s"]) == (2, 0, 0, 0, [0.3, 0.4])
+    merged = judge(truth, [throw(30, 1.3, [1, 2, 3]), throw(100, 3.4, [4, 5, 6], corrects=30)])
+    assert (merged["right"], merged["missed"], merged["extra"], merged["merged"]) == (1, 1, 0, 1)
+    extra = judge(truth, [throw(30, 1.3, [1, 2, 3]), throw(60, 2.0, [1, 2, 2]), throw(100, 3.4, [4, 5, 6])])
+    assert (extra["right"], extra["missed"], extra["extra"]) == (2, 0, 1)
+
+
+def test_a_truth_folder_in_either_shape_and_bad_ones_refused(tmp_path):
+    (tmp_path / "a.avi").write_bytes(b"x")
+    (tmp_path / "b.mp4").write_bytes(b"x")
+    (tmp_path / "throws.json").write_text(json.dumps({"b.mp4": {"throws": [[2, 2, 5]], "rest_s": [1.6, 2.9]}}))
+    (tmp_path / "a.json").write_text(json.dumps({"throws": [], "rest_s": [0.4, 0.8]}))
+    got = load_truth(tmp_path)
+    assert got == {"b.mp4": {"throws": [[2, 2, 5]], "rest_s": [[1.6, 2.9]]},
+                   "a.avi": {"throws": [], "rest_s": [[0.4, 0.8]]}}
+    (tmp_path / "a.json").write_text('{"throws": [[7]]}')
+    with pytest.raises(TruthError, match="faces 1-6"):
+        load_truth(tmp_path)
+    (tmp_path / "a.json").write_text("{not json")
+    with pytest.raises(TruthError, match="not a JSON truth file"):
+        load_truth(tmp_path)
+    with pytest.raises(TruthError, match="no such folder"):
+        load_truth(tmp_path / "nope")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(TruthError, match="no clip with its throws"):
+        load_truth(empty)
+
+
+def test_kosti_watch_truth_refuses_bad_input_with_exit_2(tmp_path, capsys):
+    from kosti.cli import main
+
+    assert main(["watch", "--truth", str(tmp_path / "nope")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["watch"]) == 2
+    assert "--truth DIR" in capsys.readouterr().err
