@@ -137,12 +137,13 @@ DATASET_ACTIONS.append(_add_synth)
 def _add_clips(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "clips",
-        help="seeded test clips of throws (shaking camera, spinning/tipping dice, hands) with their truth",
+        help="seeded test clips of throws (shaking camera, spinning/tipping dice, hands, arms and shadows) with their truth",
         description=(
             "Write short videos of scripted throws on the virtual table and over real photos "
             "(../shared/datasets/byler-d6) — a camera shaking 0.5-3 px a frame, a die spinning or tipping "
             "over, dice on a palm, a hand resting, pick-up, slow push, a die leaving, fast re-throws, a "
-            "video ending mid-rest — and OUT/clips.json with the throws each must give. Same seed -> same "
+            "video ending mid-rest, a die picked up and thrown again, a short rest before an arm, an arm at the "
+            "edge, a shadow crossing the cloth — and OUT/clips.json with the throws each must give. Same seed -> same "
             "clips. Replay one with: kosti watch --json --dice N OUT/NAME.avi"
         ),
     )
