@@ -349,7 +349,7 @@ EOF
 install_unit() {
   say "installing $UNIT_DEST and starting the service"
   run install -D -m 0644 "$UNIT_SRC" "$UNIT_DEST"
-  run systemctl daemon-reload
+  if sd_booted; then run systemctl daemon-reload; fi  # enable works without a running systemd, daemon-reload not
   run systemctl enable "$UNIT_NAME"
   service_start
 }
@@ -406,7 +406,11 @@ service_stop() {
 
 service_running() {
   if sd_booted; then
-    systemctl is-active --quiet "$UNIT_NAME" || systemctl is-activating --quiet "$UNIT_NAME" 2>/dev/null
+    # Type=notify: "activating" until the dashboard says READY=1
+    case "$(systemctl show --property=ActiveState --value "$UNIT_NAME" 2>/dev/null)" in
+      active|activating|reloading) return 0 ;;
+      *) return 1 ;;
+    esac
   else
     [ -n "$(nosystemd_pid || true)" ]
   fi
@@ -595,8 +599,12 @@ install_backup_timer() {
       sed -i "s/--keep [0-9]*/--keep $BACKUPS/" "$ROOT/etc/systemd/system/$unit"
     fi
   done
-  run systemctl daemon-reload
-  run systemctl enable --now kosti-backup.timer
+  if sd_booted; then
+    run systemctl daemon-reload
+    run systemctl enable --now kosti-backup.timer
+  else
+    run systemctl enable kosti-backup.timer  # no systemd running (a chroot, a container): it runs from the next boot
+  fi
 }
 
 print_access() {
@@ -675,7 +683,7 @@ do_uninstall() {
     run rm -f "$UNIT_DEST"
   fi
   sd_booted || service_stop  # started directly where systemd does not run (a chroot or a container)
-  run systemctl daemon-reload
+  if sd_booted; then run systemctl daemon-reload; fi
   run rm -rf "$PREFIX"
   if id "$SERVICE_USER" >/dev/null 2>&1 || [ "$DRY_RUN" = 1 ]; then
     run userdel "$SERVICE_USER"

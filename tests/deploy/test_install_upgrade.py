@@ -167,7 +167,7 @@ def installed(tmp_path: Path):
     _stub(stubs, "systemctl", f'case "$1" in\n'
                               f'  restart) {sys.executable} {tmp_path / "server.py"} {venv} {port} >/dev/null 2>&1 & echo $! > {pid} ;;\n'
                               f'  stop) kill "$(cat {pid} 2>/dev/null)" 2>/dev/null; rm -f {pid} ;;\n'
-                              f'  is-active|is-activating) kill -0 "$(cat {pid} 2>/dev/null)" 2>/dev/null ;;\n'
+                              f'  show) kill -0 "$(cat {pid} 2>/dev/null)" 2>/dev/null && echo active || echo failed ;;\n'
                               f'esac\nexit 0')
     _stub(stubs, "id", 'if [ "$1" = -u ]; then echo 0; else exec /usr/bin/id "$@"; fi')
     _stub(stubs, "install", 'n=$#; i=0; while [ $i -lt $n ]; do a=$1; shift; i=$((i+1));\n'
