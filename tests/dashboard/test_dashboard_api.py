@@ -91,6 +91,47 @@ def test_a_throw_the_camera_flagged_uncertain_is_held_even_with_every_die_read(c
     assert r.json()["state"]["turn"]["turn_points"] == 105
 
 
+def test_the_reasons_shown_for_a_held_throw_are_the_cameras_own_else_the_tables(client, start_game):
+    """An uncertain throw says the camera's reasons (not the count check's as well); an ok throw held for the
+    count, or an uncertain one the camera gave no reason for, says the table's reason. The latest throw on the
+    page carries the same reasons and the moment its frame settled."""
+    import numpy as np
+
+    from kosti.dashboard.table import TableDie, TableThrow
+
+    def thr(faces, status, reasons):
+        dice = [TableDie(f, 0.9, [40.0 * i, 10.0, 40.0 * i + 30, 40.0]) for i, f in enumerate(faces)]
+        return TableThrow(dice, status, reasons, 7, 0.25, np.zeros((120, 240, 3), np.uint8), settled_at=1234.5)
+
+    start_game(client)
+    table = client.app.state.table
+    camera = "hand in view / рука в кадре"
+    out = table.submit_throw(thr([1, 5, 5, 2], "uncertain", [camera]))  # 4 dice seen, 5 thrown
+    assert out["reasons"] == [camera]
+    s = client.get("/api/state").json()
+    assert s["last_throw"]["reasons"] == [camera] and s["last_throw"]["settled_at"] == 1234.5
+    out = table.submit_throw(thr([1, 5, 5, 2], "ok", []))
+    assert len(out["reasons"]) == 1 and "expected 5" in out["reasons"][0]
+    assert client.get("/api/state").json()["last_throw"]["reasons"] == out["reasons"]
+    out = table.submit_throw(thr([1, 5, 5, 2], "uncertain", []))
+    assert len(out["reasons"]) == 1 and "expected 5" in out["reasons"][0]
+
+
+def test_a_throws_thumbnail_is_240_px_wide_and_the_photo_whole(client, throw, start_game):
+    import cv2
+    import numpy as np
+
+    start_game(client)
+    thr = throw([1, 1, 1, 5, 3])
+    thr.image = np.full((360, 640, 3), 90, np.uint8)  # a camera frame
+    out = client.app.state.table.submit_throw(thr)
+    thumb = client.get(f"/api/throws/{out['throw_id']}/image.jpg", params={"thumb": True})
+    full = client.get(f"/api/throws/{out['throw_id']}/image.jpg")
+    small = cv2.imdecode(np.frombuffer(thumb.content, np.uint8), cv2.IMREAD_COLOR)
+    big = cv2.imdecode(np.frombuffer(full.content, np.uint8), cv2.IMREAD_COLOR)
+    assert big.shape[:2] == (360, 640) and max(small.shape[:2]) == 240
+
+
 def test_ok_throw_with_wrong_dice_count_is_not_scored(client, throw, start_game):
     gid = start_game(client)
     out = client.app.state.table.submit_throw(throw([1, 5, 5, 2]))  # 4 dice seen, 5 thrown
