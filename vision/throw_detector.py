@@ -164,13 +164,13 @@ class ThrowDetector:
             only its own frame to read: the settle-to-throw latency is one read, not ``vote_frames``. A
             rest that breaks off in those last frames costs reads that are not used.
         per_die: decide the rest per die (issue 40) when the whole view does not come to rest — an arm at the
-            edge, a shadow crossing the cloth: once a rest of the whole view broke off (:data:`BROKE_OFF_S`), or the view has moved
-            for ``probe_after_s`` seconds, every ``probe_s`` seconds a frame whose motion is at most
-            ``probe_motion`` of the picture is read (a *probe*), and when it holds the expected count of dice
-            (any, when none is expected) the settle detector judges the rest on their boxes alone from then on
-            (:meth:`SettleDetector.set_focus`), from the frame since which none of them changed. An ordinary
-            throw that comes to rest as a whole costs no probe. False: only the whole view's rest counts (the
-            detector before issue 40).
+            edge, a shadow crossing the cloth: once a rest of the whole view broke off (:data:`BROKE_OFF_S`), or
+            the view has moved for ``probe_after_s`` seconds, every ``probe_s`` seconds a frame whose motion is at
+            most ``probe_motion`` of the picture is read (a *probe*), and when it holds the expected count of dice
+            (with none expected, as many as the probe before) the settle detector judges the rest on their boxes
+            alone from then on (:meth:`SettleDetector.set_focus`), from the frame since which none of them
+            changed. An ordinary throw that comes to rest as a whole costs no probe. False: only the whole view's
+            rest counts (the detector before issue 40).
         probe_s: seconds between two probes (0.2: a rest of 0.5 s is found with 0.3 s to spare).
         probe_motion: changed share of the picture above which no probe is read (0.05: a hand sweeping
             the table or dice flying change more, an arm or a shadow at the edge less).
@@ -234,6 +234,7 @@ class ThrowDetector:
         self._recent: deque[Frame] = deque(maxlen=64)  # the last frames, to seed a per-die rest found late
         self.probe_after_s = float(probe_after_s)
         self._last_probe = -1e9
+        self._probe_count: tuple[int, float] = (-1, -1e9)  # dice found by the last probe, and when
         self._moving_since: float | None = None  # when the view started moving (frame time)
         self._broke_off = False  # a rest of the whole view broke off since then
         self.probes = 0  # probes read so far (benchmarks count the reads per-die rest costs)
@@ -376,15 +377,25 @@ class ThrowDetector:
                 c.broken = "covered"
 
     def _probe(self, frame: Frame) -> None:
-        """Read ``frame`` while the view still moves; when it holds the expected dice, judge the rest on their boxes
-        alone (:meth:`SettleDetector.set_focus`) and take the frames since they stopped as this rest's frames."""
+        """Read ``frame`` while the view still moves; when it holds the expected dice (with none expected: as many as the
+        probe before it), judge the rest on their boxes alone (:meth:`SettleDetector.set_focus`) and take the frames
+        since they stopped as this rest's frames."""
         self._last_probe = frame.t
         self.probes += 1
+        previous = self._probe_count
         candidates = self._use_candidates(self.expected_dice)
         read = self._read(frame, candidates)
         dice: Detections = read[0] if candidates else read
         h, w = frame.image.shape[:2]
-        if len(dice) == 0 or (self.expected_dice is not None and len(dice) < self.expected_dice):
+        # With no count expected (a keep phase), two probes in a row must find as many dice: a die still flying
+        # is often missed by one probe, and the dice found would rest without it.
+        count, self._probe_count = len(dice), (len(dice), frame.t)
+        if self.expected_dice is None:
+            before, when = previous
+            steady = before == count and frame.t - when <= 2.5 * self.probe_s
+        else:
+            steady = count >= self.expected_dice
+        if count == 0 or not steady:
             self._reads.clear()
             return
         poses = self.settle.set_focus(np.asarray(dice.xyxy, np.float64) * (self.settle.width / float(w)))
