@@ -132,6 +132,42 @@ def test_a_throws_thumbnail_is_240_px_wide_and_the_photo_whole(client, throw, st
     assert big.shape[:2] == (360, 640) and max(small.shape[:2]) == 240
 
 
+def test_a_throw_without_a_game_or_after_it_ended_is_only_shown(client, throw, start_game):
+    table = client.app.state.table
+    no_game = {"applied": False, "throw_id": None, "reasons": ["no game in progress"]}
+    assert table.submit_throw(throw([1, 1, 1, 5, 3])) == no_game  # no game yet
+    start_game(client, ("Ann",), preset="chicago", overrides={"rounds": 2})
+    table.submit_throw(throw([1, 1]))
+    table.submit_throw(throw([2, 1]))
+    s = client.get("/api/state").json()
+    assert s["state"]["over"] and s["game"]["status"] == "finished"
+    assert table.submit_throw(throw([3, 3])) == no_game  # the game is over: nothing is stored or scored
+    assert client.get("/api/state").json()["state"] == s["state"]
+
+
+def test_a_camera_correction_with_nothing_to_replace_is_a_plain_throw(client, throw, start_game):
+    """The camera says a throw corrects frame 7 (a die tipped over), but nothing was scored yet: it is the turn's
+    first throw, scored as read."""
+    start_game(client)
+    thr = throw([1, 1, 1, 5, 3])
+    thr.corrects = 7
+    out = client.app.state.table.submit_throw(thr)
+    assert out["applied"] is True and client.get("/api/state").json()["state"]["turn"]["turn_points"] == 105
+
+
+@pytest.mark.parametrize("faces", [[1, 0, 5, 2, 3], [1, 7, 5, 2, 3]])
+def test_an_ok_throw_with_a_die_not_read_1_to_6_is_held(client, throw, start_game, faces):
+    """The camera said ok but a die has no face 1-6 (0 = unread, 7 = nothing a die shows): held, not scored."""
+    from kosti.dashboard.table import TableDie
+
+    start_game(client)
+    thr = throw([1, 1, 5, 2, 3])
+    thr.dice = [TableDie(f, 0.9, [40.0 * i, 10.0, 40.0 * i + 30, 40.0]) for i, f in enumerate(faces)]
+    out = client.app.state.table.submit_throw(thr)
+    assert out["applied"] is False and out["reasons"] == ["a die could not be read / кость не распознана"]
+    assert client.get("/api/state").json()["state"]["turn"]["turn_points"] == 0
+
+
 def test_ok_throw_with_wrong_dice_count_is_not_scored(client, throw, start_game):
     gid = start_game(client)
     out = client.app.state.table.submit_throw(throw([1, 5, 5, 2]))  # 4 dice seen, 5 thrown
