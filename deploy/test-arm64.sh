@@ -110,12 +110,13 @@ remove_root() {
   rm -rf --one-file-system "$dir"
 }
 
-# mount_root DIR: /proc, /sys (read-only), a small /dev of our own (no camera nodes: the hardware is absent),
+# mount_root DIR: /proc, a small /dev of our own (no camera nodes: the hardware is absent),
 # /dev/shm, the download caches and the local package folders named by the pip configuration (read-only).
 mount_root() {
   local r=$1 d
   mount -t proc proc "$r/proc"
-  mount -t sysfs -o ro sysfs "$r/sys"
+  # No /sys: onnxruntime's cpuinfo reads this machine's x86 topology from it under qemu-user and crashes (SIGSEGV
+  # on import, seen here); without it, it warns and runs. A Pi's /sys describes its own ARM cores.
   # a fresh /run, as at boot: no /run/systemd/system, so the installer sees that systemd is not running
   mount -t tmpfs -o mode=755,size=16m run-kosti "$r/run"
   mkdir -p "$r/run/lock" "$r/run/user"
