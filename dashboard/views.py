@@ -299,6 +299,8 @@ _RULES_REASONS_RU: tuple[tuple[str, str], ...] = (
     (r"must be >= (\S+), got (.*)$", r"должно быть не меньше \1, а дано \2"),
     (r"must be positive, got (.*)$", r"должно быть больше нуля, а дано \1"),
     (r"may not be null$", r"не может быть null"),
+    (r"unknown preset (.*); choose one of (.*) \(the 1000 family\) or (.*) \(the other games\)$",
+     r"нет набора правил \1; есть: \2 (семейство «Тысячи») или \3 (другие игры)"),
     (r"unknown preset (.*); choose one of (.*)$", r"нет набора правил \1; есть: \2"),
     (r"these rules score 5 dice \(the 1000 family\); 6 dice are played with a Farkle or 10000 preset, got (.*)$",
      r"эти правила считают 5 костей (семейство «Тысячи»); 6 костями играют в фаркл или 10000, а дано \1"),

@@ -579,6 +579,10 @@ def test_refused_rule_changes_and_empty_lists_read_in_russian(client):
     assert "unknown" not in ru and "known here" not in ru
     assert new(overrides=[1]) == "изменения правил (JSON): должно быть объектом JSON {…}"
     assert new(players=[]) == "имена игроков: нужен хотя бы один игрок"
+    ru = new(preset="nope")  # the 1000 family and the other games both named, in Russian
+    assert ru.startswith("такие правила нельзя применить: нет набора правил 'nope'; есть: classic"), ru
+    assert "(семейство «Тысячи») или " in ru and ru.endswith(" (другие игры)"), ru
+    assert "family" not in ru and "other games" not in ru, ru
     assert rules_reason_ru("target: must be positive, got -5") == "target: должно быть больше нуля, а дано -5"
     assert rules_reason_ru("a reason without a Russian form") == "a reason without a Russian form"
 
