@@ -152,6 +152,10 @@ class GameSession:
         self.state_listeners: list[Callable[[GameState | None], None]] = []
         self.action_listeners: list[Callable[[AppliedAction], None]] = []
         self.corrections_dir: Path | None = None
+        #: Whether the settled frames are photos of real dice (a camera, a video, photos). The virtual table's
+        #: rendered frames are never saved as training data: a fix typed on a demo would teach the reader a
+        #: picture and a label that no table showed (found by the new-user trial of issue 42).
+        self.frames_are_real: Callable[[], bool] = lambda: True
         self.model_name: Callable[[], str] = lambda: ""
         #: Dice of the pending throw before each edit (fix / add / remove), newest last, so that Undo
         #: takes back one edit at a time: ``(throw_id, faces, boxes, confidences)``. Kept in memory only.
@@ -684,7 +688,7 @@ class GameSession:
     def _save_correction(self, throw_id: int) -> None:
         """Save a throw the table confirmed or corrected into :attr:`corrections_dir` for retraining
         (the settled frame and the faces the players gave, boxes from the camera). Never fails the game."""
-        if self.corrections_dir is None:
+        if self.corrections_dir is None or not self.frames_are_real():
             return
         row = self.store.get_throw(throw_id)
         jpeg = self.store.throw_image(throw_id)

@@ -115,6 +115,7 @@ class TableService:
         self.live = LiveTable(source, reader, reader_kind, source_spec, on_throw=self._camera_throw,
                               changed=self._changed, broadcaster=self.broadcaster)
         self.frames: FrameHub = self.live.frames
+        self.session.frames_are_real = lambda: not self.live.virtual
         self.version = 0
         # earlier versions' default thresholds were dropped once, by migrations 2 and 3 (kosti.dashboard.migrations):
         # a pair stored since is a choice and is read as it is

@@ -245,10 +245,15 @@ class LiveTable(RunnerObserver):
             "error" if self.source_error else "ok")
         hint = self.orientation.rotate_for(self.rotation) if self.turnable else None
         why = source_why(status, self.source_error)  # why there is no picture, in words (issue 42), or None
-        return {"kind": self.source.kind, "spec": spec, "virtual": isinstance(self.source, VirtualTableSource),
+        return {"kind": self.source.kind, "spec": spec, "virtual": self.virtual,
                 "fps": round(self.fps, 1), "motion": self.motion, "status": status, "message": self.source_error,
                 "why": why[0] if why else None, "why_ru": why[1] if why else None,
                 "rotate": self.rotation, "turn_hint": hint}
+
+    @property
+    def virtual(self) -> bool:
+        """Whether the frames come from the virtual table (rendered dice, not a camera)."""
+        return isinstance(self.source, VirtualTableSource)
 
     def virtual_source(self) -> VirtualTableSource:
         """The virtual table, or Conflict when this table has a real camera."""

@@ -497,6 +497,22 @@ def test_corrected_throws_become_training_data(make_client, throw, start_game, t
     assert c.get(f"/api/games/{gid}/history").json()["throws"][0]["resolution"] == "corrected"
 
 
+def test_the_virtual_tables_rendered_throws_never_become_training_data(make_client, throw, start_game, tmp_path):
+    """A fix typed on the demo's virtual table is no label of a real photo: nothing is saved for retraining (the
+    new-user trial of issue 42 found such throws on /review, already marked reviewed)."""
+    from kosti.datasets import capture
+
+    root = tmp_path / "frames"
+    c = make_client(corrections_dir=root, source="virtual", start_capture=False)
+    assert c.app.state.table.live.virtual
+    gid = start_game(c)
+    c.app.state.table.submit_throw(throw([1, 0, 5, 2, 3], status="uncertain", image=True))
+    c.post(f"/api/games/{gid}/fix", json={"die_index": 1, "value": 6})
+    assert c.post(f"/api/games/{gid}/confirm").status_code == 200
+    assert c.get(f"/api/games/{gid}/history").json()["throws"][0]["resolution"] == "corrected"
+    assert not root.exists() or capture.list_ids(root) == []
+
+
 def test_openapi_docs_are_served_offline(tmp_path):
     """/docs must work without internet: its Swagger UI script and style come from this server."""
     import re
