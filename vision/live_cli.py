@@ -58,8 +58,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="video file, or folder of its frames (images, in name order: f9 before f10)")
     p.add_argument("--truth", metavar="DIR", type=Path, default=None,
                    help="score the pipeline on a folder of clips whose throws are known (what `kosti run --record DIR` "
-                        "keeps, or clips with a throws.json): throws right, missed, extra, merged, and seconds from "
-                        "rest to read")
+                        "keeps, clips with a throws.json, or what `kosti datasets clips --out DIR` writes): throws right, "
+                        "missed, extra, merged, and seconds from rest to read")
     p.add_argument("--fps", type=float, default=30.0, metavar="FPS",
                    help="frame rate of a folder of frames (default 30; a video file has its own)")
     p.add_argument("--photos", action="store_true",

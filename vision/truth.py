@@ -1,17 +1,20 @@
 """Score the live pipeline on clips whose throws are known: ``kosti watch --truth DIR`` (issue 40).
 
-A truth folder holds video clips and what each must give, in either of two shapes:
+A truth folder holds video clips and what each must give, in any of three shapes:
 
 * ``DIR/throws.json`` — ``{clip file name: {"throws": [[faces ascending], ...], "rest_s": [start, end]}}``, the
   shape of ``../shared/clips/real-throws/throws.json`` (``rest_s``: when the dice came to rest and when a hand or
   shadow reached them; for a clip of several throws, a list of such pairs, one per throw);
 * ``DIR/<clip>.json`` beside each clip, one entry of that shape — what ``kosti run --record DIR`` writes: the
-  throw as the game finally recorded it, after any fix or confirmation at the table.
+  throw as the game finally recorded it, after any fix or confirmation at the table;
+* ``DIR/clips.json`` — what ``kosti datasets clips --out DIR`` writes (:func:`kosti.datasets.clips.write`): for each
+  clip its file, its dice count (``kosti watch --dice``) and its throws with faces, the true rest and the status the
+  throw must have (``ok``, or ``uncertain`` where a die left the picture).
 
 Every clip is replayed through the one runner (:class:`kosti.vision.runner.LivePipeline`, as ``kosti watch``), a
 throw that corrects an earlier one replacing it, and its throws are matched in order with the truth:
 
-* ``right`` — read with the true faces, ``ok``; ``missed`` — a true throw no reported throw matches;
+* ``right`` — read with the true faces, ``ok`` (or the status ``clips.json`` names); ``missed`` — a true throw no reported throw matches;
 * ``extra`` — a reported throw that matches no true throw (a pause read as a throw, a misread, one that asks);
 * ``merged`` — a true throw deleted by a correction (``corrects``) that was really a new throw (issue 40: the worst
   error, a scored throw gone unseen);
@@ -48,6 +51,9 @@ def load_truth(folder: Path) -> dict[str, dict[str, Any]]:
     shared = folder / "throws.json"
     if shared.is_file():
         entries.update(_read_json(shared))
+    suite = folder / "clips.json"
+    suite_entries = _suite(suite, _read_json(suite)) if suite.is_file() else {}
+    entries.update({k: v for k, v in suite_entries.items() if k not in entries})
     for clip in sorted(p for p in folder.iterdir() if p.suffix.lower() in CLIP_SUFFIXES):
         beside = clip.with_suffix(".json")
         if beside.is_file() and clip.name not in entries:
@@ -57,8 +63,30 @@ def load_truth(folder: Path) -> dict[str, dict[str, Any]]:
         if not (folder / name).is_file():
             raise TruthError(f"{folder}: {name} is in the truth but not in the folder")
         out[name] = _entry(name, entry)
+        if name in suite_entries and entry is suite_entries[name]:
+            out[name].update(dice=entry["dice"], status=entry["status"])
+            out[name]["rest_s"] = [[r, None] for r in entry["rest"]]  # the rest's start; no hand in the truth
     if not out:
-        raise TruthError(f"{folder}: no clip with its throws (throws.json, or a .json beside each clip)")
+        raise TruthError(f"{folder}: no clip with its throws (throws.json, clips.json, or a .json beside each clip)")
+    return out
+
+
+def _suite(path: Path, doc: Any) -> dict[str, dict[str, Any]]:
+    """``clips.json`` of ``kosti datasets clips`` as truth entries by clip file: ``throws``, ``rest`` (true rest per
+    throw), ``status`` (the status each throw must have), ``dice`` (expected dice count or None)."""
+    clips = doc.get("clips") if isinstance(doc, dict) else None
+    if not isinstance(clips, list):
+        raise TruthError(f"{path}: not a clip suite (no \"clips\" list)")
+    out: dict[str, dict[str, Any]] = {}
+    for c in clips:
+        throws = c.get("throws") if isinstance(c, dict) else None
+        if not isinstance(c, dict) or not isinstance(c.get("file"), str) or not isinstance(throws, list) or not all(
+                isinstance(t, dict) and isinstance(t.get("rest_s"), (int, float)) for t in throws):
+            raise TruthError(f"{path}: each clip needs \"file\" and \"throws\" with \"faces\" and \"rest_s\"")
+        dice = c.get("dice")
+        out[c["file"]] = {"throws": [t.get("faces") for t in throws], "rest": [float(t["rest_s"]) for t in throws],
+                          "status": [str(t.get("status", "ok")) for t in throws],
+                          "dice": dice if isinstance(dice, int) and dice > 0 else None}
     return out
 
 
@@ -108,9 +136,10 @@ def judge(truth: dict[str, Any], seen: list[dict[str, Any]]) -> dict[str, Any]:
         final.append(t)
     right, read_s, k = 0, [], 0
     used: set[int] = set()
+    status = truth.get("status") or ["ok"] * len(want)
     for i, faces in enumerate(want):
         for j in range(k, len(final)):
-            if _faces(final[j]) == faces and final[j].get("status") == "ok":
+            if _faces(final[j]) == faces and final[j].get("status") == status[i]:
                 right += 1
                 used.add(j)
                 k = j + 1
@@ -131,8 +160,9 @@ def _shown(throw: dict[str, Any]) -> list[Any]:
 
 
 def score_folder(folder: Path, watch: Callable[[Path, int | None], list[dict[str, Any]]]) -> dict[str, Any]:
-    """Score every clip of a truth folder: ``watch(clip, dice)`` replays one clip (``dice``: the count of its first
-    true throw when all its throws have that count, else None) and returns its ``kosti watch --json`` throws.
+    """Score every clip of a truth folder: ``watch(clip, dice)`` replays one clip (``dice``: the clip's dice count
+    in ``clips.json``, else the count of its first true throw when all its throws have that count, else None) and
+    returns its ``kosti watch --json`` throws.
 
     Returns:
         ``{"folder", "clips": [{"clip", ...judge}], "total": {"throws", "right", "missed", "extra", "merged",
@@ -145,7 +175,8 @@ def score_folder(folder: Path, watch: Callable[[Path, int | None], list[dict[str
     clips = []
     for name, entry in truth.items():
         counts = {len(t) for t in entry["throws"]}
-        verdict = judge(entry, watch(folder / name, counts.pop() if len(counts) == 1 else None))
+        dice = entry.get("dice") or (counts.pop() if len(counts) == 1 else None)
+        verdict = judge(entry, watch(folder / name, dice))
         clips.append({"clip": name, **verdict})
     reads = sorted(v for c in clips for v in c["read_s"])
     total = {k: sum(c[k] for c in clips) for k in ("right", "missed", "extra", "merged")}

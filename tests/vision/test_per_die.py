@@ -4,6 +4,7 @@ against their truth (:mod:`kosti.vision.truth`)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -108,3 +109,26 @@ def test_kosti_watch_truth_refuses_bad_input_with_exit_2(tmp_path, capsys):
     assert "no such folder" in capsys.readouterr().err
     assert main(["watch"]) == 2
     assert "--truth DIR" in capsys.readouterr().err
+
+
+def test_kosti_watch_truth_scores_a_suite_of_kosti_datasets_clips(tmp_path, capsys):
+    """``kosti datasets clips --out DIR`` writes its truth as ``clips.json``: ``kosti watch --truth DIR`` scores it (the
+    ``leave`` clip with its dice count 5 and its ``uncertain`` throw of four dice) instead of refusing it."""
+    import ci_guard
+
+    from kosti.cli import main
+
+    ci_guard.shipped(Path(__file__).resolve().parents[2] / "models" / "dice_det.onnx", "shipped detector")
+    out = tmp_path / "clips"
+    assert main(["datasets", "clips", "--out", str(out), "--clip", "fixed", "--clip", "leave",
+                 "--real-root", str(tmp_path / "none")]) == 0
+    assert (out / "clips.json").is_file() and not (out / "throws.json").exists()
+    truth = load_truth(out)
+    assert truth["leave.avi"]["dice"] == 5 and truth["leave.avi"]["status"] == ["uncertain"]
+    capsys.readouterr()
+    assert main(["watch", "--truth", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [c["clip"] for c in report["clips"]] == ["fixed.avi", "leave.avi"]
+    t = report["total"]
+    assert (t["throws"], t["right"], t["missed"], t["extra"], t["merged"]) == (3, 3, 0, 0, 0), report
+    assert 0.0 <= t["read_s_max"] <= 0.5
