@@ -157,8 +157,13 @@ def make_backup(paths: Paths, out: Path, *, frames: bool = False) -> Manifest:
     Returns the :class:`Manifest`. Raises :class:`BackupError` (no database, an unreadable database or file,
     ``out`` cannot be written)."""
     from kosti import __version__
+    from kosti.writable import UnwritablePath, writable_file
 
     out = Path(out)
+    try:  # the output's folder first: a path under a file or on /proc is the archive's problem, not the database's
+        writable_file(out, "backup")
+    except UnwritablePath as exc:
+        raise BackupError(str(exc)) from None
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     snap = out.with_name(f".{out.name}.{os.getpid()}.db")
     try:
@@ -183,7 +188,8 @@ def make_backup(paths: Paths, out: Path, *, frames: bool = False) -> Manifest:
             os.fsync(raw.fileno())
         os.replace(tmp, out)
     except OSError as exc:
-        raise BackupError(f"cannot write the backup {out}: {exc.strerror or exc}") from None
+        # The user's path, never the temporary file beside it (``.x.tar.gz.123.tmp``).
+        raise BackupError(f"cannot write the backup {out}: {(exc.strerror or str(exc)).lower()}") from None
     finally:
         for p in (tmp, snap):
             p.unlink(missing_ok=True)
@@ -355,6 +361,8 @@ class RestoreResult:
 
     manifest: dict[str, Any]
     restored: list[str]
+    #: The replaced database and configuration, kept beside them as ``kosti.db.before-restore-YYYYmmdd-HHMMSS``.
+    kept: list[Path] = field(default_factory=list)
 
 
 def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> RestoreResult:
@@ -363,8 +371,10 @@ def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> Restore
     written) and the frames when the archive has them. Parts the archive does not hold are left as they are.
 
     Everything is checked first (:func:`check_archive`, the database opens); a running dashboard (its lock on the
-    database) refuses the restore. The current data stays in place until the new data is ready beside it; then
-    each part is swapped by rename and the old one deleted; a failure while swapping puts the old parts back.
+    database) refuses the restore. The current database and configuration are first copied beside them
+    (``kosti.db.before-restore-YYYYmmdd-HHMMSS``, :attr:`RestoreResult.kept`), so newer games are never lost. The
+    current data stays in place until the new data is ready beside it; then each part is swapped by rename and the
+    old one deleted; a failure while swapping puts the old parts back.
     Raises :class:`BackupError` (one line; nothing changed)."""
     archive = Path(archive)
     db = Path(paths.db)
@@ -396,10 +406,45 @@ def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> Restore
                 plan.append(("frames", new / "frames", Path(paths.frames)))
             if with_config and checked.has("kosti.toml") and config is not None:
                 plan.append(("config", new / "kosti.toml", config))
+            kept = _keep_replaced(db, config if any(n == "config" for n, _, _ in plan) else None)
             _swap(plan, staging / "old", owner)
-        return RestoreResult(checked.manifest, [name for name, _, _ in plan])
+        return RestoreResult(checked.manifest, [name for name, _, _ in plan], kept)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _keep_replaced(db: Path, config: Path | None) -> list[Path]:
+    """Copy the database (SQLite online backup: its WAL's committed pages included) and the configuration that
+    the restore is about to replace to ``<name>.before-restore-YYYYmmdd-HHMMSS`` beside them (mode 600: the
+    config holds the PIN), so newer games are never lost to a restore. Returns the copies made."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    kept: list[Path] = []
+    try:
+        if db.is_file():
+            copy = db.with_name(f"{db.name}.before-restore-{stamp}")
+            src = sqlite3.connect(db, timeout=30.0)
+            try:
+                dst = sqlite3.connect(copy)
+                try:
+                    src.backup(dst)
+                    dst.execute("PRAGMA journal_mode=DELETE")
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+            os.chmod(copy, 0o600)
+            kept.append(copy)
+        if config is not None and config.is_file():
+            copy = config.with_name(f"{config.name}.before-restore-{stamp}")
+            shutil.copy2(config, copy)
+            os.chmod(copy, 0o600)
+            kept.append(copy)
+    except (OSError, sqlite3.Error) as exc:
+        for k in kept:
+            k.unlink(missing_ok=True)
+        raise BackupError(f"cannot keep a copy of the current data before restoring ({exc}); nothing "
+                          "changed") from None
+    return kept
 
 
 def _move(src: Path, dst: Path) -> None:

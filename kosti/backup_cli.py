@@ -100,7 +100,11 @@ def _restore(args: argparse.Namespace) -> int:
     result = restore(Path(args.archive), paths, with_config=not args.no_config)
     m = result.manifest
     print(f"restored {args.archive} (made {m.get('created_at')} on {m.get('host')}, {count(int(m.get('games') or 0), 'game')}): "
-          f"{', '.join(result.restored)}. Start the dashboard again: sudo systemctl start kosti")
+          f"{', '.join(result.restored)}.")
+    for kept in result.kept:
+        print(f"the replaced {'database' if kept.name.startswith(paths.db.name + '.') else 'configuration'} "
+              f"is kept as {kept}")
+    print("Start kosti again (on the Pi: sudo systemctl start kosti)")
     return 0
 
 

@@ -263,3 +263,48 @@ def test_backup_of_a_missing_database_is_one_line(tmp_path: Path, capsys) -> Non
                  "--registry", str(tmp_path / "m")]) == 2
     assert "no database at" in capsys.readouterr().err
     assert not (tmp_path / "b.tar.gz").exists() and not (tmp_path / "none.db").exists()
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_an_unwritable_backup_path_names_the_users_path(where, table_files: Paths, tmp_path: Path, capsys) -> None:
+    """The output's folder is checked first: a path under a regular file or in /proc is the archive's problem (not
+    'cannot back up the database'), worded with the path the user gave, never the temporary file beside it."""
+    _make(table_files, tmp_path)
+    if where == "under-a-file":
+        (tmp_path / "file.csv").write_text("a,b\n")
+        out = tmp_path / "file.csv" / "x.tar.gz"
+    else:
+        out = Path("/proc/x.tar.gz")
+    capsys.readouterr()
+    assert main(["backup", str(out), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert str(out.parent) in err and "backup" in err, err
+    assert "database" not in err and ".tmp" not in err and ".x.tar.gz" not in err, err
+
+
+def test_restore_keeps_the_replaced_database_and_config_beside_them(table_files: Paths, tmp_path: Path,
+                                                                     capsys) -> None:
+    """A restore over newer games keeps the database (and config) it replaces as a dated copy and says where;
+    its last line fits any install, not only the Pi's service."""
+    out = _make(table_files, tmp_path)
+    s = Store(table_files.db)
+    t = TableService(s)
+    t.new_game(["Cleo", "Dan"], replace=True)
+    t.enter([5, 5, 2, 3, 4])
+    s.close()
+    newer = _actions(table_files.db)
+    table_files.config.write_text('[server]\npin = "1111"\n')
+    capsys.readouterr()
+    assert main(["restore", str(out), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config)]) == 0
+    text = capsys.readouterr().out
+    dbs = list(table_files.db.parent.glob("kosti.db.before-restore-*"))
+    tomls = list(table_files.config.parent.glob("kosti.toml.before-restore-*"))
+    assert len(dbs) == 1 and len(tomls) == 1
+    assert _actions(dbs[0]) == newer != _actions(table_files.db), "the newer games are in the kept copy"
+    assert tomls[0].read_text() == '[server]\npin = "1111"\n'
+    assert oct(tomls[0].stat().st_mode & 0o777) == "0o600"
+    assert str(dbs[0]) in text and str(tomls[0]) in text
+    assert "Start kosti again (on the Pi: sudo systemctl start kosti)" in text
