@@ -18,7 +18,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 #: Modules that contribute subcommands, in the order they appear in ``kosti --help``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -43,8 +43,27 @@ class OneLineErrorParser(argparse.ArgumentParser):
     one line on stderr with exit code 2, as every other bad input (``../shared/docs/cli.md``, "Exit codes"), instead
     of the usage block and the message; ``--help`` still shows the usage. Subcommand parsers are of this class too."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _SubcommandParsers)
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class _SubcommandParsers(argparse._SubParsersAction):
+    """Subcommands whose unknown arguments are refused by the subcommand itself: ``kosti score --frobnicate 1``
+    says ``kosti score: unrecognized arguments: --frobnicate 1 (see kosti score --help)``, not ``kosti: …`` (plain
+    ``argparse`` hands a subcommand's leftovers up to the top-level parser, which names only ``kosti``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        subparser = self._name_parser_map.get(values[0]) if values else None
+        before = list(vars(namespace).get(argparse._UNRECOGNIZED_ARGS_ATTR, []))
+        super().__call__(parser, namespace, values, option_string)
+        extra = list(vars(namespace).get(argparse._UNRECOGNIZED_ARGS_ATTR, []))[len(before):]
+        if extra and subparser is not None:
+            subparser.error(f"unrecognized arguments: {' '.join(extra)}")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -164,6 +164,21 @@ def test_run_refuses_a_truncated_video_at_start(tmp_path: Path, capsys) -> None:
     assert len([ln for ln in err.splitlines() if ln.strip()]) == 1 and str(video) in err
 
 
+@pytest.mark.parametrize("argv, line", [
+    (["score", "--frobnicate", "1"], "kosti score: unrecognized arguments: --frobnicate (see kosti score --help)"),
+    (["advise", "--lang", "ru"], "kosti advise: unrecognized arguments: --lang (see kosti advise --help)"),
+    (["pin", "--host", "0.0.0.0"], "kosti pin: unrecognized arguments: --host 0.0.0.0 (see kosti pin --help)"),
+    (["games", "export", "1", "--bogus"],
+     "kosti games export: unrecognized arguments: --bogus (see kosti games export --help)"),
+])
+def test_an_unknown_argument_is_refused_by_its_own_subcommand(argv: list[str], line: str, capsys) -> None:
+    """cli.md: a subcommand's unknown flag is one line, exit 2, naming that subcommand and its --help (not ``kosti:``)."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [line]
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["read", "--bogus", "x.jpg"], "unrecognized arguments: --bogus"),
     (["eval"], "the following arguments are required: --data"),
