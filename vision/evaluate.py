@@ -390,7 +390,10 @@ class EvalReport:
         return int(sum(int(r.pred.uncertain.sum()) for r in self.records))
 
     def to_json(self) -> dict[str, Any]:
-        """The ``kosti eval --json`` document (keys exactly as ``../shared/docs/cli.md``)."""
+        """The ``kosti eval --json`` document: the keys of ``../shared/docs/cli.md``, then ``uncertain`` (dice reported
+        uncertain, matched or extra: the ones the table is asked about), ``wrong`` (matched dice read as another face
+        without the flag) and ``confusion_full`` (``(7, 8)``: :attr:`confusion_full` — columns read 1–6, uncertain,
+        missed; rows true 1–6, then extra boxes), so that a swap such as 6 → 5 or a die left uncertain shows."""
         return {
             "images": self.n_images,
             "dice": self.n_dice,
@@ -402,6 +405,9 @@ class EvalReport:
             "mAP50_95": round(float(self.ap.mean()), 4),
             "ms_per_image_median": round(self.ms_median, 2),
             "confusion": self.confusion.tolist(),
+            "uncertain": self.uncertain,
+            "wrong": self.n_wrong,
+            "confusion_full": self.confusion_full.tolist(),
         }
 
 

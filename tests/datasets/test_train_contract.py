@@ -22,7 +22,7 @@ from kosti.cli import main
 
 #: The ``kosti eval --json`` document's keys (cli.md).
 EVAL_KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
-             "ms_per_image_median", "confusion"}
+             "ms_per_image_median", "confusion"} | {"uncertain", "wrong", "confusion_full"}  # cli.md's, then additions
 #: Keys every ``kosti train --json`` document has (cli.md).
 TRAIN_KEYS = {"version", "activated", "before", "after", "minutes"}
 

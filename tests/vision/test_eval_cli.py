@@ -19,7 +19,7 @@ from kosti.vision.reader import DiceReader
 from kosti.vision.yolo_labels import label_lines, label_text, read_labels
 
 KEYS = {"images", "dice", "precision", "recall", "die_accuracy", "image_exact", "mAP50", "mAP50_95",
-        "ms_per_image_median", "confusion"}
+        "ms_per_image_median", "confusion"} | {"uncertain", "wrong", "confusion_full"}  # cli.md's, then additions
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +65,11 @@ def test_cli_eval_json_and_plots(models, dataset, tmp_path):
     assert doc["ms_per_image_median"] > 0
     cm = doc["confusion"]
     assert len(cm) == 6 and all(len(row) == 6 and all(isinstance(v, int) for v in row) for row in cm)
+    full = np.asarray(doc["confusion_full"])
+    assert full.shape == (7, 8) and (full[:6, :6] == np.asarray(cm)).all()
+    assert full[:6].sum() == doc["dice"], "every labelled die is read, uncertain or missed"
+    assert doc["wrong"] == int(np.asarray(cm).sum() - np.trace(np.asarray(cm)))
+    assert doc["uncertain"] == int(full[:, 6].sum()), "uncertain dice on labels and on extra boxes"
     # The untrained detector fires everywhere, so every frame has extra boxes: all are error images.
     img = cv2.imread(str(plots / "confusion_matrix.png"))
     assert img is not None and img.shape[0] > 300 and img.shape[1] > 300
