@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from importlib import resources
 from typing import Any, TextIO
 
@@ -506,6 +507,28 @@ def _save(path: str | None, gs: Game, history: list[dict[str, Any]],
         raise BadInput(f"{path}: cannot save the game ({exc.strerror or exc})") from None
 
 
+def _check_save_path(path: str) -> None:
+    """Refuse a ``--save`` path that can never be written before the game starts (one line, exit 2), not after
+    the first throw: a folder, a folder that is missing or is a regular file (``/tmp/file.csv/s.json``), or a
+    folder nothing can be written in (a probe file is made and removed). Standard library only: the rules engine
+    imports nothing else from kosti (``kosti.writable`` does the same for the other commands)."""
+    if os.path.isdir(path):
+        raise BadInput(f"{path}: cannot save the game (it is a folder, not a file)")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        near = folder
+        while not os.path.exists(near) and os.path.dirname(near) != near:
+            near = os.path.dirname(near)
+        why = f"the folder {folder} does not exist" if os.path.isdir(near) else f"{near} is a file, not a folder"
+        raise BadInput(f"{path}: cannot save the game ({why})")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".kosti-write-check-", dir=folder)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot save the game ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def _load_save(path: str) -> tuple[list[Game], list[dict[str, Any]]]:
     """The states (initial … current) and actions of a saved game. When the saved initial state
     and actions do not reproduce the saved state, only the saved state is used (no undo)."""
@@ -542,6 +565,8 @@ def run_play(args: argparse.Namespace) -> int:
     history: list[dict[str, Any]] = []
     lines: Any
     echo = False
+    if args.save:
+        _check_save_path(args.save)
     if args.sample:
         doc = sample_game(args.sample)
         first, recorded = game_from_record(doc)

@@ -142,6 +142,25 @@ def test_stats_plot_and_play_save_unwritable(unwritable: Path, tmp_path: Path, c
     _one_line(["play", "--players", "Ann,Boris", "--save", str(unwritable / "game.json")], capsys, "game.json")
 
 
+@pytest.mark.parametrize("where", ["under-a-file", "missing-folder", "a-folder"])
+def test_play_save_is_checked_before_the_game_starts(where: str, tmp_path: Path, monkeypatch, capsys) -> None:
+    """``kosti play --save`` under a regular file (or in a missing folder, or naming a folder) is refused at start:
+    one line, exit 2, and no rules, score sheet or prompt printed before it (the game never starts)."""
+    import io
+
+    (tmp_path / "file.csv").write_text("a,b\n")
+    save = {"under-a-file": tmp_path / "file.csv" / "s.json", "missing-folder": tmp_path / "no" / "s.json",
+            "a-folder": tmp_path}[where]
+    monkeypatch.setattr("sys.stdin", io.StringIO("1 5 2 3 6\nbank\n"))
+    code = main(["play", "--players", "Ann,Boris", "--save", str(save)])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert out == "", "the game must not start"
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and str(save) in lines[0] and "cannot save the game" in lines[0], err
+    assert "Traceback" not in err and not list(tmp_path.rglob("*.tmp"))
+
+
 def test_a_disk_that_fills_up_during_the_write_is_one_line(tmp_path: Path, capsys) -> None:
     """The checks pass (the folder is writable), then the write itself fails with ENOSPC: the last net in
     ``kosti.cli.main`` says it in one line, exit 2 (a tmpfs of one page holds no 8 KB config file)."""
