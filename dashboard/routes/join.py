@@ -2,7 +2,8 @@
 
 ``?for=watch`` (default) is the spectators' address, public like the page; ``?for=control`` holds the PIN
 (:mod:`kosti.dashboard.join`) and is answered only to a client that sent the right PIN (``X-Kosti-Pin``), so a
-QR code on the TV never gives the PIN away."""
+QR code on the TV never gives the PIN away. A dashboard phones cannot reach (it listens on loopback only) offers no
+QR code at all (404 ``not_on_lan``, saying to start it with ``--host 0.0.0.0``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
+from kosti.dashboard.errors import NotFound
 from kosti.dashboard.join import join_urls, qr_svg
 
 
@@ -38,6 +40,11 @@ def create_join_router(host: str, port: int, pin: Callable[[], str | None], pin_
                 response_class=Response, responses={200: {"content": {"image/svg+xml": {}}, "description": "SVG"}})
     def get_qr(request: Request, for_: Literal["watch", "control"] = Query("watch", alias="for")) -> Response:
         urls = join_urls(host, port, pin(), pin_required)
+        if not urls.lan:  # a code for 127.0.0.1 is of no use to any phone: say how to open the table to them
+            raise NotFound("phones cannot reach this dashboard (it listens on this machine only): start kosti with "
+                           "--host 0.0.0.0 so that phones can join",
+                           "телефоны не могут открыть эту панель (она слушает только эту машину): запустите kosti "
+                           "с --host 0.0.0.0, чтобы подключались телефоны", code="not_on_lan")
         if for_ == "control":
             check_pin(request)  # 403 without the right PIN, 429 while locked out
         text = urls.control if for_ == "control" else urls.watch

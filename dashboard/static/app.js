@@ -772,13 +772,15 @@ function renderGames() {
 let joinInfo = null;
 async function loadJoin() {
   try { joinInfo = await api("GET", "/api/join", undefined, true); } catch (e) { return; }
-  $("join-qr").src = "/api/join/qr.svg";  // the spectators' address: anyone may watch
+  // the spectators' address: anyone may watch. No code at all where phones cannot reach the table (127.0.0.1).
+  if (joinInfo.lan) $("join-qr").src = "/api/join/qr.svg";
   renderJoin();
 }
 
 function renderJoin() {
   if (!joinInfo) return;
   const where = [joinInfo.watch, joinInfo.name_url].filter(Boolean).map(esc).join(" · ");
+  $("join-qr").hidden = !joinInfo.lan;
   $("join-url").innerHTML = joinInfo.lan ? `${t("join_scan")}<br><b>${where}</b>` : esc(t("join_local"));
   $("btn-join-control").hidden = !joinInfo.lan || !joinInfo.pin_required;
 }
