@@ -125,6 +125,25 @@ def _severe(d) -> list:
 
 
 
+def _open_first_thumbnail(d, wait) -> int:
+    """Scroll to the first history thumbnail and tap it; returns its height in CSS pixels. The history list is
+    drawn again when a snapshot arrives, so an image found a moment ago may be gone (a stale element, seen in CI
+    under load): each try finds it afresh."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def attempt(d):
+        try:
+            img = d.find_element(By.CSS_SELECTOR, "#history-list img.zoomable")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+            height = int(img.size["height"])
+            img.click()
+            return height or None
+        except StaleElementReferenceException:
+            return None
+
+    return int(wait.until(attempt))
+
 
 @pytest.mark.slow
 def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
@@ -256,10 +275,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         hist = d.find_element(By.ID, "history-list").text
         assert "пусто" in hist and "+105" in hist and "введён вручную" in hist
         assert "обгон" in hist  # the fine is explained in the turn that caused it
-        img = d.find_element(By.CSS_SELECTOR, "#history-list img.zoomable")
-        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
-        assert img.size["height"] >= 80
-        img.click()
+        assert _open_first_thumbnail(d, wait) >= 80  # thumbnails are large enough to tap
         wait.until(lambda d: d.find_element(By.ID, "zoom-dialog").get_attribute("open") is not None)
         _shot(d, "08-ru-390-history-zoom.png")
         d.find_element(By.CSS_SELECTOR, "#zoom-dialog button").click()
