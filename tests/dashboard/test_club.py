@@ -242,6 +242,7 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.mark.slow
 def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto: Mosquitto, make_client, start_game,
                                                                        tmp_path: Path) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -258,7 +259,9 @@ def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto
     try:
         with make_client(db_path=tmp_path / "t1.db", mqtt=_settings(mosquitto.port, "t1", "Table 1")) as one:
             d = _browser()
-            wait = WebDriverWait(d, 30)
+            # the club page draws its cards again on every message: an element found a moment ago may be gone, so
+            # every read of the page is a wait that tries again (stale elements are retried, not failures)
+            wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
             d.get(f"http://127.0.0.1:{club_port}/")
             d.execute_script("localStorage.setItem('kosti.lang', 'en')")
             d.refresh()
@@ -276,8 +279,8 @@ def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto
             wait.until(lambda d: card("t2") is not None and card("t2").get_attribute("data-status") == "live"
                        and score("t2", "Vera") == "0")
             wait.until(lambda d: card("t1") is not None and "No game" in card("t1").text)
-            assert card("t2").find_element(By.CLASS_NAME, "table-name").text == "Стол 2"
-            assert "Vera throws" in card("t2").find_element(By.CLASS_NAME, "table-turn").text
+            wait.until(lambda d: card("t2").find_element(By.CLASS_NAME, "table-name").text == "Стол 2")
+            wait.until(lambda d: "Vera throws" in card("t2").find_element(By.CLASS_NAME, "table-turn").text)
             # Play on both: the page follows without a reload
             g1 = start_game(one, ["Ann", "Boris"], "farkle", {"target": 300})
             wait.until(lambda d: score("t1", "Ann") == "0")
@@ -287,40 +290,40 @@ def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto
                                json=None if step == "bank" else {"faces": step}, timeout=10)
                 assert r.status_code == 200, r.text
             wait.until(lambda d: score("t2", "Vera") == "105")
-            assert "Gleb throws" in card("t2").find_element(By.CLASS_NAME, "table-turn").text
+            wait.until(lambda d: "Gleb throws" in card("t2").find_element(By.CLASS_NAME, "table-turn").text)
             _play(one, g1, [1, 1, 1, 2, 3, 4])
             wait.until(lambda d: "Last throw: 1 1 1 2 3 4 (Ann, 1000 points)" in card("t1").text)
             _play(one, g1, "bank", [2, 3, 4, 6, 6, 2])  # Ann 1000, Boris farkles in the final round: Ann wins
             wait.until(lambda d: "Winner: Ann" in card("t1").text)
             wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#standings tbody tr[data-name="Ann"] .st-wins'))
-            ann = d.find_element(By.CSS_SELECTOR, '#standings tbody tr[data-name="Ann"]')
-            assert [ann.find_element(By.CLASS_NAME, c).text for c in ("st-wins", "st-games", "st-points", "st-tables")] \
-                == ["1", "1", "1000", "Table 1"]
-            assert "1 game" in d.find_element(By.ID, "standings-since").text
+            wait.until(lambda d: [d.find_element(By.CSS_SELECTOR, f'#standings tbody tr[data-name="Ann"] .{c}').text
+                                  for c in ("st-wins", "st-games", "st-points", "st-tables")]
+                       == ["1", "1", "1000", "Table 1"])
+            wait.until(lambda d: "1 game" in d.find_element(By.ID, "standings-since").text)
             # The second table's Pi goes off without a word: the broker says its last will, the page shows it off
             demo.send_signal(signal.SIGKILL)
             demo.wait(10)
             wait.until(lambda d: card("t2").get_attribute("data-status") == "off")
-            assert "off since" in card("t2").find_element(By.CLASS_NAME, "table-status").text
-            assert "not playing now" in card("t2").text and score("t2", "Vera") == "105"  # last known, marked so
-            assert card("t1").get_attribute("data-status") == "live"
-            assert "Tables live: 1 · off: 1" in d.find_element(By.ID, "club-summary").text
+            wait.until(lambda d: "off since" in card("t2").find_element(By.CLASS_NAME, "table-status").text)
+            wait.until(lambda d: "not playing now" in card("t2").text and score("t2", "Vera") == "105")  # last known, marked so
+            wait.until(lambda d: card("t1").get_attribute("data-status") == "live")
+            wait.until(lambda d: "Tables live: 1 · off: 1" in d.find_element(By.ID, "club-summary").text)
             # In Russian, with the table's words
             d.find_element(By.ID, "lang-toggle").click()
-            assert "выключен с" in card("t2").find_element(By.CLASS_NAME, "table-status").text
-            assert "Победитель: Ann" in card("t1").text
-            assert d.find_element(By.ID, "standings-title").get_attribute("textContent") == "Итоги вечера"
-            assert "1 игра" in d.find_element(By.ID, "standings-since").text
-            assert "Столов в игре: 1 · выключено: 1" in d.find_element(By.ID, "club-summary").text
-            assert "Последний бросок: 2 3 4 6 6 2 (Boris, 0 очков)" in card("t1").find_element(By.CLASS_NAME,
-                                                                                               "last-throw").text
+            wait.until(lambda d: "выключен с" in card("t2").find_element(By.CLASS_NAME, "table-status").text)
+            wait.until(lambda d: "Победитель: Ann" in card("t1").text)
+            wait.until(lambda d: d.find_element(By.ID, "standings-title").get_attribute("textContent") == "Итоги вечера")
+            wait.until(lambda d: "1 игра" in d.find_element(By.ID, "standings-since").text)
+            wait.until(lambda d: "Столов в игре: 1 · выключено: 1" in d.find_element(By.ID, "club-summary").text)
+            wait.until(lambda d: "Последний бросок: 2 3 4 6 6 2 (Boris, 0 очков)"
+                       in card("t1").find_element(By.CLASS_NAME, "last-throw").text)
             # The club loses the broker: a red line says so and no table is shown live any more
             mosquitto.stop()
             wait.until(lambda d: d.find_element(By.ID, "broker-banner").is_displayed()
                        and "Нет связи с брокером" in d.find_element(By.ID, "broker-banner").text)
             wait.until(lambda d: all(c.get_attribute("data-status") != "live"
                                      for c in d.find_elements(By.CSS_SELECTOR, "article.table-card")))
-            assert "Столов в игре: 0" in d.find_element(By.ID, "club-summary").text
+            wait.until(lambda d: "Столов в игре: 0" in d.find_element(By.ID, "club-summary").text)
     finally:
         if d is not None:
             d.quit()
