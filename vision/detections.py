@@ -410,6 +410,19 @@ def unseen_in(boxes: np.ndarray, seen: np.ndarray, iou: float, cover: float | np
     return unseen
 
 
+def _boxes_keep_fracs(xyxy: Any, keep: Any, frac: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(xyxy (K, 4) float64, keep (K,) bool, fracs (K,) float64)`` for :func:`containers` and
+    :func:`nested_in_stronger`: one ``frac`` for every box is spread to each. Raises :class:`ValueError` when
+    ``frac`` is an array whose shape is not ``(K,)``."""
+    boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    fracs = np.asarray(frac, dtype=np.float64)
+    if fracs.ndim == 0:
+        fracs = np.full(len(boxes), float(fracs))
+    if fracs.shape != (len(boxes),):
+        raise ValueError(f"frac must be one value or one per box, shape ({len(boxes)},); got {fracs.shape}")
+    return boxes, np.asarray(keep, bool), fracs
+
+
 #: Largest area of a box held by a container, as a share of the container's own area (issue 38, "inner boxes
 #: win"). A die's top or side face boxed inside the die's own box is a third to a half of it
 #: (:func:`nested_in_stronger`), so two such face boxes never make a container; dice in a tray, a ring of tape
@@ -443,13 +456,7 @@ def containers(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndarray) -> 
     Raises:
         ValueError: ``frac`` is an array whose shape is not ``(K,)``.
     """
-    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-    keep = np.asarray(keep, bool)
-    fracs = np.asarray(frac, dtype=np.float64)
-    if fracs.ndim == 0:
-        fracs = np.full(len(xyxy), float(fracs))
-    if fracs.shape != (len(xyxy),):
-        raise ValueError(f"frac must be one value or one per box, shape ({len(xyxy)},); got {fracs.shape}")
+    xyxy, keep, fracs = _boxes_keep_fracs(xyxy, keep, frac)
     found = np.zeros(len(xyxy), bool)
     if keep.sum() < 3:
         return found
@@ -491,13 +498,7 @@ def nested_in_stronger(xyxy: np.ndarray, keep: np.ndarray, frac: float | np.ndar
     Raises:
         ValueError: ``frac`` is an array whose shape is not ``(K,)``.
     """
-    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-    keep = np.asarray(keep, bool)
-    fracs = np.asarray(frac, dtype=np.float64)
-    if fracs.ndim == 0:
-        fracs = np.full(len(xyxy), float(fracs))
-    if fracs.shape != (len(xyxy),):
-        raise ValueError(f"frac must be one value or one per box, shape ({len(xyxy)},); got {fracs.shape}")
+    xyxy, keep, fracs = _boxes_keep_fracs(xyxy, keep, frac)
     drop = np.zeros(len(xyxy), bool)
     if keep.sum() < 2 or (fracs[keep] >= 1.0).all():
         return drop
