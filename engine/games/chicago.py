@@ -101,13 +101,17 @@ class Chicago(TableGame):
             round_over = thrown >= len(self.names)
             if round_over:
                 nxt = 0
+        # every throw is a turn: the "turn" event says the dice pass (the table's turns, sheet and export)
+        to_throw = ev("turn", self.names[nxt], f"{self.names[nxt]} to throw", f"бросает {self.names[nxt]}")
         if not round_over:
+            evs.append(to_throw)
             return dataclasses.replace(st, thrown=thrown, mover=nxt)
         if self.round >= p.rounds:
             return st._finish(sort_winners(st.scores), evs)
         evs.append(ev("round", self.names[nxt], f"round {self.round + 1}: the target is "
                       f"{self.target + 1}", f"раунд {self.round + 1}: нужна сумма "
                       f"{self.target + 1}"))
+        evs.append(to_throw)
         return dataclasses.replace(st, round=self.round + 1, thrown=0, mover=nxt)
 
 

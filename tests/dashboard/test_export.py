@@ -116,6 +116,23 @@ def test_a_corrected_throw_and_undo_export_as_played(client, start_game, throw, 
     assert (advice["player"], advice["turn_points"], advice["dice_to_throw"]) == ("Ann", 30, 1)
 
 
+def test_every_chicago_throw_is_its_own_turn_on_the_sheet_and_in_the_csv(client, throw, start_game):
+    """Chicago passes the dice after every throw with no stop or bust: each throw is its own turn (its own CSV row
+    and sheet cell), not one turn 1 of Ann holding the whole game."""
+    gid = start_game(client, ("Ann", "Boris"), preset="chicago", overrides={"rounds": 2})
+    table = client.app.state.table
+    for faces in ([1, 1], [3, 4], [2, 1], [6, 6]):  # round 1 (needs 2): Ann hits; round 2 (needs 3): Ann hits
+        assert table.submit_throw(throw(faces))["applied"]
+    sheet = client.get(f"/api/games/{gid}/history").json()["sheet"]
+    assert [r["round"] for r in sheet["rows"]] == [1, 2]
+    assert [{n: c["score"] for n, c in r["cells"].items()} for r in sheet["rows"]] == [
+        {"Ann": 2, "Boris": 0}, {"Ann": 5, "Boris": 0}]
+    text = client.get(f"/api/games/{gid}/export?format=csv").content.decode("utf-8-sig")
+    rows = [(r["turn"], r["round"], r["player"], r["throws"]) for r in csv.DictReader(io.StringIO(text))]
+    assert rows == [("1", "1", "Ann", "1 1"), ("2", "1", "Boris", "3 4"), ("3", "2", "Ann", "2 1"),
+                    ("4", "2", "Boris", "6 6")]
+
+
 def test_csv_has_one_row_per_turn_and_a_column_per_player(client, start_game):
     gid = start_game(client, ("Ann", "Борис"))
     for faces in ([1, 5, 2, 3, 6], [2, 2, 3], [1, 1, 1, 2, 3]):  # Ann: 15, then a bust; Boris: 100
