@@ -258,7 +258,8 @@ def check_archive(archive: Path, staging: Path) -> Checked:
             for m in tar:
                 name = m.name
                 parts = name.split("/")
-                if name.startswith("/") or ".." in parts or parts[0] != TOP:
+                # "kosti-backup//tmp/x" would make ``staging / "/tmp/x"`` == /tmp/x: every part must be a plain name
+                if name.startswith("/") or parts[0] != TOP or any(p in ("", ".", "..") for p in parts[1:]):
                     raise _refuse(archive, f"not a kosti backup (member {name!r} outside {TOP}/)")
                 if m.isdir():
                     continue
@@ -267,6 +268,8 @@ def check_archive(archive: Path, staging: Path) -> Checked:
                 if m.size > MAX_MEMBER_BYTES:
                     raise _refuse(archive, f"member {name!r} is too large")
                 rel = "/".join(parts[1:])
+                if not rel or not (staging / rel).resolve().is_relative_to(staging.resolve()):
+                    raise _refuse(archive, f"not a kosti backup (member {name!r} outside {TOP}/)")
                 fh = tar.extractfile(m)
                 assert fh is not None  # a regular file
                 if rel == "manifest.json":

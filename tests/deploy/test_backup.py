@@ -308,3 +308,30 @@ def test_restore_keeps_the_replaced_database_and_config_beside_them(table_files:
     assert oct(tomls[0].stat().st_mode & 0o777) == "0o600"
     assert str(dbs[0]) in text and str(tomls[0]) in text
     assert "Start kosti again (on the Pi: sudo systemctl start kosti)" in text
+
+
+@pytest.mark.parametrize("trick", ["absolute", "dot"])
+def test_a_member_escaping_the_staging_folder_is_refused_before_anything_is_written(trick, table_files: Paths,
+                                                                                      tmp_path: Path, capsys) -> None:
+    """'kosti-backup//abs/path' joined onto the staging folder is the absolute path itself: refused, never
+    written (restore runs as root), and nothing of the table changes."""
+    good = _make(table_files, tmp_path)
+    outside = tmp_path / "outside" / "planted"
+    name = f"kosti-backup/{outside}" if trick == "absolute" else "kosti-backup/./kosti.toml"
+    bad = tmp_path / f"{trick}.tar.gz"
+    with tarfile.open(good) as src, tarfile.open(bad, mode="w:gz") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = 4
+        tar.addfile(info, io.BytesIO(b"evil"))
+        for m in src.getmembers():
+            tar.addfile(m, src.extractfile(m))
+    with tarfile.open(bad) as tar:
+        assert tar.getnames()[0] == name, "tarfile keeps the name as crafted"
+    before = _digest(table_files.db.parent, table_files.config)
+    capsys.readouterr()
+    assert main(["restore", str(bad), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config)]) == 2
+    err = capsys.readouterr().err
+    assert "not a kosti backup" in err and "nothing was changed" in err and err.count("\n") == 1, err
+    assert not outside.exists() and not outside.parent.exists()
+    assert _digest(table_files.db.parent, table_files.config) == before
