@@ -274,7 +274,12 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         who = request.client.host if request.client else "?"
         if not config.pin_required:
             return f"local:{who}"
-        guard.check(who, request.headers.get("x-kosti-pin") or request.query_params.get("pin"))
+        given = request.headers.get("x-kosti-pin")
+        if not given and request.method not in ("GET", "HEAD"):
+            # a GET takes the PIN from the header only: any web page can make a browser send a GET with
+            # ?pin=0 (an <img>), and each would count toward the global lockout; it cannot set a header
+            given = request.query_params.get("pin")
+        guard.check(who, given)
         return f"pin:{who}"
 
     # -- routers -----------------------------------------------------------------------------------

@@ -164,6 +164,19 @@ def test_join_urls_and_qr_codes(make_client):
     assert control.status_code == 200 and _qr_text(control.content) == r.json()["watch"] + "#pin=4826"
 
 
+def test_wrong_pins_in_get_queries_do_not_lock_out_control(make_client):
+    """Any web page can make a browser GET ``/api/join/qr.svg?for=control&pin=0`` (an ``<img>``): such a
+    GET takes no PIN from the query, so it counts no failure and never locks the table's control out."""
+    client = make_client(host="0.0.0.0", pin="4826")
+    for _ in range(20):
+        assert client.get("/api/join/qr.svg?for=control&pin=0000").status_code == 403
+    assert client.app.state.pin_guard.failures == 0 and client.app.state.pin_guard.locked_for() == 0.0
+    assert client.get("/api/join/qr.svg?for=control&pin=4826").status_code == 403  # not even the right one
+    ok = client.get("/api/join/qr.svg?for=control", headers={"X-Kosti-Pin": "4826"})  # what the page sends
+    assert ok.status_code == 200 and _qr_text(ok.content).endswith("#pin=4826")
+    assert client.post("/api/games", json={"players": ["A", "B"]}, headers={"X-Kosti-Pin": "4826"}).status_code == 201
+
+
 def test_monitor_from_comes_from_the_config(tmp_path):
     from kosti.config import ConfigError, load_config
 
