@@ -364,7 +364,8 @@ class RestoreResult:
 
     manifest: dict[str, Any]
     restored: list[str]
-    #: The replaced database and configuration, kept beside them as ``kosti.db.before-restore-YYYYmmdd-HHMMSS``.
+    #: The replaced database, configuration, model registry and frames folder, kept beside them as
+    #: ``<name>.before-restore-YYYYmmdd-HHMMSS`` (``kosti.db.before-restore-…``, ``models.before-restore-…``).
     kept: list[Path] = field(default_factory=list)
 
 
@@ -376,8 +377,9 @@ def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> Restore
     Everything is checked first (:func:`check_archive`, the database opens); a running dashboard (its lock on the
     database) refuses the restore. The current database and configuration are first copied beside them
     (``kosti.db.before-restore-YYYYmmdd-HHMMSS``, :attr:`RestoreResult.kept`), so newer games are never lost. The
-    current data stays in place until the new data is ready beside it; then each part is swapped by rename and the
-    old one deleted; a failure while swapping puts the old parts back.
+    current data stays in place until the new data is ready beside it; then each part is swapped by rename; the
+    replaced model registry and frames folders are kept beside them (``models.before-restore-YYYYmmdd-HHMMSS``), so
+    newer taught models are never lost; a failure while swapping puts the old parts back.
     Raises :class:`BackupError` (one line; nothing changed)."""
     archive = Path(archive)
     db = Path(paths.db)
@@ -385,6 +387,7 @@ def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> Restore
     data_dir.mkdir(parents=True, exist_ok=True)
     staging = data_dir / f".kosti-restore-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
+    keep_staging = False
     try:
         checked = check_archive(archive, staging / "new")
         new = checked.staging
@@ -409,18 +412,28 @@ def restore(archive: Path, paths: Paths, *, with_config: bool = True) -> Restore
                 plan.append(("frames", new / "frames", Path(paths.frames)))
             if with_config and checked.has("kosti.toml") and config is not None:
                 plan.append(("config", new / "kosti.toml", config))
-            kept = _keep_replaced(db, config if any(n == "config" for n, _, _ in plan) else None)
+            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            kept = _keep_replaced(db, config if any(n == "config" for n, _, _ in plan) else None, stamp)
             _swap(plan, staging / "old", owner)
+            for i, (name, _src, dst) in enumerate(plan):
+                aside = staging / "old" / str(i) / dst.name
+                if name in ("models", "frames") and aside.exists():
+                    copy = dst.with_name(f"{dst.name}.before-restore-{stamp}")
+                    try:  # the replaced folder, kept beside the new one as the database is (newer models)
+                        _move(aside, copy)
+                    except OSError:
+                        copy, keep_staging = aside, True  # the restore is done: keep it where it is, say where
+                    kept.append(copy)
         return RestoreResult(checked.manifest, [name for name, _, _ in plan], kept)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if not keep_staging:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
-def _keep_replaced(db: Path, config: Path | None) -> list[Path]:
+def _keep_replaced(db: Path, config: Path | None, stamp: str) -> list[Path]:
     """Copy the database (SQLite online backup: its WAL's committed pages included) and the configuration that
     the restore is about to replace to ``<name>.before-restore-YYYYmmdd-HHMMSS`` beside them (mode 600: the
     config holds the PIN), so newer games are never lost to a restore. Returns the copies made."""
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     kept: list[Path] = []
     try:
         if db.is_file():

@@ -102,8 +102,12 @@ def _restore(args: argparse.Namespace) -> int:
     print(f"restored {args.archive} (made {m.get('created_at')} on {m.get('host')}, {count(int(m.get('games') or 0), 'game')}): "
           f"{', '.join(result.restored)}.")
     for kept in result.kept:
-        print(f"the replaced {'database' if kept.name.startswith(paths.db.name + '.') else 'configuration'} "
-              f"is kept as {kept}")
+        what = "configuration"
+        for part, label in ((paths.db, "database"), (paths.models, "model registry"), (paths.frames, "frames")):
+            if part is not None and (kept.name == Path(part).name or kept.name.startswith(Path(part).name + ".")):
+                what = label
+                break
+        print(f"the replaced {what} is kept as {kept}")
     print("Start kosti again (on the Pi: sudo systemctl start kosti)")
     return 0
 

@@ -335,3 +335,39 @@ def test_a_member_escaping_the_staging_folder_is_refused_before_anything_is_writ
     assert "not a kosti backup" in err and "nothing was changed" in err and err.count("\n") == 1, err
     assert not outside.exists() and not outside.parent.exists()
     assert _digest(table_files.db.parent, table_files.config) == before
+
+
+def test_restore_keeps_the_replaced_models_and_frames_beside_them(table_files: Paths, tmp_path: Path,
+                                                                   capsys) -> None:
+    """A model version taught (and frames saved) after the backup are not deleted by a restore: the replaced
+    folders are kept as ``models.before-restore-…`` / ``frames.before-restore-…`` beside them, and the CLI says
+    where."""
+    frames = table_files.frames
+    assert frames is not None
+    (frames / "g1").mkdir(parents=True)
+    (frames / "g1" / "a.jpg").write_bytes(b"old-frame")
+    assert table_files.config is not None
+    table_files.config.write_text(f'[server]\npin = "482913"\n[storage]\nframes_dir = "{frames}"\n')
+    s = Store(table_files.db)
+    TableService(s).new_game(["Ann", "Boris"])
+    s.close()
+    out = tmp_path / "b.tar.gz"
+    assert main(["backup", str(out), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config), "--frames"]) == 0
+    (table_files.models / "v2").mkdir()
+    (table_files.models / "v2" / "detector.onnx").write_bytes(b"newer-model")
+    (frames / "g2").mkdir()
+    (frames / "g2" / "b.jpg").write_bytes(b"newer-frame")
+    capsys.readouterr()
+    assert main(["restore", str(out), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config)]) == 0
+    text = capsys.readouterr().out
+    assert not (table_files.models / "v2").exists() and not (frames / "g2").exists(), "the backup's data is in place"
+    [old_models] = table_files.models.parent.glob("models.before-restore-*")
+    [old_frames] = frames.parent.glob("frames.before-restore-*")
+    assert (old_models / "v2" / "detector.onnx").read_bytes() == b"newer-model"
+    assert (old_models / "v1" / "detector.onnx").read_bytes() == b"onnx-bytes" * 100
+    assert (old_frames / "g2" / "b.jpg").read_bytes() == b"newer-frame"
+    assert f"the replaced model registry is kept as {old_models}" in text, text
+    assert f"the replaced frames is kept as {old_frames}" in text, text
+    assert not list(table_files.db.parent.glob(".kosti-restore-*"))
