@@ -239,12 +239,14 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             announcer = await run_in_threadpool(announce, config.host, config.port)
         try:
             yield
-        finally:
-            if announcer is not None:
-                await run_in_threadpool(announcer.stop)
-            if publisher is not None:
-                await run_in_threadpool(publisher.stop)
-            await run_in_threadpool(table.stop)
+        finally:  # each stop on its own: one that fails does not skip the others
+            for stop in (announcer.stop if announcer is not None else None,
+                         publisher.stop if publisher is not None else None, table.stop):
+                if stop is not None:
+                    try:
+                        await run_in_threadpool(stop)
+                    except Exception:
+                        log.exception("stopping the dashboard: %s failed", getattr(stop, "__qualname__", stop))
             store.close()
 
     app = FastAPI(

@@ -102,7 +102,7 @@ def announce(host: str, port: int) -> MdnsAnnouncer | None:
         log.info("no avahi-daemon and no python-zeroconf: phones find the table by its IP address only "
                  "(pip install 'kosti[mdns]', or apt install avahi-daemon, for %s.local)", announcer.hostname)
         return None
-    except OSError as exc:
+    except Exception as exc:  # OSError, zeroconf's own errors...: the table works without mDNS
         log.warning("cannot announce %s.local over mDNS: %s", announcer.hostname, exc)
         return None
     log.info("announced http://%s.local:%d/ over mDNS (python-zeroconf)", announcer.hostname, port)

@@ -60,3 +60,37 @@ def test_without_zeroconf_the_table_still_starts(tmp_path, monkeypatch, caplog):
     with caplog.at_level("INFO"):
         assert mdns.announce("0.0.0.0", 8000) is None
     assert "kosti[mdns]" in caplog.text
+
+
+def test_a_zeroconf_error_does_not_stop_the_table_from_starting(tmp_path, monkeypatch, caplog):
+    """python-zeroconf's own errors (not OSError) are logged once; the dashboard starts and answers."""
+    if lan_address().startswith("127."):
+        pytest.skip("this machine has no network address to announce")
+    monkeypatch.setattr(mdns, "AVAHI_SOCKET", tmp_path / "none")
+
+    def refuse(self, *args, **kwargs):
+        raise zeroconf.NonUniqueNameException("taken")
+
+    monkeypatch.setattr(zeroconf.Zeroconf, "register_service", refuse)
+    from conftest import LocalClient
+
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", port=8766, mdns=True))
+    with caplog.at_level("WARNING"), LocalClient(app) as client:
+        assert client.get("/api/join").status_code == 200
+    assert "cannot announce" in caplog.text and "taken" in caplog.text
+
+
+def test_a_failing_stop_does_not_skip_the_others(tmp_path, monkeypatch):
+    class Broken:
+        def stop(self):
+            raise RuntimeError("goodbye failed")
+
+    monkeypatch.setattr(mdns, "announce", lambda host, port: Broken())
+    from conftest import LocalClient
+
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", port=8767, mdns=True))
+    stopped = []
+    monkeypatch.setattr(app.state.table, "stop", lambda: stopped.append("table"))
+    with LocalClient(app) as client:
+        assert client.get("/api/join").status_code == 200
+    assert stopped == ["table"]
