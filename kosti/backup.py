@@ -142,12 +142,29 @@ def _add_tree(tar: tarfile.TarFile, folder: Path, arc: str, files: dict[str, dic
         _add_file(tar, path, rel, files)
 
 
+class _HashingReader:
+    """``fh`` as tarfile reads it, hashing and counting every byte handed over."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh, self.sha, self.size = fh, hashlib.sha256(), 0
+
+    def read(self, n: int = -1, /) -> bytes:
+        data = self.fh.read(n)
+        self.sha.update(data)
+        self.size += len(data)
+        return data
+
+
 def _add_file(tar: tarfile.TarFile, path: Path, rel: str, files: dict[str, dict[str, Any]]) -> None:
-    data = path.read_bytes()  # read once: the sum and the member are the same bytes
-    files[rel] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
-    info = tarfile.TarInfo(f"{TOP}/{rel}")
-    info.size, info.mode, info.mtime = len(data), 0o600, int(path.stat().st_mtime)
-    tar.addfile(info, io.BytesIO(data))
+    # Streamed in chunks (a database of gigabytes is never held in memory) and read once: the sum and the member
+    # are the same bytes.
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        info = tarfile.TarInfo(f"{TOP}/{rel}")
+        info.size, info.mode, info.mtime = st.st_size, 0o600, int(st.st_mtime)
+        reader = _HashingReader(fh)
+        tar.addfile(info, reader)
+    files[rel] = {"sha256": reader.sha.hexdigest(), "size": reader.size}
 
 
 def make_backup(paths: Paths, out: Path, *, frames: bool = False) -> Manifest:
