@@ -48,6 +48,9 @@ TOP = "kosti-backup"
 STAMP_PREFIX = "kosti-backup-"
 #: The largest archive member restore accepts (a model registry file or the database), bytes.
 MAX_MEMBER_BYTES = 8 * 2**30
+#: The largest ``manifest.json`` restore reads (about 150 bytes a file: some 400,000 files); make_backup never writes
+#: a larger one.
+MAX_MANIFEST_BYTES = 64 * 2**20
 
 
 class BackupError(RuntimeError):
@@ -198,6 +201,9 @@ def make_backup(paths: Paths, out: Path, *, frames: bool = False) -> Manifest:
             if frames and paths.frames is not None and paths.frames.is_dir():
                 _add_tree(tar, paths.frames, "frames", manifest.files)
             body = json.dumps(manifest.to_json(), indent=1).encode("utf-8")
+            if len(body) > MAX_MANIFEST_BYTES:
+                raise BackupError(f"too many files for one backup ({len(manifest.files)}; its manifest would be "
+                                  f"over {MAX_MANIFEST_BYTES // 2**20} MB): no backup made")
             info = tarfile.TarInfo(f"{TOP}/manifest.json")
             info.size, info.mode = len(body), 0o600
             tar.addfile(info, io.BytesIO(body))
@@ -291,7 +297,10 @@ def check_archive(archive: Path, staging: Path) -> Checked:
                 assert fh is not None  # a regular file
                 if rel == "manifest.json":
                     try:
-                        manifest = json.loads(fh.read(1 << 20).decode("utf-8"))
+                        body = fh.read(MAX_MANIFEST_BYTES + 1)
+                        if len(body) > MAX_MANIFEST_BYTES:
+                            raise _refuse(archive, "manifest.json is too large")
+                        manifest = json.loads(body.decode("utf-8"))
                     except (ValueError, UnicodeDecodeError):
                         raise _refuse(archive, "damaged manifest.json") from None
                     continue

@@ -393,3 +393,32 @@ def test_backup_streams_the_database_instead_of_reading_it_into_memory(table_fil
     assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB while backing up a 24 MiB database"
     checked = check_archive(out, tmp_path / "x")  # and the sums written while streaming are right
     assert checked.manifest["files"]["kosti.db"]["size"] == (tmp_path / "x" / "kosti.db").stat().st_size > 24 * 2**20
+
+
+def test_a_manifest_over_one_mib_is_read_whole(table_files: Paths, tmp_path: Path, capsys) -> None:
+    """Thousands of frames make a manifest over 1 MiB: restore reads it whole (it was cut at 1 MiB and the
+    archive called damaged)."""
+    good = _make(table_files, tmp_path)
+    big = tmp_path / "big-manifest.tar.gz"
+    with tarfile.open(good) as src, tarfile.open(big, mode="w:gz") as tar:
+        for m in src.getmembers():
+            body = src.extractfile(m).read()
+            if m.name.endswith("manifest.json"):
+                body = json.dumps({**json.loads(body), "note": "x" * (3 * 2**20 // 2)}, indent=1).encode()
+                m.size = len(body)
+            tar.addfile(m, io.BytesIO(body))
+    capsys.readouterr()
+    assert main(["restore", str(big), "--db", str(table_files.db), "--registry", str(table_files.models),
+                 "--config", str(table_files.config)]) == 0, capsys.readouterr().err
+
+
+def test_make_backup_never_writes_a_manifest_restore_cannot_read(table_files: Paths, tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    import kosti.backup as backup
+
+    _make(table_files, tmp_path)
+    monkeypatch.setattr(backup, "MAX_MANIFEST_BYTES", 200)
+    out = tmp_path / "over.tar.gz"
+    with pytest.raises(backup.BackupError, match="too many files for one backup"):
+        make_backup(table_files, out)
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".over.tar.gz")]
