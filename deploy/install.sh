@@ -431,9 +431,9 @@ import json, sys, urllib.error, urllib.request
 try:
     with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
         body = json.load(r)
-except urllib.error.HTTPError as e:  # 503: a failing check; 403: it answers, but not to this address
-    if e.code == 403:
-        sys.exit(0)
+except urllib.error.HTTPError as e:  # 503: a failing check (the body says which); anything else (403): no report
+    if e.code != 503:
+        sys.exit(1)
     body = json.load(e)
 sys.exit(0 if body.get("database", {}).get("ok") else 1)
 PY
@@ -467,6 +467,7 @@ as_service_user() {
 
 rollback() {
   local why=$1 old=$2 db=$3
+  trap - EXIT  # it exits itself (die)
   warn "the new version did not come up ($why): rolling back to $old"
   service_stop || true
   run rm -rf "$VENV"
@@ -497,6 +498,9 @@ do_upgrade() {
   if [ "$DRY_RUN" = 0 ]; then old=$("$VENV/bin/kosti" --version); db=$(db_file); fi
   say "upgrading $old to $FROM (config $CONF, games $db and the models in $DATA_DIR/models stay)"
   service_stop
+  # Until the copies for a rollback exist, any exit (set -e: a full SD card failing cp) starts the unchanged
+  # installed version again; after them, the rollback takes over.
+  trap 'trap - EXIT; warn "the upgrade stopped before it changed anything: starting the installed version again"; service_start' EXIT
   say "keeping the previous version ($PREVIOUS) and the database ($db.before-upgrade) for a rollback"
   run rm -rf "$PREVIOUS"
   run cp -a "$VENV" "$PREVIOUS"
@@ -504,6 +508,8 @@ do_upgrade() {
     # SQLite's online backup: a consistent copy even of a database with pages still in its WAL file.
     as_service_user "$VENV/bin/python" -c 'import sqlite3, sys; s = sqlite3.connect(sys.argv[1]); d = sqlite3.connect(sys.argv[2]); s.backup(d); d.close(); s.close()' "$db" "$db.before-upgrade"
   fi
+  # shellcheck disable=SC2064  # expanded now: old and db are this function's locals
+  trap "rollback 'the upgrade stopped half-way' $(printf %q "$old") $(printf %q "$db")" EXIT
   # One pip command, so its own status decides (set -e does not act inside an `if`). The numpy pin the
   # install wrote (constraints.txt: picamera2's ABI) still holds.
   local pip_args=(install --upgrade)
@@ -527,6 +533,7 @@ do_upgrade() {
   if sd_booted; then run systemctl daemon-reload; fi
   service_start
   if [ "$DRY_RUN" = 0 ] && ! wait_healthy "$WAIT_S"; then rollback "no healthy answer within $WAIT_S s" "$old" "$db"; fi
+  trap - EXIT
   run rm -rf "$PREVIOUS"
   say "upgraded: $old -> $new (the database before the upgrade stays in $db.before-upgrade)"
 }

@@ -48,6 +48,9 @@ def create_health_router(table: TableService, metrics: TableMetrics, monitor_fro
             addr = None
         if addr is not None and (addr.is_loopback or any(addr in n for n in nets)):
             return
+        server = request.scope.get("server") or ("",)
+        if host and host == server[0]:  # from the address it listens on (bound to a LAN address): this machine
+            return
         raise TableError(403, "health and metrics answer only this machine: add the monitor's network to "
                               "[server] monitor_from",
                          "состояние и метрики доступны только с этой машины: добавьте сеть монитора в "

@@ -118,6 +118,18 @@ def test_health_and_metrics_stay_off_the_lan_unless_configured(tmp_path):
         create_app(DashboardConfig(db_path=tmp_path / "x.db", monitor_from=["the lan"]))
 
 
+def test_health_answers_this_machine_on_the_lan_address_it_listens_on(tmp_path):
+    """Bound to a LAN address, the dashboard is asked by install.sh's health check from that same address:
+    that is this machine (it gets the report, not 403); another LAN address still gets 403."""
+    app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="192.168.7.5"))
+    with LocalClient(app, base_url="http://192.168.7.5:8000", client=("192.168.7.5", 50000)) as me, \
+            LocalClient(app, base_url="http://192.168.7.5:8000", client=("192.168.7.40", 50000)) as other:
+        r = me.get("/healthz")
+        assert r.status_code in (200, 503) and "database" in r.json(), r.text
+        assert other.get("/healthz").status_code == 403
+    app.state.store.close()
+
+
 def _qr_text(svg: bytes) -> str:
     """Draw the dark modules of a segno SVG (one ``qrline`` path of ``M``/``m`` moves and ``h`` runs on unit rows)
     into a picture and decode it with OpenCV's QR detector: what a phone's camera would read."""

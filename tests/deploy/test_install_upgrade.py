@@ -276,3 +276,70 @@ def test_arm64_script_refuses_without_root_in_one_line(tmp_path: Path) -> None:
         r = subprocess.run(["bash", str(ARM64)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stdout + r.stderr
     assert re.fullmatch(r"arm64: cannot run here: run as root.*\n", r.stderr), r.stderr
+
+
+def test_an_upgrade_that_fails_before_the_copies_exist_starts_the_installed_version_again(tmp_path: Path) -> None:
+    """The service is stopped first; a full SD card failing the copy of the venv (set -e) must not leave it
+    stopped: the trap starts the unchanged installed version again."""
+    root = tmp_path / "root"
+    env = _env(tmp_path, KOSTI_INSTALL_ROOT=str(root))
+    stubs = Path(env["STUB_DIR"])
+    _stub(stubs, "id", 'if [ "$1" = -u ]; then echo 0; else exec /usr/bin/id "$@"; fi')
+    _stub(stubs, "uname", 'if [ "$1" = -m ]; then echo aarch64; else exec /bin/uname "$@"; fi')
+    _stub(stubs, "dpkg", "echo arm64")
+    _stub(stubs, "systemctl", "exit 0")
+    _stub(stubs, "cp", 'case "$*" in *venv.previous*) echo "cp: No space left on device" >&2; exit 1 ;; esac\n'
+                       'exec /bin/cp "$@"')
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/model").write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\0")
+    venv_bin = root / "opt/kosti/venv/bin"
+    venv_bin.mkdir(parents=True)
+    for name, body in (("kosti", "echo kosti 0.0.1"), ("python", "exit 1")):
+        (venv_bin / name).write_text(f"#!/bin/sh\n{body}\n")
+        (venv_bin / name).chmod(0o755)
+    (root / "etc/kosti").mkdir(parents=True)
+    (root / "etc/kosti/kosti.toml").write_text("[server]\nport = 8000\n")
+    r = _run(env, "--upgrade", str(REPO))
+    assert r.returncode != 0 and "No space left on device" in r.stderr, r.stderr
+    calls = [ln for ln in (tmp_path / "calls.log").read_text().splitlines() if ln.startswith("systemctl")]
+    assert calls[-2:] == ["systemctl stop kosti.service", "systemctl restart kosti.service"], calls
+    assert "starting the installed version again" in r.stderr
+
+
+@pytest.mark.parametrize(("status", "body", "healthy"), [
+    (200, b'{"ok": true, "database": {"ok": true}}', True),
+    (503, b'{"ok": false, "database": {"ok": true}, "camera": {"ok": false}}', True),  # no camera: not its fault
+    (503, b'{"ok": false, "database": {"ok": false}}', False),
+    (403, b'{"error": "health and metrics answer only this machine"}', False),  # no report: not healthy
+])
+def test_wait_healthy_counts_only_a_report_with_a_usable_database(tmp_path: Path, status: int, body: bytes,
+                                                                  healthy: bool) -> None:
+    import http.server
+    import threading
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        (tmp_path / "venv/bin").mkdir(parents=True)
+        (tmp_path / "venv/bin/python").symlink_to(sys.executable)
+        conf = tmp_path / "kosti.toml"
+        conf.write_text(f'[server]\nhost = "0.0.0.0"\nport = {server.server_address[1]}\n')
+        script = ('say() { echo "$*"; }; warn() { echo "$*" >&2; }; service_running() { return 0; }\n'
+                  f'eval "$(sed -n \'/^read_conf() {{/,/^}}/p\' {INSTALL})"\n'
+                  f'eval "$(sed -n \'/^wait_healthy() {{/,/^}}/p\' {INSTALL})"\n'
+                  'wait_healthy 3\n')
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "VENV": str(tmp_path / "venv"), "CONF": str(conf)})
+    finally:
+        server.shutdown()
+    assert (r.returncode == 0) is healthy, (r.stdout, r.stderr)
