@@ -532,7 +532,7 @@ do_upgrade() {
   run install -D -m 0644 "$UNIT_SRC" "$UNIT_DEST"
   if sd_booted; then run systemctl daemon-reload; fi
   service_start
-  if [ "$DRY_RUN" = 0 ] && ! wait_healthy "$WAIT_S"; then rollback "no healthy answer within $WAIT_S s" "$old" "$db"; fi
+  if [ "$DRY_RUN" = 0 ] && ! wait_healthy "$WAIT_S"; then rollback "it stopped, or /healthz did not answer within $WAIT_S s" "$old" "$db"; fi
   trap - EXIT
   run rm -rf "$PREVIOUS"
   say "upgraded: $old -> $new (the database before the upgrade stays in $db.before-upgrade)"
