@@ -316,12 +316,23 @@ class ThrowDetector:
             if self._still_turning(self._turning) is not None:
                 return FrameResult(update)
             self._turning = None
-            return self._decide(frame, update, t_arrive)
+            return self._decided(frame, update, t_arrive)
         if not update.settled_now:
             if self.preread and update.state is SettleState.SETTLING:
                 self._preread(frame, update)
             return FrameResult(update)
-        return self._decide(frame, update, t_arrive)
+        return self._decided(frame, update, t_arrive)
+
+    def _decided(self, frame: Frame, update: SettleUpdate, t_arrive: float) -> FrameResult:
+        """:meth:`_decide` this rest; once it is read (a throw, or the same dice, or none), judge the whole view again:
+        the per-die focus served this rest only. Kept on, it would hold the table "at rest" on those boxes while new
+        dice land elsewhere (a die thrown beside dice set aside, a probe that counted the set-aside ones) and the next
+        throw would never be read; a tip-over of the read dice is :class:`Continuity`'s to see. A rest left unread
+        for a hand or a turning die keeps its focus: it is read again."""
+        result = self._decide(frame, update, t_arrive)
+        if result.throw is not None or result.skipped in ("same", "empty"):  # a hand or a turning die: read again
+            self.settle.set_focus(None)
+        return result
 
     def finish(self) -> FrameResult | None:
         """The source has ended: read a rest that lasted at least half the still time but had not settled

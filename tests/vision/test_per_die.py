@@ -132,3 +132,36 @@ def test_kosti_watch_truth_scores_a_suite_of_kosti_datasets_clips(tmp_path, caps
     t = report["total"]
     assert (t["throws"], t["right"], t["missed"], t["extra"], t["merged"]) == (3, 3, 0, 0, 0), report
     assert 0.0 <= t["read_s_max"] <= 0.5
+
+
+class _WhiteSquares:
+    """A reader of the test's cloth: every white square is a die showing 5, surely (what a reader sees there)."""
+
+    def read(self, image: np.ndarray):
+        from kosti.vision.detections import Detections
+
+        bright = (image.min(axis=2) > 200).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(bright, 8)
+        boxes = [[x, y, x + w, y + h] for x, y, w, h, a in stats[1:] if a >= 200]
+        k = len(boxes)
+        return Detections(np.array(boxes, float).reshape(-1, 4), np.full(k, 0.95), np.full(k, 5), np.full(k, 0.97))
+
+
+def test_after_a_per_die_rest_a_die_thrown_elsewhere_is_read_too():
+    """The focus serves one rest: kept on after the throw was read, it held the table "at rest" on those boxes while a
+    die landed beside them, and that throw was never read (review of issue 40's change)."""
+    from kosti.vision.frame_source import Frame
+    from kosti.vision.throw_detector import ThrowDetector
+
+    det = ThrowDetector(_WhiteSquares(), expected_dice=None)
+    throws = []
+    for k in range(300):  # 10 s at 30 fps; the arm at the bottom edge never stops moving
+        img = _frame(100 + 3 * (k % 60), seed=k)
+        if k >= 150:  # a fourth die lands beside the three at 5 s
+            cv2.rectangle(img, (505, 65), (535, 95), (235, 235, 235), -1)
+        r = det.process(Frame(img, k / 30, k))
+        if r.throw is not None:
+            throws.append((k, len(r.throw.dice)))
+    assert throws and throws[0][1] == 3, throws  # the three dice, read while the arm moves
+    assert any(k > 150 and n == 4 for k, n in throws), f"the die thrown at 5 s was never read: {throws}"
+    assert len(throws) == 2, f"the unchanged dice were read again while the arm moved: {throws}"
