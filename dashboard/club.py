@@ -328,6 +328,8 @@ class ClubListener:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
+        self._stopping = False
 
     def start(self) -> None:
         """Connect in the background (retried until the broker answers)."""
@@ -336,6 +338,7 @@ class ClubListener:
 
     def stop(self) -> None:
         """Disconnect and stop the network thread."""
+        self._stopping = True  # a disconnect asked for is no lost broker
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -344,13 +347,22 @@ class ClubListener:
         if reason.is_failure:
             log.error("club: the broker %s:%d refused the connection: %s", self.host, self.port, reason)
             return
-        self.board.broker_state(True)
         client.subscribe([(t, 1) for t in self.board.subscriptions()])
         log.info("club: connected to %s:%d", self.host, self.port)
 
+    def _on_subscribe(self, client: Client, userdata: object, mid: int, reasons: list[ReasonCode],
+                      properties: Properties | None) -> None:
+        """Connected once the broker granted the subscriptions: from then on every table's message reaches the
+        board (taken as connected at CONNACK, a message published in between was lost unseen)."""
+        refused = [r for r in reasons if r.is_failure]
+        if refused:
+            log.error("club: the broker %s:%d refused the subscription: %s", self.host, self.port, refused[0])
+            return
+        self.board.broker_state(True)
+
     def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags, reason: ReasonCode,
                        properties: Properties | None) -> None:
-        if self.board.connected:
+        if self.board.connected and not self._stopping:
             log.warning("club: lost the broker %s:%d (%s); retrying", self.host, self.port, reason)
         self.board.broker_state(False)
 

@@ -31,17 +31,18 @@ def games(store: Store, current: int | None, limit: int = 50) -> list[dict[str, 
 
 def history(store: Store, game_id: int) -> dict[str, Any]:
     """Turns, throws, actions and corrections of a game (404 if unknown)."""
-    g = store.get_game(game_id)
-    if g is None:
-        raise NotFound(f"no game {game_id}", f"игры {game_id} нет")
-    throws = [throw_view(store, t) for t in store.throws(game_id)]
-    actions = [{"id": a.id, "kind": a.kind, "payload": a.payload, "player": a.player, "turn_no": a.turn_no,
-                "actor": a.actor, "events": a.events, "throw_id": a.throw_id, "undone": a.undone,
-                "created_at": a.created_at} for a in store.actions(game_id, include_undone=True)]
-    return {"game": {"id": g.id, "rules": g.rules, "players": g.players, "status": g.status, "winner": g.winner,
-                     "created_at": g.created_at},
-            "turns": store.turns(game_id), "throws": throws, "actions": actions,
-            "corrections": store.corrections(game_id), "sheet": score_sheet(store, game_id)}
+    with store.consistent():  # one view: a throw is never shown pending beside the roll that applied it
+        g = store.get_game(game_id)
+        if g is None:
+            raise NotFound(f"no game {game_id}", f"игры {game_id} нет")
+        throws = [throw_view(store, t) for t in store.throws(game_id)]
+        actions = [{"id": a.id, "kind": a.kind, "payload": a.payload, "player": a.player, "turn_no": a.turn_no,
+                    "actor": a.actor, "events": a.events, "throw_id": a.throw_id, "undone": a.undone,
+                    "created_at": a.created_at} for a in store.actions(game_id, include_undone=True)]
+        return {"game": {"id": g.id, "rules": g.rules, "players": g.players, "status": g.status,
+                         "winner": g.winner, "created_at": g.created_at},
+                "turns": store.turns(game_id), "throws": throws, "actions": actions,
+                "corrections": store.corrections(game_id), "sheet": score_sheet(store, game_id)}
 
 
 def score_sheet(store: Store, game_id: int) -> dict[str, Any]:

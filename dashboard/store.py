@@ -318,6 +318,13 @@ class Store:
                 raise self.write_error from exc
             self.write_error = None
 
+    @contextmanager
+    def consistent(self) -> Iterator[None]:
+        """Several reads as one view: no write lands between them (every write takes the same lock). Without it a
+        view that reads the throws, then the actions, could show a throw pending beside the roll that applied it."""
+        with self._lock:
+            yield
+
     def close(self) -> None:
         """Close the connection (idempotent). Committed data is already on disk."""
         with self._lock:

@@ -96,7 +96,7 @@ def test_auto_throw_follows_the_dice_the_rules_ask_for(make_client, start_game):
                 before = GameState.from_json(json.loads(a.state_before_json))
                 assert len(a.payload["faces"]) == before.dice_to_throw
         applied = {r["throw_id"] for r in rolls}
-        assert all(t["resolution"] == "applied" for t in h["throws"] if t["id"] in applied)
+        assert all(t["resolution"] == "applied" for t in h["throws"] if t["id"] in applied), h["throws"]
 
 
 def test_reader_is_swapped_when_the_active_model_changes(make_client, start_game):

@@ -624,3 +624,41 @@ def test_database_failing_under_the_running_table_answers_503(make_client, monke
     monkeypatch.setattr(store, "_conn", Broken())
     r = c.get("/api/games")
     assert _is_error(r, 503) and "malformed" in r.json()["error"]
+
+
+def test_history_is_one_view_while_a_throw_is_applied(tmp_path: Path) -> None:
+    """A throw stored pending and then applied by its roll (two transactions, as the session writes them) is never
+    shown half-way: the history reads throws and actions as one view (found by CI: a roll beside its throw still
+    'pending'). The writer is started between the history's reads; it waits until the view is read."""
+    import threading
+
+    from kosti.dashboard.history import history
+
+    s = Store(tmp_path / "kosti.db")
+    gid = s.create_game({"preset": "classic"}, ["A", "B"], "{}", first_turn=("A", 0))
+
+    def apply_a_throw() -> None:
+        tid = s.add_throw(game_id=gid, turn_no=1, player="A", faces=[1, 5], confidences=[0.9, 0.9], boxes=[[0, 0, 9, 9]] * 2,
+                          status="ok", reasons=[])
+        s.record_action(gid, "roll", {"faces": [1, 5]}, player="A", turn_no=1, state_before_json="{}",
+                        state_after_json="{}", events=[], throw_id=tid, throw_resolution="applied")
+
+    writer = threading.Thread(target=apply_a_throw)
+    read_throws = s.throws
+
+    def throws_then_a_write(game_id: int):  # the history has read the throws; a throw is applied now
+        rows = read_throws(game_id)
+        writer.start()
+        writer.join(timeout=1.0)  # returns at once without the one view; with it the writer waits for the view
+        return rows
+
+    s.throws = throws_then_a_write  # type: ignore[method-assign]
+    h = history(s, gid)
+    writer.join()
+    shown = {t["id"]: t["resolution"] for t in h["throws"]}
+    rolls = [a["throw_id"] for a in h["actions"] if a["kind"] == "roll"]
+    assert all(shown.get(tid) == "applied" for tid in rolls), (shown, rolls)
+    s.throws = read_throws  # type: ignore[method-assign]
+    after = history(s, gid)
+    assert [t["resolution"] for t in after["throws"]] == ["applied"]
+    s.close()
