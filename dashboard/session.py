@@ -52,7 +52,6 @@ from kosti.engine.games.base import GameAction
 from kosti.engine.names import PlayerNameError, check_player_names
 from kosti.engine.records import Reason
 from kosti.engine.titles import preset_title
-from kosti.vision.overlay import encode_jpeg
 
 log = logging.getLogger(__name__)
 
@@ -405,11 +404,8 @@ class GameSession:
         Returns ``{"applied": bool, "throw_id": int | None, "reasons": [...]}``. Without a running game the
         throw is only shown (not stored).
         """
+        jpeg, thumb = thr.photos()  # a camera throw's photo was encoded before it reached the table
         with self.lock:
-            jpeg = thumb = None
-            if thr.image is not None:
-                jpeg = encode_jpeg(thr.image, 85)
-                thumb = encode_jpeg(thr.image, 70, 240)
             st = self.state
             if st is None or st.over or self.game_id is None:
                 self.last_throw = unstored_view(thr, "ignored")
