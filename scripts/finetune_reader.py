@@ -74,6 +74,10 @@ Stages, in order (run from the repository root with the project's venv):
   side kept upright, no vertical flips), for reading without turning the crop; ``cls_v12b``: 3 more epochs of it
   (lr0 0.0002); ``cls_v13``: the shipped classifier, 6 epochs on :func:`cls_data_v13` (cls_v12's crops with the dice
   seen from above twice). ``export_cls --cls-pt P --views upright``: a candidate classifier's shipped files.
+* ``cls_v15`` (2026-12-07, issue 38, reader v2's classifier): the shipped classifier (``cls_v13``), 4 epochs on
+  :func:`cls_data_v15` (``cls_v13``'s crops, damiantab-d6 train, rendered plain overhead dice under a hard shadow,
+  rendered numeral / skull / emblem / d8 / d10 faces as ``x``); ``--threads 1`` on a shared machine, one checkpoint
+  per epoch, ``--resume`` after an interruption.
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
   v1.1: :mod:`kosti.datasets.quantize`, calibrated on the shared sets' train photos), NCNN export folders
@@ -84,8 +88,8 @@ Stages, in order (run from the repository root with the project's venv):
   ``export --det-pt runs/v02/det_v5/weights/last.pt --cls-pt runs/v02/cls_v5m/weights/last.pt`` (v1.1 = the same
   command with the INT8 step, then ``select_operating_point.py`` on the INT8 files).
 
-Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|cls_v12|cls_v12b|cls_v13|cls_v14|export_cls|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
-[--base-cls models/dice_cls.pt]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
+Usage: ``python scripts/finetune_reader.py det|cls|det_v3|cls_p5|det_v4|cls_p5c|det_v5|det_v5b|cls_v5|cls_v5m|det_v6|cls_v6|cmp26|det_v7|cls_v7|cls_v8|cls_v9|cls_v10|cls_v11|cls_v12|cls_v12b|cls_v13|cls_v14|cls_v15|export_cls|det_v8|det_v9|det_v10|export [--base-det models/dice_det.pt]
+[--base-cls models/dice_cls.pt] [--threads N] [--resume]`` (the bases are v0.1's, for ``det`` and ``cls``). Needs
 ``../shared/datasets`` (or ``KOSTI_SHARED``) and the ``train`` extra.
 """
 
@@ -118,6 +122,7 @@ from reader_data import (  # noqa: E402  (a sibling module: the stages' training
     cls_data_v11,
     cls_data_v12,
     cls_data_v13,
+    cls_data_v15,
     det_data,
     det_data_v3,
     det_data_v4,
@@ -143,15 +148,16 @@ def _epoch(ckpt: Path) -> int:
 
 
 def _train(name: str, start: Path | str, stop_after: int | None = None, transfer: Path | None = None,
-           **settings) -> Path:
+           threads: int | None = None, **settings) -> Path:
     """Train (or resume) stage ``name`` from ``start`` (a ``.pt``, or a model YAML whose layers of matching
-    name and shape are first copied from ``transfer``); returns the stage's ``best.pt``."""
+    name and shape are first copied from ``transfer``) with ``threads`` torch threads (default: every core);
+    returns the stage's ``best.pt``."""
     YOLO = import_ultralytics().YOLO
     from ultralytics.utils import torch_utils
 
     # Ultralytics trains on the CPU with os.cpu_count() - 1 torch threads (1 on this 2-core machine, the other
     # core left idle: its data loader keeps up with one); with both, 3.2 s per batch of 16 instead of 6.0 here.
-    torch_utils.NUM_THREADS = os.cpu_count() or 1
+    torch_utils.NUM_THREADS = threads or os.cpu_count() or 1
 
     last = RUNS / name / "weights" / "last.pt"
     best = RUNS / name / "weights" / "best.pt"
@@ -213,7 +219,7 @@ def _finished(ckpt: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["det", "cls", "det_v3", "cls_p5", "det_v4", "cls_p5c", "det_v5", "det_v5b", "cls_v5", "cls_v5m",
-                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "cls_v12", "cls_v12b", "cls_v13", "cls_v14", "export_cls", "det_v8", "det_v9", "det_v10",
+                                     "det_v6", "cmp26", "cls_v6", "det_v7", "cls_v7", "cls_v8", "cls_v9", "cls_v10", "cls_v11", "cls_v12", "cls_v12b", "cls_v13", "cls_v14", "cls_v15", "export_cls", "det_v8", "det_v9", "det_v10",
                                      "export"])
     ap.add_argument("--base-det", type=Path, default=REPO / "models" / "dice_det.pt")
     ap.add_argument("--base-cls", type=Path, default=REPO / "models" / "dice_cls.pt")
@@ -224,7 +230,14 @@ def main() -> int:
                     help="export: the classifier checkpoint to ship (default: cls_p5b's last.pt, v0.3)")
     ap.add_argument("--views", choices=["turns", "upright"], default="turns",
                     help="export / export_cls: the classifier's test-time views (reader.json; INT8 calibration)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch threads of a training stage (default: every core; 1 leaves a shared machine room)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with the stage's interrupted run (runs/v02/STAGE/weights/last.pt; a stage rerun "
+                         "without it resumes too): refused when the stage has no checkpoint")
     args = ap.parse_args()
+    if args.resume and not (RUNS / args.stage / "weights" / "last.pt").exists():
+        ap.error(f"--resume: no checkpoint at {RUNS / args.stage / 'weights' / 'last.pt'}")
     if args.stage == "det":
         aug: dict[str, Any] = dict(data=str(det_data()), **DET_AUG)
         # Stage a: 2 epochs at 416 of a 9-epoch cosine schedule (stopped by hand after epoch 2, as in v0.2).
@@ -389,6 +402,12 @@ def main() -> int:
         # shipped classifier (cls_v13), 12 epochs of a fresh cosine schedule on the same crops, no vertical flips.
         _train("cls_v14", args.base_cls, data=str(cls_data_v13()), epochs=12, seed=71, lr0=0.0003, save_period=1,
                **{**CLS_AUG, "flipud": 0.0})
+    elif args.stage == "cls_v15":
+        # Reader v2's classifier (issue 38): the shipped classifier (cls_v13), 4 epochs on cls_data_v15 (cls_v13's
+        # crops + damiantab-d6 train + rendered overhead plain dice under a hard shadow + rendered unknown faces as
+        # x), a low rate (the shipped weights are the start), no vertical flips; checkpoint every epoch.
+        _train("cls_v15", args.base_cls, data=str(cls_data_v15()), epochs=4, seed=75, lr0=0.0002, save_period=1,
+               threads=args.threads, **{**CLS_AUG, "flipud": 0.0})
     elif args.stage == "export_cls":
         # A candidate classifier alone, as the shipped files would be: INT8 ONNX calibrated in its views, the float
         # export, NCNN, and a reader.json naming its views (its temperature is fitted by select_operating_point.py).

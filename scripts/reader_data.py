@@ -362,6 +362,42 @@ def cls_data_v13() -> Path:
     return _extended_copy(root, v12 / "train", v12 / "val", add)
 
 
+def cls_data_v15() -> Path:
+    """Build the ImageFolder ``runs/v02/cls_v15_data`` (reader v2's classifier, issue 38): :func:`cls_data_v13`'s
+    crops plus
+
+    * damiantab-d6 **train** (real ivory dice on carpet, paper, wood and woven fabric, seen from above: the plain
+      overhead dice v1.3 read 6 as 5 on), 6 crops per die turned at random, 3 background ``x`` patches a photo;
+    * rendered plain dice seen from straight above under a hard shadow, 25–40 px at 720×576
+      (:func:`kosti.datasets.rendered_crops.overhead_plain_crops`, 500 scenes, about 2,200 crops);
+    * rendered faces that are no pip face as ``x`` (:func:`kosti.datasets.rendered_crops.unknown_face_crops`: numeral,
+      skull and emblem d6 faces, d8 and d10 faces; 3,000 crops), so that a custom face reads as uncertain.
+
+    Never damiantab-d6 val, banachowicz-d6 or skovy-webcam (evaluation only). Validation: cls_v13's plus 300 rendered
+    unknown faces of another seed. Returns its root."""
+    from kosti.datasets.prepare import prepare_classification
+    from kosti.datasets.rendered_crops import overhead_plain_crops, unknown_face_crops
+
+    root = RUNS / "cls_v15_data"
+    if (root / "train").is_dir():
+        return root
+    v13 = cls_data_v13()
+
+    def add(tmp: Path) -> None:
+        more = tmp.with_name(tmp.name + ".more")
+        shutil.rmtree(more, ignore_errors=True)
+        prepare_classification([(SHARED / "damiantab-d6", "train")], more, "train", per_die=6, negatives_per_image=3,
+                               seed=150)
+        for f in (more / "train").glob("*/*.png"):
+            os.replace(f, tmp / "train" / f.parent.name / f"dt_{f.name}")
+        shutil.rmtree(more)
+        overhead_plain_crops(tmp, "train", 500, seed=151)
+        unknown_face_crops(tmp, "train", 3000, seed=152)
+        unknown_face_crops(tmp, "val", 300, seed=153)
+
+    return _extended_copy(root, v13 / "train", v13 / "val", add)
+
+
 def _synth_images(out: Path, *args: str) -> list[str]:
     """The images of the synthetic scenes at ``out`` (train then val split), made first (``kosti datasets
     synth --out out *args``) when missing."""
