@@ -57,6 +57,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="turn every frame clockwise by 0, 90, 180 or 270 degrees: a camera mounted sideways or "
                           "upside down; at an angle, until the far side of the table is at the top "
                           "(default: source.rotate of the config when it is not 0, else the turn chosen on the page)")
+    run.add_argument("--wait-for-camera", action="store_true",
+                     help="a camera that is not connected yet (no Pi camera listed, no /dev/videoN) does not stop "
+                          "kosti: the page says so and the camera is picked up when it is plugged in "
+                          "(the service's setting, deploy/kosti.service); without it kosti exits 2 at once")
     _game_options(run)
     _common(run)
     run.set_defaults(func=_run)
@@ -351,7 +355,7 @@ def _run(args: argparse.Namespace) -> int:
             src.open()  # a truncated video or an unreadable first photo is refused here, not after serving
     except SourceError as exc:
         raise CliError(redact_text(str(exc))) from None
-    _probe_camera(src_cfg.spec)
+    _probe_camera(src_cfg.spec, wait=args.wait_for_camera)
     virtual = src.kind == "virtual"
     if virtual and args.rotate:
         raise CliError("--rotate turns a camera's picture; the virtual table is never turned")
@@ -362,15 +366,23 @@ def _run(args: argparse.Namespace) -> int:
                   args)
 
 
-def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = None) -> None:
+def _probe_camera(spec: str, factory: Callable[[int | str], _Capture] | None = None, wait: bool = False) -> None:
     """A local camera that cannot be there (picamera2 not installed, no Pi camera listed, a device OpenCV cannot
     open) is one clear line at start (:class:`CliError`, exit 2) instead of "camera down" and retries forever
-    (:func:`kosti.vision.camera_probe.probe_camera`; other sources are left alone: a stream may come up later)."""
-    from kosti.vision.camera_probe import probe_camera, quiet_native_camera_logs
+    (:func:`kosti.vision.camera_probe.probe_camera`; other sources are left alone: a stream may come up later).
+    With ``wait`` (``--wait-for-camera``, the service), a camera that is only not connected yet
+    (:class:`~kosti.vision.camera_probe.CameraAbsent`) is one line on stderr and kosti goes on: the page says
+    "no camera is connected: plug it in" and the reconnecting source picks it up with backoff (issue 44)."""
+    from kosti.vision.camera_probe import CameraAbsent, probe_camera, quiet_native_camera_logs
     from kosti.vision.sources import SourceError
 
     try:
         probe_camera(spec, factory)
+    except CameraAbsent as exc:
+        if not wait:
+            raise CliError(str(exc)) from None
+        print(f"kosti run: {exc}; waiting for it: the page says so, and the camera is picked up when it is "
+              "plugged in", file=sys.stderr, flush=True)
     except SourceError as exc:
         raise CliError(str(exc)) from None
     quiet_native_camera_logs()  # a camera that goes away later: kosti's one line per cause, not OpenCV's per retry

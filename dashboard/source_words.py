@@ -13,6 +13,10 @@ from collections.abc import Mapping
 
 #: (words in the error, English cause, Russian cause), tried in order; the first match names the cause.
 CAUSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    # not plugged in (yet): kosti run --wait-for-camera, the service, picks it up when it appears (issue 44)
+    (("no camera is connected", "no raspberry pi camera is connected"),
+     "no camera is connected: plug it in, kosti picks it up by itself",
+     "камера не подключена: подключите её, kosti найдёт её сам"),
     (("no frame for", "stalled"),
      "the camera stopped sending pictures", "камера перестала присылать кадры"),
     (("picamera2 is not available", "not installed"),

@@ -7,6 +7,12 @@ can never come: the ``picamera2`` module is not installed (a laptop, a venv made
 open. :func:`probe_camera` finds those at start and raises :class:`SourceError` with one line, so the command
 exits 2 instead of serving a page that says "camera down" forever. Network streams are left alone (a camera on
 the network may come up later).
+
+Of those, a camera that is only not plugged in *yet* (libcamera lists none, a device that cannot be opened) raises
+:class:`CameraAbsent`: a table's service (``kosti run --wait-for-camera``, deploy/kosti.service) serves the page
+saying "no camera is connected: plug it in" and picks the camera up when it appears (issue 44: a Pi installed
+before its camera was plugged in stayed down for good); an interactive ``kosti run`` still exits 2 at once. A
+missing ``picamera2`` module cannot come by plugging anything in: always :class:`SourceError`.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from typing import Protocol
 
 from kosti.vision.frame_source import SourceError
 from kosti.vision.source_spec import parse_source_spec
+
+
+class CameraAbsent(SourceError):
+    """A local camera that is not connected now but may be plugged in while kosti runs (libcamera lists no camera,
+    a device that cannot be opened); the message is the same one line as a plain :class:`SourceError`."""
 
 
 class Capture(Protocol):
@@ -45,7 +56,8 @@ def quiet_native_camera_logs() -> None:
 def probe_picamera(spec: str) -> None:
     """The Raspberry Pi camera (``picamera``, kosti's default source): :class:`SourceError` when the ``picamera2``
     module is not installed, or when it is and libcamera lists no camera (``Picamera2.global_camera_info()``,
-    the Picamera2 manual). When libcamera cannot tell, nothing is raised: the running source says why."""
+    the Picamera2 manual; :class:`CameraAbsent`, which plugging a camera in mends). When libcamera cannot tell,
+    nothing is raised: the running source says why."""
     if "picamera2" not in sys.modules and importlib.util.find_spec("picamera2") is None:
         raise SourceError(f"--source {spec}: the Raspberry Pi camera needs the picamera2 module, which is not "
                           "installed (on a Pi: sudo apt install python3-picamera2, venv with --system-site-packages); "
@@ -57,12 +69,13 @@ def probe_picamera(spec: str) -> None:
     except Exception:  # noqa: BLE001 - libcamera cannot tell: the running source says why, with retries
         return
     if not cameras:
-        raise SourceError(f"--source {spec}: no Raspberry Pi camera is connected (libcamera lists none): check the "
+        raise CameraAbsent(f"--source {spec}: no Raspberry Pi camera is connected (libcamera lists none): check the "
                           "ribbon cable and `rpicam-hello --list-cameras`, or use --source 0 for a USB webcam")
 
 
 def probe_camera(spec: str, factory: Callable[[int | str], Capture] | None = None) -> None:
-    """Refuse a local camera that cannot be there (see the module docstring) with :class:`SourceError`.
+    """Refuse a local camera that cannot be there (see the module docstring) with :class:`SourceError`, or with
+    :class:`CameraAbsent` when it is only not connected now.
 
     A ``picamera`` spec goes to :func:`probe_picamera`; a device (an index such as ``0`` or ``/dev/videoN``) is
     opened once with OpenCV (``factory``: ``cv2.VideoCapture`` unless a test gives another) and released;
@@ -104,4 +117,4 @@ def probe_camera(spec: str, factory: Callable[[int | str], Capture] | None = Non
         if logging_ is not None:
             logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
     if not ok:
-        raise SourceError(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")
+        raise CameraAbsent(f"camera {s} cannot be opened: no such camera, or it is busy (list them: ls /dev/video*)")

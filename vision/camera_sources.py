@@ -8,9 +8,11 @@ every live source built on it (also :class:`kosti.vision.picamera_source.Picamer
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -185,6 +187,16 @@ def _is_device(target: int | str) -> bool:
     return isinstance(target, int) or str(target).startswith("/dev/")
 
 
+def _absent_device(target: int | str) -> str:
+    """``": no camera is connected (no /dev/videoN)"`` when ``target`` is a V4L2 device (an index ``N`` or a
+    ``/dev/video*`` path) whose node does not exist on Linux (the USB webcam is unplugged: the page then says
+    "plug it in", dashboard/source_words.py), else ``""`` (the device is there but busy or not a camera)."""
+    if not sys.platform.startswith("linux") or not _is_device(target):
+        return ""
+    node = Path(f"/dev/video{target}" if isinstance(target, int) else str(target))
+    return "" if node.exists() else f": no camera is connected (no {node})"
+
+
 def open_capture(target: int | str, open_timeout_s: float = STREAM_OPEN_TIMEOUT_S,
                  read_timeout_s: float = STREAM_READ_TIMEOUT_S) -> Any:
     """``cv2.VideoCapture`` for a device or a stream URL; streams go through FFmpeg with open and read timeouts
@@ -241,7 +253,7 @@ class OpenCVSource(GrabbedSource):
         if cap is None or not cap.isOpened():
             if cap is not None:
                 cap.release()
-            raise SourceError(f"cannot open {self._describe()}")
+            raise SourceError(f"cannot open {self._describe()}{_absent_device(self.target)}")
         if isinstance(self.target, int) or str(self.target).startswith("/dev/"):
             # USB webcams deliver 720p at 30 fps only as MJPG (raw YUYV is limited by USB 2 bandwidth).
             cap.set(cv2.CAP_PROP_FOURCC, float(cv2.VideoWriter.fourcc(*"MJPG")))

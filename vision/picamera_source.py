@@ -15,6 +15,15 @@ from kosti.vision.frame_source import SourceError
 log = logging.getLogger("kosti.vision.sources")
 
 
+def _cameras_listed(picamera2_class: Any) -> bool:
+    """Whether libcamera lists any camera (``Picamera2.global_camera_info()``, the Picamera2 manual); ``True``
+    when it cannot tell, so the start's own error is reported."""
+    try:
+        return bool(picamera2_class.global_camera_info())
+    except Exception:  # noqa: BLE001 - libcamera cannot tell
+        return True
+
+
 class PicameraSource(GrabbedSource):
     """The Raspberry Pi camera through Picamera2 (libcamera), video configuration, BGR frames.
 
@@ -101,6 +110,9 @@ class PicameraSource(GrabbedSource):
                     cam.close()
                 except Exception:  # noqa: BLE001 - the start failure is the error to report
                     log.debug("closing the half-started Pi camera failed", exc_info=True)
+            if not _cameras_listed(Picamera2):  # unplugged: the page says "plug it in" (dashboard/source_words.py)
+                raise SourceError(f"Pi camera {self.camera_num}: no Raspberry Pi camera is connected "
+                                  "(libcamera lists none)") from exc
             raise SourceError(f"cannot start the Pi camera {self.camera_num}: {exc}") from exc
         self._cam = cam
         with self._durations_lock:

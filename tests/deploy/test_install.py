@@ -64,7 +64,7 @@ def test_install_script_is_shellcheck_clean() -> None:
 
 def test_unit_has_the_required_settings() -> None:
     e = unit_entries()
-    assert e["ExecStart"] == ["/opt/kosti/venv/bin/kosti run --config /etc/kosti/kosti.toml"]
+    assert e["ExecStart"] == ["/opt/kosti/venv/bin/kosti run --config /etc/kosti/kosti.toml --wait-for-camera"]
     assert e["User"] == ["kosti"] and e["SupplementaryGroups"] == ["video"]
     assert e["Restart"] == ["on-failure"] and int(e["RestartSec"][0]) > 0
     assert e["RestartPreventExitStatus"] == ["2"], "a bad config (exit 2) must not restart-loop"
