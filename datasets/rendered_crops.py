@@ -1,11 +1,16 @@
 """Rendered face-classifier crops for reader v2 (issue 38): faces that are not pip faces, and plain dice seen from
 straight above under a hard shadow.
 
-* :func:`unknown_face_crops` — the ``x`` class ("not a pip face"): six-sided dice whose top face carries a numeral,
-  a skull or an emblem (:data:`kosti.sim.dice.FACE_MARKS`), and the triangular and kite-shaped numbered faces of
-  d8 and d10 dice. A reader that knows only pips read such faces confidently as a pip value (a numeral die read as
-  1 in 47 of 60 rendered throws, model card "Reader v2 groundwork"); taught as ``x`` they are read as uncertain,
-  a die for the table to confirm.
+* :func:`unknown_face_crops` — faces that are no pip face: six-sided dice whose top face carries a numeral, a skull
+  or an emblem (:data:`kosti.sim.dice.FACE_MARKS`), and the triangular and kite-shaped numbered faces of d8 and d10
+  dice. A reader that knows only pips read such faces confidently as a pip value (a numeral die read as 1 in 47 of
+  60 rendered throws, model card "Reader v2 groundwork"). They must become *uncertain* dice, boxed for the table to
+  confirm, not confident faces and not "no die": the reader drops a box read as ``x`` with probability ≥ 0.99 (the
+  not-a-die veto), so all-``x`` labels would teach it to drop them. Each crop is therefore labelled ``x`` half the
+  time and a face 1–6 drawn at random otherwise (:data:`UNKNOWN_X_SHARE`): over the copies the target is half
+  ``x``, the rest spread evenly over the faces — the uniform target of *outlier exposure* (Hendrycks, Mazeika and
+  Dietterich, "Deep Anomaly Detection with Outlier Exposure", ICLR 2019) for inputs outside the known classes, with
+  ``x`` weighted so that no face reaches ``value_conf`` and ``x`` stays below the veto.
 * :func:`overhead_plain_crops` — faces 1–6 of plain white/ivory dice with black pips and black dice with white
   pips, 25–40 px, a camera looking almost straight down at 720×576 with a hard shadow (the issue's set-up in which
   v1.3 read clear 6s as 5).
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +36,9 @@ from kosti.sim.table_top import BACKGROUNDS, _cached_background, render_table
 
 #: Marks drawn on the top face of the unknown-face d6 dice, each with its share of the d6 crops.
 UNKNOWN_D6_MARKS = (("numeral", 0.5), ("skull", 0.25), ("emblem", 0.25))
+#: Share of the unknown-face crops labelled ``x``; the others are labelled a face 1–6 drawn at random (outlier
+#: exposure: the training target of such a face is this much ``x`` and the rest spread evenly over the faces).
+UNKNOWN_X_SHARE = 0.5
 #: Share of :func:`unknown_face_crops` that are d8 / d10 faces (the rest are d6 dice with a mark).
 POLYHEDRAL_SHARE = 0.35
 #: The plain dice of :func:`overhead_plain_crops`: white and ivory with black pips, black with white pips.
@@ -53,14 +62,16 @@ def _scene_positions(rng: np.random.Generator, n: int, side: float, size: tuple[
     return out
 
 
-def _write_crops(image: np.ndarray, box: np.ndarray, folder: Path, stem: str, per_die: int, rng: random.Random,
-                 max_angle: float) -> int:
-    """Cut ``per_die`` jittered, turned crops of the die at ``box`` into ``folder``; returns how many."""
+def _write_crops(image: np.ndarray, box: np.ndarray, folder: Path | Callable[[], Path], stem: str, per_die: int,
+                 rng: random.Random, max_angle: float) -> int:
+    """Cut ``per_die`` jittered, turned crops of the die at ``box`` into ``folder`` (or the folder ``folder()``
+    names for each crop); returns how many."""
     written = 0
     for k in range(per_die):
         centre, jb = _jittered_box(box, rng)
         crop = rotated_crop(image, centre, rng.uniform(-max_angle, max_angle), jb)
-        cv2.imwrite(str(folder / f"{stem}_{k}.png"), crop)
+        where = folder if isinstance(folder, Path) else folder()
+        cv2.imwrite(str(where / f"{stem}_{k}.png"), crop)
         written += 1
     return written
 
@@ -111,8 +122,10 @@ def _polyhedral_face(rng: np.random.Generator, background: np.ndarray) -> tuple[
     return img, np.array([x1, y1, x2, y2], np.float64)
 
 
-def unknown_face_crops(out: Path, split: str, n: int, seed: int = 0) -> int:
-    """Write about ``n`` ``x`` crops of faces that are no pip face into ``out/<split>/x/`` (``uf_*.png``).
+def unknown_face_crops(out: Path, split: str, n: int, seed: int = 0, x_share: float = UNKNOWN_X_SHARE) -> int:
+    """Write about ``n`` crops of faces that are no pip face into ``out/<split>/<class>/`` (``uf_*.png``): each in
+    ``x`` with probability ``x_share``, else in a face folder ``1``–``6`` drawn at random (module docstring: outlier
+    exposure; ``x_share`` 1 puts every crop in ``x``).
 
     Two thirds (1 − :data:`POLYHEDRAL_SHARE`) are six-sided dice whose every face carries a mark
     (:data:`UNKNOWN_D6_MARKS`: numerals, skulls, emblems) in random styles, rendered four to six a scene on the
@@ -121,11 +134,19 @@ def unknown_face_crops(out: Path, split: str, n: int, seed: int = 0) -> int:
 
     Returns:
         the number of crops written.
+
+    Raises:
+        ValueError: ``x_share`` outside 0–1.
     """
+    if not 0.0 <= x_share <= 1.0:
+        raise ValueError(f"x_share must be in 0-1, got {x_share!r}")
     rng = np.random.default_rng([seed, 38])
     prng = random.Random(seed)
     _class_folders(out, split)
-    folder = out / split / "x"
+
+    def folder() -> Path:
+        return out / split / ("x" if prng.random() < x_share else str(prng.randint(1, 6)))
+
     n_poly = int(round(n * POLYHEDRAL_SHARE))
     written = 0
     scene = 0

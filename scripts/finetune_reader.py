@@ -76,7 +76,7 @@ Stages, in order (run from the repository root with the project's venv):
   seen from above twice). ``export_cls --cls-pt P --views upright``: a candidate classifier's shipped files.
 * ``cls_v15`` (2026-12-07, issue 38, reader v2's classifier): the shipped classifier (``cls_v13``), 4 epochs on
   :func:`cls_data_v15` (``cls_v13``'s crops, damiantab-d6 train, rendered plain overhead dice under a hard shadow,
-  rendered numeral / skull / emblem / d8 / d10 faces as ``x``); ``--threads 1`` on a shared machine, one checkpoint
+  rendered numeral / skull / emblem / d8 / d10 faces, half as ``x``, half as a random face); ``--threads 1`` on a shared machine, one checkpoint
   per epoch, ``--resume`` after an interruption.
 * ``export``: float ONNX exports (``dice_*.float.onnx``, float16-stored weights,
   :func:`kosti.datasets.train.compact_onnx`), their INT8 versions (``dice_*.onnx``, the shipped files since
@@ -404,8 +404,8 @@ def main() -> int:
                **{**CLS_AUG, "flipud": 0.0})
     elif args.stage == "cls_v15":
         # Reader v2's classifier (issue 38): the shipped classifier (cls_v13), 4 epochs on cls_data_v15 (cls_v13's
-        # crops + damiantab-d6 train + rendered overhead plain dice under a hard shadow + rendered unknown faces as
-        # x), a low rate (the shipped weights are the start), no vertical flips; checkpoint every epoch.
+        # crops + damiantab-d6 train + rendered overhead plain dice under a hard shadow + rendered unknown faces, half
+        # as x and half as a random face), a low rate (the shipped weights are the start), no vertical flips; checkpoint every epoch.
         _train("cls_v15", args.base_cls, data=str(cls_data_v15()), epochs=4, seed=75, lr0=0.0002, save_period=1,
                threads=args.threads, **{**CLS_AUG, "flipud": 0.0})
     elif args.stage == "export_cls":

@@ -370,11 +370,12 @@ def cls_data_v15() -> Path:
       overhead dice v1.3 read 6 as 5 on), 6 crops per die turned at random, 3 background ``x`` patches a photo;
     * rendered plain dice seen from straight above under a hard shadow, 25–40 px at 720×576
       (:func:`kosti.datasets.rendered_crops.overhead_plain_crops`, 500 scenes, about 2,200 crops);
-    * rendered faces that are no pip face as ``x`` (:func:`kosti.datasets.rendered_crops.unknown_face_crops`: numeral,
-      skull and emblem d6 faces, d8 and d10 faces; 3,000 crops), so that a custom face reads as uncertain.
+    * rendered faces that are no pip face (:func:`kosti.datasets.rendered_crops.unknown_face_crops`: numeral, skull
+      and emblem d6 faces, d8 and d10 faces; 3,000 crops), half of them as ``x`` and half as a face drawn at random
+      (outlier exposure), so that a custom face reads as uncertain: neither a face nor surely "no die".
 
-    Never damiantab-d6 val, banachowicz-d6 or skovy-webcam (evaluation only). Validation: cls_v13's plus 300 rendered
-    unknown faces of another seed. Returns its root."""
+    Never damiantab-d6 val, banachowicz-d6 or skovy-webcam (evaluation only). Validation: cls_v13's. Returns its
+    root."""
     from kosti.datasets.prepare import prepare_classification
     from kosti.datasets.rendered_crops import overhead_plain_crops, unknown_face_crops
 
@@ -393,7 +394,6 @@ def cls_data_v15() -> Path:
         shutil.rmtree(more)
         overhead_plain_crops(tmp, "train", 500, seed=151)
         unknown_face_crops(tmp, "train", 3000, seed=152)
-        unknown_face_crops(tmp, "val", 300, seed=153)
 
     return _extended_copy(root, v13 / "train", v13 / "val", add)
 
