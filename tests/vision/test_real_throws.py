@@ -14,7 +14,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = REPO.parent / "shared" / "clips" / "real-throws"
-DETECTOR = REPO / "models" / "dice_det.onnx"
+#: The shipped models ``kosti watch`` reads with when no taught version is active (kosti/registry.py ``shipped``).
+SHIPPED = (REPO / "models" / "dice_det.onnx", REPO / "models" / "dice_cls.onnx")
 FPS = 30.0
 #: First frame at which a hand or the arm's shadow changes a die's box (the dice's boxes of ``dice_at_rest.csv``,
 #: :func:`kosti.vision.hands.appearance_change` above 0.1 against the reference frame, checked by eye on the frames):
@@ -23,7 +24,10 @@ TOUCH_FRAME = {"tirada_1.mp4": 84, "tirada_2.mp4": 72, "tirada_3.mp4": 85, "tira
 
 
 def _real_clips() -> dict:
-    """``throws.json`` of the shared real clips; fails in CI without them, else skips with the reason."""
+    """``throws.json`` of the shared real clips; fails in CI without them, else skips with the reason. A shipped
+    model missing fails first, everywhere (it is committed with kosti, unlike the clips)."""
+    for path in SHIPPED:
+        ci_guard.shipped(path, "shipped reader model")
     truth = REAL / "throws.json"
     if truth.is_file() and all((REAL / name).is_file() for name in TOUCH_FRAME):
         return dict(json.loads(truth.read_text()))
@@ -43,8 +47,6 @@ def _watch(capsys: pytest.CaptureFixture, path: Path, *extra: str) -> dict:
 @pytest.mark.parametrize("name", sorted(TOUCH_FRAME))
 def test_a_real_throw_is_read_right_once_before_the_hand_comes(capsys, name):
     truth = _real_clips()[name]
-    if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
     got = _watch(capsys, REAL / name)
     seen = [(sorted(d["value"] for d in t["dice"]), t["status"], t["time_s"]) for t in got["throws"]]
     assert [(f, s) for f, s, _ in seen] == [(sorted(w), "ok") for w in truth["throws"]], f"{name}: {seen}"
@@ -62,8 +64,6 @@ def test_without_per_die_rest_the_first_clip_gives_no_throw():
     """The real clips can fail the pipeline: judged on the whole view (``per_die=False``), the arm's shadow creeping
     over the cloth keeps clip 1 from ever coming to rest (the fault of issue 40)."""
     _real_clips()
-    if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
     from kosti.vision.pipeline import ThrowDetector, default_reader
     from kosti.vision.sources import VideoFileSource
 
