@@ -77,7 +77,7 @@ def test_clip_gives_exactly_its_throws(suite, capsys, name):
     out, manifest = suite
     clip = next((c for c in manifest["clips"] if c["name"] == name), None)
     if clip is None:
-        pytest.skip(f"{name}: shared photos missing ({SHARED})")
+        ci_guard.missing(f"{name}: shared photos missing ({SHARED})")
     got = _watch(capsys, out / clip["file"], clip["dice"])
     assert got["frames"] == clip["frames"]
     want = clip["throws"]
@@ -465,8 +465,7 @@ def test_a_die_picked_up_and_thrown_again_is_a_new_throw_never_a_correction():
     """Issue 40: one die picked up (out of the picture for 0.4 s) and thrown again to another face near where it lay.
     The rule before issue 40 (a quiet motion, one die moved by under 1.5 sides) took it for a tip-over and deleted the
     first throw (``corrects``); the die was gone, so there was no continuity: two throws."""
-    if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
+    ci_guard.shipped(DETECTOR, "shipped detector")
     (clip,) = clipgen.build(seed=1, real_root=None, names=["pickup_rethrow"])
     want = [w["faces"] for w in clip.expected]
     old, _ = _throws_of(clip, per_die=False)
@@ -481,8 +480,7 @@ def test_a_die_picked_up_and_thrown_again_is_a_new_throw_never_a_correction():
 def test_a_die_tipping_soon_after_the_read_with_the_others_unmoved_corrects_the_throw():
     """Issue 40: a die tips onto another face 0.3 s after the throw was read, the other four unmoved and every die in
     view: one throw, corrected, and the correction says why (English and Russian, in the JSON too)."""
-    if not DETECTOR.is_file():
-        pytest.skip(f"no shipped detector at {DETECTOR}")
+    ci_guard.shipped(DETECTOR, "shipped detector")
     first, _ = _throws_of(clipgen.tip_clip(1, t_tip=3.0))
     read_at = first[0].time_s
     clip = clipgen.tip_clip(1, t_tip=read_at + 0.3)

@@ -85,7 +85,7 @@ def test_photos_taken_from_a_seat_and_read_turned_are_turned_back(degrees):
     as a table's settled throws: the check names the turn back (none when upright). Upside down, v1.3 reads 45 of its
     dice wrong instead of 2 (``benchmarks/orientation_check.py --reads``)."""
     if not _shared():
-        pytest.skip(f"shared dataset missing: {EPANEMU}")
+        ci_guard.missing(f"shared dataset missing: {EPANEMU}")
     from kosti.vision.reader import DiceReader, load_image
     from kosti.vision.sources import rotate_frame
 
