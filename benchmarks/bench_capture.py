@@ -1,4 +1,4 @@
-"""Cost of capturing throws and of serving the review page (datasets/capture.py, dashboard/review.py).
+"""Cost of capturing throws and of serving the review page (datasets/capture.py, dashboard/routes/review.py).
 
 Targets (why they matter):
 
@@ -46,7 +46,7 @@ def main() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from kosti.dashboard.review import create_review_router
+    from kosti.dashboard.routes.review import create_review_router
 
     with tempfile.TemporaryDirectory(prefix="kosti-bench-capture-") as tmp:
         root = Path(tmp) / "cap"

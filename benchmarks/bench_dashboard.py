@@ -109,13 +109,13 @@ def main() -> None:
         server = _serve(app, port)
         base = f"http://127.0.0.1:{port}"
         table = app.state.table
-        print(f"reader: {table.reader_desc}")
+        print(f"reader: {table.live.reader_desc}")
         lat = asyncio.run(settle_to_score(base, args.throws))
         lat_ms = sorted(x * 1000 for x in lat)
         print(f"settle -> score on WebSocket: median {statistics.median(lat_ms):.1f} ms, "
               f"p90 {lat_ms[int(0.9 * (len(lat_ms) - 1))]:.1f} ms, max {lat_ms[-1]:.1f} ms over {len(lat_ms)} throws")
         fps = asyncio.run(mjpeg_viewers(base, args.viewers, args.seconds))
-        print(f"MJPEG with {args.viewers} viewers: source {table.fps:.1f} fps; per viewer median "
+        print(f"MJPEG with {args.viewers} viewers: source {table.live.fps:.1f} fps; per viewer median "
               f"{statistics.median(fps):.1f} fps, min {min(fps):.1f} fps "
               f"({'OK' if min(fps) >= 10 else 'BELOW'} the 10 fps target)")
         server.should_exit = True

@@ -38,24 +38,24 @@ def _play(table: TableService, n_actions: int, stamps: list[float]) -> tuple[flo
     """``n_actions`` actions: a throw of 1 1 1 5 2 (the 5 dice again after hot dice), then Stop where the rules
     allow it (a pit or a barrel may not), a new game when one ends; the time each throw returned goes to ``stamps``.
     Returns (cpu_s, wall_s)."""
-    table.new_game(["Ann", "Boris"], "classic", replace=True)
+    table.session.new_game(["Ann", "Boris"], "classic", replace=True)
     c0, t0 = time.process_time(), time.perf_counter()
     done, thrown = 0, False
     while done < n_actions:
-        st = table.state
+        st = table.session.state
         if st is None or st.over:
-            table.new_game(["Ann", "Boris"], "classic", replace=True)
+            table.session.new_game(["Ann", "Boris"], "classic", replace=True)
             thrown = False
             continue
         if thrown:
             try:
-                table.bank()
+                table.session.bank()
                 thrown = False
                 done += 1
                 continue
             except TableError:  # not allowed now (a pit, the barrel, the opening): throw on
                 pass
-        table.enter([1, 1, 1, 5, 2][:st.dice_to_throw])
+        table.session.enter([1, 1, 1, 5, 2][:st.dice_to_throw])
         stamps.append(time.perf_counter())
         thrown = True
         done += 1

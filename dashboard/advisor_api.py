@@ -212,9 +212,9 @@ def create_advisor_router(table: TableService) -> APIRouter:
         table.advisor_warmup = th
         th.start()
 
-    table.game_hooks.append(warm)
-    if table.state is not None:
-        warm(table.state)
+    table.session.game_hooks.append(warm)
+    if table.session.state is not None:
+        warm(table.session.state)
     presolver = TurnPresolver()
     table.advisor_presolver = presolver
     table.session.state_listeners.append(presolver.offer)
@@ -223,7 +223,7 @@ def create_advisor_router(table: TableService) -> APIRouter:
                 response_model=AdviceAnswer, response_model_exclude_unset=True)
     def get_advice() -> AdviceAnswer:
         with table.session.lock:
-            game, version, gid = table.state, table.version, table.game_id
+            game, version, gid = table.session.state, table.version, table.session.game_id
 
         def refused(en: str, ru: str) -> AdviceAnswer:
             return AdviceAnswer(available=False, version=version, game_id=gid, reason=en, reason_ru=ru)

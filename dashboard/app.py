@@ -111,7 +111,7 @@ class DashboardConfig:
         preset, players, overrides: start this game unless the resumed game has the same players and preset.
         start_capture: run the capture/pipeline thread while the app runs (lifespan).
         review_dir: a ``kosti capture`` folder to serve the label review page for (``/review``,
-            :mod:`kosti.dashboard.review`); ``None`` = no review page.
+            :mod:`kosti.dashboard.routes.review`); ``None`` = no review page.
         source_kwargs: extra keyword arguments for ``open_source`` (camera size and rate).
         settings: settings applied at start-up over the stored ones (zones, thresholds from the config file).
         corrections_dir: capture folder where throws the table corrected are saved as training data
@@ -190,13 +190,13 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     store = Store(config.db_path)  # after everything that can fail without touching the database
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (source.kind if source is not None else None))
-    table.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
+    table.session.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
     # kosti run --record DIR (issue 40); else the Settings switch keeps the clips in the data folder's clips/
     if config.record_dir is not None:
         table.record(config.record_dir, config.record_mb)
     else:
         table.record(Path(config.db_path).parent / "clips", on=False)
-    table.reader_reload = config.reader_reload
+    table.live.reader_reload = config.reader_reload
     publisher = None
     if config.mqtt is not None and config.mqtt.enabled:
         from kosti import __version__
@@ -207,29 +207,30 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         except Exception:
             store.close()
             raise
-    table.apply_file_settings(dict(config.settings or {}))  # undoes what the file set last time and no longer does
-    resumed = table.game_id
+    table.settings.apply_file(dict(config.settings or {}))  # undoes what the file set last time and no longer does
+    session = table.session
+    resumed = session.game_id
     if config.players:
-        cur = table.game_id and store.get_game(table.game_id)
+        cur = session.game_id and store.get_game(session.game_id)
         same = cur and cur.players == list(config.players) and cur.rules.get("preset") == (config.preset or "classic") \
             and (cur.rules.get("overrides") or {}) == (config.overrides or {})
         if not same:
             try:  # the command line named these players: the game on the table is put aside, not lost
-                table.new_game(list(config.players), config.preset or "classic", config.overrides, actor="startup",
+                session.new_game(list(config.players), config.preset or "classic", config.overrides, actor="startup",
                                replace=True)
             except TableError as exc:
                 store.close()
                 raise ValueError(exc.en) from None
-    if table.game_id is not None and table.game_id == resumed and table.state is not None:
-        log.info("resumed game %s (%s)", resumed, ", ".join(table.state.player_names))
-    elif table.game_id is not None:
-        log.info("started game %s%s", table.game_id,
+    if session.game_id is not None and session.game_id == resumed and session.state is not None:
+        log.info("resumed game %s (%s)", resumed, ", ".join(session.state.player_names))
+    elif session.game_id is not None:
+        log.info("started game %s%s", session.game_id,
                  f"; game {resumed} was put aside (resume it from the list of games)" if resumed else "")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.start_capture:
-            await run_in_threadpool(table.start)
+            await run_in_threadpool(table.live.start)
         if publisher is not None:
             await run_in_threadpool(publisher.start)
         announcer = None
@@ -241,7 +242,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             yield
         finally:  # each stop on its own: one that fails does not skip the others
             for stop in (announcer.stop if announcer is not None else None,
-                         publisher.stop if publisher is not None else None, table.stop):
+                         publisher.stop if publisher is not None else None, table.live.stop):
                 if stop is not None:
                     try:
                         await run_in_threadpool(stop)
@@ -263,7 +264,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     app.state.mqtt = publisher  # the MQTT publisher, or None
 
     # -- errors ------------------------------------------------------------------------------------
-    install_error_handlers(app, table.storage_changed)
+    install_error_handlers(app, table.changed)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
 
     # -- access ------------------------------------------------------------------------------------
@@ -287,21 +288,19 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     # -- routers -----------------------------------------------------------------------------------
     mount_static(app)
     if config.review_dir is not None:
-        from kosti.dashboard.review import create_review_router
+        from kosti.dashboard.routes.review import create_review_router
 
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
         table.review_url = "/review"
-        from kosti.dashboard.teach import (
-            create_teach_router,  # the "teach my dice" flow (issue 14)
-        )
+        from kosti.dashboard.routes.teach import create_teach_router  # the "teach my dice" flow (issue 14)
 
-        app.include_router(create_teach_router(config.review_dir, table=table, pin_check=check_pin))
+        app.include_router(create_teach_router(config.review_dir, table=table.live, pin_check=check_pin))
 
     from kosti.dashboard.advisor_api import create_advisor_router
 
     app.include_router(create_advisor_router(table))  # /api/advice, /api/stats (issue 19)
     app.include_router(create_pages_router(app))
-    app.include_router(create_games_router(table, check_pin))
+    app.include_router(create_games_router(check_pin))
     from kosti.dashboard.routes.export import create_export_router
 
     app.include_router(create_export_router(store))  # /api/games/{id}/export (issue 43)
@@ -310,9 +309,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     from kosti.dashboard.routes.join import create_join_router
 
     app.state.metrics = TableMetrics(table)  # /metrics; /healthz for systemd's watchdog (issue 43)
-    app.include_router(create_health_router(table, app.state.metrics, config.monitor_from, config.stall_s))
+    app.include_router(create_health_router(app.state.metrics, config.monitor_from, config.stall_s))
     app.include_router(create_join_router(config.host, config.port, lambda: config.pin, config.pin_required, check_pin))
-    app.include_router(create_settings_router(table, check_pin))
-    app.include_router(create_live_router(table))
-    app.include_router(create_ws_router(table, guard, config.pin_required))
+    app.include_router(create_settings_router(check_pin))
+    app.include_router(create_live_router())
+    app.include_router(create_ws_router(guard, config.pin_required))
     return app

@@ -44,7 +44,7 @@ def camera_health(table: TableService, stall_s: float = STALL_S, now: float | No
     """``{"ok", "state", "fps", "last_frame_age_s", "message"}`` of the table's camera (see the module docstring).
     ``state``: the source's (``ok``, ``connecting``, ``stalled``, ``reconnecting``, …), ``none`` without a camera,
     ``stalled`` when frames stopped although the source did not notice yet."""
-    info = table.source_info()
+    info = table.live.source_info()
     if info.get("kind") == "none":
         return {"ok": True, "state": "none", "fps": 0.0, "last_frame_age_s": None, "message": "no camera"}
     status = info.get("status")

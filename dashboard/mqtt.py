@@ -372,7 +372,7 @@ class TableMqtt:
         from kosti.dashboard.history import games
 
         try:
-            return results_message(games(self.table.store, self.table.game_id, RESULTS_MAX * 2), self.topics.table,
+            return results_message(games(self.table.store, self.table.session.game_id, RESULTS_MAX * 2), self.topics.table,
                                    self.name)
         except Exception:  # noqa: BLE001 - a database problem is the dashboard's to show; the standings wait
             log.exception("MQTT: cannot list the finished games")

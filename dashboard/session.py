@@ -19,12 +19,14 @@ Callers hold :attr:`GameSession.lock` around a call and its snapshot; every meth
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from kosti.dashboard.errors import Conflict, Invalid, NotFound, TableError
 from kosti.dashboard.json_values import JsonObject, JsonValue, json_faces, json_int, json_names
@@ -54,6 +56,8 @@ from kosti.engine.records import Reason
 from kosti.engine.titles import preset_title
 
 log = logging.getLogger(__name__)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 @dataclass(frozen=True)
 class AppliedAction:
@@ -118,6 +122,27 @@ def why_no_throw(st: GameState) -> Reason | None:
     return m.why_not_roll or m.hint
 
 
+def announced(method: Callable[Concatenate[GameSession, _P], _R]) -> Callable[Concatenate[GameSession, _P], _R]:
+    """A change of what the table shows: ``method`` runs under :attr:`GameSession.lock` and, unless it raised or
+    returned ``False`` (nothing changed), every :attr:`GameSession.change_listeners` entry hears of it, still
+    under the lock — so whoever calls the session (a route, the WebSocket, ``kosti watch``, a test) has the
+    change shown on every screen, in order."""
+
+    @functools.wraps(method)
+    def changing(self: GameSession, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.lock:
+            out = method(self, *args, **kwargs)
+            if out is not False:
+                for listener in self.change_listeners:
+                    try:
+                        listener()
+                    except Exception:  # noqa: BLE001 - a screen's fault must not undo a recorded action
+                        log.exception("change listener %r failed", listener)
+            return out
+
+    return changing
+
+
 class GameSession:
     """The game on the table and its controls (see the module's text).
 
@@ -133,6 +158,9 @@ class GameSession:
         state_listeners: called with the state (or None) after every change of it, under the lock.
         action_listeners: called with an :class:`AppliedAction` after every engine action is stored, under the
             lock, in order (the MQTT publisher's events); each must return at once.
+        change_listeners: called (no arguments) after every change of what the table shows — each control, each
+            throw taken, a game put on the table — under the lock (:func:`announced`; the table publishes its
+            snapshot); each must return at once.
         corrections_dir: folder where confirmed or corrected throws are saved for retraining, or None.
         model_name: says which reader read the throws (written into saved corrections).
     """
@@ -150,6 +178,7 @@ class GameSession:
         self.game_hooks: list[Callable[[GameState], None]] = []
         self.state_listeners: list[Callable[[GameState | None], None]] = []
         self.action_listeners: list[Callable[[AppliedAction], None]] = []
+        self.change_listeners: list[Callable[[], object]] = []
         self.corrections_dir: Path | None = None
         #: Whether the settled frames are photos of real dice (a camera, a video, photos). The virtual table's
         #: rendered frames are never saved as training data: a fix typed on a demo would teach the reader a
@@ -166,6 +195,7 @@ class GameSession:
         if g is not None:
             self._load_game(g)
 
+    @announced
     def set_state(self, state: GameState | None) -> None:
         """Replace the state on the table (tests, a restored state) and tell the listeners."""
         with self.lock:
@@ -179,6 +209,7 @@ class GameSession:
             except Exception:  # noqa: BLE001 - a listener's fault must not undo a recorded action
                 log.exception("state listener %r failed", listener)
 
+    @announced
     def show_unstored(self, thr: TableThrow) -> None:
         """Show a settled throw that could not be stored (nothing was scored; the storage banner says why)."""
         with self.lock:
@@ -256,9 +287,11 @@ class GameSession:
         g = self.store.get_game(self.game_id)
         return {"id": self.game_id, "players": list(g.players) if g else [], "turns": self.turn_no}
 
+    @announced
     def new_game(self, players: list[str], preset: str = "classic", overrides: JsonObject | None = None,
-                 actor: str | None = None, replace: bool = False) -> None:
-        """Start a game.
+                 actor: str | None = None, replace: bool = False, start: GameState | None = None) -> None:
+        """Start a game (``start``: the game already made of ``preset`` — ``kosti watch --rules FILE`` — instead of
+        a new one of ``preset`` and ``overrides``).
 
         An unfinished game on the table is replaced only when ``replace`` is true (it is then kept as
         ``abandoned`` and can be put back with :meth:`resume`); otherwise :class:`Conflict` with code
@@ -271,7 +304,7 @@ class GameSession:
         except PlayerNameError as exc:
             raise Invalid(exc.reason_en, exc.reason_ru, code="players") from None
         try:
-            state = make_game(preset, overrides, names)
+            state = start if start is not None else make_game(preset, overrides, names)
         except BadInput as exc:
             raise Invalid(f"these rules cannot be used: {exc}",
                              f"такие правила нельзя применить: {rules_reason_ru(str(exc))}", code="rules") from None
@@ -301,6 +334,7 @@ class GameSession:
                                 "text_en": f"New game: {', '.join(names)} ({preset_title(preset)[0]})",
                                 "text_ru": f"Новая игра: {', '.join(names)} ({preset_title(preset)[1]})"})
 
+    @announced
     def resume(self, game_id: int, actor: str | None = None, replace: bool = False) -> bool:
         """Put stored game ``game_id`` back on the table: True, or False when it is on the table already.
         NotFound when unknown; Conflict when it is finished, or when another unfinished game is on the table
@@ -335,7 +369,8 @@ class GameSession:
             return True
 
     def rematch(self, game_id: int, actor: str | None = None, replace: bool = False) -> None:
-        """A new game with the players and rules of game ``game_id`` (same seat order); see :meth:`new_game`."""
+        """A new game with the players and rules of game ``game_id`` (same seat order); see :meth:`new_game`
+        (which announces it)."""
         g = self.store.get_game(game_id)
         if g is None:
             raise NotFound(f"no game {game_id}", f"игры {game_id} нет")
@@ -398,6 +433,7 @@ class GameSession:
                     log.exception("action listener %r failed", listener)
         return evs
 
+    @announced
     def submit_throw(self, thr: TableThrow, actor: str = "camera") -> JsonObject:
         """Take a settled throw: apply it when it is ``ok`` and matches the state, else hold it pending.
 
@@ -457,6 +493,7 @@ class GameSession:
                 self.last_throw["reasons"] = list(reasons)
             return {"applied": applied, "throw_id": tid, "reasons": list(reasons)}
 
+    @announced
     def bank(self, game_id: int | None = None, actor: str | None = None) -> None:
         """Stop ("хватит") and record the turn points. 409 with the engine's reason when forbidden."""
         with self.lock:
@@ -464,6 +501,7 @@ class GameSession:
             self._no_pending()
             self._apply("bank", Bank(), {}, actor)
 
+    @announced
     def keep(self, faces: list[int], game_id: int | None = None, actor: str | None = None) -> None:
         """Set these scoring dice aside from the last throw (presets where the player chooses)."""
         with self.lock:
@@ -475,6 +513,7 @@ class GameSession:
                 raise Invalid(str(exc)) from None
             self._apply("keep", action, {"faces": list(faces)}, actor)
 
+    @announced
     def choose(self, key: str, value: JsonValue, game_id: int | None = None, actor: str | None = None) -> None:
         """A game's own choice ``{key: value}`` (e.g. a claim, a bet, an operation): 409 with the engine's reason
         when the rules forbid it now, 422 when malformed."""
@@ -505,6 +544,7 @@ class GameSession:
         row = self.store.get_throw(throw_id)
         self.last_throw = throw_view(self.store, row) if row else self.last_throw
 
+    @announced
     def fix(self, die_index: int, value: int, game_id: int | None = None, actor: str | None = None) -> None:
         """Correct one die (index into the throw's dice, value 1–6).
 
@@ -586,6 +626,7 @@ class GameSession:
             raise
         self.store.update_throw_faces(throw_id, faces)
 
+    @announced
     def remove_die(self, die_index: int, game_id: int | None = None, actor: str | None = None) -> None:
         """Take die ``die_index`` (0-based) out of the pending throw: the camera saw a die that was not
         thrown (a set-aside die, a die off the tray). 409 without a pending throw, 422 for a bad index."""
@@ -608,6 +649,7 @@ class GameSession:
             self.store.set_throw_dice(p.id, faces, boxes, confs)
             return self._pending_changed(p.id)
 
+    @announced
     def enter(self, faces: list[int], game_id: int | None = None, actor: str | None = "manual") -> None:
         """Score a throw typed in by hand (any source: the camera is down, missed the throw, or misread it).
 
@@ -646,6 +688,7 @@ class GameSession:
         if mismatch is not None:
             raise mismatch.error()
 
+    @announced
     def confirm(self, faces: list[int] | None = None, game_id: int | None = None, actor: str | None = None) -> None:
         """Accept the pending throw (optionally with all its faces given, any number of them: a die the
         camera saw but nobody threw is left out) and apply it as ``Roll``."""
@@ -701,6 +744,7 @@ class GameSession:
         except Exception as exc:  # noqa: BLE001 - training data is a bonus; the game goes on
             log.warning("could not save the corrected throw %s for retraining: %s", throw_id, exc)
 
+    @announced
     def discard(self, game_id: int | None = None, actor: str | None = None) -> None:
         """Drop the pending throw (the dice will be thrown again)."""
         with self.lock:
@@ -710,6 +754,7 @@ class GameSession:
                 raise Conflict("no throw is waiting for confirmation", "нет броска, ждущего подтверждения")
             self._pending_edits.clear()
 
+    @announced
     def undo(self, game_id: int | None = None, actor: str | None = None) -> None:
         """Undo the latest step, one at a time:
 

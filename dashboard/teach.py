@@ -1,6 +1,7 @@
 """The dashboard's "teach my dice" flow (issue 14): capture ~10 throws, confirm them, train, see before/after.
 
-``create_teach_router(capture_dir, table, pin_check) -> APIRouter`` serves:
+:class:`TeachJob` is the training job; the page and its routes are :mod:`kosti.dashboard.routes.teach`
+(``create_teach_router(capture_dir, table, pin_check) -> APIRouter``), which serve:
 
 * ``GET /teach`` — the guided page (``static/teach.html`` + ``teach.js``; English and Russian);
 * ``POST /api/teach/capture`` — save the table's latest settled throw (frame + the dice as read) into the
@@ -12,7 +13,7 @@
 * ``POST /api/teach/train`` — start ``kosti train --data CAPTURE_DIR --json`` (its defaults: reviewed photos,
   classifier first, the replay set, the forgetting gate) as a niced background process.
 
-Each answer has its response model (:class:`TeachStatus`, :class:`CaptureAnswer`); refusals are the
+Each answer has its response model (:mod:`kosti.dashboard.schemas.teach`); refusals are the
 dashboard's typed errors (:class:`~kosti.dashboard.errors.Conflict` 409, :class:`~kosti.dashboard.errors.Invalid`
 422), answered as ``{"error", "error_ru", "status"}`` by the router's route class in any app. One job at a
 time (409 while one runs). The job is a separate process, so the table keeps scoring while it
@@ -30,68 +31,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Literal, Protocol
+from typing import IO, Protocol
 
 import numpy as np
-from fastapi import APIRouter, Depends
-from fastapi.responses import FileResponse
-from pydantic import BaseModel, Field, JsonValue
-from typing_extensions import TypedDict
+from pydantic import JsonValue
 
-from kosti.dashboard.errors import Conflict, Invalid
-from kosti.dashboard.review import RefusalRoute
-from kosti.datasets import capture as cap
+from kosti.dashboard.schemas.teach import JobJson, JobState, TrainProgress
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: Throws the page asks for (issue 14: "throw your dice ~10 times"); training needs at least 2 reviewed.
 SUGGESTED_THROWS = 10
 MIN_REVIEWED = 2
-#: The states of a training job.
-JobState = Literal["idle", "running", "done", "failed"]
-
-
-class TrainProgress(TypedDict):
-    """Where a running job is: ``stage`` (``preparing``, ``detector``, ``classifier``, ``… trained;
-    measuring``), ``epoch`` finished of ``epochs`` (None until known), ``eta_s`` seconds left (None until
-    one epoch has finished)."""
-
-    stage: str
-    epoch: int
-    epochs: int | None
-    eta_s: int | None
-
-
-class JobJson(TypedDict):
-    """:meth:`TeachJob.to_json`: ``state``, ``elapsed_s`` (whole seconds), ``progress`` while running,
-    ``result`` (``kosti train --json``'s summary, cli.md) when done, ``error`` (its last log line) when failed."""
-
-    state: JobState
-    elapsed_s: int
-    progress: TrainProgress | None
-    result: dict[str, JsonValue] | None
-    error: str | None
-
-
-class TeachStatus(BaseModel):
-    """``GET /api/teach/status`` (and the answer of ``POST /api/teach/train``)."""
-
-    images: int = Field(description="photos in the capture folder")
-    reviewed: int = Field(description="photos confirmed on the review page")
-    suggested: int = Field(description="throws the page asks for")
-    min_reviewed: int = Field(description="confirmed photos training needs")
-    job: JobJson
-
-
-class CaptureAnswer(BaseModel):
-    """``POST /api/teach/capture``: the new photo's ``id``, the dice saved with it, then the status."""
-
-    id: str
-    dice: int = Field(description="dice saved (an unread die without a guess is left for the reviewer)")
-    images: int
-    reviewed: int
-    suggested: int
-    min_reviewed: int
-    job: JobJson
 
 
 class SettledDie(Protocol):
@@ -216,67 +165,4 @@ class TeachJob:
                     "result": self.result, "error": self.error}
 
 
-def create_teach_router(capture_dir: str | Path, table: SettledThrows | None = None,
-                        pin_check: Callable[..., str] | None = None, job: TeachJob | None = None) -> APIRouter:
-    """Build the teach page and API over ``capture_dir`` (the review page's folder).
-
-    Args:
-        table: the dashboard's ``TableService`` (its ``last_settled`` throw is what ``capture`` saves);
-            ``None`` = no live table (capture answers 409).
-        pin_check: the dashboard's PIN dependency for the two writes.
-        job: the training job (tests pass one with a stand-in command).
-    """
-    root = Path(capture_dir).expanduser()
-    root.mkdir(parents=True, exist_ok=True)
-    training = job or TeachJob(root)
-    router = APIRouter(tags=["teach"], route_class=RefusalRoute)
-    guard = pin_check or (lambda: "local")
-
-    @router.get("/teach", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC_DIR / "teach.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
-
-    @router.get("/teach/teach.js", include_in_schema=False)
-    def script() -> FileResponse:
-        return FileResponse(STATIC_DIR / "teach.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
-
-    @router.get("/api/teach/status", summary="Teach flow: photos captured and reviewed, training progress and result",
-                response_model=TeachStatus)
-    def status() -> TeachStatus:
-        st = cap.stats(root)
-        return TeachStatus(images=st["images"], reviewed=st["reviewed"], suggested=SUGGESTED_THROWS,
-                           min_reviewed=MIN_REVIEWED, job=training.to_json())
-
-    @router.post("/api/teach/capture", summary="Save the latest settled throw for review", status_code=201,
-                 response_model=CaptureAnswer)
-    def capture(actor: str = Depends(guard)) -> CaptureAnswer:
-        thr = table.last_settled if table is not None else None
-        if thr is None or thr.image is None:
-            raise Conflict("no settled throw yet: throw the dice and wait until they lie still",
-                           "ещё нет броска: бросьте кости и дождитесь, пока они остановятся")
-        dice = [(int(d.value), tuple(map(float, d.box)), float(d.confidence)) for d in thr.dice]
-        kept = [d for d in dice if 1 <= d[0] <= 6]  # an unread die (value 0) is left for the reviewer to draw
-        note = None if len(kept) == len(dice) else f"{len(dice) - len(kept)} unread dice: draw them"
-        try:
-            image_id = cap.CaptureWriter(root, model="teach").add(thr.image, kept, source="capture", note=note)
-        except cap.CaptureError as exc:
-            raise Invalid(str(exc), f"снимок не сохранён: {exc}") from None
-        return CaptureAnswer(id=image_id, dice=len(kept), **status().model_dump())
-
-    @router.post("/api/teach/train", summary="Start training on the reviewed photos", status_code=202,
-                 response_model=TeachStatus)
-    def train(actor: str = Depends(guard)) -> TeachStatus:
-        if cap.stats(root)["reviewed"] < MIN_REVIEWED:
-            raise Conflict(f"confirm at least {MIN_REVIEWED} photos on the review page first",
-                           f"сначала подтвердите хотя бы {MIN_REVIEWED} снимка на странице проверки")
-        try:
-            training.start()
-        except RuntimeError:
-            raise Conflict("training is already running", "обучение уже идёт") from None
-        return status()
-
-    return router
-
-
-__all__ = ["MIN_REVIEWED", "SUGGESTED_THROWS", "CaptureAnswer", "JobJson", "JobState", "SettledDie", "SettledThrow",
-           "SettledThrows", "TeachJob", "TeachStatus", "TrainProgress", "create_teach_router"]
+__all__ = ["MIN_REVIEWED", "SUGGESTED_THROWS", "SettledDie", "SettledThrow", "SettledThrows", "TeachJob"]

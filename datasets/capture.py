@@ -2,7 +2,7 @@
 
 Players retrain the dice reader on their own dice (issue "Retrain on your own dice"): the live pipeline
 saves every settled throw with the faces the current model proposes, players check and fix the labels
-on the dashboard's review page (:mod:`kosti.dashboard.review`), and ``kosti train --data DIR``
+on the dashboard's review page (:mod:`kosti.dashboard.routes.review`), and ``kosti train --data DIR``
 fine-tunes on them. Corrections made while playing are saved the same way (:func:`save_correction`).
 
 Capture folder layout (a plain YOLO detection dataset, usable as is by ``kosti train --data DIR``,

@@ -11,11 +11,13 @@ order, are consecutive frames ``--fps`` (30) apart (:class:`~kosti.vision.video_
 (each photo held still, synthetic hand motion between photos); so is one photo. A video is read as fast as possible
 with its own timestamps. With ``--rules`` the throws are played through a
 game of that preset: each throw must hold the game's number of dice to throw (else it is
-``uncertain``), and the human-readable output shows the game's log.
+``uncertain``), and the human-readable output shows the game's log. The game is the dashboard's
+:class:`~kosti.dashboard.session.GameSession` on a database in memory — the one place a throw is decided
+(applied, held, refused, corrected), for the table and for this command alike.
 
 A throw that corrects an earlier one (a die tipped over after the throw was read: the same physical
 throw) replaces it in ``throws`` and carries ``"corrects": <frame of the replaced throw>``; with
-``--rules`` the game goes back to before the replaced throw and plays the corrected one. When the
+``--rules`` the session takes back the replaced throw and plays the corrected one. When the
 video ends during a rest that has lasted at least half the still time, that rest is read too, with the
 warning reason ``short_rest``.
 """
@@ -118,6 +120,41 @@ def _new_game(preset: str) -> Any:
     return new_game(rules, [f"Player {i + 1}" for i in range(n_players)])
 
 
+def _session(preset: str) -> Any:
+    """A :class:`~kosti.dashboard.session.GameSession` on a database in memory with a game of ``preset`` on it
+    (its fewest players, called "Player 1" …); :class:`WatchInputError` for an unknown preset or rules file."""
+    from kosti.dashboard.session import GameSession
+    from kosti.dashboard.store import Store
+
+    game = _new_game(preset)
+    session = GameSession(Store(":memory:"))
+    session.new_game(list(game.player_names), preset, actor="watch", start=game)
+    return session
+
+
+def _play(session: Any, throw: Any) -> str:
+    """Hand the settled ``throw`` to ``session`` as the table would (:meth:`GameSession.submit_throw`) and say what
+    the game did: its events, or why an ``ok`` throw was not scored (``game: …``), one indented line each."""
+    from kosti.dashboard.throws import throw_from_pipeline
+
+    if session.state is None or session.state.over:
+        return ""
+    events: list[Any] = []
+
+    def heard(applied: Any) -> None:
+        events.extend(applied.events)
+
+    session.action_listeners.append(heard)
+    try:
+        out = session.submit_throw(throw_from_pipeline(throw), actor="watch")
+    finally:
+        session.action_listeners.remove(heard)
+    if events:
+        return "\n    " + "\n    ".join(str(e["text_en"]) for e in events)
+    refused = [r.split(" / ")[0] for r in out["reasons"] if r not in throw.reasons]
+    return "".join(f"\n    game: {r}" for r in refused) if throw.ok else ""
+
+
 def run_watch(args: argparse.Namespace) -> int:
     """Handler of ``kosti watch``; returns the exit code (0). Raises errors carrying ``exit_code`` 2."""
     from kosti.vision.pipeline import FrameResult, LivePipeline, RunnerObserver, default_reader
@@ -129,23 +166,21 @@ def run_watch(args: argparse.Namespace) -> int:
         raise WatchInputError("give a video or a folder of frames (or --truth DIR)")
     path = Path(args.source).expanduser()
     source = _open(path, args.photos, args.fps, args.rotate)
-    game = _new_game(args.rules) if args.rules else None
+    session = _session(args.rules) if args.rules else None
     if args.dice is not None and args.dice < 1:
         raise WatchInputError("--dice must be >= 1")
     from kosti.registry import reader_files
 
     det, cls, _version = reader_files(args.model, args.cls_model)
     reader = default_reader(det_path=det, cls_path=cls)
-    expected = game.dice_to_throw if game is not None else args.dice
+    expected = session.state.dice_to_throw if session is not None else args.dice
     # The one camera runner, in this thread; a source or reader error ends the run (retry_s=None).
     pipe = LivePipeline(source, reader, expected_dice=expected, retry_s=None, tick_s=0, keep_image=False)
     throws: list[dict[str, Any]] = []
     log: list[str] = []
-    before: dict[int, Any] = {}  # game state before each applied throw (frame → game), for corrections
     t0 = time.perf_counter()
 
     def take(result: Any, frame_index: int, t: float) -> None:
-        nonlocal game
         throw = result.throw
         if throw is None:
             if result.skipped and not args.json:
@@ -161,20 +196,11 @@ def run_watch(args: argparse.Namespace) -> int:
             # The same physical throw, corrected: it replaces the earlier one (one throw, one score).
             line += f"\n    corrects the throw at frame {throw.corrects}"
             throws[:] = [x for x in throws if x["frame"] != throw.corrects]
-            if game is not None and throw.corrects in before:
-                game = before.pop(throw.corrects)
         throws.append(entry)
-        if game is not None and throw.ok and not game.over:
-            from kosti.engine import KostiEngineError, Roll
-
-            try:
-                state = game
-                game, events = game.apply(Roll(throw.faces))
-                before[throw.frame_index] = state
-                line += "\n    " + "\n    ".join(e.text_en for e in events)
-            except KostiEngineError as exc:
-                line += f"\n    game: {exc}"
-            pipe.expect(sizes=None if game.over else (game.dice_to_throw,))
+        if session is not None:  # the session takes back a corrected throw itself (one throw, one score)
+            line += _play(session, throw)
+            game = session.state
+            pipe.expect(sizes=None if game is None or game.over else (game.dice_to_throw,))
         log.append(line)
         if not args.json:
             print(line, flush=True)
@@ -201,6 +227,7 @@ def run_watch(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(f"{len(throws)} throws, {frames} frames, {fps:.1f} frames/s processed")
+        game = session.state if session is not None else None
         if game is not None:
             s = game.summary() if hasattr(game, "summary") else {}
             scores = ", ".join(f"{p['name']} {p['score']}" for p in s.get("players", []))

@@ -1,4 +1,4 @@
-"""The dashboard's web layer: one FastAPI router per job, each built around the one table.
+"""The dashboard's web layer: one FastAPI router per job; each route depends on the application objects it uses.
 
 * :mod:`.games` — rule presets, stored games, history, throw images, new game / resume / rematch, and the
   game controls (one route per command of :data:`.commands.COMMANDS`);
@@ -7,8 +7,12 @@
 * :mod:`.pages` — the page, the spectator view, the web-app files, the API reference, offline ``/docs``;
 * :mod:`.ws` — the WebSocket: snapshot pushes and the same commands as REST;
 * :mod:`.commands` — the one command table (name, body model, handler) REST and the WebSocket share;
-* :mod:`.errors` — the one place domain errors become HTTP statuses and the one error shape.
+* :mod:`.errors` — the one place domain errors become HTTP statuses and the one error shape;
+* :mod:`.review` — the label review page and API over a capture folder; :mod:`.teach` — "teach my dice";
+* :mod:`.deps` — the application objects a route depends on (``Depends``): the game
+  (:class:`~kosti.dashboard.session.GameSession`), the camera (:class:`~kosti.dashboard.wiring.LiveTable`), the
+  settings, the database, the table that answers the snapshot.
 
-The label review and teach pages have their routers in :mod:`kosti.dashboard.review` and
-:mod:`kosti.dashboard.teach`, the advice and statistics in :mod:`kosti.dashboard.advisor_api`.
+Request and response models are in :mod:`kosti.dashboard.schemas` (``schemas.review``, ``schemas.teach`` for
+those pages). The advice and statistics routes are still in :mod:`kosti.dashboard.advisor_api`.
 """

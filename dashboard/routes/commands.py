@@ -2,7 +2,8 @@
 
 ``POST /api/games/{id}/<name>`` (:mod:`.games`) and the WebSocket message ``{"cmd": "<name>", "game_id": id,
 ...fields}`` (:mod:`.ws`) both validate the body with the command's model (:mod:`kosti.dashboard.schemas`)
-and call the same handler on the :class:`~kosti.dashboard.table.TableService`; a malformed WebSocket
+and call the same handler on the game (:class:`~kosti.dashboard.session.GameSession`) and the camera
+(:class:`~kosti.dashboard.wiring.LiveTable`), run by :meth:`kosti.dashboard.table.TableService.act`; a malformed WebSocket
 message is refused with the same one-line reason REST gives (:func:`kosti.dashboard.routes.errors.plain_reason`).
 """
 
@@ -29,17 +30,19 @@ from kosti.dashboard.schemas import (
     ThrowRequested,
     WsCommand,
 )
-from kosti.dashboard.table import TableService
+from kosti.dashboard.session import GameSession
+from kosti.dashboard.wiring import LiveTable
 
 B = TypeVar("B", bound=BaseModel)
 #: Largest WebSocket command (bytes of text).
 MAX_WS_MESSAGE = 8 * 1024
-#: What a handler returns: the table's JSON view (a snapshot, or what the virtual table was asked), checked
+#: What a route answers: the table's JSON view (a snapshot, or what the virtual table was asked), checked
 #: against the command's response model by the route (read-only here, so any JSON-valued mapping fits).
 Result = Mapping[str, object]
-#: ``handler(table, actor, game_id, body)``; ``body`` is ``None`` for a command without fields and, on REST,
-#: for an optional body that was not sent.
-Handler = Callable[[TableService, str, "int | None", "BaseModel | None"], Result]
+#: ``handler(session, live, actor, game_id, body)``: does the control (the session announces the change) and
+#: returns ``None`` — the route answers the new snapshot — or an answer of its own; ``body`` is ``None`` for a
+#: command without fields and, on REST, for an optional body that was not sent.
+Handler = Callable[[GameSession, LiveTable, str, "int | None", "BaseModel | None"], "Result | None"]
 
 
 @dataclass(frozen=True)
@@ -72,48 +75,55 @@ def _needed(body: BaseModel | None, model: type[B]) -> B:
     return b
 
 
-def _bank(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.bank(gid, actor=actor)
+def _bank(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.bank(gid, actor=actor)
 
 
-def _keep(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.keep(list(_needed(body, KeepBody).faces), gid, actor=actor)
+def _keep(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.keep(list(_needed(body, KeepBody).faces), gid, actor=actor)
 
 
-def _choose(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
+def _choose(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
     b = _needed(body, ChooseBody)
-    return t.choose(b.key, b.value, gid, actor=actor)
+    s.choose(b.key, b.value, gid, actor=actor)
 
 
-def _fix(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
+def _fix(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
     b = _needed(body, FixBody)
-    return t.fix(b.die_index, b.value, gid, actor=actor)
+    s.fix(b.die_index, b.value, gid, actor=actor)
 
 
-def _confirm(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
+def _confirm(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
     b = _body(body, ConfirmBody)
-    return t.confirm(b.faces if b else None, gid, actor=actor)
+    s.confirm(b.faces if b else None, gid, actor=actor)
 
 
-def _discard(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.discard(gid, actor=actor)
+def _discard(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.discard(gid, actor=actor)
 
 
-def _enter(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.enter(list(_needed(body, EnterBody).faces), gid, actor=actor)
+def _enter(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.enter(list(_needed(body, EnterBody).faces), gid, actor=actor)
 
 
-def _remove(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.remove_die(_needed(body, DieBody).die_index, gid, actor=actor)
+def _remove(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.remove_die(_needed(body, DieBody).die_index, gid, actor=actor)
 
 
-def _undo(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
-    return t.undo(gid, actor=actor)
+def _undo(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> None:
+    s.undo(gid, actor=actor)
 
 
-def _throw(t: TableService, actor: str, gid: int | None, body: BaseModel | None) -> Result:
+def _throw(s: GameSession, live: LiveTable, actor: str, gid: int | None, body: BaseModel | None) -> Result:
+    """Ask the virtual table to throw ``state.dice_to_throw`` dice (or exactly ``faces``): Conflict without a
+    game or a throw due, or with a real camera (checked in that order); Invalid for faces the state refuses."""
     b = _body(body, ThrowBody)
-    return t.request_throw(b.faces if b else None, gid)
+    faces = b.faces if b else None
+    s.require(gid)  # no game / game over first
+    live.virtual_source()  # then: a real camera cannot be asked to throw
+    st = s.throw_due(gid, faces)
+    live.throw_virtual(st.dice_to_throw, faces)
+    return {"requested": st.dice_to_throw, "faces": list(faces) if faces is not None else None}
 
 
 #: Every game control, in the order the API reference lists them.

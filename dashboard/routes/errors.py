@@ -68,7 +68,7 @@ def validation_error(errors: Sequence[ErrorDetails]) -> Invalid:
     return Invalid(en, ru)
 
 
-def install_error_handlers(app: FastAPI, on_storage_error: Callable[[], None]) -> None:
+def install_error_handlers(app: FastAPI, on_storage_error: Callable[[], object]) -> None:
     """Answer every error of ``app`` in the one documented shape; ``on_storage_error`` is called (in a worker
     thread) when the database cannot be written, so every screen shows it."""
 

@@ -17,8 +17,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.health import STALL_S, TableMetrics, health
+from kosti.dashboard.routes.deps import Table
 from kosti.dashboard.schemas import HealthReport
-from kosti.dashboard.table import TableService
 
 
 def parse_networks(values: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
@@ -33,9 +33,9 @@ def parse_networks(values: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddr
     return out
 
 
-def create_health_router(table: TableService, metrics: TableMetrics, monitor_from: Iterable[str] = (),
+def create_health_router(metrics: TableMetrics, monitor_from: Iterable[str] = (),
                          stall_s: float = STALL_S) -> APIRouter:
-    """``/healthz`` and ``/metrics`` for ``table`` and its ``metrics``; ``monitor_from``: networks besides loopback
+    """``/healthz`` and ``/metrics`` for the app's table and its ``metrics``; ``monitor_from``: networks besides loopback
     that may read them (:func:`parse_networks`: :class:`ValueError` for one that is not a network)."""
     router = APIRouter()
     nets = parse_networks(monitor_from)
@@ -59,7 +59,7 @@ def create_health_router(table: TableService, metrics: TableMetrics, monitor_fro
     @router.get("/healthz", summary="Health: camera, database, disk (200 or 503); this machine and monitor_from only",
                 response_model=HealthReport,
                 responses={503: {"model": HealthReport, "description": "a check fails (the body says which)"}})
-    def get_health(request: Request) -> JSONResponse:
+    def get_health(request: Request, table: Table) -> JSONResponse:
         allowed(request)
         h: dict[str, Any] = health(table, stall_s)
         return JSONResponse(h, status_code=200 if h["ok"] else 503, headers={"Cache-Control": "no-store"})

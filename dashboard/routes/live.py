@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
-from kosti.dashboard.table import TableService, encode_jpeg, placeholder_frame
+from kosti.dashboard.frames import encode_jpeg, placeholder_frame
+from kosti.dashboard.routes.deps import Live
 
 JPEG: dict[int | str, dict[str, object]] = {200: {"content": {"image/jpeg": {}}, "description": "a JPEG image"}}
 MJPEG: dict[int | str, dict[str, object]] = {200: {"content": {"multipart/x-mixed-replace; boundary=frame": {}},
@@ -17,16 +18,16 @@ MJPEG: dict[int | str, dict[str, object]] = {200: {"content": {"multipart/x-mixe
 NO_CAMERA = "no camera / нет камеры"
 
 
-def create_live_router(table: TableService) -> APIRouter:
-    """The live view routes of ``table``."""
+def create_live_router() -> APIRouter:
+    """The live view routes (the table's :class:`~kosti.dashboard.wiring.LiveTable`)."""
     router = APIRouter()
 
     @router.get("/snapshot.jpg", summary="The newest live frame with overlays (JPEG)", response_class=Response,
                 responses=JPEG)
-    async def snapshot() -> Response:
-        hub = table.frames
+    async def snapshot(live: Live) -> Response:
+        hub = live.frames
         seq, jpeg = hub.latest()
-        if hub.age() > 0.5 and table.source is not None:  # encoding was idle: wait for a fresh frame
+        if hub.age() > 0.5 and live.source is not None:  # encoding was idle: wait for a fresh frame
             seq, jpeg = await hub.next_frame(seq, timeout_s=1.5)
         if jpeg is None:
             jpeg = encode_jpeg(placeholder_frame(NO_CAMERA))
@@ -34,7 +35,7 @@ def create_live_router(table: TableService) -> APIRouter:
 
     @router.get("/video.mjpg", summary="Live view with overlays (multipart MJPEG)", response_class=StreamingResponse,
                 responses=MJPEG)
-    async def video(request: Request, fps: float = Query(30.0, gt=0, le=60)) -> StreamingResponse:
+    async def video(request: Request, live: Live, fps: float = Query(30.0, gt=0, le=60)) -> StreamingResponse:
         min_gap = 1.0 / fps
 
         async def frames() -> AsyncIterator[bytes]:
@@ -44,7 +45,7 @@ def create_live_router(table: TableService) -> APIRouter:
             while True:
                 if await request.is_disconnected():
                     return
-                seq, jpeg = await table.frames.next_frame(seq)
+                seq, jpeg = await live.frames.next_frame(seq)
                 if jpeg is None:
                     jpeg = encode_jpeg(placeholder_frame(NO_CAMERA))
                 now = loop.time()

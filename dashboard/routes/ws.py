@@ -16,6 +16,7 @@ from pydantic import JsonValue
 from kosti.dashboard.access import AccessError, PinGuard, spectator_refused
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.routes.commands import MAX_WS_MESSAGE, parse_ws_command
+from kosti.dashboard.routes.deps import Table
 from kosti.dashboard.routes.errors import BUG, error_body
 from kosti.dashboard.store import StoreError
 from kosti.dashboard.table import TableService
@@ -23,11 +24,12 @@ from kosti.dashboard.table import TableService
 log = logging.getLogger("kosti.dashboard.app")
 
 
-def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -> APIRouter:
-    """The WebSocket route of ``table``; commands need the PIN (``guard``) when ``pin_required``."""
+def create_ws_router(guard: PinGuard, pin_required: bool) -> APIRouter:
+    """The WebSocket route of the app's table; commands need the PIN (``guard``) when ``pin_required``."""
     router = APIRouter()
 
-    async def run_command(text: str, who: str, conn_pin: str | None, spectator: bool = False) -> dict[str, JsonValue]:
+    async def run_command(table: TableService, text: str, who: str, conn_pin: str | None,
+                          spectator: bool = False) -> dict[str, JsonValue]:
         """One message → its answer (``ack`` or ``error``); a bug is answered like REST's 500, the socket stays.
         On the spectator view's socket (``spectator``) every command is refused (403)."""
         cmd = None
@@ -39,10 +41,11 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
             if pin_required:
                 guard.check(who, env.pin or conn_pin)
             actor = f"{'pin' if pin_required else 'local'}:{who}"
-            await run_in_threadpool(command.handler, table, actor, env.game_id, body)
+            await run_in_threadpool(table.act, lambda: command.handler(table.session, table.live, actor, env.game_id,
+                                                                       body))
         except (TableError, AccessError, StoreError) as exc:
             if isinstance(exc, StoreError):
-                await run_in_threadpool(table.storage_changed)
+                await run_in_threadpool(table.changed)
             return {"type": "error", "cmd": cmd, **error_body(exc)}
         except Exception as exc:  # noqa: BLE001 - a bug: answered like REST's 500, the socket stays open
             log.error("internal error on websocket command %s: %s: %s", cmd, type(exc).__name__, str(exc)[:200])
@@ -50,7 +53,7 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
         return {"type": "ack", "cmd": cmd}
 
     @router.websocket("/ws")
-    async def ws(websocket: WebSocket) -> None:
+    async def ws(websocket: WebSocket, table: Table) -> None:
         await websocket.accept()
         q = table.broadcaster.subscribe()
         conn_pin = websocket.query_params.get("pin")
@@ -72,7 +75,7 @@ def create_ws_router(table: TableService, guard: PinGuard, pin_required: bool) -
                     text = msg.get("text")
                     if text is None:
                         text = (msg.get("bytes") or b"")[: MAX_WS_MESSAGE + 1].decode("utf-8", "replace")
-                    await websocket.send_json(await run_command(text, who, conn_pin, spectator))
+                    await websocket.send_json(await run_command(table, text, who, conn_pin, spectator))
 
             tasks = [asyncio.create_task(sender()), asyncio.create_task(receiver())]
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

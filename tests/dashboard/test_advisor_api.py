@@ -49,7 +49,7 @@ def test_each_new_turn_is_solved_before_the_page_asks(client, throw, start_game)
     _POLICIES.clear()  # another test may have solved the same situation
     client.post(f"/api/games/{gid}/bank")  # Ann records 105, Boris to move
     assert pre.wait_idle(30)
-    st = table.state
+    st = table.session.state
     assert st.players[st.turn.player].name == "Boris"
     assert policy_key(st) in _POLICIES and pre.solved >= 1
 
@@ -65,7 +65,7 @@ def test_throw_tables_are_built_when_a_game_starts_not_on_the_first_advice(clien
     table = client.app.state.table
     table.advisor_warmup.join(10)
     assert not table.advisor_warmup.is_alive()
-    rules = table.state.rules
+    rules = table.session.state.rules
     before = _dp_table.cache_info()
     for n in range(1, rules.dice_count + 1):
         _dp_table(rules, n)

@@ -58,7 +58,7 @@ def test_the_page_says_why_the_camera_is_down(tmp_path) -> None:
                                      "новая попытка через "), why().text
         d.get(srv.url + "/tv")  # the spectators see why the picture is missing, too
         wait.until(lambda d: why().is_displayed() and "камеру не открыть" in why().text)
-        status = app.state.table.source_info()["status"]
+        status = app.state.table.live.source_info()["status"]
         assert status["state"] in ("reconnecting", "connecting") and status["attempts"] >= 1, status
     finally:
         d.quit()

@@ -279,7 +279,7 @@ def test_overrides_are_applied_and_stored(client, start_game):
     s = client.get("/api/state").json()
     assert s["game"]["rules"] == {"preset": "classic", "overrides": {"opening": {"threshold": 75}}}
     table = client.app.state.table
-    assert table.state.rules.opening.threshold == 75
+    assert table.session.state.rules.opening.threshold == 75
     assert client.get(f"/api/games/{gid}/history").json()["game"]["rules"]["overrides"]["opening"]["threshold"] == 75
 
 
@@ -440,7 +440,7 @@ def test_throwing_fewer_dice_in_a_keep_phase_tells_the_keep(client, throw, start
     table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
     s = client.get("/api/state").json()
     assert 5 in s["state"]["allowed"]["dice_options"] and 4 in s["state"]["allowed"]["dice_options"]
-    assert table.expected_dice() == 0  # the camera accepts any legal count
+    assert table.session.expected_dice() == 0  # the camera accepts any legal count
     out = table.submit_throw(throw([2, 3, 4, 6, 6]))  # five dice thrown: the 1 alone was kept; then a bust
     assert out["applied"] is True, out
     h = client.get(f"/api/games/{gid}/history").json()

@@ -605,12 +605,12 @@ def test_status_tags_count_against_their_limits_and_links_are_readable(classic_p
     from kosti.dashboard.table import state_from_json
     d, app, url, wait = classic_page
     table = app.state.table
-    j = table.state.to_json()
+    j = table.session.state.to_json()
     j["players"][0].update(score=880, opened=True, barrel_attempts=1, seated=True)  # rules 1.1: seated at 880
     j["players"][1].update(score=150, opened=True, bolts=2)
-    with table._lock:
-        table.state = state_from_json(json.dumps(j))
-        table._changed()
+    with table.session.lock:
+        table.session.set_state(state_from_json(json.dumps(j)))
+        table.changed()
     d.get(url + "/")
     wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "bolts / болты 2 of 3"))
     # the sitter's tag says what he needs and the attempts used (rules 1.1)
@@ -673,7 +673,7 @@ def test_hand_entry_refuses_letters_with_a_sentence(classic_page):
         box.send_keys("abc")
         d.execute_script("document.getElementById('btn-enter').click()")
         wait.until(EC.text_to_be_present_in_element((By.ID, "message"), text))
-    assert app.state.table.state.turn.points == 0 and not app.state.store.actions(app.state.table.game_id)
+    assert app.state.table.session.state.turn.points == 0 and not app.state.store.actions(app.state.table.session.game_id)
 
 
 @pytest.mark.slow
@@ -689,11 +689,11 @@ def test_stop_preview_at_555_from_zero_warns_without_saying_nothing_is_recorded(
     from kosti.dashboard.table import state_from_json
     d, app, url, wait = classic_page
     table = app.state.table
-    j = table.state.to_json()
+    j = table.session.state.to_json()
     j["turn"].update(points=555, dice=2, throws=3, scored=True)
-    with table._lock:
-        table.state = state_from_json(json.dumps(j))
-        table._changed()
+    with table.session.lock:
+        table.session.set_state(state_from_json(json.dumps(j)))
+        table.changed()
     d.get(url + "/")
     if d.find_element(By.ID, "lang-toggle").text == "EN":
         d.find_element(By.ID, "lang-toggle").click()

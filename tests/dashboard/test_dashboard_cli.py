@@ -41,13 +41,13 @@ def test_bad_arguments_exit_2_with_one_line(argv, message, capsys, tmp_path):
 def test_run_resumes_the_same_game_and_starts_a_new_one_for_other_players(tmp_path):
     db = tmp_path / "k.db"
     a = create_app(DashboardConfig(db_path=db, players=["Ann", "Boris"], preset="classic"))
-    gid = a.state.table.game_id
+    gid = a.state.table.session.game_id
     a.state.store.close()
     b = create_app(DashboardConfig(db_path=db, players=["Ann", "Boris"], preset="classic"))
-    assert b.state.table.game_id == gid  # same players and rules: resumed
+    assert b.state.table.session.game_id == gid  # same players and rules: resumed
     b.state.store.close()
     c = create_app(DashboardConfig(db_path=db, players=["Ann", "Boris", "Vera"], preset="classic"))
-    assert c.state.table.game_id != gid
+    assert c.state.table.session.game_id != gid
     assert c.state.store.get_game(gid).status == "abandoned"
     c.state.store.close()
     with pytest.raises(ValueError, match="no_such"):
@@ -65,7 +65,7 @@ def test_demo_starts_a_game_with_players(tmp_path, monkeypatch):
     c = seen.pop("c")
     assert c.players == ["Ann", "Boris"] and c.preset == "farkle" and c.source == "virtual"
     app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
-    assert app.state.table.state.players[0].name == "Ann" and app.state.table.state.rules.name == "farkle"
+    assert app.state.table.session.state.players[0].name == "Ann" and app.state.table.session.state.rules.name == "farkle"
     app.state.store.close()
 
 
@@ -101,8 +101,8 @@ def test_run_reads_the_config_file_and_flags_override_it(tmp_path, monkeypatch):
     # The whole app starts from that configuration: the game, its overrides and the zones.
     app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False, "preset": "classic",
                                         "players": ["Ann", "Boris"], "overrides": {"opening": {"threshold": 75}}}))
-    assert app.state.table.state.rules.opening.threshold == 75
-    assert app.state.table.get_settings()["thresholds"]["still_s"] == 0.6
+    assert app.state.table.session.state.rules.opening.threshold == 75
+    assert app.state.table.settings.current()["thresholds"]["still_s"] == 0.6
     # ... and the settle detector of the live pipeline takes the [settle] thresholds (they were ignored once).
     settle = app.state.table.live.make_runner().detector.settle
     assert (settle.still_s, settle.motion_fraction, settle.still_fraction) == (0.6, 0.01, 0.003)
@@ -129,7 +129,7 @@ def test_run_turns_a_sideways_camera_from_the_file_or_the_flag(tmp_path, monkeyp
     c = seen.pop("c")
     assert c.settings["rotate"] == 270
     app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
-    assert app.state.table.get_settings()["rotate"] == 270
+    assert app.state.table.settings.current()["rotate"] == 270
     assert app.state.table.live.source.read().image.shape == (160, 90, 3)
     app.state.store.close()
     assert main(["run", "--config", str(conf), "--rotate", "0"]) == 0
@@ -163,10 +163,10 @@ def test_the_tray_thresholds_and_turn_chosen_on_the_page_survive_a_restart_under
         assert c.settings is None  # the file's defaults are not pushed over the page's choices
         app = create_app(DashboardConfig(**{**c.__dict__, "start_capture": False}))
         if start == 0:
-            app.state.table.update_settings({"zones": {"roll_area": tray, "set_aside": None}, "rotate": 90,
+            app.state.table.settings.update({"zones": {"roll_area": tray, "set_aside": None}, "rotate": 90,
                                              "thresholds": {"conf": 0.55}})
         else:
-            got = app.state.table.get_settings()
+            got = app.state.table.settings.current()
             assert got["zones"]["roll_area"] == tray and got["rotate"] == 90 and got["thresholds"]["conf"] == 0.55
         app.state.store.close()
     # A value the file changes from its default is applied at each start ...
@@ -177,9 +177,9 @@ def test_the_tray_thresholds_and_turn_chosen_on_the_page_survive_a_restart_under
     def start(config: Path, *flags: str, page: dict | None = None) -> dict:
         assert main(["run", "--config", str(config), "--source", str(frames), "--db", str(db), *flags]) == 0
         app = create_app(DashboardConfig(**{**seen.pop("c").__dict__, "start_capture": False}))
-        got = app.state.table.get_settings()
+        got = app.state.table.settings.current()
         if page:
-            app.state.table.update_settings(page)  # chosen on the page
+            app.state.table.settings.update(page)  # chosen on the page
         app.state.store.close()
         assert "from_file" not in got  # what the file set is remembered, never shown
         return got

@@ -119,7 +119,7 @@ def test_reader_is_swapped_when_the_active_model_changes(make_client, start_game
         assert _wait(c, lambda s: s["reader"] == "model v1")
         token["v"] = 2
         s = _wait(c, lambda s: s["reader"] == "model v2", 10)
-        assert len(built) == 1 and c.app.state.table.runner.detector.reader is built[0]
+        assert len(built) == 1 and c.app.state.table.live.runner.detector.reader is built[0]
         gid = start_game(c)  # and the new reader reads the throws
         c.post(f"/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]})
         s = _wait(c, lambda s: (s["last_throw"] or {}).get("id") is not None)

@@ -52,12 +52,12 @@ _WORKER = textwrap.dedent(
     from kosti.dashboard.table import TableDie, TableService, TableThrow
 
     table = TableService(Store(sys.argv[1]))
-    table.new_game(["Ann", "Boris"], "classic")
+    table.session.new_game(["Ann", "Boris"], "classic")
     n = 0
     while True:
-        st = table.state
+        st = table.session.state
         if st.allowed().bank:
-            table.bank(actor="worker")
+            table.session.bank(actor="worker")
         else:  # one 1 and dead dice: 10 points a throw, never a bust
             faces = ([1] + [6, 4, 3, 2, 6])[: st.dice_to_throw]
             t = TableThrow([TableDie(f, 0.99, [40.0 * i, 0, 40.0 * i + 30, 30]) for i, f in enumerate(faces)])

@@ -222,7 +222,7 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "125"))
 
         # The camera goes down: the badge says so, hand entry opens, the game goes on from the keypad.
-        table.source.fail = True
+        table.live.source.fail = True
         wait.until(lambda d: d.find_element(By.ID, "cam").text == "камера не работает")
         wait.until(lambda d: d.find_element(By.ID, "entry-panel").get_attribute("open"))
         d.execute_script("document.getElementById('entry-panel').scrollIntoView({block: 'center'})")
@@ -281,12 +281,12 @@ def test_whole_game_on_a_phone_in_russian(table_app, throw, start_in_form):
         d.find_element(By.CSS_SELECTOR, "#zoom-dialog button").click()
         _no_dev_text(d)
         # Rematch: the same players and rules, scores from zero, no questions (the old game is over).
-        old = table.game_id
+        old = table.session.game_id
         d.execute_script("window.scrollTo(0, 0)")
         d.find_element(By.ID, "btn-rematch").click()
-        wait.until(lambda d: table.game_id != old and d.find_element(By.ID, "turn-body").is_displayed())
+        wait.until(lambda d: table.session.game_id != old and d.find_element(By.ID, "turn-body").is_displayed())
         assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "0"
-        assert table.state.rules.target == 200 and [p.name for p in table.state.players] == ["Александра", "Елена"]
+        assert table.session.state.rules.target == 200 and [p.name for p in table.session.state.players] == ["Александра", "Елена"]
         assert not _severe(d), _severe(d)
     finally:
         d.quit()
@@ -310,7 +310,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
         start_in_form(d, wait, "Ann, Boris", "classic_no_barrel", '{"target": 200}')
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        first = table.game_id
+        first = table.session.game_id
         table.submit_throw(throw([1, 1, 1, 5, 3], image=True))
         wait.until(exact_text((By.ID, "turn-points"), "105"))
         assert _text(d, "#rules-name").endswith("changed: to 200"), _text(d, "#rules-name")
@@ -339,7 +339,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         _shot(d, "10-en-1366-confirm-replace.png")
         d.find_element(By.CSS_SELECTOR, '#confirm-dialog button[value="cancel"]').click()
         time.sleep(0.5)
-        assert table.game_id == first and d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "105"
+        assert table.session.game_id == first and d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "105"
         # Confirmed: a new game; the old one waits in the list with Resume.
         start_in_form(d, wait, "Vera, Gleb", "classic", confirm=False)
         wait.until(lambda d: d.find_element(By.ID, "confirm-dialog").get_attribute("open") is not None)
@@ -362,7 +362,7 @@ def test_game_management_fix_undo_and_views_on_a_laptop_in_english(table_app, th
         d.find_element(By.ID, "btn-confirm").click()
         wait.until(exact_text((By.ID, "turn-points"), "110"))
         # The camera goes down mid-turn: the rest is typed in.
-        table.source.fail = True
+        table.live.source.fail = True
         wait.until(lambda d: d.find_element(By.ID, "cam").text == "camera down")
         wait.until(lambda d: d.find_element(By.ID, "entry-panel").get_attribute("open"))
         d.find_element(By.ID, "entry-text").send_keys("15233")

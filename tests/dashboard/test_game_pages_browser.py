@@ -193,7 +193,7 @@ def test_resuming_a_game_asks_to_resume_it(tmp_path, throw):
     try:
         wait.until(EC.presence_of_element_located((By.ID, "player-1")))
         table = app.state.table
-        table.new_game(["Cid", "Dan"], "classic", replace=True)  # game 1 is put aside
+        table.session.new_game(["Cid", "Dan"], "classic", replace=True)  # game 1 is put aside
         wait.until(EC.text_to_be_present_in_element((By.ID, "player-0"), "Cid"))
         d.execute_script("loadGames()")
         btn = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#game-1 button[data-act='resume']")))
@@ -227,7 +227,7 @@ def test_the_score_column_says_what_it_counts(tmp_path):
         wait.until(EC.text_to_be_present_in_element(th, "Dice held"))
         d.find_element(By.ID, "lang-toggle").click()
         wait.until(EC.text_to_be_present_in_element(th, "Кости на руках"))
-        app.state.table.new_game(["Ann", "Boris"], "classic", replace=True)
+        app.state.table.session.new_game(["Ann", "Boris"], "classic", replace=True)
         wait.until(EC.text_to_be_present_in_element(th, "Очки"))
     finally:
         d.quit()

@@ -143,7 +143,7 @@ def test_redact_url_leaves_plain_specs_alone() -> None:
 def test_camera_secrets_reach_no_viewer_and_no_log(make_client, url: str, secret: str, caplog) -> None:
     """/api/settings, /api/state and the WebSocket show the source redacted; log records are redacted too."""
     c = make_client(start_capture=False)
-    c.app.state.table.source_spec = url
+    c.app.state.table.live.source_spec = url
     assert secret not in json.dumps(c.get("/api/settings").json())
     assert secret not in json.dumps(c.get("/api/state").json())
     with c.websocket_connect("/ws") as ws:

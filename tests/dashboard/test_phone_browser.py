@@ -72,14 +72,14 @@ def phone(tmp_path):
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=PLAYERS, preset="classic"))
     table = app.state.table
     for _ in PLAYERS:  # one round on the score sheet: every player throws 105 and stops
-        table.enter([1, 1, 1, 5, 2])
-        table.bank()
-    j = table.state.to_json()
+        table.session.enter([1, 1, 1, 5, 2])
+        table.session.bank()
+    j = table.session.state.to_json()
     for p, extra in zip(j["players"], STATES):
         p.update(extra)
-    with table._lock:
-        table.state = state_from_json(json.dumps(j))
-        table._changed()
+    with table.session.lock:
+        table.session.set_state(state_from_json(json.dumps(j)))
+        table.changed()
     d = _browser()
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                       {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True})

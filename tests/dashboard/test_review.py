@@ -16,7 +16,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from kosti.dashboard.review import create_review_router, pin_dependency
+from kosti.dashboard.routes.review import create_review_router, pin_dependency
 from kosti.datasets import capture as cap
 
 W, H = 320, 240

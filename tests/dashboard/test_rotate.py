@@ -125,12 +125,12 @@ def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
         button = d.find_element(By.ID, "btn-turn")
         assert button.text == "Установить «Повернуть изображение» на 180°"
         button.click()
-        wait.until(lambda d: app.state.table.get_settings()["rotate"] == 180)
+        wait.until(lambda d: app.state.table.settings.current()["rotate"] == 180)
         wait.until(lambda d: not d.find_element(By.ID, "turn-banner").is_displayed())
         wait.until(lambda d: Select(d.find_element(By.ID, "set-rotate")).first_selected_option.text == "180°")
         Select(d.find_element(By.ID, "set-rotate")).select_by_value("90")
         d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: app.state.table.get_settings()["rotate"] == 90)
+        wait.until(lambda d: app.state.table.settings.current()["rotate"] == 90)
         assert app.state.table.live.source.read().image.shape == (320, 180, 3)
         # Switched to the virtual table, the control is disabled at once and says why (a later Save is not refused).
         d.find_element(By.ID, "set-source").clear()
@@ -141,7 +141,7 @@ def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
         d.find_element(By.ID, "set-still").clear()
         d.find_element(By.ID, "set-still").send_keys("0.5")
         d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: app.state.table.get_settings()["thresholds"]["still_s"] == 0.5)
+        wait.until(lambda d: app.state.table.settings.current()["thresholds"]["still_s"] == 0.5)
         d.get(srv2.url + "/")
         d.execute_script("document.getElementById('settings-details').open = true")
         wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))

@@ -126,21 +126,21 @@ def test_a_deliberately_saved_old_pair_survives_a_table_restart(tmp_path: Path) 
 
     store, table = start()  # the upgrade drops the old default, once
     try:
-        th = table.get_settings()["thresholds"]
+        th = table.settings.current()["thresholds"]
         assert (th["conf"], th["value_conf"], th["still_s"]) == (DEFAULT_CONF, DEFAULT_VALUE_CONF, 0.7)
-        table.update_settings({"thresholds": pair})  # the table chooses the old pair again
+        table.settings.update({"thresholds": pair})  # the table chooses the old pair again
     finally:
-        table.stop()
+        table.live.stop()
         store.close()
     for _ in range(2):  # each restart keeps it
         store, table = start()
         try:
-            th = table.get_settings()["thresholds"]
+            th = table.settings.current()["thresholds"]
             assert (th["conf"], th["value_conf"]) == (pair["conf"], pair["value_conf"])
             stored = store.get_settings()["thresholds"]
             assert isinstance(stored, dict) and (stored["conf"], stored["value_conf"]) == (pair["conf"], pair["value_conf"])
         finally:
-            table.stop()
+            table.live.stop()
             store.close()
 
 
@@ -158,11 +158,11 @@ def test_reader_v11s_stored_default_pair_gives_way_to_todays(tmp_path: Path) -> 
         store = Store(db)
         table = TableService(store)
         try:
-            th = table.get_settings()["thresholds"]
+            th = table.settings.current()["thresholds"]
             want = (stored["conf"], stored["value_conf"]) if kept else (DEFAULT_CONF, DEFAULT_VALUE_CONF)
             assert (th["conf"], th["value_conf"], th["still_s"]) == (*want, 0.7)
             assert store.get_settings()["thresholds"] == (stored if kept else {"still_s": 0.7})
             assert _version(db) == migrations.latest_version(migrations.MIGRATIONS) >= 3
         finally:
-            table.stop()
+            table.live.stop()
             store.close()

@@ -20,11 +20,11 @@ CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
 def _with_scores(table, **scores):
     """Put these recorded scores (and 'opened') on the table's engine state (a position reached in play)."""
-    j = table.state.to_json()
+    j = table.session.state.to_json()
     for p in j["players"]:
         if p["name"] in scores:
             p["score"], p["opened"] = scores[p["name"]], True
-    table.state = state_from_json(__import__("json").dumps(j))
+    table.session.set_state(state_from_json(__import__("json").dumps(j)))
 
 
 # -- 1. Start never deletes the running game ----------------------------------------------------------
@@ -82,7 +82,7 @@ def test_rematch_and_final_standings(client, throw, start_game, scores):
 def test_a_second_server_on_a_taken_port_changes_nothing(tmp_path, capsys):
     db = tmp_path / "k.db"
     app = create_app(DashboardConfig(db_path=db, players=["Ann", "Boris"], start_capture=False))
-    gid = app.state.table.game_id
+    gid = app.state.table.session.game_id
     app.state.store.close()
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -93,7 +93,7 @@ def test_a_second_server_on_a_taken_port_changes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and "port" in err and "in use" in err and len(err.splitlines()) == 1
     app = create_app(DashboardConfig(db_path=db, start_capture=False))
-    assert app.state.table.game_id == gid and app.state.store.get_game(gid).status == "active"
+    assert app.state.table.session.game_id == gid and app.state.store.get_game(gid).status == "active"
     assert [g.id for g in app.state.store.list_games()] == [gid]  # no new game was written
     app.state.store.close()
 

@@ -14,7 +14,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from kosti.dashboard.teach import MIN_REVIEWED, TeachJob, create_teach_router
+from kosti.dashboard.routes.teach import create_teach_router
+from kosti.dashboard.teach import MIN_REVIEWED, TeachJob
 from kosti.dashboard.throws import TableDie, TableThrow
 from kosti.datasets import capture as cap
 

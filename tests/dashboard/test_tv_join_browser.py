@@ -44,7 +44,7 @@ def _phone_tv(host: str, tmp_path, size: tuple[int, int] = (390, 844)):
 
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host=host, pin="4826" if host != "127.0.0.1" else None,
                                      players=["Александра", "Boris"], preset="classic"))
-    app.state.table.enter([1, 5, 2, 3, 6])  # turn points, a hint and the last throw on the turn card
+    app.state.table.session.enter([1, 5, 2, 3, 6])  # turn points, a hint and the last throw on the turn card
     d = _browser()
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                       {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": size[0] < 900})

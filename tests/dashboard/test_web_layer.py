@@ -116,7 +116,7 @@ def test_typed_errors_map_to_their_status(client, error, status) -> None:
     def refuse(*args, **kw):
         raise error
 
-    table.bank = refuse  # the table refuses; the web layer only maps
+    table.session.bank = refuse  # the table refuses; the web layer only maps
     r = client.post("/api/games/1/bank")
     expected = {"error": error.en, "error_ru": error.ru, "status": status}
     if error.code:
