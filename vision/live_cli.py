@@ -98,6 +98,13 @@ def _open(path: Path, photos: bool = False, fps: float = 30.0, rotate: int = 0) 
 
 
 def _new_game(preset: str) -> Any:
+    """A new game of ``preset`` (a preset of either family or a rules file) with its fewest players."""
+    return _start(preset)[1]
+
+
+def _start(preset: str) -> tuple[list[str], Any]:
+    """``(players, game)``: a new game of ``preset`` and its fewest players, called "Player 1" …; raises
+    :class:`WatchInputError` for an unknown preset or a rules file the engine refuses."""
     try:
         from kosti.engine import BadInput, new_game, resolve_rules
     except ImportError as exc:  # pragma: no cover - engine is part of the base install
@@ -106,8 +113,8 @@ def _new_game(preset: str) -> Any:
     from kosti.engine.presets import PRESET_NAMES
 
     if is_game_preset(preset):  # the other dice games of games.md (Pig, Chicago, …)
-        n = game_preset(preset).cls.PLAYERS[0]
-        return new_any_game(preset, [f"Player {i + 1}" for i in range(max(1, n))])
+        names = [f"Player {i + 1}" for i in range(max(1, game_preset(preset).cls.PLAYERS[0]))]
+        return names, new_any_game(preset, names)
     if preset not in PRESET_NAMES and not preset.endswith((".json", ".toml")):
         raise WatchInputError(str(unknown_preset(preset)))
     try:
@@ -116,8 +123,8 @@ def _new_game(preset: str) -> Any:
         raise WatchInputError(str(exc)) from exc
     except (KeyError, ValueError) as exc:
         raise WatchInputError(f"unknown preset {preset!r}") from exc
-    n_players = max(1, int(rules.players.min))
-    return new_game(rules, [f"Player {i + 1}" for i in range(n_players)])
+    names = [f"Player {i + 1}" for i in range(max(1, int(rules.players.min)))]
+    return names, new_game(rules, names)
 
 
 def _session(preset: str) -> Any:
@@ -126,9 +133,10 @@ def _session(preset: str) -> Any:
     from kosti.dashboard.session import GameSession
     from kosti.dashboard.store import Store
 
-    game = _new_game(preset)
+    names, game = _start(preset)  # an unknown preset or a refused rules file: exit 2 before anything is read
     session = GameSession(Store(":memory:"))
-    session.new_game(list(game.player_names), preset, actor="watch", start=game)
+    file = preset.endswith((".json", ".toml"))  # a rules file: the game made of it, as the session cannot name it
+    session.new_game(names, preset, actor="watch", start=game if file else None)
     return session
 
 

@@ -18,7 +18,8 @@ def _throw(frame: int, faces: list[int], corrects: int | None = None, status: st
 
 def test_a_corrected_throw_is_scored_once_as_the_table_scores_it():
     session = _session("classic")
-    assert session.state.player_names == ("Player 1",) and session.state.dice_to_throw == 5  # the fewest players
+    assert session.store.get_game(session.game_id).players == ["Player 1"]  # the preset's fewest players
+    assert session.state.dice_to_throw == 5
     first = _play(session, _throw(10, [1, 1, 5, 2, 3]))
     assert "25" in first and session.state.turn.points == 25 and session.state.dice_to_throw == 2
     # A die tipped over: the same physical throw now shows 1 1 1 2 3 (100 points, two dice left).
