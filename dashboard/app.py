@@ -289,8 +289,9 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
     mount_static(app)
     if config.review_dir is not None:
         from kosti.dashboard.routes.review import create_review_router
+        from kosti.datasets.suggest import ReaderSuggester  # boxes the active reader saw but did not take (issue 41)
 
-        app.include_router(create_review_router(config.review_dir, pin_check=check_pin))
+        app.include_router(create_review_router(config.review_dir, pin_check=check_pin, suggest=ReaderSuggester()))
         table.review_url = "/review"
         from kosti.dashboard.routes.teach import create_teach_router  # the "teach my dice" flow (issue 14)
 

@@ -8,7 +8,10 @@
 * ``GET /api/review/images[?status=all|reviewed|unreviewed]`` — every image with its reviewed flag and
   dice count, plus the folder's counts (``stats``);
 * ``GET /api/review/images/{id}`` — one image's labels (``dice``: value 1–6, box x1 y1 x2 y2 in image
-  pixels, model confidence, uncertain) and its neighbours (``prev``, ``next``, ``next_unreviewed``);
+  pixels, model confidence, uncertain) and its neighbours (``prev``, ``next``, ``next_unreviewed``); with a
+  ``suggest`` function, an unreviewed image also gets ``suggested``: the boxes the reader saw but did not take
+  as dice (vetoed as "not a die" or scored below its box threshold, :mod:`kosti.datasets.suggest`), which the
+  page shows as uncertain boxes to confirm with one tap;
 * ``GET /api/review/images/{id}/image.jpg`` — the image itself;
 * ``PUT /api/review/images/{id}/labels`` — replace the labels ``{"dice": [{"value", "box"}], "reviewed": true}``;
 * ``POST /api/review/images/{id}/reviewed`` — mark reviewed (or not) without changing the labels;
@@ -27,10 +30,11 @@ formats the same way). The two writing routes depend on ``pin_check`` — pass t
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -53,6 +57,9 @@ from kosti.dashboard.schemas.review import (
 from kosti.datasets import capture as cap
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+#: Unreviewed images whose suggested boxes are kept in memory (a few hundred bytes each).
+SUGGESTION_CACHE = 512
+_log = logging.getLogger(__name__)
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -99,13 +106,17 @@ def pin_dependency(pin: str | None) -> Callable[[Request], str]:
     return check
 
 
-def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] | None = None) -> APIRouter:
+def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] | None = None,
+                         suggest: Callable[[Any, Any], list[dict[str, Any]]] | None = None) -> APIRouter:
     """Build the review page and API over the capture folder ``capture_dir`` (created if missing).
 
     Args:
         capture_dir: the folder ``kosti capture`` writes (``images/``, ``labels/``, ``review.json``).
         pin_check: FastAPI dependency run before every write (the dashboard's ``check_pin``), returning the
             actor name; ``None`` = writes are open (use only on a loopback binding).
+        suggest: ``(image (H, W, 3) uint8 BGR, labelled boxes (N, 4) pixels) -> boxes to confirm``
+            (:class:`kosti.datasets.suggest.ReaderSuggester`); asked once per unreviewed image and its
+            labels; an error there is logged and the image shown without suggestions.
 
     Mount with ``app.include_router(create_review_router(dir, pin_check=check_pin))``.
     """
@@ -113,6 +124,22 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
     root.mkdir(parents=True, exist_ok=True)
     guard = pin_check or pin_dependency(None)
     router = APIRouter(tags=["review"], route_class=RefusalRoute)
+    suggested: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def _suggested(rec: cap.CaptureRecord) -> list[dict[str, Any]] | None:
+        if suggest is None or rec.reviewed:
+            return None
+        key = (rec.id, f"{rec.meta.get('time')}|{rec.meta.get('labels')}")
+        if key not in suggested:
+            try:
+                image = cap.load(root, rec.id).image
+                suggested[key] = suggest(image, rec.dice.xyxy) if image is not None else []
+            except Exception as exc:  # a reader that cannot load must not stop the review
+                _log.warning("no suggested boxes for %s: %s", rec.id, exc)
+                return None
+            while len(suggested) > SUGGESTION_CACHE:
+                suggested.pop(next(iter(suggested)))
+        return suggested[key]
 
     def _known(image_id: str) -> None:
         try:
@@ -158,7 +185,7 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
     def get_image(image_id: str) -> ImageView:
         _known(image_id)
         rec = _call(cap.load, root, image_id, with_image=False)
-        return _view(rec)
+        return _view(rec, _suggested(rec))
 
     @router.get("/api/review/images/{image_id}/image.jpg", summary="The image (JPEG)", response_class=FileResponse,
                 responses={200: {"content": {"image/jpeg": {}}}})
@@ -193,7 +220,7 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
         rec = await run_in_threadpool(_call, cap.set_reviewed, root, image_id, True if body is None else body.reviewed)
         return _view(rec)
 
-    def _view(rec: cap.CaptureRecord) -> ImageView:
+    def _view(rec: cap.CaptureRecord, boxes: list[dict[str, Any]] | None = None) -> ImageView:
         items = cap.list_images(root)
         ids = [it["id"] for it in items]
         i = ids.index(rec.id) if rec.id in ids else -1
@@ -208,6 +235,7 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
             "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
             "next_unreviewed": nxt_unrev,
             "stats": cap.stats(root, items),
+            **({"suggested": boxes} if boxes is not None else {}),
         })
 
     return router

@@ -86,6 +86,17 @@ class LabelledDie(BaseModel):
     uncertain: bool
 
 
+class SuggestedBox(BaseModel):
+    """A box the reader saw but did not take as a die (:func:`kosti.datasets.suggest.uncertain_boxes`): shown
+    on the review page as an uncertain box that one tap turns into a die."""
+
+    box: list[float] = Field(description="x1, y1, x2, y2 in image pixels")
+    guess: int = Field(ge=1, le=6, description="the classifier's most likely face")
+    confidence: float = Field(description="the detector's score, 0–1")
+    reason: str = Field(description="not_die (taken for something else), weak (scored below the box threshold) "
+                                    "or unlabelled (read, but not in the labels)")
+
+
 class ImageView(BaseModel):
     """One image: :meth:`kosti.datasets.capture.CaptureRecord.to_dict` plus its URL, its place in the
     folder (``index``, ``prev``, ``next``, ``next_unreviewed``: ids or None) and the folder's counts."""
@@ -108,7 +119,9 @@ class ImageView(BaseModel):
     next: str | None
     next_unreviewed: str | None
     stats: ReviewStats
+    suggested: list[SuggestedBox] = Field(default_factory=list, description=(
+        "an unreviewed image's boxes to confirm: what the reader saw but did not take as dice"))
 
 
 __all__ = ["MAX_DICE", "ImageItem", "ImageList", "ImageView", "LabelledDie", "LabelsBody", "ReviewDie", "ReviewStats",
-           "ReviewedBody"]
+           "ReviewedBody", "SuggestedBox"]

@@ -13,6 +13,8 @@ const T = {
     help_draw: "Drag on empty space to draw a box round a die the camera missed; drag a selected box or its corners to fix it.",
     help_zoom: "Small dice: zoom with + and − (or pinch with two fingers); scroll or two-finger drag to move around.",
     help_nav: "Enter or → saves and opens the next unchecked image; ← goes back (edits are kept).",
+    help_suggest: "Grey dashed boxes are dice the reader saw but did not take (it scored them low or took them for something else): tap one to keep it as a die, then set its face.",
+    suggested: (n) => `${n} ${n === 1 ? "box" : "boxes"} to confirm (grey, dashed): tap to keep`,
     train_hint: "When enough images are checked, retrain: kosti train --data DIR.",
     counter: (n, m) => `${n} of ${m} reviewed`, reviewed: "reviewed", to_check: "to check",
     dice: "dice", uncertain: "unsure", saved: "Saved", all_done: "All images are reviewed. Retrain with kosti train --data DIR.",
@@ -31,6 +33,8 @@ const T = {
     help_draw: "Протяните по пустому месту, чтобы обвести пропущенную кость; выбранную рамку можно двигать за середину и углы.",
     help_zoom: "Мелкие кости: увеличьте кнопками + и − (или двумя пальцами); прокрутка или жест двумя пальцами двигает снимок.",
     help_nav: "Enter или → сохраняет и открывает следующий непроверенный снимок; ← назад (правки сохраняются).",
+    help_suggest: "Серые пунктирные рамки — кости, которые модель увидела, но не приняла (низкая оценка или приняла за другое): нажмите на рамку, чтобы оставить кость, затем задайте грань.",
+    suggested: (n) => `${n} ${ruPlural(n, "рамка", "рамки", "рамок")} на подтверждение (серые, пунктир): нажмите, чтобы оставить`,
     train_hint: "Когда проверено достаточно снимков, дообучите: kosti train --data DIR.",
     counter: (n, m) => `${n} из ${m} проверено`, reviewed: "проверен", to_check: "не проверен",
     dice: "костей", uncertain: "неуверенно", saved: "Сохранено", all_done: "Все снимки проверены. Дообучите: kosti train --data DIR.",
@@ -43,6 +47,11 @@ const T = {
 
 let lang = localStorage.getItem("kosti.lang") || ((navigator.language || "").startsWith("ru") ? "ru" : "en");
 const $ = (id) => document.getElementById(id);
+// Russian plural: 1 рамка, 2 рамки, 5 рамок (21 рамка, 11 рамок).
+const ruPlural = (n, one, few, many) => {
+  const m10 = n % 10, m100 = n % 100;
+  return m10 === 1 && m100 !== 11 ? one : m10 >= 2 && m10 <= 4 && (m100 < 12 || m100 > 14) ? few : many;
+};
 const t = (k) => (T[lang] && T[lang][k] !== undefined ? T[lang][k] : T.en[k] !== undefined ? T.en[k] : k);
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MIN_BOX_SCREEN_PX = 8; // a drag shorter than this is a tap, not a box
@@ -52,6 +61,7 @@ const state = {
   stats: null,
   rec: null,        // the open image: {id, width, height, dice: [{value, box, confidence, uncertain}], reviewed, ...}
   dice: [],         // working copy of rec.dice
+  suggested: [],    // boxes the reader saw but did not take: [{box, guess, confidence, reason}]; a tap keeps one
   sel: -1,          // selected die index
   dirty: false,
   lastFace: 1,
@@ -163,6 +173,7 @@ async function openImage(id) {
   const rec = await api(`/api/review/images/${encodeURIComponent(id)}`);
   state.rec = rec;
   state.dice = rec.dice.map((d) => ({ ...d, box: d.box.slice() }));
+  state.suggested = (rec.suggested || []).map((s) => ({ ...s, box: s.box.slice() }));
   state.sel = -1;
   state.dirty = false;
   state.zoom = 1;
@@ -194,6 +205,11 @@ function renderInfo() {
   const note = $("img-note");
   note.hidden = !rec.note;
   note.textContent = rec.note || "";
+  const sug = $("img-suggested");
+  if (sug) {
+    sug.hidden = !state.suggested.length;
+    sug.textContent = state.suggested.length ? t("suggested")(state.suggested.length) : "";
+  }
 }
 
 // Size the stage to fit the image into the card width and ~64 % of the window height (the face buttons
@@ -264,6 +280,15 @@ function render() {
   if (!state.rec) return;
   const k = scale();
   const fs = 18 * k;
+  state.suggested.forEach((s, j) => {
+    const [x1, y1, x2, y2] = s.box;
+    const g = el("g", { class: "suggest", "data-s": j });
+    g.appendChild(el("rect", { class: "box", x: x1, y: y1, width: x2 - x1, height: y2 - y1, "stroke-width": 2 * k, "data-s": j }));
+    const tx = el("text", { x: x1 + fs * 0.2, y: y1 + fs * 0.95, "font-size": fs * 0.9 });
+    tx.textContent = `${s.guess}?`;
+    g.appendChild(tx);
+    svg.appendChild(g);
+  });
   state.dice.forEach((d, i) => {
     const [x1, y1, x2, y2] = d.box;
     const g = el("g", { class: "die" + (d.uncertain ? " unsure" : "") + (i === state.sel ? " sel" : ""), "data-i": i });
@@ -318,6 +343,19 @@ function setFace(v) {
   render();
 }
 
+// A tap on a suggested box keeps it: it becomes a die with the reader's guessed face, selected (so a key or
+// a face button sets its face), and is no longer a suggestion.
+function keepSuggested(j) {
+  const s = state.suggested[j];
+  if (!s) return;
+  state.suggested.splice(j, 1);
+  state.dice.push({ value: s.guess, box: s.box.slice(), confidence: null, uncertain: false });
+  state.sel = state.dice.length - 1;
+  state.lastFace = s.guess;
+  markDirty();
+  render();
+}
+
 function removeSelected() {
   if (state.sel < 0) return;
   state.dice.splice(state.sel, 1);
@@ -359,6 +397,8 @@ function onDown(ev) {
   const base = { start: p, sx: ev.clientX, sy: ev.clientY, moved: false };
   if (target.dataset && target.dataset.handle) {
     drag = { ...base, kind: "resize", i: state.sel, handle: target.dataset.handle, box0: state.dice[state.sel].box.slice() };
+  } else if (target.dataset && target.dataset.s !== undefined) {
+    drag = { ...base, kind: "suggest", j: Number(target.dataset.s) };
   } else if (target.dataset && target.dataset.i !== undefined) {
     const i = Number(target.dataset.i);
     drag = { ...base, kind: "move", i, wasSelected: i === state.sel, box0: state.dice[i].box.slice() };
@@ -425,6 +465,8 @@ function onUp(ev) {
       state.sel = -1; // a tap on empty space deselects
     }
     render();
+  } else if (d.kind === "suggest" && !d.moved) {
+    keepSuggested(d.j);
   } else if (d.kind === "move" && !d.moved && d.wasSelected) {
     const die = state.dice[d.i]; // a tap on the selected box steps its face
     setFace((die.value % 6) + 1);
@@ -447,6 +489,7 @@ async function save(reviewed) {
   const rec = await api(`/api/review/images/${encodeURIComponent(state.rec.id)}/labels`, { method: "PUT", body: payload(reviewed) });
   state.rec = rec;
   state.dice = rec.dice.map((d) => ({ ...d, box: d.box.slice() }));
+  state.suggested = (rec.suggested || []).map((s) => ({ ...s, box: s.box.slice() }));
   state.dirty = false;
   if (rec.stats) state.stats = rec.stats;
   const it = state.items.find((x) => x.id === rec.id);
