@@ -23,6 +23,8 @@ download; ``tests/test_offline.py`` fails on any socket connection during a tiny
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import shutil
 import time
@@ -44,6 +46,9 @@ CLS_IMGSZ = 64
 #: Name suffix of the float16 copy of a weight written by :func:`compact_onnx` (the ``Cast`` back to
 #: float32 outputs the weight's original name).
 FP16_SUFFIX = "__fp16"
+#: What one model's training cost (``{"minutes", "cpu_minutes"}``: training, mixing, export, INT8), written by
+#: :func:`run_training` beside the run (``work/runs/<role>/cost.json``).
+COST_JSON = "cost.json"
 
 
 class TrainingError(RuntimeError):
@@ -101,6 +106,10 @@ class TrainPlan:
         turned: the sources of ``train`` seen from above (the replayed shared photos, ``--base-data``), whose
             classifier crops are turned at random even for a classifier read upright (:func:`base_views`), as in
             the shipped classifier's own recipe; the table's own photos are cut upright.
+        cls_share: a fine-tuned classifier is mixed with its base (:mod:`kosti.datasets.weight_mix`, so it keeps
+            reading other tables' dice): ``"auto"`` = the smallest share of the fine-tuned weights that reads the
+            validation crops as well as the fine-tune (:func:`~kosti.datasets.weight_mix.choose_share`), a number
+            0–1 = that share, ``None`` = the fine-tune alone (building the shipped models).
     """
 
     train: list[tuple[Path, str]]
@@ -122,6 +131,7 @@ class TrainPlan:
     int8: bool = True
     extra: dict = field(default_factory=dict)
     turned: list[tuple[Path, str]] = field(default_factory=list)
+    cls_share: float | str | None = None
 
 
 def detector_imgsz(plan: TrainPlan) -> int:
@@ -287,6 +297,35 @@ def train_classifier(plan: TrainPlan, cls_root: Path) -> Path:
         data=str(cls_root.resolve()), imgsz=CLS_IMGSZ, epochs=plan.epochs_cls, batch=plan.batch_cls, workers=1,
         scale=0.1, erasing=0.0, hsv_h=0.05, hsv_s=0.6, hsv_v=0.4,
     ))
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and its finished children (Ultralytics' data loaders)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _keep_base(plan: TrainPlan, tuned: Path, cls_root: Path) -> Path:
+    """The classifier checkpoint to export: ``tuned`` mixed with the base's weights by ``plan.cls_share``
+    (:mod:`kosti.datasets.weight_mix`; the choice is recorded in ``runs/cls/mix.json``), or ``tuned`` itself when
+    there is no share, no base (from scratch) or the share is 1."""
+    from kosti.datasets.weight_mix import CHOICE_JSON, choose_share, mix_weights
+
+    base = plan.base / "dice_cls.pt" if plan.base is not None and not plan.from_scratch else None
+    if plan.cls_share is None or base is None or not base.is_file():
+        return tuned
+    out = plan.work / "runs" / "cls" / "mix"
+    if plan.cls_share == "auto":
+        pt, record = choose_share(base, tuned, cls_root, out)
+    else:
+        share = float(plan.cls_share)
+        pt = tuned if share >= 1.0 else mix_weights(base, tuned, share, out / f"mix_{share:.2f}.pt")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / CHOICE_JSON).write_text(f'{{"share": {share}}}\n')
+        record = {"share": share}
+    print(f"classifier: {record['share']:.2f} of the fine-tuned weights, the rest the base's "
+          f"(validation crops read right by share: {record.get('accuracy', '-')})")
+    return pt
 
 
 def export_onnx(pt: Path, imgsz: int, out_onnx: Path) -> Path:
@@ -491,12 +530,18 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
     ):
         name = f"dice_{role}"
         if epochs > 0:
+            t_role, cpu_role = time.monotonic(), cpu_seconds()
             pt = trainer(plan, data)
+            if role == "cls":
+                pt = _keep_base(plan, pt, cls_root)
             files[role] = export_onnx(pt, imgsz, out / f"{name}.onnx")
             if plan.int8:
                 quantize_onnx(role, files[role], data_yaml, views=_views(plan))
             if ncnn:
                 files[f"{role}_ncnn"] = export_ncnn(pt, imgsz, out / f"{name}_ncnn_model")
+            cost = {"minutes": round((time.monotonic() - t_role) / 60, 2),
+                    "cpu_minutes": round((cpu_seconds() - cpu_role) / 60, 2)}
+            (plan.work / "runs" / role / COST_JSON).write_text(json.dumps(cost) + "\n")
         else:
             if plan.base is None or not (plan.base / f"{name}.onnx").exists():
                 raise TrainingError(f"{name}: 0 epochs asked and no base model to keep")

@@ -16,7 +16,8 @@ What it does by default (issue 14, "teach kosti your dice without forgetting eve
    detector too only when it *misses* dice (:func:`kosti.datasets.gate.needs_detector`; ``--detector
    always|never`` overrides, ``--classifier-only`` = ``never``);
 3. replays the shipped real photos (:data:`kosti.datasets.replay.REPLAY_TRAIN`, no ``--base-data`` needed)
-   with the user's photos, which are repeated so that they weigh about half as much as the replay;
+   with the user's photos, which are repeated so that they weigh about half as much as the replay, and mixes
+   the fine-tuned classifier with the current one (:mod:`kosti.datasets.weight_mix`, ``--cls-share``);
 4. fits each candidate's softmax temperature on its held-back crops (its own ``reader.json``), measures it
    on the held-back photos and on the shipped reference photos, and activates it only when it is no worse
    than the current model on both (:func:`kosti.datasets.gate.gate`: precision, recall and die accuracy each
@@ -79,6 +80,18 @@ def _dataset_arg(text: str) -> tuple[Path, str]:
     return p, split or "train"
 
 
+def _share_arg(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0.0 <= share <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give auto or a share from 0 to 1")
+    return share
+
+
 #: ``kosti train --help``: the module docstring for people (no cross-references).
 DESCRIPTION = """Teach the dice reader your own dice, check it against forgetting, register and activate it.
 
@@ -88,9 +101,10 @@ DESCRIPTION = """Teach the dice reader your own dice, check it against forgettin
 By default it holds back at least 10 of your photos (never trained on), measures the reader you use now on
 the others and retrains only what is needed: nothing when it already reads them all right (--retrain
 trains anyway), else the face classifier, and a short detector pass (2 epochs, backbone frozen) only when
-dice are still missed. It replays real photos that ship with kosti, so other tables are not forgotten, and
-activates a new version only when, on the shipped reference photos and on your held-back photos,
-precision, recall and die accuracy are each no worse than the current reader's by more than 0.005.
+dice are still missed. It replays real photos that ship with kosti and mixes the new classifier with the
+current one (--cls-share), so other tables are not forgotten, and activates a new version only when it reads
+your held-back photos better and, on the shipped reference photos, precision, recall and die accuracy are
+each no worse than the current reader's by more than 0.005. It prints what each pass cost and bought.
 Rerun the same command after an interruption to resume. See docs/retraining.md."""
 
 
@@ -140,6 +154,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="initial learning rate when fine-tuning the detector (AdamW, no warm-up)")
     p.add_argument("--lr-cls", type=float, default=0.0005,
                    help="initial learning rate when fine-tuning the face classifier (gentler: it must not forget)")
+    p.add_argument("--cls-share", type=_share_arg, default="auto", metavar="auto|0-1",
+                   help="mix the fine-tuned classifier with the current one so other tables' dice stay read: auto = "
+                        "the smallest share of the new weights that reads your dice as well (default), 1 = the "
+                        "fine-tune alone")
     p.add_argument("--seed", type=int, default=1, help="random seed of the split and the training (default 1)")
     p.add_argument("--ncnn", action="store_true", help="also export NCNN models for the Raspberry Pi")
     p.add_argument("--float", dest="int8", action="store_false",
@@ -320,6 +338,46 @@ def _already_reads(user_train: Path, holdout: Path | None, det: Path, cls: Path)
             "nothing_to_learn_ru": ru}
 
 
+def pass_report(work: Path, before: dict[str, Any], verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What each training pass cost and bought (issue 41 item 3).
+
+    Args:
+        work: the work folder (each pass's ``runs/<det|cls>/cost.json``, :data:`kosti.datasets.train.COST_JSON`).
+        before: the current reader's ``kosti eval`` document on the held-back photos.
+        verdicts: the gate's verdicts (``candidate`` ``classifier`` = the kept detector + the new classifier,
+            ``detector+classifier`` = both retrained), each with its ``held_back`` document.
+
+    Returns:
+        one row per pass that ran, classifier first: ``{"pass", "minutes", "cpu_minutes", "from", "to"}`` —
+        ``from``/``to`` are ``{"recall", "die_accuracy", "image_exact"}`` on the held-back photos before and after
+        the pass (the classifier pass from the current reader, the detector pass from the classifier pass's
+        candidate, or from the current reader when no classifier-only candidate was measured).
+    """
+    from kosti.datasets.train import COST_JSON
+
+    keys = ("recall", "die_accuracy", "image_exact")
+    held = {v["candidate"]: v["held_back"] for v in verdicts}
+    rows: list[dict[str, Any]] = []
+    for name, role, start in (("classifier", "cls", before), ("detector", "det", held.get("classifier", before))):
+        end = held.get("classifier" if role == "cls" else "detector+classifier")
+        cost_file = work / "runs" / role / COST_JSON
+        if end is None or not cost_file.is_file() or (role == "cls" and "classifier" not in held):
+            continue
+        cost = json.loads(cost_file.read_text())
+        rows.append({"pass": name, "minutes": cost.get("minutes"), "cpu_minutes": cost.get("cpu_minutes"),
+                     "from": {k: start[k] for k in keys}, "to": {k: end[k] for k in keys}})
+    return rows
+
+
+def pass_lines(report: list[dict[str, Any]]) -> list[str]:
+    """One English line per row of :func:`pass_report`: minutes (wall and CPU) and recall / die accuracy / exact
+    throws on the held-back photos before → after the pass."""
+    return [f"{r['pass']} pass: {r['minutes']:.1f} min ({r['cpu_minutes']:.1f} CPU min); held-back recall "
+            f"{r['from']['recall']:.3f} → {r['to']['recall']:.3f}, die accuracy {r['from']['die_accuracy']:.3f} → "
+            f"{r['to']['die_accuracy']:.3f}, exact throws {r['from']['image_exact']:.2f} → {r['to']['image_exact']:.2f}"
+            for r in report]
+
+
 def _ru_num(x: float) -> str:
     """``0.998`` → ``"0,998"`` (a decimal comma in Russian text)."""
     return f"{x:.3f}".replace(".", ",")
@@ -393,7 +451,7 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         base=None if args.from_scratch else args.base, from_scratch=args.from_scratch, batch_det=args.batch_det,
         batch_cls=args.batch_cls, fraction=args.fraction, seed=args.seed, lr_finetune=args.lr,
         lr_cls=args.lr_cls, freeze_det=0 if args.from_scratch else args.freeze_det,  # a random backbone must learn
-        int8=args.int8,
+        int8=args.int8, cls_share=None if args.from_scratch else args.cls_share,
     )
     out = args.out or work / "export"
     if detector == "classifier_first":
@@ -415,6 +473,9 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     else:
         files = run_training(plan, out, ncnn=args.ncnn)
     summary["files"] = {k: str(v) for k, v in files.items()}
+    mix = work / "runs" / "cls" / "mix" / "mix.json"
+    if plan.epochs_cls > 0 and mix.is_file():
+        summary["classifier_share"] = json.loads(mix.read_text())
 
     # Candidates, best first: the retrained pair; then the kept detector with the new classifier.
     candidates = [("detector+classifier" if detector == "always" else "classifier", files)]
@@ -455,6 +516,9 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         if chosen is None and (ok or args.force):
             chosen = (name, f, measured)
     summary["gate"] = verdicts
+    summary["pass_report"] = pass_report(work, before["held_back"], verdicts)
+    for line in pass_lines(summary["pass_report"]):
+        _say(line)
     name, f, measured = chosen or (verdicts[-1]["candidate"], candidates[-1][1],
                                    {k: verdicts[-1][k] for k in ("held_back", "reference")})
     summary["after"], summary["reference"]["after"] = measured["held_back"], measured["reference"]
@@ -505,6 +569,8 @@ def _run(args: argparse.Namespace) -> int:
             m = summary[key]
             print(f"  {key:<6} held-back: precision {m['precision']:.3f}  recall {m['recall']:.3f}  "
                   f"die accuracy {m['die_accuracy']:.3f}  exact {m['image_exact']:.3f}")
+    for line in pass_lines(summary.get("pass_report", [])):
+        print(f"  {line}")
     if "nothing_to_learn" in summary:
         print(summary["nothing_to_learn"])
     elif summary["version"] is not None:

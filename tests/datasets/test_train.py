@@ -119,6 +119,19 @@ def test_retrain_registers_and_compares_on_held_back_images(synth_faces, tmp_pat
     assert reg.active_version() == (summary["version"] if passed else v0)
     if not passed:
         assert reason in summary["refused"], "the refusal says the gate's own reason, with its numbers"
+    # The fine-tune is mixed with its base: the smallest share that reads the validation crops as well as the
+    # fine-tune alone (kosti.datasets.weight_mix.choose_share); every smaller share tried read fewer of them.
+    from kosti.datasets.weight_mix import SHARE_TOLERANCE, SHARES
+
+    mix = summary["classifier_share"]
+    acc = {float(k): v for k, v in mix["accuracy"].items()}
+    assert mix["share"] in SHARES and acc[mix["share"]] >= acc[1.0] - SHARE_TOLERANCE
+    assert all(a < acc[1.0] - SHARE_TOLERANCE for s, a in acc.items() if s < mix["share"])
+    # What the classifier pass cost and bought, on the held-back photos (issue 41 item 3).
+    (row,) = summary["pass_report"]
+    assert row["pass"] == "classifier" and row["minutes"] > 0 and row["cpu_minutes"] > 0
+    assert row["from"] == {k: summary["before"][k] for k in ("recall", "die_accuracy", "image_exact")}
+    assert row["to"] == {k: summary["after"][k] for k in ("recall", "die_accuracy", "image_exact")}
     # Its own calibration and both sets of numbers travel with the version.
     assert json.loads((reg.root / summary["version"] / "reader.json").read_text())["temperature"] > 0
     m = reg.metrics(summary["version"])
