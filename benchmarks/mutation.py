@@ -52,6 +52,7 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,7 +71,7 @@ class Target:
 CORE: dict[str, Target] = {
     "scoring": Target("engine/scoring_catalog.py", ("_kind_points", "combination_catalog", "_instant_win"),
                       ("tests/engine/test_scoring_vectors.py", "tests/engine/test_scoring.py",
-                       "tests/engine/test_scoring_properties.py")),
+                       "tests/engine/test_scoring_properties.py", "tests/engine/test_scoring_catalog_rules.py")),
     "turn": Target("engine/turn.py", (), ("tests/engine/test_game.py", "tests/engine/test_game_vectors.py")),
     "session": Target("dashboard/session.py", ("GameSession.submit_throw",),
                       ("tests/dashboard/test_dashboard_api.py", "tests/dashboard/test_corrections.py", "-k",
@@ -216,12 +217,16 @@ def run_target(key: str, target: Target, copy: Path, env: dict[str, str], timeou
     elapsed = time.monotonic() - t0
     counts = {"killed": 0, "survived": 0, "incompetent": 0}
     survivors = []
+    killed_by: dict[str, int] = {}  # test file of the first failure (forked runs), "timeout" or "?"
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             if result.test_outcome == TestOutcome.KILLED:
                 counts["killed"] += 1
+                out = (result.output or "").split()
+                by = "timeout" if out == ["timeout"] else out[2].split("::")[0] if len(out) > 2 else "?"
+                killed_by[by] = killed_by.get(by, 0) + 1
             elif result.test_outcome == TestOutcome.SURVIVED:
                 counts["survived"] += 1
                 m = item.mutations[0]
@@ -233,6 +238,7 @@ def run_target(key: str, target: Target, copy: Path, env: dict[str, str], timeou
     return {"module": target.path, "functions": list(target.functions), "tests": tests,
             "command": command.replace(str(pytest_bin), "pytest"), **counts,
             "score": round(counts["killed"] / scored, 4) if scored else None, "seconds": round(elapsed),
+            "killed_by": dict(sorted(killed_by.items())),
             "survivors": sorted(survivors, key=lambda s: s["line"])}
 
 
@@ -251,6 +257,8 @@ def _forked_tests(command: str, timeout: float) -> tuple[object, str]:
     from cosmic_ray.work_item import TestOutcome  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     args = shlex.split(command)[1:]
+    first_failure = tempfile.NamedTemporaryFile(prefix="kosti-mutant-", delete=False)
+    first_failure.close()
     pid = os.fork()
     if pid == 0:  # the child: its own process group, quiet, no .pyc of the mutant
         code = 3
@@ -262,7 +270,14 @@ def _forked_tests(command: str, timeout: float) -> tuple[object, str]:
             os.dup2(null, 2)
             import pytest
 
-            code = int(pytest.main(args))
+            class FirstFailure:
+                """Writes the node id of the first failing test (which test file killed the mutant)."""
+
+                def pytest_runtest_logreport(self, report: Any) -> None:
+                    if report.failed and not Path(first_failure.name).stat().st_size:
+                        Path(first_failure.name).write_text(report.nodeid)
+
+            code = int(pytest.main(args, plugins=[FirstFailure()]))
         finally:
             os._exit(code)
     deadline = time.monotonic() + timeout
@@ -270,10 +285,13 @@ def _forked_tests(command: str, timeout: float) -> tuple[object, str]:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             code = os.waitstatus_to_exitcode(status)
-            return (TestOutcome.KILLED if code != 0 else TestOutcome.SURVIVED), f"exit {code}"
+            failed = Path(first_failure.name).read_text()
+            os.unlink(first_failure.name)
+            return (TestOutcome.KILLED if code != 0 else TestOutcome.SURVIVED), f"exit {code} {failed}".strip()
         if time.monotonic() > deadline:
             os.killpg(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+            os.unlink(first_failure.name)
             return TestOutcome.KILLED, "timeout"
         time.sleep(0.05)
 

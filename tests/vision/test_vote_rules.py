@@ -43,6 +43,9 @@ def test_a_die_counts_only_when_seen_in_a_majority_of_the_frames():
     # 3 frames: seen twice is a majority
     got = vote([dets([(*A, 4, 0.9)]), dets([(*A, 4, 0.9), (*FAR, 2, 0.9)]), dets([(*FAR, 2, 0.9)])])
     assert [(d.value, d.votes) for d in got] == [(4, (2, 2, 3)), (2, (2, 2, 3))]
+    # a box seen once before a die seen twice does not end the count
+    [die] = vote([dets([(*FAR, 2, 0.9)]), dets([(*A, 4, 0.9)]), dets([(*A, 4, 0.9)])])
+    assert (die.value, die.votes) == (4, (2, 2, 3))
     # 4 frames: seen twice is not (3 needed)
     four = [dets([(*A, 4, 0.9)])] * 2 + [dets([(*FAR, 2, 0.9)])] * 2
     assert vote(four) == []
@@ -242,6 +245,9 @@ def test_a_candidate_on_a_found_die_is_that_die_again():
     # a centre inside the other box, either way round
     assert recovered((4.0, 4.0, 30.0, 30.0), overlap_iou=0.9, overlap_share=2.0) == []
     assert recovered((6.0, 6.0, 12.0, 12.0), overlap_iou=0.9, overlap_share=2.0) == []
+    # at the defaults (overlap IoU 0.2, share 0.4): IoU 45/205 with the die, a share of 0.3, no centre inside
+    assert recovered((5.5, 0.0, 20.5, 10.0)) == []
+    assert recovered((5.5, 0.0, 20.5, 10.0), overlap_iou=0.23) == [3]
     # a found die elsewhere does not hide it
     assert [d.value for d in recover_dice([_die(FAR)], [_weak([(*A, 3, 0.95)])] * 3, min_confidence=0.5)] == [3]
 
