@@ -26,9 +26,12 @@
 #                       apt/ and pip/ (downloads kept between runs), work/ (this run's root, made afresh)
 #   KOSTI_SHARED        the shared data (default: ../shared beside the repository, else /work/shared)
 #   KOSTI_ARM64_MIRROR  the Debian mirror (default: the first URIs of this machine's apt sources)
+#   KOSTI_ARM64_NEW     the version tested and upgraded to: a git revision (e.g. HEAD) instead of the working tree as
+#                       it is (default: the working tree; a revision when others edit the same tree meanwhile)
+#   KOSTI_ARM64_OLD     v(N), installed first by the upgrade steps (default: HEAD)
 # The root gets this machine's apt sources, its pip configuration (/etc/pip.conf, PIP_* variables, the CA
 # certificates they name, and the local package folders they point at, read-only), so it reaches the same
-# package registries.
+# package registries. apt's and pip's downloads are kept in the cache (apt/, pip/): a second run downloads nothing.
 #
 # Needs: root, the Debian packages qemu-user-static, binfmt-support and debootstrap, binfmt_misc (mounted here
 # when it is not). Everything emulated runs under `nice -n 15`. Exit codes: 0 passed, 1 a step failed,
@@ -189,7 +192,7 @@ trap cleanup EXIT
 # settings of this machine.
 in_root() {
   local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
-              DEBIAN_FRONTEND=noninteractive YOLO_OFFLINE=1)
+              DEBIAN_FRONTEND=noninteractive YOLO_OFFLINE=1 PIP_CACHE_DIR=/root/.cache/pip)
   local v
   while IFS= read -r v; do envs+=("$v"); done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_FILE|REQUESTS_CA_BUNDLE)=' || true)
   "${NICE[@]}" chroot "$WORK" /usr/bin/env -i "${envs[@]}" "$@"
@@ -283,6 +286,7 @@ step "root: a fresh copy with apt, pip and CAs" make_work
 HOSTPY=$REPO/.venv/bin/python
 [ -x "$HOSTPY" ] || HOSTPY=python3
 OLD_REV=${KOSTI_ARM64_OLD:-HEAD}
+NEW_REV=${KOSTI_ARM64_NEW:-}
 PHOTOS=()
 for f in "$SHARED"/datasets/byler-d6/images/test/*; do PHOTOS+=("$f"); [ ${#PHOTOS[@]} -lt 3 ] || break; done
 LOGS=$CACHE/logs
@@ -295,9 +299,13 @@ print(*(x.getsockname()[1] for x in s))')
 
 copy_project() {
   mkdir -p "$WORK/src/new" "$WORK/src/old" "$WORK/src/broken" "$WORK/srv/photos" "$LOGS"
-  # the working tree as it is (tracked and untracked files, not the ignored ones: no .venv, no build output)
-  (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) \
-    | tar -C "$WORK/src/new" -xf -
+  if [ -n "$NEW_REV" ]; then
+    git -C "$REPO" archive "$NEW_REV" | tar -C "$WORK/src/new" -xf -
+  else
+    # the working tree as it is (tracked and untracked files, not the ignored ones: no .venv, no build output)
+    (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) \
+      | tar -C "$WORK/src/new" -xf -
+  fi
   # v(N): the last commit (KOSTI_ARM64_OLD: another revision), installed first and upgraded to the working tree
   git -C "$REPO" archive "$OLD_REV" | tar -C "$WORK/src/old" -xf -
   # a broken release: the working tree with a dashboard that cannot start
@@ -331,7 +339,7 @@ for i in range(len(frames) + 1, len(frames) + 300):
 print(f"{len(os.listdir(out))} frames of {w}x{h}")
 PY
   chmod -R a+rX "$WORK/srv" "$WORK/src"
-  echo "working tree -> /src/new, $OLD_REV -> /src/old, broken -> /src/broken, ${#PHOTOS[@]} photos, ports $PORT $PORT2"
+  echo "${NEW_REV:-working tree} -> /src/new, $OLD_REV -> /src/old, broken -> /src/broken, ${#PHOTOS[@]} photos, ports $PORT $PORT2"
 }
 
 # logged NAME CMD...: run CMD with its output in $LOGS/NAME.log; on failure show the log's end.
@@ -346,7 +354,9 @@ logged() {
 # A resumed run: the ports of the kept config, and the service started again as the installer starts it.
 resume_service() {
   PORT=$(conf_value port)
-  (cd "$WORK" && as_kosti /opt/kosti/venv/bin/kosti run --config /etc/kosti/kosti.toml >> "$WORK/var/lib/kosti/kosti.log" 2>&1) &
+  local cmd
+  read -ra cmd <<<"$(sed -n 's/^ExecStart=//p' "$WORK/etc/systemd/system/kosti.service")"
+  (cd "$WORK" && as_kosti "${cmd[@]}" >> "$WORK/var/lib/kosti/kosti.log" 2>&1) &
   sleep 2
   local p
   for p in $(root_pids); do
@@ -391,13 +401,10 @@ wait_for() {
   echo "no answer on port $1 within $2 s"; return 1
 }
 
-# The camera: a network camera that is switched off (nothing listens at the address). A missing local camera
-# (`0`, the default off a Pi) makes `kosti run` exit 2 at start instead (vision/camera_probe.py): that is the
-# step "no camera at all" below; the service here must run on, serving the page, to be checked and upgraded.
-NO_CAMERA=rtsp://127.0.0.1:9/camera-switched-off
-
+# The camera: none. Off a Pi the installer takes camera 0 (a USB webcam), and the root has no /dev/video0: the
+# service (kosti run --wait-for-camera) runs on, serving the page that says "no camera is connected: plug it in".
 install_new() {
-  logged install in_root bash /src/new/deploy/install.sh --port "$PORT" --camera "$NO_CAMERA"
+  logged install in_root bash /src/new/deploy/install.sh --port "$PORT"
   grep -E '^(==>|warning|kosti is installed|  Dashboard|  PIN)' "$LOGS/install.log" | cut -c1-160
 }
 
@@ -441,6 +448,13 @@ h = json.load(sys.stdin)
 assert h["database"]["ok"] and h["disk"]["ok"], h
 print("healthz:", h["status"], "- camera:", h["camera"]["state"], h["camera"].get("message", "")[:90])'
   http / | grep -q "<html" && echo "the page is served"
+  http /api/state | "$HOSTPY" -c '
+import json, sys
+src = json.load(sys.stdin)["source"]
+assert "no camera is connected" in (src.get("why") or ""), src
+assert "камера не подключена" in (src.get("why_ru") or ""), src
+print("the page says:", src["why"], "/", src["why_ru"])'
+  grep -q "waiting for it" "$WORK/var/lib/kosti/kosti.log" && echo "the log says: $(grep -m1 "waiting for it" "$WORK/var/lib/kosti/kosti.log" | cut -c1-150)"
 }
 
 version() {
@@ -461,14 +475,17 @@ as_kosti() {
 # The three photos read inside the root and on this machine with each backend: the same dice, the same faces, boxes
 # within 0.02 IoU. NCNN is the brief's check; ONNX Runtime (the shipped INT8 files, the Pi's default reader) runs
 # other kernels on ARM, so it is compared too. Times are emulated: relative only.
-# The service's command with camera 0 and no /dev/video0: exit 2 and one line naming the camera (systemd does not
-# restart it: RestartPreventExitStatus=2).
-no_camera_at_all() {
-  local rc=0
-  (cd "$WORK" && as_kosti env KOSTI_SOURCE__SPEC=0 /opt/kosti/venv/bin/kosti run --config /etc/kosti/kosti.toml \
-     --port "$PORT2" --db /var/lib/kosti/no-camera.db) > "$LOGS/no-camera.log" 2>&1 || rc=$?
-  echo "exit $rc: $(tail -1 "$LOGS/no-camera.log")"
-  [ "$rc" = 2 ] && grep -q "camera 0 cannot be opened" "$LOGS/no-camera.log"
+# The service's command with a config that retrying cannot mend: exit 2 and one line naming the file (systemd does
+# not restart it: RestartPreventExitStatus=2), while a camera that is only absent keeps the service up (above).
+bad_config() {
+  local rc=0 cmd
+  printf '[server]\nport = "eighty"\n' > "$WORK/etc/kosti/bad.toml"
+  chmod 644 "$WORK/etc/kosti/bad.toml"
+  read -ra cmd <<<"$(sed -n 's/^ExecStart=//p' "$WORK/etc/systemd/system/kosti.service" | sed 's|/etc/kosti/kosti.toml|/etc/kosti/bad.toml|')"
+  (cd "$WORK" && as_kosti "${cmd[@]}" --port "$PORT2" --db /var/lib/kosti/bad-config.db) > "$LOGS/bad-config.log" 2>&1 || rc=$?
+  rm -f "$WORK/etc/kosti/bad.toml"
+  echo "exit $rc: $(tail -1 "$LOGS/bad-config.log")"
+  [ "$rc" = 2 ] && [ "$(grep -c . "$LOGS/bad-config.log")" = 1 ] && grep -q "bad.toml" "$LOGS/bad-config.log"
 }
 
 read_photos() {
@@ -688,8 +705,8 @@ step "unit: systemd-analyze verify" verify_unit
 step "service: user, command line, environment" check_service_process
 step "service: first start, /healthz, the page" first_start
 step "kosti --version" version
-step "kosti run with camera 0 absent: exit 2" no_camera_at_all
-step "kosti read --json --backend ncnn, 3 photos" read_photos
+step "a bad config: exit 2, one line" bad_config
+step "kosti read --json, ncnn and onnx, 3 photos" read_photos
 step "kosti run --source FOLDER: page and a throw" folder_run
 step "kosti config check" config_check
 step "install.sh --uninstall" uninstall
