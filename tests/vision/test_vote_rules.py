@@ -69,6 +69,14 @@ def test_one_box_joins_one_die_and_one_die_takes_one_box_per_frame():
     assert die.votes == (2, 2, 2) and die.box == A
 
 
+def test_a_drifting_die_is_matched_on_its_latest_box():
+    """A die nudged 3 px a frame: each box overlaps the one before (IoU 70/130), the third not the first (40/160):
+    still one die, seen in all three frames."""
+    frames = [dets([(x, 0.0, x + 10.0, 10.0, 4, 0.9)]) for x in (0.0, 3.0, 6.0)]
+    [die] = vote(frames)
+    assert (die.value, die.votes, die.box) == (4, (3, 3, 3), (3.0, 0.0, 13.0, 10.0))
+
+
 def test_duplicates_in_a_frame_are_merged_unless_dedupe_is_off():
     b = (1.0, 0.0, 11.0, 10.0)  # IoU with A 90/110: the same die boxed twice
     frames = [dets([(*A, 2, 0.9), (*b, 2, 0.8)])] * 3
