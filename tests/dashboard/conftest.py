@@ -1,4 +1,6 @@
-"""Shared fixtures for the dashboard tests: an app on a temporary database and injected throws."""
+"""Shared fixtures for the dashboard tests: an app on a temporary database, injected throws, and the browser tests'
+one set-up (``serve`` an app in this process, ``browser`` drivers whose consoles must stay free of SEVERE entries;
+:mod:`browser_page`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_page import Browsers, InProcessServer
 from fastapi.testclient import TestClient
 
 from kosti.dashboard.app import DashboardConfig, create_app
@@ -53,6 +56,34 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
     yield factory
     for c in clients:
         c.app.state.store.close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., InProcessServer]]:
+    """``serve(app)`` → an :class:`InProcessServer` (``.url``) of ``app`` in this process; closed after the test."""
+    servers: list[InProcessServer] = []
+
+    def factory(app) -> InProcessServer:
+        srv = InProcessServer(app)
+        servers.append(srv)
+        return srv
+
+    yield factory
+    for srv in servers:
+        srv.close()
+
+
+@pytest.fixture
+def browser(serve) -> Iterator[Browsers]:
+    """``browser(width=412, height=1400, lang=None)`` → a headless Chromium driver. After the test — before the
+    servers of ``serve`` close — every driver's console must hold no SEVERE entry (unless allowed:
+    :meth:`Browsers.allow`), and every driver quits, whatever the outcome."""
+    drivers = Browsers()
+    try:
+        yield drivers
+    finally:
+        errors = drivers.close()
+    assert not errors, f"the page logged errors: {[e['message'][:300] for e in errors]}"
 
 
 @pytest.fixture

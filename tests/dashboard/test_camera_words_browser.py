@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_dashboard_browser import _browser, _InProcessServer
 
 from kosti.dashboard.app import DashboardConfig, create_app
 
@@ -30,36 +29,32 @@ class NoDice:
 
 
 @pytest.mark.slow
-def test_the_page_says_why_the_camera_is_down(tmp_path) -> None:
+def test_the_page_says_why_the_camera_is_down(tmp_path, browser, serve) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     if Path(MISSING).exists():
         pytest.skip(f"{MISSING} exists on this machine")
-    d = _browser()
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", source=MISSING, reader=NoDice(),
                                      players=["Ann", "Boris"]))
-    srv = _InProcessServer(app)
-    try:
-        d.get(srv.url + "/")
-        d.execute_script("localStorage.setItem('kosti.lang', 'en')")
-        d.get(srv.url + "/")
-        wait = WebDriverWait(d, 30)
-        why = lambda: d.find_element(By.ID, "cam-why")  # noqa: E731
-        wait.until(lambda d: why().is_displayed() and "trying again in" in why().text)
-        text = why().text
-        assert text.startswith("the camera cannot be opened: it is unplugged, switched off or used by another "
-                               "program; trying again in "), text
-        assert d.find_element(By.ID, "cam").text == "camera down"
-        assert d.find_element(By.ID, "cam").get_attribute("title") == text
-        d.find_element(By.ID, "lang-toggle").click()
-        wait.until(lambda d: "новая попытка через" in why().text)
-        assert why().text.startswith("камеру не открыть: она отключена, выключена или занята другой программой; "
-                                     "новая попытка через "), why().text
-        d.get(srv.url + "/tv")  # the spectators see why the picture is missing, too
-        wait.until(lambda d: why().is_displayed() and "камеру не открыть" in why().text)
-        status = app.state.table.live.source_info()["status"]
-        assert status["state"] in ("reconnecting", "connecting") and status["attempts"] >= 1, status
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    d.get(srv.url + "/")
+    d.execute_script("localStorage.setItem('kosti.lang', 'en')")
+    d.get(srv.url + "/")
+    wait = WebDriverWait(d, 30)
+    why = lambda: d.find_element(By.ID, "cam-why")  # noqa: E731
+    wait.until(lambda d: why().is_displayed() and "trying again in" in why().text)
+    text = why().text
+    assert text.startswith("the camera cannot be opened: it is unplugged, switched off or used by another "
+                           "program; trying again in "), text
+    assert d.find_element(By.ID, "cam").text == "camera down"
+    assert d.find_element(By.ID, "cam").get_attribute("title") == text
+    d.find_element(By.ID, "lang-toggle").click()
+    wait.until(lambda d: "новая попытка через" in why().text)
+    assert why().text.startswith("камеру не открыть: она отключена, выключена или занята другой программой; "
+                                 "новая попытка через "), why().text
+    d.get(srv.url + "/tv")  # the spectators see why the picture is missing, too
+    wait.until(lambda d: why().is_displayed() and "камеру не открыть" in why().text)
+    status = app.state.table.live.source_info()["status"]
+    assert status["state"] in ("reconnecting", "connecting") and status["attempts"] >= 1, status

@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import ci_guard
 import httpx
 import numpy as np
 import pytest
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
+from browser_page import exact_text, free_port
 
 #: The running demo server's log (``demo_server``), quoted when a wait on its page times out.
 _DEMO_LOG: list[Path] = []
@@ -64,7 +52,7 @@ def _until(d, wait, cond, what: str):
 def demo_server(tmp_path_factory):
     """``kosti demo`` in a subprocess on a free port with a fresh database; yields the base URL."""
     tmp = tmp_path_factory.mktemp("demo")
-    port = _free_port()
+    port = free_port()
     log = open(tmp / "demo.log", "w")
     _DEMO_LOG.append(tmp / "demo.log")
     proc = subprocess.Popen(
@@ -113,148 +101,95 @@ def test_mjpeg_live_view_streams_frames(demo_server):
     assert parts >= 3
 
 
-def _browser():
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not Path(p).exists()]
-    if missing:
-        msg = f"headless browser test needs {', '.join(missing)} (apt-get install chromium chromium-driver)"
-        ci_guard.missing(msg)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=412,1400"):
-        opts.add_argument(a)
-    opts.binary_location = CHROMIUM
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-
-
 @pytest.mark.slow
-def test_two_player_game_in_headless_chromium(demo_server, tmp_path):
+def test_two_player_game_in_headless_chromium(demo_server, tmp_path, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    d = _browser()
-    try:
-        from selenium.common.exceptions import StaleElementReferenceException
+    d = browser()
+    from selenium.common.exceptions import StaleElementReferenceException
 
-        wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(demo_server + "/")
-        wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
-        # New two-player classic game through the form.
-        players = d.find_element(By.ID, "ng-players")
-        players.clear()
-        players.send_keys("Ann, Boris")
-        Select(d.find_element(By.ID, "ng-preset")).select_by_value("classic")
-        d.find_element(By.ID, "ng-submit").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        assert "Ann" in d.find_element(By.ID, "player-0").text
-        assert d.find_element(By.ID, "turn-player").text == "Ann"
-        assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "0"
-        # Throw on the virtual table: rendered, settled, read from the frame, scored.
-        wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
-        d.find_element(By.ID, "throw-faces").send_keys("1 1 1 5 3")
-        d.find_element(By.ID, "btn-throw").click()
-        _until(d, wait, lambda d: d.find_element(By.ID, "turn-points").text == "105"
-               or d.find_element(By.ID, "pending").is_displayed(), "the thrown 1 1 1 5 3 to score or be held")
-        # This test is about the page (form, throw, Stop, languages, history, zones), so it HELPS THE READER: an
-        # unsure read is corrected as a table would. A reader's misreads with no help:
-        # test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing.
-        if d.find_element(By.ID, "pending").is_displayed():  # the reader was unsure: the table corrects it
-            for i, v in enumerate([1, 1, 1, 5, 3]):
-                wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
-                           or Select(d.find_element(By.ID, f"pending-die-{i}")).first_selected_option.text == str(v))
-            d.find_element(By.ID, "btn-confirm").click()
-            wait.until(exact_text((By.ID, "turn-points"), "105"))
-        dice = [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")]
-        assert sorted(dice) == ["1", "1", "1", "3", "5"]
-        assert d.find_element(By.ID, "dice-left").text == "1"
-        # Stop / хватит: the scoreboard changes and the dice pass to Boris.
-        wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
-        d.find_element(By.ID, "btn-bank").click()
-        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
-        assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
-        # Russian UI keeps the rule terms side by side.
-        d.find_element(By.ID, "lang-toggle").click()
-        assert d.find_element(By.ID, "btn-bank").text == "Хватит / stop"
-        assert "не открыт" in d.find_element(By.ID, "player-1").text  # Boris has not opened yet
-        # History shows the turn with a thumbnail of the settled frame.
-        d.find_element(By.ID, "btn-history").click()
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
-        # Zone calibration: click the tray's corners on the live view, then Done.
-        from selenium.webdriver.common.action_chains import ActionChains
+    wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(demo_server + "/")
+    wait.until(lambda d: len(Select(d.find_element(By.ID, "ng-preset")).options) > 3)
+    # New two-player classic game through the form.
+    players = d.find_element(By.ID, "ng-players")
+    players.clear()
+    players.send_keys("Ann, Boris")
+    Select(d.find_element(By.ID, "ng-preset")).select_by_value("classic")
+    d.find_element(By.ID, "ng-submit").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    assert "Ann" in d.find_element(By.ID, "player-0").text
+    assert d.find_element(By.ID, "turn-player").text == "Ann"
+    assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "0"
+    # Throw on the virtual table: rendered, settled, read from the frame, scored.
+    wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
+    d.find_element(By.ID, "throw-faces").send_keys("1 1 1 5 3")
+    d.find_element(By.ID, "btn-throw").click()
+    _until(d, wait, lambda d: d.find_element(By.ID, "turn-points").text == "105"
+           or d.find_element(By.ID, "pending").is_displayed(), "the thrown 1 1 1 5 3 to score or be held")
+    # This test is about the page (form, throw, Stop, languages, history, zones), so it HELPS THE READER: an
+    # unsure read is corrected as a table would. A reader's misreads with no help:
+    # test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing.
+    if d.find_element(By.ID, "pending").is_displayed():  # the reader was unsure: the table corrects it
+        for i, v in enumerate([1, 1, 1, 5, 3]):
+            wait.until(lambda d, i=i, v=v: Select(d.find_element(By.ID, f"pending-die-{i}")).select_by_value(str(v))
+                       or Select(d.find_element(By.ID, f"pending-die-{i}")).first_selected_option.text == str(v))
+        d.find_element(By.ID, "btn-confirm").click()
+        wait.until(exact_text((By.ID, "turn-points"), "105"))
+    dice = [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")]
+    assert sorted(dice) == ["1", "1", "1", "3", "5"]
+    assert d.find_element(By.ID, "dice-left").text == "1"
+    # Stop / хватит: the scoreboard changes and the dice pass to Boris.
+    wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
+    d.find_element(By.ID, "btn-bank").click()
+    wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+    # Russian UI keeps the rule terms side by side.
+    d.find_element(By.ID, "lang-toggle").click()
+    assert d.find_element(By.ID, "btn-bank").text == "Хватит / stop"
+    assert "не открыт" in d.find_element(By.ID, "player-1").text  # Boris has not opened yet
+    # History shows the turn with a thumbnail of the settled frame.
+    d.find_element(By.ID, "btn-history").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
+    # Zone calibration: click the tray's corners on the live view, then Done.
+    from selenium.webdriver.common.action_chains import ActionChains
 
-        d.find_element(By.ID, "settings-details").click()
-        d.find_element(By.ID, "btn-zones").click()
-        live = d.find_element(By.ID, "live")
-        # the live view opens with calibration: measure it once its first frame has loaded (its height grows)
-        wait.until(lambda d: d.execute_script("return arguments[0].naturalHeight", live) > 0)
-        d.execute_script("arguments[0].scrollIntoView({block: 'center'});", live)
-        w, h = live.size["width"], live.size["height"]
-        corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]  # offsets from the centre, fractions
-        for fx, fy in corners:
-            ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
-        d.find_element(By.ID, "btn-zones-done").click()
-        wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json().get("zones") or {}).get("roll_area"))
-        roll = httpx.get(demo_server + "/api/settings").json()["zones"]["roll_area"]
-        assert len(roll) == 4
-        for (x, y), (fx, fy) in zip(roll, corners):
-            assert abs(x - (0.5 + fx)) < 0.03 and abs(y - (0.5 + fy)) < 0.03
-        # The set-aside area: a strip along the bottom edge; the roll area stays.
-        d.find_element(By.ID, "btn-zones-aside").click()
-        for fx, fy in [(-0.45, 0.42), (0.45, 0.42), (0.45, 0.48), (-0.45, 0.48)]:
-            ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
-        d.find_element(By.ID, "btn-zones-done").click()
-        wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json()["zones"] or {}).get("set_aside"))
-        zones = httpx.get(demo_server + "/api/settings").json()["zones"]
-        assert zones["roll_area"] == roll and len(zones["set_aside"]) == 4
-        d.execute_script("window.scrollTo(0, 0);")
-        shot = tmp_path / "kosti_dashboard.png"
-        d.save_screenshot(str(shot))
-        print(f"screenshot: {shot}")
-        assert shot.stat().st_size > 10_000
-    finally:
-        d.quit()
-
-
-def exact_text(locator: tuple[str, str], text: str):
-    """A wait condition: the element's whole text is ``text`` (a score or turn points). Selenium's
-    ``text_to_be_present_in_element`` matches a part, so "4" passed for "-4", "14" and "40"."""
-
-    def check(d) -> bool:
-        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-
-        try:
-            return d.find_element(*locator).text.strip() == text
-        except (NoSuchElementException, StaleElementReferenceException):
-            return False
-
-    return check
-
-
-class _InProcessServer:
-    """uvicorn serving ``app`` on a free port in a thread (so a test can inject throws into the table)."""
-
-    def __init__(self, app) -> None:
-        import threading
-
-        import uvicorn
-
-        self.port = _free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        threading.Thread(target=self.server.run, daemon=True).start()
-        deadline = time.monotonic() + 30
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def close(self) -> None:
-        self.server.should_exit = True
+    d.find_element(By.ID, "settings-details").click()
+    d.find_element(By.ID, "btn-zones").click()
+    live = d.find_element(By.ID, "live")
+    # the live view opens with calibration: measure it once its first frame has loaded (its height grows)
+    wait.until(lambda d: d.execute_script("return arguments[0].naturalHeight", live) > 0)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", live)
+    w, h = live.size["width"], live.size["height"]
+    corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]  # offsets from the centre, fractions
+    for fx, fy in corners:
+        ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
+    d.find_element(By.ID, "btn-zones-done").click()
+    wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json().get("zones") or {}).get("roll_area"))
+    roll = httpx.get(demo_server + "/api/settings").json()["zones"]["roll_area"]
+    assert len(roll) == 4
+    for (x, y), (fx, fy) in zip(roll, corners):
+        assert abs(x - (0.5 + fx)) < 0.03 and abs(y - (0.5 + fy)) < 0.03
+    # The set-aside area: a strip along the bottom edge; the roll area stays.
+    d.find_element(By.ID, "btn-zones-aside").click()
+    for fx, fy in [(-0.45, 0.42), (0.45, 0.42), (0.45, 0.48), (-0.45, 0.48)]:
+        ActionChains(d).move_to_element_with_offset(live, int(fx * w), int(fy * h)).click().perform()
+    d.find_element(By.ID, "btn-zones-done").click()
+    wait.until(lambda d: (httpx.get(demo_server + "/api/settings").json()["zones"] or {}).get("set_aside"))
+    zones = httpx.get(demo_server + "/api/settings").json()["zones"]
+    assert zones["roll_area"] == roll and len(zones["set_aside"]) == 4
+    d.execute_script("window.scrollTo(0, 0);")
+    shot = tmp_path / "kosti_dashboard.png"
+    d.save_screenshot(str(shot))
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 10_000
 
 
 @pytest.fixture
-def classic_page(tmp_path):
+def classic_page(tmp_path, browser, serve):
     """A classic game of Ann and Boris served in this process, and a headless browser: yields ``(driver,
     app, url, wait)`` with a 20 s ``WebDriverWait``; both are closed afterwards."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -262,18 +197,14 @@ def classic_page(tmp_path):
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
-    d = _browser()
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        yield d, app, srv.url, WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    yield d, app, srv.url, WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
 
 
 @pytest.mark.slow
-def test_keep_choice_in_the_browser(tmp_path, throw):
+def test_keep_choice_in_the_browser(tmp_path, throw, browser, serve):
     """Farkle lets the player choose what to set aside: tap the dice, then Keep."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
@@ -282,43 +213,34 @@ def test_keep_choice_in_the_browser(tmp_path, throw):
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
-    d = _browser()
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="farkle"))
-    srv = _InProcessServer(app)
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        app.state.table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
-        wait.until(EC.visibility_of_element_located((By.ID, "keep-panel")))
-        # The dice are shown once (in the choice), non-scoring dice cannot be chosen (issue 18 #13).
-        assert not d.find_element(By.ID, "last-throw").is_displayed()
-        dead = d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]')
-        assert "dead" in dead.get_attribute("class")
-        dead.click()
-        assert "selected" not in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]').get_attribute("class")
-        assert "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text
-        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').click() or True)
-        wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
-        assert d.find_element(By.ID, "keep-total").text == "Set aside: 100 points"  # the running total
-        d.find_element(By.ID, "btn-keep").click()
-        wait.until(exact_text((By.ID, "turn-points"), "100"))
-        assert d.find_element(By.ID, "dice-left").text == "5"
-        assert not d.find_element(By.ID, "keep-panel").is_displayed()
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+    app.state.table.submit_throw(throw([1, 5, 2, 2, 3, 4]))
+    wait.until(EC.visibility_of_element_located((By.ID, "keep-panel")))
+    # The dice are shown once (in the choice), non-scoring dice cannot be chosen (issue 18 #13).
+    assert not d.find_element(By.ID, "last-throw").is_displayed()
+    dead = d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]')
+    assert "dead" in dead.get_attribute("class")
+    dead.click()
+    assert "selected" not in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]').get_attribute("class")
+    assert "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').click() or True)
+    wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
+    assert d.find_element(By.ID, "keep-total").text == "Set aside: 100 points"  # the running total
+    d.find_element(By.ID, "btn-keep").click()
+    wait.until(exact_text((By.ID, "turn-points"), "100"))
+    assert d.find_element(By.ID, "dice-left").text == "5"
+    assert not d.find_element(By.ID, "keep-panel").is_displayed()
 
 
 @pytest.mark.slow
-def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
+def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, browser, serve):
     """An unread die is held pending on every screen; the table fixes it in the UI and confirms."""
-    import threading
-
-    import uvicorn
     from conftest import make_throw
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
@@ -326,53 +248,40 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path):
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
-    d = _browser()
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
-        from selenium.common.exceptions import StaleElementReferenceException
+    srv = serve(app)
+    from selenium.common.exceptions import StaleElementReferenceException
 
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(f"http://127.0.0.1:{port}/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        unread = [f"die {k} is unreadable (cocked, hidden or blurred) / кость {k} не читается (на ребре, закрыта или смазана)"
-                  for k in (2, 4)]
-        app.state.table.submit_throw(make_throw([1, 0, 5, 0, 3], status="uncertain", image=True, reasons=unread))
-        wait.until(EC.visibility_of_element_located((By.ID, "pending")))
-        assert d.find_element(By.ID, "turn-points").text == "0", "nothing may be scored before confirmation"
-        # One line for both dice, in one language; the hint above says to check the throw (issue 18 #9).
-        assert d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4"
-        assert d.find_element(By.ID, "hint").text.startswith("Check the throw below")
-        # each choice re-renders the panel (the server's answer): select again until it holds
-        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
-                   or Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
-        wait.until(lambda d: (d.find_element(By.ID, "pending-img").get_attribute("src") or "").endswith("?thumb=1"))
-        # each choice re-renders the panel (the server's answer): select again until it holds
-        wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
-                   or Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
-        d.find_element(By.ID, "btn-confirm").click()
-        wait.until(exact_text((By.ID, "turn-points"), "25"))
-        assert not d.find_element(By.ID, "pending").is_displayed()
-        assert "unreadable" in d.find_element(By.ID, "throw-notes").text  # said for the throw just scored ...
-        app.state.table.submit_throw(make_throw([2, 3]))  # a bust: ... and gone once the turn has moved on
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
-        assert d.find_element(By.ID, "throw-notes").text == ""
-        # The log: newest first, a list without numbers (issue 18 #11).
-        assert d.find_element(By.ID, "events").tag_name == "ul"
-        assert "Boris" in d.find_elements(By.CSS_SELECTOR, "#events li")[0].text
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-    finally:
-        d.quit()
-        server.should_exit = True
-
-
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+    unread = [f"die {k} is unreadable (cocked, hidden or blurred) / кость {k} не читается (на ребре, закрыта или смазана)"
+              for k in (2, 4)]
+    app.state.table.submit_throw(make_throw([1, 0, 5, 0, 3], status="uncertain", image=True, reasons=unread))
+    wait.until(EC.visibility_of_element_located((By.ID, "pending")))
+    assert d.find_element(By.ID, "turn-points").text == "0", "nothing may be scored before confirmation"
+    # One line for both dice, in one language; the hint above says to check the throw (issue 18 #9).
+    assert d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4"
+    assert d.find_element(By.ID, "hint").text.startswith("Check the throw below")
+    # each choice re-renders the panel (the server's answer): select again until it holds
+    wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
+               or Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
+    wait.until(lambda d: (d.find_element(By.ID, "pending-img").get_attribute("src") or "").endswith("?thumb=1"))
+    # each choice re-renders the panel (the server's answer): select again until it holds
+    wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-1")).select_by_value("1")
+               or Select(d.find_element(By.ID, "pending-die-1")).first_selected_option.text == "1")
+    d.find_element(By.ID, "btn-confirm").click()
+    wait.until(exact_text((By.ID, "turn-points"), "25"))
+    assert not d.find_element(By.ID, "pending").is_displayed()
+    assert "unreadable" in d.find_element(By.ID, "throw-notes").text  # said for the throw just scored ...
+    app.state.table.submit_throw(make_throw([2, 3]))  # a bust: ... and gone once the turn has moved on
+    wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+    assert d.find_element(By.ID, "throw-notes").text == ""
+    # The log: newest first, a list without numbers (issue 18 #11).
+    assert d.find_element(By.ID, "events").tag_name == "ul"
+    assert "Boris" in d.find_elements(By.CSS_SELECTOR, "#events li")[0].text
 
 
 def _virtual_throw(d, wait, faces: list[int], done) -> None:
@@ -459,7 +368,7 @@ class MisreadingReader:
 
 
 @pytest.mark.slow
-def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_path):
+def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_path, browser, serve):
     """No help from the test: the camera path (virtual table → settle → a reader whose faces disagree between
     frames → vote) delivers the throw, and the page shows it held as uncertain for the table to check, with no
     points — it is neither scored nor corrected, and stays so until someone at the table acts."""
@@ -475,40 +384,34 @@ def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_pat
     reader = MisreadingReader(src)
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic",
                                      source_obj=src, reader=reader))
-    d = _browser()
-    srv = _InProcessServer(app)
-    try:
-        wait = WebDriverWait(d, 40, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        gid = httpx.get(srv.url + "/api/state", timeout=5).json()["game"]["id"]
-        r = httpx.post(f"{srv.url}/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]}, timeout=10)
-        assert r.status_code == 200, r.text
-        wait.until(EC.visibility_of_element_located((By.ID, "pending")))
-        st = httpx.get(srv.url + "/api/state", timeout=5).json()
-        assert reader.calls >= 2  # the faces came from the reader, read more than once
-        assert st["pending"] is not None and st["pending"]["status"] == "uncertain"
-        assert st["last_throw"]["resolution"] == "pending"
-        assert any("differently" in r or "по-разному" in r for r in st["pending"]["reasons"]), st["pending"]
-        assert st["state"]["turn"]["turn_points"] == 0 and st["state"]["turn"]["throws"] == 0
-        assert d.find_element(By.ID, "turn-points").text.strip() == "0"
-        assert d.find_element(By.ID, "btn-confirm").is_displayed()  # the table is asked to check it
-        # Nothing corrects it behind the table's back: 40 more frames of the same rest (2 s at 20 fps) change nothing.
-        seen_at = src._index
-        WebDriverWait(d, 60).until(lambda _: src._index >= seen_at + 40)
-        st = httpx.get(srv.url + "/api/state", timeout=5).json()
-        assert st["pending"] is not None and st["pending"]["status"] == "uncertain", st["pending"]
-        assert st["state"]["turn"]["turn_points"] == 0 and d.find_element(By.ID, "pending").is_displayed()
-        assert d.find_element(By.ID, "turn-points").text.strip() == "0"
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-    finally:
-        d.quit()
-        srv.close()
+    d = browser()
+    srv = serve(app)
+    wait = WebDriverWait(d, 40, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    gid = httpx.get(srv.url + "/api/state", timeout=5).json()["game"]["id"]
+    r = httpx.post(f"{srv.url}/api/games/{gid}/throw", json={"faces": [1, 1, 1, 5, 3]}, timeout=10)
+    assert r.status_code == 200, r.text
+    wait.until(EC.visibility_of_element_located((By.ID, "pending")))
+    st = httpx.get(srv.url + "/api/state", timeout=5).json()
+    assert reader.calls >= 2  # the faces came from the reader, read more than once
+    assert st["pending"] is not None and st["pending"]["status"] == "uncertain"
+    assert st["last_throw"]["resolution"] == "pending"
+    assert any("differently" in r or "по-разному" in r for r in st["pending"]["reasons"]), st["pending"]
+    assert st["state"]["turn"]["turn_points"] == 0 and st["state"]["turn"]["throws"] == 0
+    assert d.find_element(By.ID, "turn-points").text.strip() == "0"
+    assert d.find_element(By.ID, "btn-confirm").is_displayed()  # the table is asked to check it
+    # Nothing corrects it behind the table's back: 40 more frames of the same rest (2 s at 20 fps) change nothing.
+    seen_at = src._index
+    WebDriverWait(d, 60).until(lambda _: src._index >= seen_at + 40)
+    st = httpx.get(srv.url + "/api/state", timeout=5).json()
+    assert st["pending"] is not None and st["pending"]["status"] == "uncertain", st["pending"]
+    assert st["state"]["turn"]["turn_points"] == 0 and d.find_element(By.ID, "pending").is_displayed()
+    assert d.find_element(By.ID, "turn-points").text.strip() == "0"
 
 
 @pytest.mark.slow
-def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form):
+def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form, browser):
     """games.md on the demo's virtual table: a short game of Pig (to 10) and of Chicago (2 rounds), played
     through the page; the rules page is there in both languages."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -516,54 +419,49 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form):
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d = _browser()
-    try:
-        wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(demo_server + "/")
-        if d.find_element(By.ID, "lang-toggle").text == "EN":  # the page starts in Russian: switch to English
-            d.find_element(By.ID, "lang-toggle").click()
-        # Pig: one die, the order as seated, to 10 points.
-        start_in_form(d, wait, "Ann, Boris", "pig", '{"order_throw": false, "target": 10}')
-        # the page shows the earlier test's game (Ann, Boris too) until the new state arrives: wait for Pig's
-        wait.until(lambda d: "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").get_attribute("textContent"))
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        assert d.find_element(By.ID, "turn-player").text == "Ann"
-        assert d.find_element(By.ID, "dice-left").text == "1"
-        assert not d.find_element(By.ID, "btn-bank").is_enabled()  # a stop needs one throw
-        _virtual_throw(d, wait, [6], lambda d: d.find_element(By.ID, "turn-points").text == "6")
-        _virtual_throw(d, wait, [5], lambda d: d.find_element(By.ID, "turn-points").text == "11")
-        wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
-        d.find_element(By.ID, "btn-bank").click()
-        wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "11"))
-        wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
-        # Equal series: Boris still plays his series; his 1 ends it and the game.
-        _virtual_throw(d, wait, [1], lambda d: d.find_element(By.ID, "winner").is_displayed())
-        assert "Ann" in d.find_element(By.ID, "winner").text
-        assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
-        d.find_element(By.CSS_SELECTOR, "#rules-page summary").click()
-        assert "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").text
+    d = browser()
+    browser.allow("status of 409")  # the 409 asking to put the earlier game aside is an answer the page handles
+    wait = WebDriverWait(d, 30, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(demo_server + "/")
+    if d.find_element(By.ID, "lang-toggle").text == "EN":  # the page starts in Russian: switch to English
         d.find_element(By.ID, "lang-toggle").click()
-        assert "Единица сжигает" in d.find_element(By.ID, "rules-page-text").text
-        d.find_element(By.ID, "lang-toggle").click()
-        # Chicago: two dice, round 1 needs 2, round 2 needs 3.
-        start_in_form(d, wait, "Ann, Boris", "chicago", '{"rounds": 2}')
-        wait.until(lambda d: "round 1" in d.find_element(By.ID, "game-status").text)
-        assert d.find_element(By.ID, "dice-left").text == "2"
-        _virtual_throw(d, wait, [1, 1], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "2")
-        _virtual_throw(d, wait, [3, 4], lambda d: "round 2" in d.find_element(By.ID, "game-status").text)
-        _virtual_throw(d, wait, [1, 2], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "5")
-        _virtual_throw(d, wait, [2, 2], lambda d: d.find_element(By.ID, "winner").is_displayed())
-        assert "Ann" in d.find_element(By.ID, "winner").text
-        assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
-        # the 409 that asked to put the earlier game aside is an answer the page handles, not an error
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "status of 409" not in e["message"]]
-        assert not errors, errors
-    finally:
-        d.quit()
+    # Pig: one die, the order as seated, to 10 points.
+    start_in_form(d, wait, "Ann, Boris", "pig", '{"order_throw": false, "target": 10}')
+    # the page shows the earlier test's game (Ann, Boris too) until the new state arrives: wait for Pig's
+    wait.until(lambda d: "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").get_attribute("textContent"))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    assert d.find_element(By.ID, "turn-player").text == "Ann"
+    assert d.find_element(By.ID, "dice-left").text == "1"
+    assert not d.find_element(By.ID, "btn-bank").is_enabled()  # a stop needs one throw
+    _virtual_throw(d, wait, [6], lambda d: d.find_element(By.ID, "turn-points").text == "6")
+    _virtual_throw(d, wait, [5], lambda d: d.find_element(By.ID, "turn-points").text == "11")
+    wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
+    d.find_element(By.ID, "btn-bank").click()
+    wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "11"))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
+    # Equal series: Boris still plays his series; his 1 ends it and the game.
+    _virtual_throw(d, wait, [1], lambda d: d.find_element(By.ID, "winner").is_displayed())
+    assert "Ann" in d.find_element(By.ID, "winner").text
+    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+    d.find_element(By.CSS_SELECTOR, "#rules-page summary").click()
+    assert "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").text
+    d.find_element(By.ID, "lang-toggle").click()
+    assert "Единица сжигает" in d.find_element(By.ID, "rules-page-text").text
+    d.find_element(By.ID, "lang-toggle").click()
+    # Chicago: two dice, round 1 needs 2, round 2 needs 3.
+    start_in_form(d, wait, "Ann, Boris", "chicago", '{"rounds": 2}')
+    wait.until(lambda d: "round 1" in d.find_element(By.ID, "game-status").text)
+    assert d.find_element(By.ID, "dice-left").text == "2"
+    _virtual_throw(d, wait, [1, 1], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "2")
+    _virtual_throw(d, wait, [3, 4], lambda d: "round 2" in d.find_element(By.ID, "game-status").text)
+    _virtual_throw(d, wait, [1, 2], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "5")
+    _virtual_throw(d, wait, [2, 2], lambda d: d.find_element(By.ID, "winner").is_displayed())
+    assert "Ann" in d.find_element(By.ID, "winner").text
+    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
 
 
 @pytest.mark.slow
-def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
+def test_bank_dice_bets_typed_on_the_page(tmp_path, throw, browser, serve):
     """A player-input game: the bet is typed into the game's box, the camera's throw settles it."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
@@ -572,26 +470,20 @@ def test_bank_dice_bets_typed_on_the_page(tmp_path, throw):
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
-    d = _browser()
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="bank_dice"))
-    srv = _InProcessServer(app)
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        wait.until(EC.visibility_of_element_located((By.ID, "choice-input-0")))
-        d.find_element(By.ID, "choice-input-0").send_keys("Boris 3 2")
-        d.find_element(By.ID, "choice-0").click()
-        wait.until(lambda d: re.search(r"\b(bets 2 on|ставит 2 на) 3\b", d.find_element(By.ID, "player-1").text))
-        app.state.table.submit_throw(throw([3, 3, 1]))
-        wait.until(exact_text((By.CSS_SELECTOR, "#player-1 .score"), "4"))
-        assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
+    wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+    wait.until(EC.visibility_of_element_located((By.ID, "choice-input-0")))
+    d.find_element(By.ID, "choice-input-0").send_keys("Boris 3 2")
+    d.find_element(By.ID, "choice-0").click()
+    wait.until(lambda d: re.search(r"\b(bets 2 on|ставит 2 на) 3\b", d.find_element(By.ID, "player-1").text))
+    app.state.table.submit_throw(throw([3, 3, 1]))
+    wait.until(exact_text((By.CSS_SELECTOR, "#player-1 .score"), "4"))
+    assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
 
 
 @pytest.mark.slow

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_dashboard_browser import _browser, _InProcessServer
 
 #: Eight players, the longest names the name rule allows (40 characters) among them, Latin and Cyrillic.
 PLAYERS = ["Александра-Виктория Константинопольская", "Maximilian Alexander von Hohenzollern-Si",
@@ -60,7 +59,7 @@ MEASURE = """
 
 
 @pytest.fixture
-def phone(tmp_path):
+def phone(tmp_path, browser, serve):
     """Eight players of a classic game with every tag, a round on the score sheet, served in this process, and a
     headless Chromium emulating a 360 × 780 px phone: yields ``(driver, url, wait)``."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -80,15 +79,11 @@ def phone(tmp_path):
     with table.session.lock:
         table.session.set_state(state_from_json(json.dumps(j)))
         table.changed()
-    d = _browser()
+    d = browser()
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                       {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True})
-    srv = _InProcessServer(app)
-    try:
-        yield d, srv.url, WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    return d, srv.url, WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
 
 
 def _open(d, url, wait, lang):
@@ -141,26 +136,21 @@ WATCH_FIRST_PAINT = """
 
 
 @pytest.fixture
-def page(tmp_path):
+def page(tmp_path, browser, serve):
     """A browser and a factory serving ``create_app(DashboardConfig(db_path=…, **kw))`` in this process: yields
-    ``(driver, serve)``, ``serve(**kw) -> (app, url)``."""
+    ``(driver, open_app)``, ``open_app(**kw) -> (app, url)``."""
     from kosti.dashboard.app import DashboardConfig, create_app
 
-    d = _browser()
+    d = browser()
     servers = []
 
-    def serve(**kw):
+    def open_app(**kw):
         kw.setdefault("db_path", tmp_path / f"k{len(servers)}.db")
         app = create_app(DashboardConfig(**kw))
-        servers.append(_InProcessServer(app))
+        servers.append(serve(app))
         return app, servers[-1].url
 
-    try:
-        yield d, serve
-    finally:
-        d.quit()
-        for srv in servers:
-            srv.close()
+    return d, open_app
 
 
 @pytest.mark.slow
@@ -168,8 +158,8 @@ def page(tmp_path):
 def test_the_first_paint_of_a_running_game_says_neither_offline_nor_no_game(page, lang):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d, serve = page
-    _, url = serve(players=["Ann", "Boris"], preset="classic")
+    d, open_app = page
+    _, url = open_app(players=["Ann", "Boris"], preset="classic")
     d.get(url + "/")
     d.execute_script("localStorage.setItem('kosti.lang', arguments[0]);", lang)
     d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_FIRST_PAINT})
@@ -190,8 +180,8 @@ def test_no_game_and_a_lost_connection_are_still_said(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d, serve = page
-    _, url = serve()
+    d, open_app = page
+    _, url = open_app()
     d.get(url + "/")
     wait = WebDriverWait(d, 20)
     wait.until(lambda d: d.find_element(By.ID, "no-game").is_displayed())
@@ -206,8 +196,8 @@ def test_the_faces_box_of_the_virtual_table_has_a_label(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d, serve = page
-    _, url = serve(source="virtual", start_capture=False, players=["Ann", "Boris"], preset="classic")
+    d, open_app = page
+    _, url = open_app(source="virtual", start_capture=False, players=["Ann", "Boris"], preset="classic")
     d.get(url + "/")
     box = WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "throw-faces") if
                                      d.find_element(By.ID, "throw-faces").is_displayed() else None)
@@ -235,8 +225,8 @@ def test_teach_link_is_readable_and_its_pin_box_shows_only_where_a_pin_is_needed
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d, serve = page
-    _, url = serve(review_dir=tmp_path / "captures", start_capture=False)
+    d, open_app = page
+    _, url = open_app(review_dir=tmp_path / "captures", start_capture=False)
     d.get(url + "/teach")
     link = WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "review-link"))
     for visited in (False, True):
@@ -252,7 +242,7 @@ def test_teach_link_is_readable_and_its_pin_box_shows_only_where_a_pin_is_needed
     WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "no-game").is_displayed())
     assert not d.find_element(By.ID, "pin").is_displayed()
 
-    _, url2 = serve(review_dir=tmp_path / "captures2", start_capture=False, pin="2468", require_pin=True)
+    _, url2 = open_app(review_dir=tmp_path / "captures2", start_capture=False, pin="2468", require_pin=True)
     for path in ("/teach", "/"):  # where the table asks for a PIN, both pages offer the box at once
         d.get(url2 + path)
         WebDriverWait(d, 20).until(lambda d: d.find_element(By.ID, "pin").is_displayed())

@@ -126,42 +126,36 @@ def test_the_settings_switch_turns_recording_on_and_off(make_client, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_record_switch_on_the_page_in_both_languages(tmp_path):
+def test_the_record_switch_on_the_page_in_both_languages(tmp_path, browser, serve):
     """Settings → "Keep each throw as a short clip" on the table page, in English and in Russian: ticking it and
     Save turns recording on into the clips folder the hint names; the cap is sent with it."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-    from test_dashboard_browser import _browser, _InProcessServer
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
     app = create_app(DashboardConfig(db_path=tmp_path / "a.db", start_capture=False))
-    srv = _InProcessServer(app)
-    d = _browser()
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        for lang, words in (("en", "Keep each throw as a short clip, to check this table later"),
-                            ("ru", "Сохранять каждый бросок коротким роликом, чтобы потом проверить этот стол")):
-            d.get(srv.url + "/")
-            d.execute_script(f"localStorage.setItem('kosti.lang', '{lang}')")
-            d.get(srv.url + "/")
-            d.execute_script("document.getElementById('settings-details').open = true")
-            wait.until(lambda d: d.find_element(By.ID, "set-record").is_displayed())
-            label = d.find_element(By.XPATH, "//input[@id='set-record']/following-sibling::span")
-            assert label.text == words
-            wait.until(lambda d: str(tmp_path / "clips") in d.find_element(By.ID, "record-hint").text)
-        box = d.find_element(By.ID, "set-record")
-        assert not box.is_selected()
-        box.click()
-        mb = d.find_element(By.ID, "set-record-mb")
-        mb.clear()
-        mb.send_keys("80")
-        d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: app.state.table.live.recorder is not None)
-        assert app.state.table.live.recorder.max_mb == 80 and app.state.table.live.recorder.folder == tmp_path / "clips"
-        wait.until(lambda d: "Самые старые ролики удаляются первыми" in d.find_element(By.ID, "record-hint").text)
-    finally:
-        d.quit()
-        srv.close()
-        app.state.store.close()
+    srv = serve(app)
+    d = browser()
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    for lang, words in (("en", "Keep each throw as a short clip, to check this table later"),
+                        ("ru", "Сохранять каждый бросок коротким роликом, чтобы потом проверить этот стол")):
+        d.get(srv.url + "/")
+        d.execute_script(f"localStorage.setItem('kosti.lang', '{lang}')")
+        d.get(srv.url + "/")
+        d.execute_script("document.getElementById('settings-details').open = true")
+        wait.until(lambda d: d.find_element(By.ID, "set-record").is_displayed())
+        label = d.find_element(By.XPATH, "//input[@id='set-record']/following-sibling::span")
+        assert label.text == words
+        wait.until(lambda d: str(tmp_path / "clips") in d.find_element(By.ID, "record-hint").text)
+    box = d.find_element(By.ID, "set-record")
+    assert not box.is_selected()
+    box.click()
+    mb = d.find_element(By.ID, "set-record-mb")
+    mb.clear()
+    mb.send_keys("80")
+    d.find_element(By.ID, "btn-save-settings").click()
+    wait.until(lambda d: app.state.table.live.recorder is not None)
+    assert app.state.table.live.recorder.max_mb == 80 and app.state.table.live.recorder.folder == tmp_path / "clips"
+    wait.until(lambda d: "Самые старые ролики удаляются первыми" in d.find_element(By.ID, "record-hint").text)

@@ -3,13 +3,11 @@ over a FastAPI app that includes only the router — and the review page driven 
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 import time
 from pathlib import Path
 
-import ci_guard
 import cv2
 import numpy as np
 import pytest
@@ -170,24 +168,6 @@ def test_empty_folder_is_created_and_listed(tmp_path: Path) -> None:
 
 
 # -- the page in a real browser -----------------------------------------------------------------------
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
-
-def _browser():
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        ci_guard.missing("chromium / chromedriver not installed (Debian: chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    o = Options()
-    o.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"):
-        o.add_argument(a)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
-
-
 @pytest.fixture
 def server(folder):
     """The router on a real uvicorn server in a thread; yields ``(base URL, folder, ids)``."""
@@ -214,58 +194,55 @@ def server(folder):
 
 
 @pytest.mark.slow
-def test_review_page_keys_draw_and_save_in_browser(server) -> None:
+def test_review_page_keys_draw_and_save_in_browser(server, browser) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import WebDriverWait
 
     url, root, ids = server
-    d = _browser()
-    try:
-        d.get(url + "/review")
-        wait = WebDriverWait(d, 10)
-        wait.until(lambda _: len(d.find_elements("css selector", "#boxes rect.box")) == 2)
-        assert d.find_element("id", "counter").text == "0 of 3 reviewed"
-        # Select the first box, set face 4 with the keyboard, delete the second (uncertain) box.
-        boxes = d.find_elements("css selector", "#boxes rect.box")
-        boxes[0].click()
-        ActionChains(d).send_keys("4").perform()
-        d.find_elements("css selector", "#boxes rect.box")[1].click()
-        ActionChains(d).send_keys("\ue017").perform()  # Delete
-        assert len(d.find_elements("css selector", "#boxes rect.box")) == 1
-        # Draw a missed die: drag on empty space (image pixels ~ (250, 150)–(300, 200)), give it face 2.
-        svg = d.find_element("id", "boxes")
-        r = svg.rect
-        sx, sy = r["width"] / W, r["height"] / H
-        ActionChains(d).move_to_element_with_offset(svg, -r["width"] / 2 + 250 * sx, -r["height"] / 2 + 150 * sy) \
-            .click_and_hold().move_by_offset(int(25 * sx), int(25 * sy)).move_by_offset(int(25 * sx), int(25 * sy)) \
-            .release().perform()
-        assert len(d.find_elements("css selector", "#boxes rect.box")) == 2
-        ActionChains(d).send_keys("2").perform()
-        # Enter saves as reviewed and opens the next unreviewed image.
-        ActionChains(d).send_keys("\ue007").perform()
-        wait.until(lambda _: d.find_element("id", "counter").text == "1 of 3 reviewed")
-        wait.until(lambda _: ids[1] in d.find_element("id", "img-info").text)
-        rec = cap.load(root, ids[0], with_image=False)
-        assert rec.reviewed
-        assert rec.dice.value.tolist() == [4, 2]
-        np.testing.assert_allclose(rec.dice.xyxy[0], (10, 20, 50, 60), atol=0.02)
-        np.testing.assert_allclose(rec.dice.xyxy[1], (250, 150, 300, 200), atol=4)  # drawn by a mouse drag
-        # Russian text on the language toggle.
-        d.find_element("id", "lang-toggle").click()
-        assert d.find_element("id", "counter").text == "1 из 3 проверено"
-        # Zoom for small dice: + enlarges the image inside its frame (the page does not widen), − restores.
-        width0 = d.find_element("id", "stage").rect["width"]
-        ActionChains(d).send_keys("+").perform()
-        assert d.find_element("id", "zoom-level").text == "1.5×"
-        assert d.find_element("id", "stage").rect["width"] == pytest.approx(1.5 * width0, abs=2)
-        assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
-        ActionChains(d).send_keys("-").perform()
-        assert d.find_element("id", "zoom-level").text == ""
-        # ← goes back to the first image.
-        ActionChains(d).send_keys("\ue012").perform()
-        wait.until(lambda _: ids[0] in d.find_element("id", "img-info").text)
-    finally:
-        d.quit()
+    d = browser(1200, 900)
+    d.get(url + "/review")
+    wait = WebDriverWait(d, 10)
+    wait.until(lambda _: len(d.find_elements("css selector", "#boxes rect.box")) == 2)
+    assert d.find_element("id", "counter").text == "0 of 3 reviewed"
+    # Select the first box, set face 4 with the keyboard, delete the second (uncertain) box.
+    boxes = d.find_elements("css selector", "#boxes rect.box")
+    boxes[0].click()
+    ActionChains(d).send_keys("4").perform()
+    d.find_elements("css selector", "#boxes rect.box")[1].click()
+    ActionChains(d).send_keys("\ue017").perform()  # Delete
+    assert len(d.find_elements("css selector", "#boxes rect.box")) == 1
+    # Draw a missed die: drag on empty space (image pixels ~ (250, 150)–(300, 200)), give it face 2.
+    svg = d.find_element("id", "boxes")
+    r = svg.rect
+    sx, sy = r["width"] / W, r["height"] / H
+    ActionChains(d).move_to_element_with_offset(svg, -r["width"] / 2 + 250 * sx, -r["height"] / 2 + 150 * sy) \
+        .click_and_hold().move_by_offset(int(25 * sx), int(25 * sy)).move_by_offset(int(25 * sx), int(25 * sy)) \
+        .release().perform()
+    assert len(d.find_elements("css selector", "#boxes rect.box")) == 2
+    ActionChains(d).send_keys("2").perform()
+    # Enter saves as reviewed and opens the next unreviewed image.
+    ActionChains(d).send_keys("\ue007").perform()
+    wait.until(lambda _: d.find_element("id", "counter").text == "1 of 3 reviewed")
+    wait.until(lambda _: ids[1] in d.find_element("id", "img-info").text)
+    rec = cap.load(root, ids[0], with_image=False)
+    assert rec.reviewed
+    assert rec.dice.value.tolist() == [4, 2]
+    np.testing.assert_allclose(rec.dice.xyxy[0], (10, 20, 50, 60), atol=0.02)
+    np.testing.assert_allclose(rec.dice.xyxy[1], (250, 150, 300, 200), atol=4)  # drawn by a mouse drag
+    # Russian text on the language toggle.
+    d.find_element("id", "lang-toggle").click()
+    assert d.find_element("id", "counter").text == "1 из 3 проверено"
+    # Zoom for small dice: + enlarges the image inside its frame (the page does not widen), − restores.
+    width0 = d.find_element("id", "stage").rect["width"]
+    ActionChains(d).send_keys("+").perform()
+    assert d.find_element("id", "zoom-level").text == "1.5×"
+    assert d.find_element("id", "stage").rect["width"] == pytest.approx(1.5 * width0, abs=2)
+    assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    ActionChains(d).send_keys("-").perform()
+    assert d.find_element("id", "zoom-level").text == ""
+    # ← goes back to the first image.
+    ActionChains(d).send_keys("\ue012").perform()
+    wait.until(lambda _: ids[0] in d.find_element("id", "img-info").text)
 
 
 def test_router_inside_the_dashboard_app(folder, tmp_path: Path) -> None:

@@ -94,64 +94,56 @@ def test_a_switched_source_keeps_the_tables_turn(make_client, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_settings_turn_the_picture_in_both_languages(tmp_path):
+def test_the_settings_turn_the_picture_in_both_languages(tmp_path, browser, serve):
     """On the table page: Settings → Turn the picture 90° → Save turns the camera's frames; the control reads in
     Russian, and is disabled on the virtual table, whose picture is never turned."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
-    from test_dashboard_browser import _browser, _InProcessServer
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
     app = create_app(DashboardConfig(db_path=tmp_path / "a.db", source=str(_frames(tmp_path / "frames")),
                                      reader=NoDice(), start_capture=False))
     virtual = create_app(DashboardConfig(db_path=tmp_path / "b.db", start_capture=False))
-    srv, srv2 = _InProcessServer(app), _InProcessServer(virtual)
-    d = _browser()
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        d.execute_script("localStorage.setItem('kosti.lang', 'ru')")
-        d.get(srv.url + "/")
-        d.execute_script("document.getElementById('settings-details').open = true")
-        wait.until(lambda d: d.find_element(By.ID, "set-rotate").is_displayed())
-        label = d.find_element(By.XPATH, "//select[@id='set-rotate']/preceding-sibling::span")
-        assert label.text == "Повернуть изображение (по часовой стрелке)"
-        _upside_down_throws(app.state.table.live)  # the banner offers the turn back, in Russian
-        wait.until(lambda d: d.find_element(By.ID, "turn-banner").is_displayed())
-        assert "дальний край стола оказался сверху" in d.find_element(By.ID, "turn-text").text
-        assert d.find_element(By.ID, "btn-turn-later").text == "Не сейчас"
-        button = d.find_element(By.ID, "btn-turn")
-        assert button.text == "Установить «Повернуть изображение» на 180°"
-        button.click()
-        wait.until(lambda d: app.state.table.settings.current()["rotate"] == 180)
-        wait.until(lambda d: not d.find_element(By.ID, "turn-banner").is_displayed())
-        wait.until(lambda d: Select(d.find_element(By.ID, "set-rotate")).first_selected_option.text == "180°")
-        Select(d.find_element(By.ID, "set-rotate")).select_by_value("90")
-        d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: app.state.table.settings.current()["rotate"] == 90)
-        assert app.state.table.live.source.read().image.shape == (320, 180, 3)
-        # Switched to the virtual table, the control is disabled at once and says why (a later Save is not refused).
-        d.find_element(By.ID, "set-source").clear()
-        d.find_element(By.ID, "set-source").send_keys("virtual")
-        d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
-        assert d.find_element(By.ID, "rotate-hint").text == "Изображение виртуального стола не поворачивается."
-        d.find_element(By.ID, "set-still").clear()
-        d.find_element(By.ID, "set-still").send_keys("0.5")
-        d.find_element(By.ID, "btn-save-settings").click()
-        wait.until(lambda d: app.state.table.settings.current()["thresholds"]["still_s"] == 0.5)
-        d.get(srv2.url + "/")
-        d.execute_script("document.getElementById('settings-details').open = true")
-        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
-    finally:
-        d.quit()
-        srv.close()
-        srv2.close()
-        app.state.store.close()
-        virtual.state.store.close()
+    srv, srv2 = serve(app), serve(virtual)
+    d = browser()
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    d.execute_script("localStorage.setItem('kosti.lang', 'ru')")
+    d.get(srv.url + "/")
+    d.execute_script("document.getElementById('settings-details').open = true")
+    wait.until(lambda d: d.find_element(By.ID, "set-rotate").is_displayed())
+    label = d.find_element(By.XPATH, "//select[@id='set-rotate']/preceding-sibling::span")
+    assert label.text == "Повернуть изображение (по часовой стрелке)"
+    _upside_down_throws(app.state.table.live)  # the banner offers the turn back, in Russian
+    wait.until(lambda d: d.find_element(By.ID, "turn-banner").is_displayed())
+    assert "дальний край стола оказался сверху" in d.find_element(By.ID, "turn-text").text
+    assert d.find_element(By.ID, "btn-turn-later").text == "Не сейчас"
+    button = d.find_element(By.ID, "btn-turn")
+    assert button.text == "Установить «Повернуть изображение» на 180°"
+    button.click()
+    wait.until(lambda d: app.state.table.settings.current()["rotate"] == 180)
+    wait.until(lambda d: not d.find_element(By.ID, "turn-banner").is_displayed())
+    wait.until(lambda d: Select(d.find_element(By.ID, "set-rotate")).first_selected_option.text == "180°")
+    Select(d.find_element(By.ID, "set-rotate")).select_by_value("90")
+    d.find_element(By.ID, "btn-save-settings").click()
+    wait.until(lambda d: app.state.table.settings.current()["rotate"] == 90)
+    assert app.state.table.live.source.read().image.shape == (320, 180, 3)
+    # Switched to the virtual table, the control is disabled at once and says why (a later Save is not refused).
+    d.find_element(By.ID, "set-source").clear()
+    d.find_element(By.ID, "set-source").send_keys("virtual")
+    d.find_element(By.ID, "btn-save-settings").click()
+    wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
+    assert d.find_element(By.ID, "rotate-hint").text == "Изображение виртуального стола не поворачивается."
+    d.find_element(By.ID, "set-still").clear()
+    d.find_element(By.ID, "set-still").send_keys("0.5")
+    d.find_element(By.ID, "btn-save-settings").click()
+    wait.until(lambda d: app.state.table.settings.current()["thresholds"]["still_s"] == 0.5)
+    d.get(srv2.url + "/")
+    d.execute_script("document.getElementById('settings-details').open = true")
+    wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+    wait.until(lambda d: not d.find_element(By.ID, "set-rotate").is_enabled())
 
 
 def _upside_down_throws(live) -> None:

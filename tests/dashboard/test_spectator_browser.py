@@ -11,7 +11,6 @@ from __future__ import annotations
 import httpx
 import pytest
 from conftest import make_throw
-from test_dashboard_browser import _browser, _InProcessServer
 
 from kosti.dashboard.app import DashboardConfig, create_app
 
@@ -24,24 +23,21 @@ return [...document.querySelectorAll('button, select, input, textarea, details, 
 
 
 @pytest.fixture
-def served(tmp_path):
-    d = _browser()
+def served(tmp_path, browser, serve):
+    d = browser()
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", players=["Ann", "Boris"], preset="classic"))
-    srv = _InProcessServer(app)
-    try:
-        yield d, app, srv.url
-    finally:
-        d.quit()
-        srv.close()
+    srv = serve(app)
+    yield d, app, srv.url
 
 
 @pytest.mark.slow
-def test_the_spectator_view_has_no_control_and_cannot_send_one(served) -> None:
+def test_the_spectator_view_has_no_control_and_cannot_send_one(served, browser) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
     d, app, url = served
+    browser.allow("status of 403")  # the spectator's command is refused (403): the answer this test provokes
     table = app.state.table
     table.submit_throw(make_throw([1, 1, 1, 5, 2]))  # applied: the main page would offer Fix
     d.get(url + "/tv")

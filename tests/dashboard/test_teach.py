@@ -102,41 +102,33 @@ def test_a_failing_training_reports_its_last_log_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_main_page_links_to_the_teach_page_in_both_languages(tmp_path: Path) -> None:
+def test_main_page_links_to_the_teach_page_in_both_languages(tmp_path: Path, browser, serve) -> None:
     """With a capture folder the table page links to /teach beside /review (issue 14); without one it does not."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-    from test_dashboard_browser import _browser, _InProcessServer
 
     from kosti.dashboard.app import DashboardConfig, create_app
 
     with_dir = create_app(DashboardConfig(db_path=tmp_path / "a.db", start_capture=False, review_dir=tmp_path / "cap"))
     without = create_app(DashboardConfig(db_path=tmp_path / "b.db", start_capture=False))
-    srv, srv2 = _InProcessServer(with_dir), _InProcessServer(without)
-    d = _browser()
-    try:
-        wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
-        d.get(srv.url + "/")
-        d.execute_script("localStorage.setItem('kosti.lang', 'en')")
-        d.get(srv.url + "/")
-        d.execute_script("document.getElementById('settings-details').open = true")
-        wait.until(lambda d: d.find_element(By.ID, "teach-link").is_displayed())
-        link = d.find_element(By.ID, "teach-link")
-        assert link.text == "Teach my dice" and link.get_attribute("href") == srv.url + "/teach"
-        d.find_element(By.ID, "lang-toggle").click()
-        wait.until(lambda d: d.find_element(By.ID, "teach-link").text == "Научить мои кости")
-        d.find_element(By.ID, "teach-link").click()
-        wait.until(lambda d: d.current_url == srv.url + "/teach" and "научить" in d.title)
-        # no capture folder: no /teach route, so no link to it
-        d.get(srv2.url + "/")
-        d.execute_script("document.getElementById('settings-details').open = true")
-        wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
-        assert not d.find_element(By.ID, "teach-link").is_displayed()
-        assert TestClient(without, base_url="http://127.0.0.1:8000").get("/teach").status_code == 404
-    finally:
-        d.quit()
-        srv.close()
-        srv2.close()
-        with_dir.state.store.close()
-        without.state.store.close()
+    srv, srv2 = serve(with_dir), serve(without)
+    d = browser()
+    wait = WebDriverWait(d, 20, ignored_exceptions=(StaleElementReferenceException,))
+    d.get(srv.url + "/")
+    d.execute_script("localStorage.setItem('kosti.lang', 'en')")
+    d.get(srv.url + "/")
+    d.execute_script("document.getElementById('settings-details').open = true")
+    wait.until(lambda d: d.find_element(By.ID, "teach-link").is_displayed())
+    link = d.find_element(By.ID, "teach-link")
+    assert link.text == "Teach my dice" and link.get_attribute("href") == srv.url + "/teach"
+    d.find_element(By.ID, "lang-toggle").click()
+    wait.until(lambda d: d.find_element(By.ID, "teach-link").text == "Научить мои кости")
+    d.find_element(By.ID, "teach-link").click()
+    wait.until(lambda d: d.current_url == srv.url + "/teach" and "научить" in d.title)
+    # no capture folder: no /teach route, so no link to it
+    d.get(srv2.url + "/")
+    d.execute_script("document.getElementById('settings-details').open = true")
+    wait.until(lambda d: "on" in d.find_element(By.ID, "conn").get_attribute("class"))
+    assert not d.find_element(By.ID, "teach-link").is_displayed()
+    assert TestClient(without, base_url="http://127.0.0.1:8000").get("/teach").status_code == 404

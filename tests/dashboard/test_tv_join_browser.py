@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from test_dashboard_browser import _browser, _InProcessServer
 
 #: The boxes of every shown element outside the join card (and not holding it), the join card's box, and where
 #: its heading's lines break (the character before each new line).
@@ -39,65 +38,55 @@ MEASURE = """
 """
 
 
-def _phone_tv(host: str, tmp_path, size: tuple[int, int] = (390, 844)):
+def _phone_tv(browser, serve, host: str, tmp_path, size: tuple[int, int] = (390, 844)):
     from kosti.dashboard.app import DashboardConfig, create_app
 
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host=host, pin="4826" if host != "127.0.0.1" else None,
                                      players=["Александра", "Boris"], preset="classic"))
     app.state.table.session.enter([1, 5, 2, 3, 6])  # turn points, a hint and the last throw on the turn card
-    d = _browser()
+    d = browser()
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                       {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": size[0] < 900})
-    return app, _InProcessServer(app), d
+    return app, serve(app), d
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["ru", "en"])
 @pytest.mark.parametrize("size", [(390, 844), (1280, 720)], ids=["phone", "tv"])
-def test_the_join_card_covers_nothing_on_a_phone_and_its_words_stay_whole(lang, size, tmp_path):
+def test_the_join_card_covers_nothing_on_a_phone_and_its_words_stay_whole(lang, size, tmp_path, browser, serve):
     """On a phone the card flows below the game; on a TV-sized screen it sits in a corner the page leaves free."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    app, srv, d = _phone_tv("0.0.0.0", tmp_path, size)
+    app, srv, d = _phone_tv(browser, serve, "0.0.0.0", tmp_path, size)
     wait = WebDriverWait(d, 20)
-    try:
-        d.get(srv.url + "/tv")
-        d.execute_script("localStorage.setItem('kosti.lang', arguments[0]);", lang)
-        d.get(srv.url + "/tv")
-        wait.until(lambda d: d.execute_script("const i = document.getElementById('join-qr');"
-                                              "return i.complete && i.naturalWidth > 0"))
-        wait.until(lambda d: d.execute_script("return document.getElementById('turn-body').offsetHeight > 0"))
-        assert size[0] - 20 <= d.execute_script("return document.documentElement.clientWidth") <= size[0]
-        m = d.execute_script(MEASURE)
-        assert m["shown"] and m["turnShown"], m
-        assert m["heading"] == ("Подключиться с телефона" if lang == "ru" else "Join from a phone")
-        assert m["hit"] == [], m  # the card lies over nothing: turn points, hint, last die, scores
-        assert all(c == " " for c in m["breaks"]), m  # lines break between words only
-    finally:
-        d.quit()
-        srv.close()
-        app.state.store.close()
+    d.get(srv.url + "/tv")
+    d.execute_script("localStorage.setItem('kosti.lang', arguments[0]);", lang)
+    d.get(srv.url + "/tv")
+    wait.until(lambda d: d.execute_script("const i = document.getElementById('join-qr');"
+                                          "return i.complete && i.naturalWidth > 0"))
+    wait.until(lambda d: d.execute_script("return document.getElementById('turn-body').offsetHeight > 0"))
+    assert size[0] - 20 <= d.execute_script("return document.documentElement.clientWidth") <= size[0]
+    m = d.execute_script(MEASURE)
+    assert m["shown"] and m["turnShown"], m
+    assert m["heading"] == ("Подключиться с телефона" if lang == "ru" else "Join from a phone")
+    assert m["hit"] == [], m  # the card lies over nothing: turn points, hint, last die, scores
+    assert all(c == " " for c in m["breaks"]), m  # lines break between words only
 
 
 @pytest.mark.slow
-def test_a_loopback_only_dashboard_offers_no_qr_code(tmp_path):
+def test_a_loopback_only_dashboard_offers_no_qr_code(tmp_path, browser, serve):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    app, srv, d = _phone_tv("127.0.0.1", tmp_path)
+    app, srv, d = _phone_tv(browser, serve, "127.0.0.1", tmp_path)
     wait = WebDriverWait(d, 20)
-    try:
-        r = httpx.get(srv.url + "/api/join/qr.svg", timeout=10)
-        assert r.status_code == 404 and "--host 0.0.0.0" in r.json()["error"] and "--host 0.0.0.0" in r.json()["error_ru"]
-        for lang, words in (("en", "start kosti with --host 0.0.0.0"), ("ru", "запустите kosti с --host 0.0.0.0")):
-            d.get(srv.url + "/tv")
-            d.execute_script("localStorage.setItem('kosti.lang', arguments[0]);", lang)
-            d.get(srv.url + "/tv")
-            wait.until(lambda d, words=words: words in d.find_element(By.ID, "join-url").text)
-            qr = d.find_element(By.ID, "join-qr")
-            assert not qr.is_displayed() and not (qr.get_attribute("src") or ""), "no QR code of 127.0.0.1"
-            assert d.execute_script(MEASURE)["hit"] == []
-    finally:
-        d.quit()
-        srv.close()
-        app.state.store.close()
+    r = httpx.get(srv.url + "/api/join/qr.svg", timeout=10)
+    assert r.status_code == 404 and "--host 0.0.0.0" in r.json()["error"] and "--host 0.0.0.0" in r.json()["error_ru"]
+    for lang, words in (("en", "start kosti with --host 0.0.0.0"), ("ru", "запустите kosti с --host 0.0.0.0")):
+        d.get(srv.url + "/tv")
+        d.execute_script("localStorage.setItem('kosti.lang', arguments[0]);", lang)
+        d.get(srv.url + "/tv")
+        wait.until(lambda d, words=words: words in d.find_element(By.ID, "join-url").text)
+        qr = d.find_element(By.ID, "join-qr")
+        assert not qr.is_displayed() and not (qr.get_attribute("src") or ""), "no QR code of 127.0.0.1"
+        assert d.execute_script(MEASURE)["hit"] == []
