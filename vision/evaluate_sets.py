@@ -146,6 +146,35 @@ def evaluate_sets(reader: DiceReader, root: Path | None = None,
     return out
 
 
+#: The selection splits a candidate's temperature is fitted on (as v1.3's operating point: ``models/README.md``).
+SELECTION_SETS: tuple[tuple[str, str], ...] = (("epanemu-dice", "val"), ("rune55-dedup", "val"))
+
+
+def fit_selection_temperature(reader: DiceReader, root: Path | None = None,
+                              sets: tuple[tuple[str, str], ...] = SELECTION_SETS) -> dict[str, Any]:
+    """Fit the classifier's softmax temperature by NLL on the reader's matched dice of the selection ``sets``
+    (:func:`kosti.vision.evaluate.collect_face_probs`, :func:`kosti.vision.evaluate.fit_temperature`).
+
+    Returns:
+        ``{"temperature": T, "views": …, "dice": K, "nll": [before, after], "fitted_on": …}``: a ``reader.json``.
+
+    Raises:
+        kosti.vision.evaluate.DatasetError: a set is missing or holds no matched die.
+    """
+    from kosti.vision.evaluate import DatasetError, collect_face_probs, fit_temperature, nll
+
+    base = root or shared_root()
+    parts = [collect_face_probs(reader, load_dataset(base / name / "data.yaml", split)) for name, split in sets]
+    probs = np.concatenate([p for p, _ in parts])
+    target = np.concatenate([t for _, t in parts])
+    if not len(target):
+        raise DatasetError("no matched dice to fit a temperature on")
+    t = fit_temperature(probs, target)
+    return {"temperature": round(t, 4), "views": reader.views, "dice": int(len(target)),
+            "nll": [round(nll(probs, target), 4), round(nll(probs, target, t), 4)],
+            "fitted_on": ", ".join(f"{n} {s}" for n, s in sets) + " (kosti.vision.evaluate_sets)"}
+
+
 def table(results: dict[str, dict[str, Any]]) -> str:
     """One line a set: P / R / DA / image_exact, uncertain, wrong (and the pip share of confident reads)."""
     lines = [f"{'set':<16} {'P':>6} {'R':>6} {'DA':>6} {'exact':>6} {'unsure':>6} {'wrong':>5}"]
@@ -164,8 +193,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cls-model", type=Path, help="face classifier (default: the shipped one)")
     ap.add_argument("--sets", help="comma-separated set names (default: all of SHARED_SETS)")
     ap.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (default 1)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="another DiceReader setting (a number), e.g. value_conf=0.4 (repeatable): an earlier "
+                         "version's operating point")
+    ap.add_argument("--fit-temperature", type=Path, metavar="READER_JSON",
+                    help="first fit the classifier's temperature on the selection splits (SELECTION_SETS), write it "
+                         "here (a reader.json) and read with it")
     ap.add_argument("--json", type=Path, help="write the documents here too")
     args = ap.parse_args(argv)
+    try:
+        settings: dict[str, Any] = {k: float(v) for k, v in (item.split("=", 1) for item in args.set)}
+    except ValueError:
+        print(f"error: --set takes KEY=NUMBER, got {' '.join(args.set)}", file=sys.stderr)
+        return 2
     chosen = SHARED_SETS
     if args.sets:
         wanted = args.sets.split(",")
@@ -175,7 +215,15 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         chosen = tuple(s for s in SHARED_SETS if s[0] in wanted)
-    reader = DiceReader(det_path=args.model, cls_path=args.cls_model, threads=args.threads)
+    reader = DiceReader(det_path=args.model, cls_path=args.cls_model, threads=args.threads, **settings)
+    if args.fit_temperature is not None:
+        fitted = fit_selection_temperature(DiceReader(det_path=args.model, cls_path=args.cls_model,
+                                                      threads=args.threads, **{**settings, "temperature": 1.0}))
+        args.fit_temperature.write_text(json.dumps(fitted, indent=2) + "\n")
+        print(f"temperature {fitted['temperature']} on {fitted['dice']} dice (NLL {fitted['nll'][0]} -> "
+              f"{fitted['nll'][1]}): {args.fit_temperature}")
+        reader = DiceReader(det_path=args.model, cls_path=args.cls_model, threads=args.threads,
+                            **{**settings, "temperature": fitted["temperature"]})
     results = evaluate_sets(reader, sets=chosen)
     print(table(results))
     if args.json:
