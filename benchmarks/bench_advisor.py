@@ -17,7 +17,7 @@ Times are process CPU seconds (``time.process_time``), medians over ``--runs`` s
 a different pair of starting scores, so nothing is cached between runs), so a loaded machine does
 not distort them.
 
-The second objective, the win probability of two-player Pig (:mod:`kosti.engine.pig_advisor`), is
+The second objective, the win probability of two-player Pig (:mod:`kosti.engine.advisor.pig`), is
 timed on its own line: the value iteration for target 100 (CPU seconds, once per target and
 ``equal_series`` setting, cached; the dashboard solves it in the background when a Pig game is put on
 the table) and the advice for a state once it is solved.
@@ -32,7 +32,8 @@ import statistics
 import time
 
 from kosti.engine import PRESET_NAMES, Roll, get_preset, new_game
-from kosti.engine.advisor import _classes, _dp_table, advise, prepare_tables
+from kosti.engine.advisor import advise, prepare_tables
+from kosti.engine.advisor.throw_tables import _classes, _dp_table
 
 TARGET_MS = 50.0
 
@@ -87,8 +88,8 @@ def main() -> None:
 
 def _bench_pig() -> None:
     """The Pig win model: solve time per equal_series setting (target 100) and advice time."""
+    from kosti.engine.advisor.pig import advise_pig, solve
     from kosti.engine.games import new_any_game
-    from kosti.engine.pig_advisor import advise_pig, solve
 
     parts = []
     for eq in (False, True):

@@ -5,7 +5,7 @@
   "advice": {...kosti advise JSON...}, "objective": "...", "objective_kind": "turn"}``, or
   ``{"available": false, "version", "game_id", "reason", "reason_ru"}`` when there is no game, it is over,
   or the advisor has no model of it (:class:`AdviceAnswer`). A two-player Pig table gets the second
-  objective, the win probability (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"``
+  objective, the win probability (:func:`kosti.engine.advisor.pig.advise_pig`): ``"objective_kind": "win"``
   and the advice carries ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved
   in the warm-up thread when the game is put on the table (seconds, once per target). ``version`` is the
   table snapshot's, so the page can tell which state the advice belongs to. The page
@@ -34,13 +34,12 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise, prepare_tables
+from kosti.engine.advisor.cli import OBJECTIVE
+from kosti.engine.advisor.pig import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 from kosti.engine.game import GameState
 from kosti.engine.games import Game
 from kosti.engine.games.pig import Pig, PigParams
-from kosti.engine.games.thousand import ThousandGame
-from kosti.engine.pig_advisor import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 
 from .errors import NotFound
 from .stats import StatsDocument, collect, faces_png
@@ -55,7 +54,7 @@ GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 class AdviceFigures(BaseModel):
     """The advice itself: :meth:`kosti.engine.advisor.Advice.to_json` (the cli.md ``kosti advise`` keys plus
     ``requirement``, ``record_probability``, ``keep``, ``at_risk``), or for two-player Pig
-    :meth:`kosti.engine.pig_advisor.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
+    :meth:`kosti.engine.advisor.pig.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
     below are absent for the 1000 family)."""
 
     player: str
@@ -99,10 +98,8 @@ class AdviceAnswer(BaseModel):
 
 
 def advised_game(game: Game | GameState) -> GameState | Pig | None:
-    """The state the advisor reasons about: the 1000 engine's :class:`GameState` (also inside a
-    :class:`ThousandGame`), a :class:`Pig`, or None for a game it has no model of."""
-    if isinstance(game, ThousandGame):
-        return game.state
+    """The state the advisor reasons about: the 1000 engine's :class:`GameState`, a :class:`Pig`, or None for
+    a game it has no model of."""
     if isinstance(game, GameState | Pig):
         return game
     return None

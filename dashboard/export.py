@@ -224,7 +224,6 @@ def plan_import(doc: Any) -> tuple[JsonObject, list[str], str, list[ImportedActi
     from kosti.dashboard.errors import TableError
     from kosti.dashboard.session import GameSession
     from kosti.engine.cli import game_from_record
-    from kosti.engine.games import wrap
 
     if not isinstance(doc, dict):
         raise ExportError("the game file must hold a JSON object {\"rules\", \"players\", \"events\"}")
@@ -239,7 +238,7 @@ def plan_import(doc: Any) -> tuple[JsonObject, list[str], str, list[ImportedActi
         raise ExportError(str(exc).strip("'\"")) from None
     recorder = _Recorder()
     session = GameSession(recorder)
-    session.game_id, session.rules_spec, session.state, session.turn_no = 0, spec, wrap(first), 1
+    session.game_id, session.rules_spec, session.state, session.turn_no = 0, spec, first, 1
     initial = session.state
     for i, raw in enumerate(events):
         state = session.state

@@ -1,7 +1,7 @@
 """Dice statistics of the stored games: the ``/api/stats`` document, its PNG plot and ``kosti stats``.
 
 Reads the dashboard database (:class:`kosti.dashboard.store.Store`) and hands plain numbers to
-:mod:`kosti.engine.dice_stats` (the maths: counts, chi-square with its p-value, luck).
+:mod:`kosti.engine.advisor.dice_stats` (the maths: counts, chi-square with its p-value, luck).
 
 Which throws count: every stored throw that was scored — resolution ``applied`` or ``corrected``
 (with the corrected faces) — and whose action was not undone. Dropped, replaced and pending
@@ -28,7 +28,7 @@ from typing import cast
 from typing_extensions import TypedDict
 
 from kosti.engine import resolve_rules
-from kosti.engine.dice_stats import (
+from kosti.engine.advisor.dice_stats import (
     TABLE_SUBJECT,
     bust_rate,
     chi_square_uniform,
@@ -53,7 +53,7 @@ PER_DIE_NOTE_RU = ("камера пока не различает кости (н
 
 
 class ChiSquareJson(TypedDict):
-    """:meth:`kosti.engine.dice_stats.ChiSquare.to_json`: dice counted ``n``, Pearson's ``statistic``, ``dof``
+    """:meth:`kosti.engine.advisor.dice_stats.ChiSquare.to_json`: dice counted ``n``, Pearson's ``statistic``, ``dof``
     (5), ``p_value`` (None without dice), ``enough`` (expected count ≥ 5 per face), the verdict in words."""
 
     n: int
@@ -66,7 +66,7 @@ class ChiSquareJson(TypedDict):
 
 
 class LuckJson(TypedDict):
-    """:meth:`kosti.engine.dice_stats.Luck.to_json`: points of the scored throws against their expectation
+    """:meth:`kosti.engine.advisor.dice_stats.Luck.to_json`: points of the scored throws against their expectation
     under the same rules (``z``: standard deviations above it), per turn, with the verdict in words."""
 
     player: str
@@ -144,13 +144,13 @@ def collect(store: Store, game_ids: list[int] | None = None) -> StatsDocument:
 
     Keys: ``games``, ``throws`` (scored throws), ``dice`` (dice in them), ``faces`` (six counts),
     ``expected`` (count per face of fair dice), ``band`` ([low, high], 95 %), ``chi_square``
-    (:class:`kosti.engine.dice_stats.ChiSquare` JSON), ``per_die`` ({available, note, note_ru,
+    (:class:`kosti.engine.advisor.dice_stats.ChiSquare` JSON), ``per_die`` ({available, note, note_ru,
     dice: id → {counts, chi_square}}), ``players`` (per player: turns, throws, recorded
     ``points_per_turn``, ``zero_throws`` and ``expected_zero_throws``, ``luck``). Raises ``KeyError``
     for an unknown game id.
 
     Every game's throws count in the face statistics (a die is a die whatever the game); luck and the
-    zero-throw rate are measured against the 1000 family's scoring (:mod:`kosti.engine.dice_stats`), so the
+    zero-throw rate are measured against the 1000 family's scoring (:mod:`kosti.engine.advisor.dice_stats`), so the
     other games (``games.md``: Pig, Chicago, …) add their throws and turns but no luck."""
     games = []
     if game_ids is None:

@@ -21,7 +21,6 @@ from kosti.engine.game import Bank
 from kosti.engine.game import GameState as EngineGameState
 from kosti.engine.games import GAME_PRESETS, Game, TableGame, game_from_json, game_presets, new_any_game
 from kosti.engine.games.base import Moves
-from kosti.engine.games.thousand import ThousandGame
 from kosti.engine.kinds import TurnOutcome
 from kosti.engine.plurals import noun
 from kosti.engine.records import Event, Reason
@@ -88,7 +87,8 @@ def view_state(game: Game | EngineGameState) -> JsonObject:
     as its game."""
     if isinstance(game, TableGame):
         return _table_game_view(game)
-    state = game if isinstance(game, EngineGameState) else game.state  # type: ignore[attr-defined]
+    state = game
+    assert isinstance(state, EngineGameState), state  # every game is a TableGame or the 1000 family's GameState
     s = state.summary()
     r = state.rules
     for i, p in enumerate(s["players"]):
@@ -100,7 +100,7 @@ def view_state(game: Game | EngineGameState) -> JsonObject:
         p["pit"] = None if pit is None else {"lo": pit.lo, "hi": pit.hi}
         # the scoreboard's barrel line: "on the barrel, needs 120 (attempts 1 of 3)" / "на бочке, …"
         p["barrel"] = _reason(state.barrel_status(i))
-    a = state.allowed()
+    a = state.moves()
     t = state.turn
     title_en, title_ru = family_title(r.name)
     return {
@@ -396,8 +396,8 @@ def banner(store: Store, game_id: int | None) -> JsonObject | None:
             before = state_from_json(act.state_before_json)
         except (BadInput, KeyError, ValueError):
             before = None
-        if isinstance(before, ThousandGame):  # only the 1000 family has turn points to lose
-            lost = before.state.turn.points or None
+        if isinstance(before, EngineGameState):  # only the 1000 family has turn points to lose
+            lost = before.turn.points or None
     return {"id": act.id, "kind": kind, "player": act.player, "created_at": act.created_at, "lost": lost,
             "events": [e for e in act.events if e["kind"] in BANNER_KINDS or e["kind"] in ("bank", "throw")],
             "changes": score_changes(act.state_before_json, act.state_after_json)}

@@ -11,9 +11,10 @@ Pure Python, no I/O, imports nothing else from kosti. Public API (see each modul
 * presets (:mod:`kosti.engine.presets`): :func:`get_preset`, :data:`PRESET_NAMES`,
   :func:`with_overrides`, :func:`resolve_rules`, :func:`load_rules_file`.
 * the game (:mod:`kosti.engine.game`): :func:`new_game`, :class:`GameState` (immutable;
-  ``apply(action) -> (state, events)``, ``allowed()``, ``summary()``, ``to_json()``/``from_json``),
-  actions :class:`Roll`, :class:`Keep`, :class:`Bank` (:mod:`~kosti.engine.actions`),
-  :class:`Event`, :class:`Allowed` (:mod:`~kosti.engine.records`). A throw, a keep and a stop are
+  ``apply(action) -> (state, events)``, ``moves()``, ``summary()``, ``to_json()``/``from_json``; it
+  implements the game protocol of :mod:`~kosti.engine.protocol`, as every game of :mod:`~kosti.engine.games`
+  does), actions :class:`Roll`, :class:`Keep`, :class:`Bank` (:mod:`~kosti.engine.actions`),
+  :class:`Event` (:mod:`~kosti.engine.records`), :class:`Moves` (:mod:`~kosti.engine.protocol`). A throw, a keep and a stop are
   :mod:`~kosti.engine.turn`; the end of a turn is :data:`kosti.engine.turn_end.AFTER_TURN`, one
   step per rule module in the order of rules.md §3.13; what the mover may do is
   :mod:`~kosti.engine.standing`.
@@ -26,12 +27,12 @@ Pure Python, no I/O, imports nothing else from kosti. Public API (see each modul
 from .errors import BadInput, KostiEngineError, RuleViolation
 from .game import (
     Action,
-    Allowed,
     Bank,
     Event,
     GameState,
     Keep,
     KeepOption,
+    Moves,
     PlayerState,
     Reason,
     Roll,
@@ -57,7 +58,7 @@ from .scoring import ScoringRules, ThrowScore, legal_keeps, score_keep, score_th
 
 __all__ = [
     "BadInput", "KostiEngineError", "RuleViolation",
-    "Action", "Allowed", "Bank", "Event", "GameState", "Keep", "KeepOption", "PlayerState",
+    "Action", "Bank", "Event", "GameState", "Keep", "KeepOption", "Moves", "PlayerState",
     "Reason", "Roll", "TurnState", "action_from_json", "action_to_json", "new_game",
     "first_player", "seat_order",
     "PRESET_NAMES", "PRIMARY_PRESETS", "get_preset", "list_presets", "load_rules_file",

@@ -5,7 +5,7 @@ Contracts (``../shared/docs/cli.md``):
 * ``kosti rules [--json]`` — the presets of rules.md §4:
   ``{"presets": [{"name", "dice", "target", "description", "source", "parameters"}, ...]}``.
 * ``kosti score`` — registered from :mod:`kosti.engine.score_cli`.
-* ``kosti advise`` — registered from :mod:`kosti.engine.advise_cli`.
+* ``kosti advise`` — registered from :mod:`kosti.engine.advisor.cli`.
 * ``kosti replay [--json] GAME.json`` — plays a recorded game; exit 0 with the final state
   (:meth:`GameState.summary`), 2 for bad input (unreadable file, malformed JSON, a face outside
   1–6, wrong number of dice, unknown preset or parameter), 3 when an event is forbidden by the rules
@@ -33,13 +33,11 @@ from .games import (
     Game,
     GamePreset,
     TableGame,
-    ThousandGame,
     action_to_json,
     game_from_json,
     game_presets,
     is_game_preset,
     new_any_game,
-    wrap,
 )
 from .plurals import count_en, count_ru
 from .presets import PRESET_NAMES, get_preset, read_rules_document, resolve_rules
@@ -64,7 +62,7 @@ def register(subparsers: Any) -> None:
 
     add_score_parser(subparsers)
 
-    from .advise_cli import add_advise_parser
+    from .advisor.cli import add_advise_parser
 
     add_advise_parser(subparsers)
 
@@ -233,10 +231,10 @@ def _read_json(path: str) -> Any:
         raise BadInput(f"{path}: JSON nested too deeply") from None
 
 
-def game_from_record(doc: Any) -> tuple[Any, list[Any]]:
+def game_from_record(doc: Any) -> tuple[Game, list[Any]]:
     """The starting state and the raw event list of a replay document (cli.md): a 1000-family
-    :class:`GameState` as before, or a games.md game (:class:`TableGame`); :func:`wrap` gives the
-    common interface of either. Raises :class:`BadInput` for a malformed document."""
+    :class:`GameState` or a games.md game (:class:`TableGame`), both the one game interface.
+    Raises :class:`BadInput` for a malformed document."""
     if not isinstance(doc, dict):
         raise BadInput("the game file must hold a JSON object")
     unknown = set(doc) - {"rules", "players", "scores", "state", "events"}
@@ -254,7 +252,7 @@ def game_from_record(doc: Any) -> tuple[Any, list[Any]]:
     if not isinstance(events, list):
         raise BadInput("events: expected a list")
     gs = new_any_game(doc.get("rules", "classic"), players, scores, state)
-    return (gs.state if isinstance(gs, ThousandGame) else gs), events
+    return gs, events
 
 
 def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:
@@ -268,8 +266,7 @@ def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:
             raise BadInput("a 'kosti play' save needs 'initial' (a game state) and 'actions' (a list)")
         gs, events = game_from_json(doc["initial"]), doc.get("actions", [])
     else:
-        first, events = game_from_record(doc)
-        gs = wrap(first)
+        gs, events = game_from_record(doc)
     for i, raw in enumerate(events):
         try:
             action = gs.parse_action(raw)
@@ -309,7 +306,7 @@ def run_replay(args: argparse.Namespace) -> int:
 # kosti play
 
 
-def _sheet(game: Game | GameState, lang: str) -> str:
+def _sheet(game: Game, lang: str) -> str:
     """The score sheet as text (``lang``: ``en``, ``ru`` or ``both``) of any game."""
 
     def tr(en: str, ru: str) -> str:
@@ -317,7 +314,7 @@ def _sheet(game: Game | GameState, lang: str) -> str:
 
     if isinstance(game, TableGame):
         return _table_sheet(game, tr, lang)
-    gs = game.state if isinstance(game, ThousandGame) else game
+    gs = game
     assert isinstance(gs, GameState), gs  # every game is a TableGame or a 1000-family game
     lines = [f"--- {tr('Score sheet', 'Счёт')} ({gs.rules.name}) ---"]
     for i, p in enumerate(gs.players):
@@ -355,7 +352,7 @@ def _game_over_line(names: str, lang: str) -> str:
             "both": f"Game over: {names} won / Игра окончена, победа: {names}"}[lang]
 
 
-def _table_sheet(g: TableGame, tr: Any, lang: str) -> str:
+def _table_sheet(g: TableGame[Any], tr: Any, lang: str) -> str:
     """Score sheet of a games.md game: one line per seat with the game's marks, then the
     game's status line."""
     unit_en, unit_ru = g.SCORE_UNIT
@@ -415,8 +412,8 @@ def _prompt(gs: Game, lang: str) -> tuple[str, str]:
             en += " — " + opts(False)
             ru += " — " + opts(True)
         return en, ru
-    assert isinstance(gs, ThousandGame), gs  # every game is a TableGame or a 1000-family game
-    t = gs.state.turn
+    assert isinstance(gs, GameState), gs  # every game is a TableGame or a 1000-family game
+    t = gs.turn
     en = (f"[{gs.to_move}: turn {t.points}, {count_en(t.dice, 'die')}] {a.hint.text_en}")
     ru = (f"[{gs.to_move}: за ход {t.points}, {count_ru(t.dice, 'die')}] {a.hint.text_ru}")
     if a.keep:
@@ -511,7 +508,7 @@ def _check_save_path(path: str) -> None:
     """Refuse a ``--save`` path that can never be written before the game starts (one line, exit 2), not after
     the first throw: a folder, a folder that is missing or is a regular file (``/tmp/file.csv/s.json``), or a
     folder nothing can be written in (a probe file is made and removed). Standard library only: the rules engine
-    imports nothing else from kosti (``kosti.writable`` does the same for the other commands)."""
+    imports nothing else from kosti (``kosti.common.writable`` does the same for the other commands)."""
     if os.path.isdir(path):
         raise BadInput(f"{path}: cannot save the game (it is a folder, not a file)")
     folder = os.path.dirname(os.path.abspath(path))
@@ -558,41 +555,34 @@ def sample_game(name: str = "game") -> dict[str, Any]:
     return doc
 
 
-def run_play(args: argparse.Namespace) -> int:
-    """Handler of ``kosti play``."""
-    lang = args.lang
-    out = sys.stdout
-    history: list[dict[str, Any]] = []
-    lines: Any
-    echo = False
-    if args.save:
-        _check_save_path(args.save)
+def _play_start(args: argparse.Namespace, out: TextIO, lang: str
+                ) -> tuple[Game, Any, bool, list[Game], list[dict[str, Any]]]:
+    """The opening of ``kosti play``: ``(game, input lines, echo them, states so far, actions so far)`` for
+    ``--sample`` (the sample's events as the input), ``--resume`` (the saved game, then stdin) or a new game of
+    ``--players`` under ``--rules`` (a preset name of either family or a rules file). Raises :class:`BadInput`."""
     if args.sample:
-        doc = sample_game(args.sample)
-        first, recorded = game_from_record(doc)
-        gs = wrap(first)
-        lines = iter(_event_line(e) for e in recorded)
-        echo = True
-    elif args.resume:
+        gs, recorded = game_from_record(sample_game(args.sample))
+        return gs, iter(_event_line(e) for e in recorded), True, [gs], []
+    if args.resume:
         states, history = _load_save(args.resume)
-        gs = states[-1]
         if args.save is None:
             args.save = args.resume
-        lines = sys.stdin
-        echo = not sys.stdin.isatty()
         _say(out, lang, f"Resumed {args.resume}", f"Игра продолжена: {args.resume}")
-    else:
-        if not args.players:
-            raise BadInput("--players is required (e.g. --players Ann,Boris), or use --resume")
-        names = [n.strip() for n in args.players.split(",") if n.strip()]
-        spec = args.rules
-        rules: Any = spec  # a preset name of either family (new_any_game names them all when unknown)
-        if spec.endswith((".json", ".toml")) or os.sep in spec:  # a rules file: 1000 family or another game
-            doc = read_rules_document(spec)
-            rules = doc if is_game_preset(doc) else resolve_rules(doc)
-        gs = new_any_game(rules, names)
-        lines = sys.stdin
-        echo = not sys.stdin.isatty()
+        return states[-1], sys.stdin, not sys.stdin.isatty(), states, history
+    if not args.players:
+        raise BadInput("--players is required (e.g. --players Ann,Boris), or use --resume")
+    names = [n.strip() for n in args.players.split(",") if n.strip()]
+    spec = args.rules
+    rules: Any = spec  # a preset name of either family (new_any_game names them all when unknown)
+    if spec.endswith((".json", ".toml")) or os.sep in spec:  # a rules file: 1000 family or another game
+        doc = read_rules_document(spec)
+        rules = doc if is_game_preset(doc) else resolve_rules(doc)
+    gs = new_any_game(rules, names)
+    return gs, sys.stdin, not sys.stdin.isatty(), [gs], []
+
+
+def _say_rules(out: TextIO, lang: str, gs: Game) -> None:
+    """The ``Rules: …`` line that opens ``kosti play``: the preset's title and description in the language(s) asked."""
     preset = _preset_of(gs)
     if preset is not None:
         from .titles import preset_title
@@ -600,16 +590,26 @@ def run_play(args: argparse.Namespace) -> int:
         title_en, title_ru = preset_title(preset.name)
         _say(out, lang, f"Rules: {title_en} ({preset.name}) — {preset.description}",
              f"Правила: {title_ru} ({preset.name}) — {preset.description_ru}")
-    else:
-        from .titles import DESCRIPTIONS_RU, preset_title
+        return
+    from .titles import DESCRIPTIONS_RU, preset_title
 
-        rules = gs.state.rules  # type: ignore[attr-defined]
-        title_en, title_ru = preset_title(rules.name)
-        _say(out, lang, f"Rules: {title_en} ({rules.name}) — {rules.description}",
-             f"Правила: {title_ru} ({rules.name}) — {DESCRIPTIONS_RU.get(rules.name, rules.description)}")
+    assert isinstance(gs, GameState), gs  # a game without a games.md preset is the 1000 family
+    rules = gs.rules
+    title_en, title_ru = preset_title(rules.name)
+    _say(out, lang, f"Rules: {title_en} ({rules.name}) — {rules.description}",
+         f"Правила: {title_ru} ({rules.name}) — {DESCRIPTIONS_RU.get(rules.name, rules.description)}")
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Handler of ``kosti play``: the opening (:func:`_play_start`), then one command per input line until the
+    game ends, the input ends or ``quit``; every change saved to ``--save`` at once."""
+    lang = args.lang
+    out = sys.stdout
+    if args.save:
+        _check_save_path(args.save)
+    gs, lines, echo, states, history = _play_start(args, out, lang)
+    _say_rules(out, lang, gs)
     print(_sheet(gs, lang), file=out)
-    if not args.resume:
-        states = [gs]
     _save(args.save, gs, history, states[0])
     while True:
         if gs.over:

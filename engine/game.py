@@ -6,7 +6,7 @@ Play is a pure function::
 
     state = new_game("classic", ["Ann", "Boris"])
     state, events = state.apply(Roll((1, 5, 3, 3, 4)))   # throw the dice the state asks for
-    state.allowed()                                       # what may be done now, and why not
+    state.moves()                                         # what may be done now, and why not
     state, events = state.apply(Bank())                   # "хватит": stop and record
 
 Actions: :class:`Roll` (the faces of one throw of exactly ``state.dice_to_throw`` dice),
@@ -52,15 +52,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from . import texts
 from .actions import Action, Bank, Keep, Roll, action_from_json, action_to_json
 from .errors import BadInput, RuleViolation
 from .kinds import EventKind, Phase, TurnOutcome
 from .names import check_player_names
+from .protocol import Choose, Game, GameAction, Moves
 from .records import (
-    Allowed,
     Event,
     KeepOption,
     Log,
@@ -76,7 +76,6 @@ from .turn_end import pass_turn
 
 __all__ = [
     "Action",
-    "Allowed",
     "Bank",
     "Event",
     "EventKind",
@@ -84,6 +83,7 @@ __all__ = [
     "Keep",
     "KeepOption",
     "Log",
+    "Moves",
     "Phase",
     "PlayerState",
     "Reason",
@@ -105,8 +105,9 @@ _GAME_FORMAT_1_0 = "kosti-game/1"
 
 
 @dataclass(frozen=True, slots=True)
-class GameState:
-    """The whole game as an immutable value (see module docstring).
+class GameState(Game):
+    """The whole game of the 1000 family as an immutable value (see module docstring); it implements the game
+    protocol (:class:`~kosti.engine.protocol.Game`) itself, as every games.md game does.
 
     ``rules``: the rule set; ``players``: per-player records in seat order; ``turn``: the turn in
     progress (its ``player`` is the mover); ``over``: the game has ended; ``winners``: indices of
@@ -123,7 +124,33 @@ class GameState:
     final_round: tuple[int, ...] | None = None
     log: Log = Log()  # noqa: RUF009 - frozen, safe to share
 
+    #: The game id of ``kosti rules --json`` for the whole 1000 family (every preset of rules.md §4).
+    game: ClassVar[str] = "1000"
+    #: The player may stop ("хватит", rules.md §1.6).
+    HAS_STOP: ClassVar[bool] = True
+
     # -- queries -------------------------------------------------------------------------------
+    @property
+    def title(self) -> tuple[str, str]:
+        """The family of the preset: "dice 1000" / «Тысяча на костях», "Farkle" / «Фаркл» or "10000"."""
+        from .titles import family_title
+
+        return family_title(self.rules.name)
+
+    @property
+    def rules_name(self) -> str:
+        """The preset name of the rules (``"classic"``, ``"farkle"`` …)."""
+        return self.rules.name
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """Names in seat order."""
+        return tuple(p.name for p in self.players)
+
+    def scores_list(self) -> tuple[int, ...]:
+        """Recorded score per seat (rules.md §0.2)."""
+        return tuple(p.score for p in self.players)
+
     @property
     def to_move(self) -> str | None:
         """Name of the player to move, or None when the game is over."""
@@ -238,13 +265,14 @@ class GameState:
             return after.stop_reason() if goes_on else None
         return stop_block(self, t.points, ignore_hot=False)
 
-    def allowed(self) -> Allowed:
-        """What the player to move may do now, and why not (see :class:`Allowed`)."""
+    def moves(self) -> Moves:
+        """What the player to move may do now, and why not (see :class:`~kosti.engine.protocol.Moves`; the 1000
+        family has no own ``choices``)."""
         r = self.rules
         t = self.turn
         if self.over:
             why = Reason.of(texts.game_over())
-            return Allowed(False, 0, False, False, (), why, why, why)
+            return Moves(False, 0, False, False, (), why, why, why)
         n = r.dice_count
         if t.pending is not None:
             keeps = keep_options(t.pending, r)
@@ -255,7 +283,7 @@ class GameState:
             why_bank = self.stop_reason()
             left = t.dice - len(best.faces) or n
             sizes = tuple(sorted({t.dice - len(k.faces) or n for k in keeps}))
-            return Allowed(True, left, True, why_bank is None, keeps, None, why_bank, hint, sizes)
+            return Moves(True, left, True, why_bank is None, keeps, None, why_bank, hint, sizes)
         why_bank = self.stop_reason()
         if not t.scored and t.points == 0 and t.throws == 0:
             hint = Reason.of(texts.first_throw_hint(self.players[t.player].name, t.dice))
@@ -273,15 +301,18 @@ class GameState:
             hint = Reason.of(texts.throw_or_stop(t.dice, t.points))
         else:
             hint = Reason.of(texts.throw_because(t.dice, why_bank.text))
-        return Allowed(True, t.dice, False, why_bank is None, (), None, why_bank, hint,
-                       self.roll_sizes())
+        return Moves(True, t.dice, False, why_bank is None, (), None, why_bank, hint,
+                     self.roll_sizes())
 
     # -- the one mutator ----------------------------------------------------------------------
-    def apply(self, action: Action) -> tuple[GameState, tuple[Event, ...]]:
+    def apply(self, action: GameAction) -> tuple[GameState, tuple[Event, ...]]:
         """Apply one action; returns ``(new_state, events)``. The receiver is unchanged.
 
         Raises :class:`BadInput` (wrong dice count, bad faces, keeping dice that were not thrown)
-        or :class:`RuleViolation` (an action the rules forbid now, with the reason)."""
+        or :class:`RuleViolation` (an action the rules forbid now, with the reason; a
+        :class:`~kosti.engine.protocol.Choose`, since the 1000 family has no own choices)."""
+        if isinstance(action, Choose):
+            raise RuleViolation(*texts.no_choice(self.rules.name, action.key))
         if self.over:
             raise RuleViolation(*texts.game_over())
         ev: list[Event] = []

@@ -15,7 +15,7 @@ from .kinds import EventKind, TurnOutcome
 
 _T = TypeVar("_T")
 
-__all__ = ["Allowed", "Event", "KeepOption", "Log", "PlayerState", "Reason", "TurnState", "event", "replace"]
+__all__ = ["Event", "KeepOption", "Log", "PlayerState", "Reason", "TurnState", "event", "replace"]
 
 
 _REPLACERS: dict[type, Any] = {}
@@ -164,27 +164,6 @@ class KeepOption:
 
     faces: tuple[int, ...]
     points: int
-
-
-@dataclass(frozen=True, slots=True)
-class Allowed:
-    """What the player to move may do now (:meth:`GameState.allowed`).
-
-    ``roll``: may throw, ``dice`` dice. ``keep``: must/may choose which scoring dice to set aside
-    from ``keeps`` (the throw is pending). ``bank``: may stop and record. ``why_not_roll`` /
-    ``why_not_bank`` say why an action is forbidden; ``hint`` says what to do now.
-    ``dice_options``: every dice count a roll may have now (see :meth:`GameState.roll_sizes`).
-    """
-
-    roll: bool
-    dice: int
-    keep: bool
-    bank: bool
-    keeps: tuple[KeepOption, ...]
-    why_not_roll: Reason | None
-    why_not_bank: Reason | None
-    hint: Reason
-    dice_options: tuple[int, ...] = ()
 
 
 # ----------------------------------------------------------------------------------------------

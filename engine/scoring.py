@@ -188,7 +188,7 @@ def score_keep(kept: Sequence[int], rules: ScoringRules, *,
     # Not a legal keep: name the dice that no legal sub-keep can use.
     usable = _counts(())
     for o in lk.legal[key]:
-        usable = tuple(max(a, b) for a, b in zip(usable, _counts(o.scoring_dice)))  # type: ignore
+        usable = tuple(max(a, b) for a, b in zip(usable, _counts(o.scoring_dice)))
     dead = _faces([max(0, a - b) for a, b in zip(_counts(key), usable)])
     if not dead:  # every face is usable somewhere, but not all together (e.g. a 4th 2 in Farkle)
         best = lk.throws[key].scoring_dice

@@ -86,14 +86,14 @@ class IllegalKeep(RuleViolation, ValueError):
 # Combination catalogue of a table
 
 # A multiset of faces is represented by its counts: a 6-tuple, counts[f - 1] = dice showing f.
-_Counts = tuple[int, int, int, int, int, int]
+_Counts = tuple[int, ...]  # six counts, of faces 1..6
 
 
 def _counts(faces: Iterable[int]) -> _Counts:
     c = [0] * 6
     for f in faces:
         c[f - 1] += 1
-    return tuple(c)  # type: ignore[return-value]
+    return tuple(c)
 
 
 def _faces(counts: Sequence[int]) -> tuple[int, ...]:
@@ -202,7 +202,7 @@ class _Lookup:
             for cc, combo in catalog:
                 if any(x < y for x, y in zip(counts, cc)):
                     continue
-                sub = best(tuple(x - y for x, y in zip(counts, cc)))  # type: ignore[arg-type]
+                sub = best(tuple(x - y for x, y in zip(counts, cc)))
                 if sub is None:
                     continue
                 combos = tuple(sorted((combo, *sub[1]), key=_combo_sort_key))
@@ -230,7 +230,7 @@ class _Lookup:
                 k = sum(sub)
                 if k == 0:
                     continue
-                val = memo.get(sub)  # type: ignore[arg-type]
+                val = memo.get(sub)
                 if val is None:
                     continue
                 options.append(ThrowScore(faces, False, val[0], _faces(sub), n - k, n == k, win,

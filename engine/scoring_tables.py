@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .errors import BadInput
 
@@ -219,7 +219,7 @@ class ScoringRules:
     @property
     def dice_count(self) -> int:
         """Alias of ``dice`` (the rules.md parameter name ``dice_count``)."""
-        return self.dice  # type: ignore[return-value]
+        return cast(int, self.dice)  # always set by __post_init__ (the table's default when None was given)
 
     @property
     def scoring_table(self) -> str:

@@ -33,7 +33,7 @@ def random_action(state: GameState, rng: random.Random, *, bank_at: int | None =
     presets."""
     if state.over:
         return None
-    allowed = state.allowed()
+    allowed = state.moves()
     if allowed.keep:
         if rng.random() < keep_choice:
             return Keep(rng.choice(allowed.keeps).faces)

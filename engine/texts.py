@@ -110,6 +110,12 @@ def keeps_automatic(faces: Sequence[int]) -> Text:
             f"в этих правилах все зачётные кости ({_fmt(faces)}) откладываются автоматически")
 
 
+def no_choice(rules_name: str, key: str) -> Text:
+    """Refusal of a game's own choice (``{KEY: VALUE}``, :class:`~kosti.engine.protocol.Choose`): the 1000
+    family has none."""
+    return f"{rules_name} has no choice {key!r}", f"в правилах {rules_name} нет выбора {key!r}"
+
+
 def no_throw_to_keep() -> Text:
     """Refusal of a :class:`Keep` with no throw pending."""
     return "there is no throw to set dice aside from", "нет броска, из которого можно отложить кости"

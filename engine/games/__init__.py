@@ -1,7 +1,8 @@
-"""kosti.engine.games — every game kosti hosts behind one interface (:class:`Game`).
+"""kosti.engine.games — every game kosti hosts behind one interface (:class:`Game`,
+:mod:`kosti.engine.protocol`), and the one registry from a name to its game (:func:`find_game`, as
+python-chess's ``chess.variant.find_variant``).
 
-* the 1000 family (every preset of rules.md §4) through :class:`ThousandGame`, a thin adapter
-  around :class:`kosti.engine.game.GameState`;
+* the 1000 family (every preset of rules.md §4): :class:`kosti.engine.game.GameState` itself;
 * the games of ``../shared/docs/games.md`` that a camera scores by itself, one module each:
   Pig (:mod:`.pig`), Craps (:mod:`.craps`), Aces (:mod:`.aces`), Four dice (:mod:`.four_dice`),
   Dead dice (:mod:`.dead_dice`), Chicago (:mod:`.chicago`), Buck dice (:mod:`.buck_dice`);
@@ -12,7 +13,8 @@
 * referee aids for the hidden-cup games: Liar dice (:mod:`.liar_dice`), Bluff (:mod:`.bluff`), ranked by
   :mod:`.hands`.
 
-Entry points: :func:`new_any_game` (a preset name or ``{"preset", "overrides"}`` + players),
+Entry points: :func:`find_game` (a game id or any preset name → its game class; :data:`GAMES` is the registry),
+:func:`new_any_game` (a preset name or ``{"preset", "overrides"}`` + players),
 :func:`game_from_json` (any saved state), :func:`game_presets` (the ``kosti rules`` entries),
 :func:`game_preset` (one preset, with its rules page in English and Russian).
 """
@@ -27,6 +29,7 @@ from ..presets import PRESET_NAMES
 from .aces import PRESETS as _ACES
 from .bank_dice import PRESETS as _BANK
 from .base import (
+    OVER_MOVES,
     SCORE_KINDS,
     ChoiceOption,
     Choose,
@@ -51,13 +54,12 @@ from .liar_dice import PRESETS as _LIAR
 from .martinetti import PRESETS as _MARTINETTI
 from .pig import PRESETS as _PIG
 from .thirteen import PRESETS as _THIRTEEN
-from .thousand import ThousandGame
 from .yacht import PRESETS as _YACHT
 
-__all__ = ["Game", "TableGame", "ThousandGame", "Moves", "Choose", "ChoiceOption", "GameAction",
-           "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES",
-           "action_from_json", "action_to_json", "new_any_game", "unknown_preset", "game_from_json",
-           "game_presets", "game_preset", "is_game_preset", "wrap"]
+__all__ = ["Game", "GameState", "TableGame", "Moves", "OVER_MOVES", "Choose", "ChoiceOption", "GameAction",
+           "GameParams", "GamePreset", "SCORE_KINDS", "GAME_PRESETS", "GAME_CLASSES", "GAMES",
+           "action_from_json", "action_to_json", "find_game", "new_any_game", "unknown_preset", "game_from_json",
+           "game_presets", "game_preset", "is_game_preset"]
 
 #: Presets of the games of games.md by name, in the order ``kosti rules`` lists them.
 GAME_PRESETS: dict[str, GamePreset] = {
@@ -65,8 +67,24 @@ GAME_PRESETS: dict[str, GamePreset] = {
                         *_INDIAN, *_MARTINETTI, *_YACHT, *_HIGH, *_BANK, *_THIRTEEN,  # a little player input
                         *_LIAR, *_BLUFF)}  # referee aids
 
-#: Game classes by game id.
-GAME_CLASSES: dict[str, type[TableGame]] = {p.game: p.cls for p in GAME_PRESETS.values()}
+#: The games.md game classes by game id.
+GAME_CLASSES: dict[str, type[TableGame[Any]]] = {p.game: p.cls for p in GAME_PRESETS.values()}
+
+#: The registry: every game class by game id, the 1000 family first (``"1000"``: :class:`GameState`).
+GAMES: dict[str, type[Game]] = {GameState.game: GameState, **GAME_CLASSES}
+
+
+def find_game(name: str) -> type[Game]:
+    """The game class of ``name``: a game id of :data:`GAMES` (``"1000"``, ``"pig"`` …) or any preset name
+    (``"classic"`` and every 1000-family preset of rules.md §4 → :class:`GameState`; ``"craps_seed"`` →
+    its games.md class). Raises :class:`BadInput` naming every choice (:func:`unknown_preset`)."""
+    if name in GAMES:
+        return GAMES[name]
+    if name in GAME_PRESETS:
+        return GAME_PRESETS[name].cls
+    if name in PRESET_NAMES:
+        return GameState
+    raise unknown_preset(name)
 
 
 def is_game_preset(spec: Any) -> bool:
@@ -93,7 +111,7 @@ def _params(spec: Any) -> tuple[GamePreset, GameParams]:
         if unknown:
             raise BadInput(f"rules: unknown key {sorted(unknown)[0]!r} (expected preset, "
                            f"overrides)")
-        p = game_preset(spec.get("preset"))  # type: ignore[arg-type]
+        p = game_preset(str(spec.get("preset")))
         return p, p.params.with_overrides(spec.get("overrides") or {})
     raise BadInput(f"rules: expected a preset name or {{'preset', 'overrides'}}, got {spec!r}")
 
@@ -112,18 +130,13 @@ def new_any_game(rules: Any, players: Sequence[str], scores: Mapping[str, int] |
     name = rules.get("preset") if isinstance(rules, Mapping) else rules
     if isinstance(name, str) and name not in PRESET_NAMES:
         raise unknown_preset(name)
-    return ThousandGame(new_game(rules, players, scores, state))
+    return new_game(rules, players, scores, state)
 
 
 def unknown_preset(name: str) -> BadInput:
     """The one-line error for a preset name neither the 1000 family (rules.md §4) nor games.md knows, naming them all."""
     return BadInput(f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)} (the 1000 family) or "
                     f"{', '.join(GAME_PRESETS)} (the other games)")
-
-
-def wrap(state: GameState | Game) -> Game:
-    """A :class:`Game` for either a 1000-engine :class:`GameState` or a game already."""
-    return ThousandGame(state) if isinstance(state, GameState) else state
 
 
 def game_from_json(d: Any) -> Game:
@@ -134,7 +147,7 @@ def game_from_json(d: Any) -> Game:
         raise BadInput("a saved game must be a JSON object")
     fmt = d.get("format")
     if fmt in (GAME_FORMAT, "kosti-game/1") or fmt is None:
-        return ThousandGame(GameState.from_json(d))
+        return GameState.from_json(d)
     for cls in GAME_CLASSES.values():
         if fmt == f"kosti-{cls.game}/1":
             return cls.from_json(d)

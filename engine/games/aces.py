@@ -36,7 +36,7 @@ class AcesParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Aces(TableGame):
+class Aces(TableGame[AcesParams]):
     """Aces state: ``scores`` are the dice each player holds; ``centre``: dice in the centre;
     ``phase``: ``order`` or ``play``; ``order_throws``: faces of the order throw so far."""
 
@@ -76,7 +76,7 @@ class Aces(TableGame):
         return st
 
     def _opened(self) -> Aces:
-        if not self.params.order_throw:  # type: ignore[attr-defined]
+        if not self.params.order_throw:
             return dataclasses.replace(self, phase="play")
         return self
 

@@ -48,7 +48,7 @@ class BankDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class BankDice(TableGame):
+class BankDice(TableGame[BankDiceParams]):
     """Bank dice state: ``round``; ``banker`` (seat); ``bets`` (``(seat, number, amount)`` per bet of this
     round, in seat order)."""
 
@@ -122,8 +122,8 @@ class BankDice(TableGame):
             raise BadInput(f"bet: number and amount must be whole numbers, got {v!r}") from None
         if not 1 <= number <= 6:
             raise BadInput(f"bet: the number is 1–6, got {number}")
-        if not 1 <= amount <= self.params.max_amount:  # type: ignore[attr-defined]
-            raise BadInput(f"bet: the amount is 1–{self.params.max_amount}, got {amount}")  # type: ignore
+        if not 1 <= amount <= self.params.max_amount:
+            raise BadInput(f"bet: the amount is 1–{self.params.max_amount}, got {amount}")
         return match[0], number, amount
 
     def _choose(self, key: str, value: Any, evs: list[Event]) -> BankDice:
@@ -136,7 +136,7 @@ class BankDice(TableGame):
         return dataclasses.replace(self, bets=bets)
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> BankDice:
-        p: BankDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         b = self.names[self.banker]
         evs.append(ev("throw", b, f"{b} throws {faces_text(faces)}", f"{b} выбрасывает {faces_text(faces)}",
                       faces=faces))

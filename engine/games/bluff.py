@@ -47,7 +47,7 @@ class BluffParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Bluff(TableGame):
+class Bluff(TableGame[BluffParams]):
     """Bluff state: ``lead`` (seat); ``phase`` (``claim`` → ``call`` → ``answer`` → ``reveal``); ``claim``;
     ``called`` (the opponent called "Bluff!"); ``answer`` (the opponent's current hand); ``answer_throws``
     (throws he made); ``round``."""
@@ -90,10 +90,10 @@ class Bluff(TableGame):
                 "claim": list(self.claim) or None, "answer": list(self.answer) or None}
 
     def _name(self, hand: tuple[int, ...]) -> tuple[str, str]:
-        return hand_name(hand, self.params.straights)  # type: ignore[attr-defined]
+        return hand_name(hand, self.params.straights)
 
     def _key(self, hand: tuple[int, ...]) -> tuple[int, ...]:
-        return hand_key(hand, self.params.straights)  # type: ignore[attr-defined]
+        return hand_key(hand, self.params.straights)
 
     def status(self) -> Reason | None:
         en, ru = f"round {self.round}", f"раунд {self.round}"
@@ -106,7 +106,7 @@ class Bluff(TableGame):
         return Reason(en, ru)
 
     def moves(self) -> Moves:
-        p: BluffParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.over:
             return OVER_MOVES
         name = self.names[self.mover]
@@ -156,7 +156,7 @@ class Bluff(TableGame):
         raise BadInput(f"call: 'bluff' or 'accept', got {v!r}")
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> Bluff:
-        p: BluffParams = self.params  # type: ignore[assignment]
+        p = self.params
         hand = tuple(sorted(faces, reverse=True))
         en, ru = self._name(hand)
         if self.phase == "answer":
@@ -180,7 +180,7 @@ class Bluff(TableGame):
         return self._answered(evs)
 
     def _answered(self, evs: list[Event]) -> Bluff:
-        if self.params.compare == "claimed":  # type: ignore[attr-defined]
+        if self.params.compare == "claimed":
             return self._compare(self.claim, evs)
         return dataclasses.replace(self, phase="reveal", mover=self.lead)
 
@@ -192,7 +192,7 @@ class Bluff(TableGame):
                                "ответ не сильнее: ведущий выигрывает")
 
     def _round_won(self, seat: int, evs: list[Event], en: str, ru: str) -> Bluff:
-        p: BluffParams = self.params  # type: ignore[assignment]
+        p = self.params
         sc = self._add(seat, 1, evs, f"{en}; {self.names[seat]} wins round {self.round}",
                        f"{ru}; {self.names[seat]} выигрывает раунд {self.round}", kind="win_round")
         st = dataclasses.replace(self, scores=sc)

@@ -51,7 +51,7 @@ class BuckDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class BuckDice(TableGame):
+class BuckDice(TableGame[BuckDiceParams]):
     """Buck dice state: ``phase`` (``setup`` → ``point`` → ``play``), ``setup_sums`` (set-up
     totals so far), ``point`` (the game point, 0 until thrown), ``first`` (the seat that moves
     first), ``out`` (seats that made a buck, in order), ``straight`` (seats that went out with a
@@ -91,7 +91,7 @@ class BuckDice(TableGame):
         pays ``stake`` to each winner, twice to a straight-buck winner); None while playing."""
         if not self.over:
             return None
-        stake = self.params.stake  # type: ignore[attr-defined]
+        stake = self.params.stake
         out = {n: 0 for n in self.names}
         loser = next(i for i in range(len(self.names)) if i not in self.out)
         for i in self.out:
@@ -162,7 +162,7 @@ class BuckDice(TableGame):
         return self._play(faces, evs)
 
     def _play(self, faces: tuple[int, ...], evs: list[Event]) -> BuckDice:
-        p: BuckDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         i = self.mover
         name = self.names[i]
         score = self.scores[i]

@@ -39,7 +39,7 @@ class ChicagoParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Chicago(TableGame):
+class Chicago(TableGame[ChicagoParams]):
     """Chicago state: ``round`` (1-based; its target is ``round + 1``), ``thrown`` (throws made
     in this round)."""
 
@@ -61,7 +61,7 @@ class Chicago(TableGame):
 
     def extra_summary(self) -> dict[str, Any]:
         return {"round": self.round, "target": None if self.over else self.target,
-                "rounds": self.params.rounds}  # type: ignore[attr-defined]
+                "rounds": self.params.rounds}
 
     def status(self) -> Reason | None:
         return Reason(f"round {self.round}: the target is {self.target}",
@@ -79,7 +79,7 @@ class Chicago(TableGame):
                             f"нужна сумма {self.target}"), (2,))
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> Chicago:
-        p: ChicagoParams = self.params  # type: ignore[assignment]
+        p = self.params
         name = self.names[self.mover]
         s = sum(faces)
         st = self

@@ -50,7 +50,7 @@ class CrapsParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Craps(TableGame):
+class Craps(TableGame[CrapsParams]):
     """Craps state: ``point`` (the shooter's point, 0 on the come-out throw), ``rounds_done``
     (rounds played by everyone together), ``last_sum``."""
 
@@ -68,12 +68,12 @@ class Craps(TableGame):
         return 0 if self.over else 2
 
     def extra_summary(self) -> dict[str, Any]:
-        p: CrapsParams = self.params  # type: ignore[assignment]
+        p = self.params
         return {"point": self.point or None, "round": self.rounds_done + 1,
                 "rounds": p.rounds * len(self.names)}
 
     def status(self) -> Reason | None:
-        p: CrapsParams = self.params  # type: ignore[assignment]
+        p = self.params
         r = f"{self.rounds_done + 1}/{p.rounds * len(self.names)}"
         if self.point:
             return Reason(f"round {r}: the point is {self.point}",
@@ -90,7 +90,7 @@ class Craps(TableGame):
             hint = Reason(f"{name}: throw two dice — {self.point} wins, 7 loses",
                           f"{name}: бросайте две кости — {self.point} выигрывает, 7 проигрывает")
         else:
-            p: CrapsParams = self.params  # type: ignore[assignment]
+            p = self.params
             nat = ", ".join(map(str, p.naturals))
             cr = ", ".join(map(str, p.craps_numbers))
             hint = Reason(f"{name}: come-out throw of two dice — {nat} win, {cr} lose, "
@@ -100,7 +100,7 @@ class Craps(TableGame):
         return Moves(True, 2, False, False, (), None, no, hint, (2,))
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> Craps:
-        p: CrapsParams = self.params  # type: ignore[assignment]
+        p = self.params
         s = sum(faces)
         name = self.names[self.mover]
         st = dataclasses.replace(self, last_sum=s)
@@ -127,7 +127,7 @@ class Craps(TableGame):
 
     def _round_over(self, won: bool, evs: list[Event], en: str, ru: str,
                     faces: tuple[int, ...]) -> Craps:
-        p: CrapsParams = self.params  # type: ignore[assignment]
+        p = self.params
         scores = self.scores
         if won:
             scores = self._add(self.mover, 1, evs, en, ru, kind="win_round", faces=faces)

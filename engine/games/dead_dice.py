@@ -36,7 +36,7 @@ class DeadDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class DeadDice(TableGame):
+class DeadDice(TableGame[DeadDiceParams]):
     """Dead dice state: ``live`` (dice still to throw this turn), ``turn_total`` (points scored
     this turn, already recorded), ``turns_done`` (turns played by everyone together)."""
 
@@ -49,14 +49,14 @@ class DeadDice(TableGame):
     PLAYERS: ClassVar[tuple[int, int]] = (1, 12)
 
     def _opened(self) -> DeadDice:
-        return dataclasses.replace(self, live=self.params.dice)  # type: ignore[attr-defined]
+        return dataclasses.replace(self, live=self.params.dice)
 
     @property
     def dice_to_throw(self) -> int:
         return 0 if self.over else self.live
 
     def extra_summary(self) -> dict[str, Any]:
-        p: DeadDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         return {"live_dice": self.live, "round": self.turns_done // len(self.names) + 1,
                 "rounds": p.rounds}
 
@@ -76,7 +76,7 @@ class DeadDice(TableGame):
                             f"без 2 и 5 приносит сумму очков"), (self.live,))
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> DeadDice:
-        p: DeadDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         name = self.names[self.mover]
         dead = sum(1 for f in faces if f in DEAD_FACES)
         if not dead:

@@ -36,7 +36,7 @@ class FourDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class FourDice(TableGame):
+class FourDice(TableGame[FourDiceParams]):
     """Four dice state: ``rounds`` (rounds played)."""
 
     rounds: int = 0
@@ -51,22 +51,22 @@ class FourDice(TableGame):
         return 0 if self.over else 4
 
     def player_extra(self, i: int) -> dict[str, Any]:
-        backer = self.params.six_backer  # type: ignore[attr-defined]
+        backer = self.params.six_backer
         return {"backs": "six" if i == backer else "no_six"}
 
     def extra_summary(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "p_six": round(P_SIX, 4)}
 
     def marks(self, i: int) -> list[tuple[str, str]]:
-        if i == self.params.six_backer:  # type: ignore[attr-defined]
+        if i == self.params.six_backer:
             return [("backs a 6", "ставит на шестёрку")]
         return [("backs no 6", "ставит против шестёрки")]
 
     def moves(self) -> Moves:
         if self.over:
             return OVER_MOVES
-        backer = self.names[self.params.six_backer]  # type: ignore[attr-defined]
-        other = self.names[1 - self.params.six_backer]  # type: ignore[attr-defined]
+        backer = self.names[self.params.six_backer]
+        other = self.names[1 - self.params.six_backer]
         name = self.names[self.mover]
         no = Reason("every throw decides a round: there is no stopping",
                     "каждый бросок решает раунд: останавливаться незачем")
@@ -76,7 +76,7 @@ class FourDice(TableGame):
                             f"выигрывает {backer}, ни одной: {other}"), (4,))
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> FourDice:
-        p: FourDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         six = 6 in faces
         w = p.six_backer if six else 1 - p.six_backer
         en = (f"{self.names[self.mover]} throws {faces_text(faces)}: "

@@ -47,7 +47,7 @@ class HighDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class HighDice(TableGame):
+class HighDice(TableGame[HighDiceParams]):
     """High dice state: ``round`` (1-based), ``banker`` (seat), ``banker_sum`` (0 until the banker threw),
     ``punter_throws`` (throws the punter made this round), ``stake`` (the stake in force)."""
 
@@ -69,7 +69,7 @@ class HighDice(TableGame):
     SCORE_UNIT: ClassVar[tuple[str, str]] = ("stakes won or lost", "выигранные и проигранные ставки")
 
     def _opened(self) -> HighDice:
-        return dataclasses.replace(self, stake=self.params.stake)  # type: ignore[attr-defined]
+        return dataclasses.replace(self, stake=self.params.stake)
 
     @property
     def punter(self) -> int:
@@ -96,7 +96,7 @@ class HighDice(TableGame):
         return Reason(en, ru)
 
     def moves(self) -> Moves:
-        p: HighDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.over:
             return OVER_MOVES
         name = self.names[self.mover]
@@ -133,7 +133,7 @@ class HighDice(TableGame):
         return dataclasses.replace(self, stake=value)
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> HighDice:
-        p: HighDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         s = sum(faces)
         name = self.names[self.mover]
         if not self.banker_sum:
@@ -165,7 +165,7 @@ class HighDice(TableGame):
 
     def _settle(self, winner: int, amount: int, evs: list[Event], en: str, ru: str,
                 faces: tuple[int, ...]) -> HighDice:
-        p: HighDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         loser = 1 - winner
         sc = self._add(winner, amount, evs, en, ru, kind="settle", faces=faces)
         sc = dataclasses.replace(self, scores=sc)._add(

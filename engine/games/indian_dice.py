@@ -51,7 +51,7 @@ class IndianDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class IndianDice(TableGame):
+class IndianDice(TableGame[IndianDiceParams]):
     """Indian dice state: ``round``; ``order`` (seats playing this round, in order); ``pos`` (index into
     ``order`` of the mover); ``limit`` (throws allowed after the first player's turn, 0 before); ``throws``
     (throws in this turn); ``kept`` (dice set aside); ``hand`` (the current five dice); ``hands`` (final hands
@@ -78,7 +78,7 @@ class IndianDice(TableGame):
 
     @property
     def _cap(self) -> int:
-        return self.params.max_throws if self.pos == 0 else self.limit  # type: ignore[attr-defined]
+        return self.params.max_throws if self.pos == 0 else self.limit
 
     @property
     def dice_to_throw(self) -> int:
@@ -98,7 +98,7 @@ class IndianDice(TableGame):
         return Reason(en, ru)
 
     def moves(self) -> Moves:
-        p: IndianDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.over:
             return OVER_MOVES
         name = self.names[self.mover]
@@ -117,7 +117,7 @@ class IndianDice(TableGame):
                      bank_label=Reason("I stop", "хватит"))
 
     def _keep(self, faces: tuple[int, ...], evs: list[Event]) -> IndianDice:
-        p: IndianDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         if not p.keep_dice:
             raise RuleViolation("in these rules every throw is of all five dice (keep_dice is off)",
                                 "в этих правилах каждый раз бросают все пять костей (keep_dice выключен)")
@@ -161,7 +161,7 @@ class IndianDice(TableGame):
         return st._end_round(evs)
 
     def _end_round(self, evs: list[Event]) -> IndianDice:
-        p: IndianDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         keys = [hand_key(h) for h in self.hands]
         if p.tie == "rank_only":
             keys = [k[:1] for k in keys]

@@ -45,7 +45,7 @@ class LiarDiceParams(GameParams):
 
 
 @dataclass(frozen=True)
-class LiarDice(TableGame):
+class LiarDice(TableGame[LiarDiceParams]):
     """Liar dice state: ``scores`` are the stakes in front of each player; ``pot`` (stakes in the centre);
     ``phase`` (``claim`` → ``respond`` → ``reveal``); ``claim`` (the claimed hand, sorted high to low; empty
     when a new chain starts); ``claimant`` (seat); ``responder`` (seat that calls or accepts)."""
@@ -108,7 +108,7 @@ class LiarDice(TableGame):
     def status(self) -> Reason | None:
         en, ru = f"pot {self.pot}", f"в центре {self.pot}"
         if self.claim:
-            cen, cru = hand_name(self.claim, self.params.straights)  # type: ignore[attr-defined]
+            cen, cru = hand_name(self.claim, self.params.straights)
             en += f"; {self.names[self.claimant]} claims {cen}"
             ru += f"; {self.names[self.claimant]} объявляет: {cru}"
         return Reason(en, ru)
@@ -122,7 +122,7 @@ class LiarDice(TableGame):
         if self.phase == "claim":
             more: tuple[str, str] | None = None
             if self.claim:
-                cen, cru = hand_name(self.claim, self.params.straights)  # type: ignore[attr-defined]
+                cen, cru = hand_name(self.claim, self.params.straights)
                 more = (f" — more than {cen}", f" — больше, чем {cru}")
             hint = Reason(f"{name}: look under the cup and announce a hand{more[0] if more else ''}",
                           f"{name}: посмотрите под стакан и объявите комбинацию{more[1] if more else ''}")
@@ -140,7 +140,7 @@ class LiarDice(TableGame):
                             "пять костей"), (5,))
 
     def _choose(self, key: str, value: Any, evs: list[Event]) -> LiarDice:
-        p: LiarDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         v = thaw(value)
         name = self.names[self.mover]
         if key == "claim":
@@ -170,7 +170,7 @@ class LiarDice(TableGame):
         raise BadInput(f"call: 'liar' or 'accept', got {v!r}")
 
     def _roll(self, faces: tuple[int, ...], evs: list[Event]) -> LiarDice:
-        p: LiarDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         c, r = self.claimant, self.responder
         en, ru = hand_name(faces, p.straights)
         holds = hand_key(faces, p.straights) >= hand_key(self.claim, p.straights)
@@ -210,7 +210,7 @@ class LiarDice(TableGame):
         return dataclasses.replace(st, mover=nxt)
 
     def random_choice(self, rng: Any) -> Choose | None:
-        p: LiarDiceParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.phase == "claim":
             for _ in range(50):
                 hand = parse_hand([rng.randint(1, 6) for _ in range(5)])

@@ -66,7 +66,7 @@ class MartinettiParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Martinetti(TableGame):
+class Martinetti(TableGame[MartinettiParams]):
     """Martinetti state: ``scores`` are the fields the tokens stand on (0 = not on the board yet);
     ``claim_dice`` (the dice of the throw that just ended a turn, open to claims until the next throw);
     ``claim_from`` (the seat that threw them)."""
@@ -119,7 +119,7 @@ class Martinetti(TableGame):
         no = Reason("the turn ends by itself when the next number cannot be made",
                     "ход кончается сам, когда следующее число не складывается")
         choices: tuple[ChoiceOption, ...] = ()
-        if self.claim_dice and self.params.missed == "claims":  # type: ignore[attr-defined]
+        if self.claim_dice and self.params.missed == "claims":
             choices = tuple(ChoiceOption("claim", self.names[s], f"{self.names[s]} claims the missed "
                                          f"{self.scores[s] + 1}", f"{self.names[s]} забирает пропущенное "
                                          f"{self.scores[s] + 1}") for s in self._claimable())
@@ -147,12 +147,12 @@ class Martinetti(TableGame):
         nxt = self._next_seat(i)
         st = dataclasses.replace(st, claim_dice=faces, claim_from=i, mover=nxt)
         evs.append(ev("turn", self.names[nxt], f"{self.names[nxt]} to throw", f"бросает {self.names[nxt]}"))
-        if self.params.missed == "auto":  # type: ignore[attr-defined]
+        if self.params.missed == "auto":
             seats = st._claimable()
             if seats:
                 st = st._award(seats[0], evs)
             st = dataclasses.replace(st, claim_dice=())
-        elif self.params.missed == "off":  # type: ignore[attr-defined]
+        elif self.params.missed == "off":
             st = dataclasses.replace(st, claim_dice=())
         return st
 
@@ -166,9 +166,9 @@ class Martinetti(TableGame):
         return st
 
     def _choose(self, key: str, value: Any, evs: list[Event]) -> Martinetti:
-        if self.params.missed != "claims":  # type: ignore[attr-defined]
-            raise RuleViolation(f"claims are off in these rules (missed = {self.params.missed})",  # type: ignore
-                                f"в этих правилах заявок нет (missed = {self.params.missed})")  # type: ignore
+        if self.params.missed != "claims":
+            raise RuleViolation(f"claims are off in these rules (missed = {self.params.missed})",
+                                f"в этих правилах заявок нет (missed = {self.params.missed})")
         if not self.claim_dice:
             raise RuleViolation("no missed number to claim: claims are made while the dice pass on",
                                 "забирать нечего: пропущенное число заявляют, пока кости переходят")
@@ -189,7 +189,7 @@ class Martinetti(TableGame):
         return self._award(ok[0], evs)
 
     def random_choice(self, rng: Any) -> Choose | None:
-        seats = self._claimable() if self.params.missed == "claims" else []  # type: ignore[attr-defined]
+        seats = self._claimable() if self.params.missed == "claims" else []
         if seats and rng.random() < 0.5:
             return Choose("claim", self.names[rng.choice(seats)])
         return None

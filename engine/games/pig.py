@@ -53,7 +53,7 @@ def order_starter(throws: tuple[int, ...]) -> int:
 
 
 @dataclass(frozen=True)
-class Pig(TableGame):
+class Pig(TableGame[PigParams]):
     """Pig state (see the module docstring). ``phase``: ``order`` or ``play``; ``order_throws``:
     faces of the order throw so far; ``starter``: seat that starts each round; ``series``: points of
     the series in progress; ``throws``: throws in this series; ``playoff``: seats still in a
@@ -77,7 +77,7 @@ class Pig(TableGame):
         return not self.over and self.phase == "order"
 
     def _opened(self) -> Pig:
-        if not self.params.order_throw:  # type: ignore[attr-defined]
+        if not self.params.order_throw:
             return dataclasses.replace(self, phase="play")
         return self
 
@@ -93,17 +93,17 @@ class Pig(TableGame):
         return {"order_throw": self.order_throws[i] if i < len(self.order_throws) else None}
 
     def extra_summary(self) -> dict[str, Any]:
-        return {"phase": self.phase, "target": self.params.target}  # type: ignore[attr-defined]
+        return {"phase": self.phase, "target": self.params.target}
 
     def status(self) -> Reason | None:
         if self.phase == "order":
             return Reason("order throw: the lowest starts", "бросок за очерёдность: начинает "
                           "наименьший")
-        return Reason(f"series {self.series}, target {self.params.target}",  # type: ignore
-                      f"в серии {self.series}, цель {self.params.target}")  # type: ignore
+        return Reason(f"series {self.series}, target {self.params.target}",
+                      f"в серии {self.series}, цель {self.params.target}")
 
     def moves(self) -> Moves:
-        p: PigParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.over:
             return OVER_MOVES
         name = self.names[self.mover]
@@ -162,7 +162,7 @@ class Pig(TableGame):
 
     def _end_series(self, evs: list[Event]) -> Pig:
         """Pass the die on, or end the game (target reached; equal series; play-off)."""
-        p: PigParams = self.params  # type: ignore[assignment]
+        p = self.params
         n = len(self.names)
         if self.playoff:
             order = [s for s in self.playoff]
@@ -192,7 +192,7 @@ class Pig(TableGame):
         return dataclasses.replace(self, mover=seat, series=0, throws=0)
 
     def _decide(self, seats: tuple[int, ...], evs: list[Event]) -> Pig:
-        p: PigParams = self.params  # type: ignore[assignment]
+        p = self.params
         best = max(self.scores[i] for i in seats)
         top = tuple(i for i in seats if self.scores[i] == best)
         if len(top) > 1 and p.tie == "play_off":

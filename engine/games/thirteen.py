@@ -67,7 +67,7 @@ class ThirteenParams(GameParams):
 
 
 @dataclass(frozen=True)
-class Thirteen(TableGame):
+class Thirteen(TableGame[ThirteenParams]):
     """Thirteen state: ``throw_no`` (throws done this turn), ``running`` (the running number), ``d6`` /
     ``special`` / ``op`` (parts of the throw in progress; 0 / "" when not yet entered), ``best`` (largest
     multiple reached this turn, in points), ``turn_points`` (points of this turn under ``sum``)."""
@@ -98,19 +98,19 @@ class Thirteen(TableGame):
 
     @property
     def turn_points(self) -> int:
-        return self.best if self.params.scoring == "largest" else self.sum_points  # type: ignore[attr-defined]
+        return self.best if self.params.scoring == "largest" else self.sum_points
 
     def extra_summary(self) -> dict[str, Any]:
         return {"throw": self.throw_no + 1, "running": self.running, "d6": self.d6 or None,
                 "special": self.special or None, "op": self.op or None}
 
     def status(self) -> Reason | None:
-        p: ThirteenParams = self.params  # type: ignore[assignment]
+        p = self.params
         return Reason(f"throw {self.throw_no + 1} of {p.throws}; running number {self.running}",
                       f"бросок {self.throw_no + 1} из {p.throws}; сейчас {self.running}")
 
     def moves(self) -> Moves:
-        p: ThirteenParams = self.params  # type: ignore[assignment]
+        p = self.params
         if self.over:
             return OVER_MOVES
         name = self.names[self.mover]
@@ -177,7 +177,7 @@ class Thirteen(TableGame):
 
     def _resolve(self, evs: list[Event]) -> Thirteen:
         """Apply the throw once the ordinary die, the 2–7 die and (after the first throw) the operation are in."""
-        p: ThirteenParams = self.params  # type: ignore[assignment]
+        p = self.params
         if not self.d6 or not self.special or (self.throw_no > 0 and not self.op):
             return self
         name = self.names[self.mover]
@@ -212,7 +212,7 @@ class Thirteen(TableGame):
         return st._end_turn(evs)
 
     def _end_turn(self, evs: list[Event]) -> Thirteen:
-        p: ThirteenParams = self.params  # type: ignore[assignment]
+        p = self.params
         name = self.names[self.mover]
         st = self
         if p.scoring == "largest":

@@ -117,7 +117,7 @@ def _box_words(box: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
-class Yacht(TableGame):
+class Yacht(TableGame[YachtParams]):
     """Yacht state: ``round`` (1–12), ``throws`` (made this turn), ``dice`` (the five dice after the last throw,
     empty before the first), ``kept`` (dice kept for the next throw), ``sheet`` (per seat, one number per box of
     :data:`BOXES`: the points scored there, -1 while open)."""
@@ -143,7 +143,7 @@ class Yacht(TableGame):
 
     @property
     def _max_throws(self) -> int:
-        return self.params.throws  # type: ignore[attr-defined,no-any-return]
+        return self.params.throws
 
     @property
     def dice_to_throw(self) -> int:
@@ -176,7 +176,7 @@ class Yacht(TableGame):
     def moves(self) -> Moves:
         if self.over:
             return OVER_MOVES
-        p: YachtParams = self.params  # type: ignore[assignment]
+        p = self.params
         name = self.names[self.mover]
         no_bank = Reason("score the dice in a box of the table instead", "вместо этого запишите кости в клетку")
         choices: list[ChoiceOption] = []
@@ -244,7 +244,7 @@ class Yacht(TableGame):
         if value not in self.open_boxes(seat):
             en, ru = _box_words(value)
             raise RuleViolation(f"{en} is already scored", f"клетка «{ru}» уже заполнена")
-        p: YachtParams = self.params  # type: ignore[assignment]
+        p = self.params
         pts = box_points(value, self.dice, p)
         name = self.names[seat]
         en, ru = _box_words(value)

@@ -36,7 +36,7 @@ def test_each_new_turn_is_solved_before_the_page_asks(client, throw, start_game)
     """Once a page has asked for advice, every new turn's policy is solved in the background as the
     state changes, so the next /api/advice is a lookup: its turn's policy is already in the advisor's
     cache. A table that never asked for advice gets no background solves."""
-    from kosti.engine.turn_policy import _POLICIES, policy_key
+    from kosti.engine.advisor.stop_or_throw import _POLICIES, policy_key
 
     gid = start_game(client, preset="classic")
     table = client.app.state.table
@@ -59,7 +59,7 @@ def test_throw_tables_are_built_when_a_game_starts_not_on_the_first_advice(clien
     every table of the game's rules is a cache hit before any advice was asked; a game restored at start-up
     is warmed the same way."""
     from kosti.dashboard.app import DashboardConfig, create_app
-    from kosti.engine.advisor import _dp_table
+    from kosti.engine.advisor.throw_tables import _dp_table
 
     start_game(client, preset="farkle", overrides={"target": 7350})  # rules no other test builds
     table = client.app.state.table
@@ -162,7 +162,7 @@ def test_pig_table_gets_the_win_objective(client, throw, start_game):
     probability of each (equal to the engine's model), both languages — and follows the state; the
     model's table is solved in the warm-up thread when the game is put on the table. Three players:
     not available, with the reason in both languages."""
-    from kosti.engine.pig_advisor import solve
+    from kosti.engine.advisor.pig import solve
 
     gid = start_game(client, ("Ann", "Boris"), preset="pig", overrides={"order_throw": False})
     table = client.app.state.table

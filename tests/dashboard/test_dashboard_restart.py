@@ -56,7 +56,7 @@ _WORKER = textwrap.dedent(
     n = 0
     while True:
         st = table.session.state
-        if st.allowed().bank:
+        if st.moves().bank:
             table.session.bank(actor="worker")
         else:  # one 1 and dead dice: 10 points a throw, never a bust
             faces = ([1] + [6, 4, 3, 2, 6])[: st.dice_to_throw]

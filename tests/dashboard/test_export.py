@@ -21,7 +21,7 @@ from kosti.dashboard.store import Store
 from kosti.dashboard.views import state_from_json
 from kosti.engine import PRESET_NAMES
 from kosti.engine.game import Bank, Keep, Roll
-from kosti.engine.games import GAME_PRESETS, Choose, ThousandGame
+from kosti.engine.games import GAME_PRESETS, Choose, GameState
 from kosti.engine.selfplay import random_action
 
 ALL_PRESETS = sorted(set(PRESET_NAMES) | set(GAME_PRESETS))
@@ -33,8 +33,8 @@ def _next_action(state, rng: random.Random):
     """A legal next action for the player to move (the engine's random play), or None when the game is over."""
     if state.over:
         return None
-    if isinstance(state, ThousandGame):
-        return random_action(state.state, rng)
+    if isinstance(state, GameState):
+        return random_action(state, rng)
     m = state.moves()
     choice = state.random_choice(rng)
     if choice is not None and (not m.roll or rng.random() < 0.5):

@@ -100,7 +100,7 @@ def test_pig_fresh_game_json(capsys):
     """--rules pig: a fresh two-player game (equal series: the starter wins 45.6 %); the cli.md keys
     in order, then the objective and the win probability; stop_value / throw_value are win
     probabilities."""
-    from kosti.engine.pig_advisor import solve
+    from kosti.engine.advisor.pig import solve
 
     code, out, err = run(capsys, "--rules", "pig", "--json")
     doc = json.loads(out)

@@ -167,14 +167,14 @@ def _play_turn(st, decide, rng: random.Random):
     while not (s.over or s.turn.player != m or s.players[m].turns != turns0):
         action = decide(s)
         if action is None:
-            action = Roll(tuple(rng.randint(1, 6) for _ in range(s.allowed().dice)))
+            action = Roll(tuple(rng.randint(1, 6) for _ in range(s.moves().dice)))
         s, _ = s.apply(action)
     return table(s) - v0
 
 
 def _threshold(limit: int):
     def decide(s):
-        a = s.allowed()
+        a = s.moves()
         if a.keep:
             return Keep(a.keeps[0].faces)
         if a.bank and s.turn.points >= limit:

@@ -10,7 +10,7 @@ import pytest
 
 from kosti.engine import get_preset
 from kosti.engine.advisor import expected_points
-from kosti.engine.dice_stats import (
+from kosti.engine.advisor.dice_stats import (
     DIE_SUBJECT,
     chi_square_uniform,
     expected_band,

@@ -12,11 +12,11 @@ from kosti.engine import BadInput, Bank, GameState, Keep, Roll, RuleViolation, f
 
 def test_allowed_explains_in_both_languages():
     g = new_game("classic", ["Ann", "Boris"], {"Ann": 225})
-    a = g.allowed()
+    a = g.moves()
     assert (a.roll, a.dice, a.bank, a.keep) == (True, 5, False, False)
     assert "throw the dice first" in a.why_not_bank.text_en
     g, _ = g.apply(Roll([6, 6, 6, 2, 3]))
-    a = g.allowed()
+    a = g.moves()
     assert not a.bank
     assert a.why_not_bank.text_en == "needs 15 more to leave the pit (200–300)"
     assert a.why_not_bank.text_ru == "нужно ещё 15, чтобы выбраться из ямы (200–300)"
@@ -27,7 +27,7 @@ def test_hot_dice_hint():
     g = new_game("classic", ["Ann"], {"Ann": 100})
     g, ev = g.apply(Roll([2, 3, 4, 5, 6]))
     assert [e.kind for e in ev] == ["throw", "hot_dice"]
-    a = g.allowed()
+    a = g.moves()
     assert not a.bank and a.dice == 5
     assert a.hint.text_en == "hot dice: you must throw all five again"
     assert "все пять" in a.hint.text_ru
@@ -40,7 +40,7 @@ def test_keep_phase_and_implied_keep():
     g = new_game("farkle", ["A", "B"])
     g, _ = g.apply(Roll([1, 5, 5, 5, 2, 2]))  # S-22 / V-111
     assert g.phase == "keep"
-    a = g.allowed()
+    a = g.moves()
     assert a.keep and [k.points for k in a.keeps][:2] == [600, 500]
     assert a.dice == 2  # a roll now takes the best keep (1 5 5 5) and throws 2 dice
     # a roll of 5 dice means only one die was kept: the best single die is the 1 (100)
@@ -123,7 +123,7 @@ def test_roll_sizes_in_the_keep_phase():
     g, _ = g.apply(Roll([1, 5, 5, 5, 2, 2]))
     # legal keeps leave 5 ({1} or {5}), 4 ({1,5}, {5,5}), 3 ({1,5,5}, {5,5,5}) or 2 ({1,5,5,5})
     assert g.roll_sizes() == (2, 3, 4, 5)
-    assert g.dice_to_throw == 2 == g.allowed().dice
+    assert g.dice_to_throw == 2 == g.moves().dice
     assert g.summary()["turn"]["dice_to_throw"] == 2
     with pytest.raises(BadInput):
         g.apply(Roll([1]))  # no legal keep leaves one die

@@ -148,7 +148,7 @@ def test_high_stakes_bonus():
     rules = with_overrides("farkle", {"high_stakes": {"enabled": True, "bonus": 1000}})
     g, _ = play(rules, ["A", "B"], [Roll([1, 2, 3, 3, 4, 6]), Keep([1]), Bank()])
     assert g.turn.offer == 5 and g.roll_sizes() == (5, 6)
-    assert g.allowed().dice_options == (5, 6)
+    assert g.moves().dice_options == (5, 6)
     # B plays the five dice A left: a scoring throw earns the bonus on top of his own points
     g2, ev = g.apply(Roll([5, 2, 3, 4, 6]))
     assert ev[0].kind == "high_stakes" and g2.turn.stakes

@@ -81,7 +81,7 @@ def test_random_play_invariants(game):
     for _ in range(150):
         if state.over:
             break
-        allowed = state.allowed()
+        allowed = state.moves()
         # allowed() agrees with apply() on stopping
         if allowed.bank:
             state.apply(Bank())
@@ -239,11 +239,11 @@ def test_stop_with_a_pending_throw_is_the_best_keep_then_the_stop(variant, seed,
         if state.over:
             break
         if state.phase == "keep":
-            best = state.allowed().keeps[0]
+            best = state.moves().keeps[0]
             stop = _outcome(state, [Bank()])
             keep_then_stop = _outcome(state, [Keep(best.faces), Bank()])
             assert stop == keep_then_stop, (variant, state.turn, state.players)
-            assert state.allowed().bank == (stop[0] == "ok"), (variant, stop)
+            assert state.moves().bank == (stop[0] == "ok"), (variant, stop)
             checked += 1
         state, _ = state.apply(random_action(state, rng))
     if variant[1] and variant[1].get("selection.set_aside") == "at_least_one":

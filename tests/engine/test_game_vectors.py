@@ -459,7 +459,7 @@ def test_scenario(sc: Scenario) -> None:
     if sc.dice is not None:
         assert st.dice_to_throw == sc.dice, summary["log"]
     if sc.hint is not None:
-        hint = st.allowed().hint
+        hint = st.moves().hint
         assert sc.hint[0] in hint.text_en and sc.hint[1] in hint.text_ru, hint
     for k in sc.kinds:
         assert k in kinds, (k, kinds)

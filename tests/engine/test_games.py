@@ -21,8 +21,11 @@ from kosti.engine.games import (
     GAME_PRESETS,
     SCORE_KINDS,
     Choose,
+    Game,
+    GameState,
+    Moves,
     TableGame,
-    ThousandGame,
+    find_game,
     game_from_json,
     game_preset,
     new_any_game,
@@ -168,17 +171,26 @@ def test_rules_pages_in_both_languages():
         assert not any("\u0400" <= ch <= "\u04ff" for ch in p.rules_en.replace("«", ""))
 
 
-def test_thousand_adapter_keeps_the_engine():
-    """The 1000 family behind the interface: same moves, same replay output, same JSON."""
+def test_the_1000_family_is_the_engine_state_itself():
+    """The 1000 family implements the game interface directly: ``new_any_game`` gives a :class:`GameState`
+    (no adapter), its moves are the one :class:`Moves` type, the JSON round trip is exact, a game's own choice is
+    refused with the reason in both languages, and the registry finds it by game id and by every preset name."""
     g = new_any_game("classic", ["Ann", "Boris"])
-    assert isinstance(g, ThousandGame) and g.game == "1000"
+    assert type(g) is GameState and isinstance(g, Game) and g.game == "1000"
     g2, evs = g.apply(Roll((1, 5, 3, 3, 4)))
-    st2, evs2 = g.state.apply(Roll((1, 5, 3, 3, 4)))
-    assert g2.state == st2 and evs == evs2 and g2.summary() == st2.summary()
+    assert [e.points for e in evs if e.kind == "throw"] == [15] and g2.turn_points == 15
     assert game_from_json(json.loads(json.dumps(g2.to_json()))) == g2
-    assert g2.moves().bank == st2.allowed().bank and g2.turn_points == 15
-    with pytest.raises(RuleViolation):
+    m = g2.moves()
+    assert type(m) is Moves and m.choices == () and m.roll and m.dice == 3 and not m.bank  # opening 50 not reached
+    assert g2.scores_list() == (0, 0) and g2.player_names == ("Ann", "Boris") and g2.rules_name == "classic"
+    with pytest.raises(RuleViolation) as exc:
         g2.apply(Choose("op", "plus"))
+    assert "op" in exc.value.reason_en and "выбора" in exc.value.reason_ru
+    assert find_game("1000") is GameState and find_game("farkle") is GameState
+    assert find_game("pig") is GAME_PRESETS["pig"].cls is find_game("pig")
+    assert find_game("craps_seed") is GAME_PRESETS["craps"].cls
+    with pytest.raises(BadInput, match="unknown preset 'nope'"):
+        find_game("nope")
 
 
 def test_saved_state_with_a_wrong_format_is_bad_input():

@@ -1,4 +1,4 @@
-"""The win-probability objective for two-player Pig (engine/pig_advisor.py): the paper's figure, the
+"""The win-probability objective for two-player Pig (engine/advisor/pig.py): the paper's figure, the
 known shape of the optimal policy, properties of the solution, and an independent brute force that
 plays every transition through the engine's own Pig (so the model follows kosti's rules, including
 ``equal_series``)."""
@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from kosti.engine import Bank, Roll
-from kosti.engine.games import new_any_game
-from kosti.engine.pig_advisor import (
+from kosti.engine.advisor.pig import (
     MAX_TARGET,
     PigModelRefused,
     advise_pig,
@@ -21,6 +20,7 @@ from kosti.engine.pig_advisor import (
     playoff_value,
     solve,
 )
+from kosti.engine.games import new_any_game
 
 
 def _pig(players=("Ann", "Boris"), **overrides):

@@ -82,7 +82,7 @@ def test_real_photos_replayed_as_a_camera_give_one_right_throw_each(tmp_path: Pa
 
 def _wants_bank(state) -> bool:
     """The scripted players' strategy: stop («хватит») with 60+ turn points whenever the rules allow."""
-    return state.turn_points >= 60 and state.allowed().bank
+    return state.turn_points >= 60 and state.moves().bank
 
 
 def test_real_photos_drive_a_game(tmp_path: Path, reader):

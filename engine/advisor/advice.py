@@ -1,20 +1,20 @@
-"""Turn advisor: the exact risk of the next throw and "throw or stop" under the house rules.
+"""The advice of the 1000 family: the exact risk of the next throw and "throw or stop" under the house rules.
 
-Three modules, all pure (no I/O), built on the engine itself (the policy's probes run the engine's
-turn steps, :mod:`kosti.engine.turn`, exactly as :meth:`GameState.apply` runs them):
+Three modules of :mod:`kosti.engine.advisor`, all pure (no I/O), built on the engine itself (the policy's
+probes run the engine's turn steps, :mod:`kosti.engine.turn`, exactly as :meth:`GameState.apply` runs them):
 
-1. **Throw risk** — :mod:`kosti.engine.throw_tables`: :func:`throw_classes`,
+1. **Throw risk** — :mod:`kosti.engine.advisor.throw_tables`: :func:`throw_classes`,
    :func:`bust_probability`, :func:`points_distribution`, :func:`expected_points` by exact
    enumeration of all 6^N throws under the preset's scoring.
-2. **Stop or throw** — :mod:`kosti.engine.turn_policy`: :class:`TurnPolicy`, a turn-level
+2. **Stop or throw** — :mod:`kosti.engine.advisor.stop_or_throw`: :class:`TurnPolicy`, a turn-level
    optimal policy by dynamic programming whose objective is the expected **recorded points of the
    turn** (its limits, stated honestly, are in that module's docstring: a turn-level policy, not
    the probability of winning the game).
 3. **The advice** — this module: :func:`advise` turns the policy's values into an :class:`Advice`
    with the reason in English and Russian (cli.md ``kosti advise``).
 
-Every name of the first two is re-exported here, so ``from kosti.engine.advisor import …`` keeps
-working.
+Every public name of the three is re-exported by the package, so ``from kosti.engine.advisor import advise``
+is the usual import.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .game import GameState
-from .plurals import count_ru, ru_plural
-from .texts import dice_en
+from ..game import GameState
+from ..plurals import count_ru, ru_plural
+from ..texts import dice_en
+from .stop_or_throw import CONFIRM, HOT, NORMAL, TurnPolicy, policy_for
 from .throw_tables import (
     ThrowClass,
     _classes,
@@ -36,7 +37,6 @@ from .throw_tables import (
     throw_classes,
     throw_kind,
 )
-from .turn_policy import CONFIRM, HOT, NORMAL, TurnPolicy, policy_for
 
 __all__ = [
     "CLI_KEYS",
@@ -151,7 +151,7 @@ _REQ_RU = {"open": "открыть игру", "pit": "выбраться из я
 
 def advise(state: GameState) -> Advice:
     """Advice for the player to move in ``state`` (see :class:`Advice`; objective and limits in
-    :mod:`kosti.engine.turn_policy`). Raises ``ValueError`` when the game is over."""
+    :mod:`kosti.engine.advisor.stop_or_throw`). Raises ``ValueError`` when the game is over."""
     pol = policy_for(state)
     r = state.rules
     t = state.turn
@@ -160,14 +160,15 @@ def advise(state: GameState) -> Advice:
         assert keep is not None
         left = t.dice - len(keep)
         n = left or r.dice_count
-        at_risk = t.points + sum(o.points for o in state.allowed().keeps if o.faces == keep)
+        at_risk = t.points + sum(o.points for o in state.moves().keeps if o.faces == keep)
     else:
         n = t.dice
         at_risk = t.points
     bust = float(bust_probability(r, n))
     gain = float(expected_points(r, n))
     may_stop = stop is not None
-    throw = not may_stop or go[0] > stop[0]  # type: ignore[index]
+    sv = 0.0 if stop is None else stop[0]  # the stop's value, read below only where a stop is allowed
+    throw = stop is None or go[0] > sv
     chosen = go if throw else stop
     assert chosen is not None
     req = _requirement(state)
@@ -196,19 +197,19 @@ def advise(state: GameState) -> Advice:
               f"среднем {gain:.0f} {ochkov} за бросок)")
     elif throw:
         en = (f"{pb} to lose the {at_risk} — throw (worth {go[0]:.0f} on average against "
-              f"{stop[0]:.0f} for stopping)")  # type: ignore[index]
+              f"{sv:.0f} for stopping)")
         ru = (f"{pb_ru} — риск потерять {at_risk}: бросайте (в среднем {go[0]:.0f} против "
-              f"{stop[0]:.0f}, если остановиться)")  # type: ignore[index]
-    elif round(go[0]) == round(stop[0]):  # type: ignore[index]
+              f"{sv:.0f}, если остановиться)")
+    elif round(go[0]) == round(sv):
         en = (f"{pb} to lose the {at_risk} — stop and record: throwing gains nothing on average "
-              f"({stop[0]:.0f} either way)")  # type: ignore[index]
+              f"({sv:.0f} either way)")
         ru = (f"{pb_ru} — риск потерять {at_risk}: хватит, запишите — бросок в среднем ничего не "
-              f"добавляет ({stop[0]:.0f} в обоих случаях)")  # type: ignore[index]
+              f"добавляет ({sv:.0f} в обоих случаях)")
     else:
         en = (f"{pb} to lose the {at_risk} — stop and record (throwing is worth {go[0]:.0f} on "
-              f"average against {stop[0]:.0f})")  # type: ignore[index]
+              f"average against {sv:.0f})")
         ru = (f"{pb_ru} — риск потерять {at_risk}: хватит, запишите (бросок даёт в среднем "
-              f"{go[0]:.0f} против {stop[0]:.0f})")  # type: ignore[index]
+              f"{go[0]:.0f} против {sv:.0f})")
     if keep is not None:
         en = f"set aside {' '.join(map(str, keep))}; " + en
         ru = f"отложите {' '.join(map(str, keep))}; " + ru

@@ -6,7 +6,7 @@ N!/∏c_f!, so the sums are exact) and scored by :func:`kosti.engine.scoring.sco
 when it has no legal keep (rules.md §1.5) — the two-dice double of §1.7.3 is a legal keep
 where the table allows it — or when ``toxic_twos`` wipes it (F2: four or more 2s). Exact
 :class:`fractions.Fraction` results. Pure (no I/O); the tables are memoised per rules
-(:func:`prepare_tables` builds them ahead). Used by :mod:`kosti.engine.turn_policy` and
+(:func:`prepare_tables` builds them ahead). Used by :mod:`kosti.engine.advisor.stop_or_throw` and
 re-exported by :mod:`kosti.engine.advisor`.
 """
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .rules import Rules
-from .scoring import legal_keeps, score_throw
+from ..rules import Rules
+from ..scoring import legal_keeps, score_throw
 
 __all__ = [
     "ThrowClass",

@@ -22,7 +22,7 @@ dice the state asks for, a game that is over or that stops at an event the rules
 Two objectives (``--objective``; default: the one the game has): ``turn`` — the 1000 family and
 Farkle/10000, the expected recorded points of this turn (:mod:`kosti.engine.advisor`); ``win`` —
 two-player Pig (``--rules pig`` or a Pig game file), the probability of winning the game under
-optimal play (:mod:`kosti.engine.pig_advisor`). For ``win`` the JSON has the same eleven keys —
+optimal play (:mod:`kosti.engine.advisor.pig`). For ``win`` the JSON has the same eleven keys —
 ``stop_value`` / ``throw_value`` are then win probabilities — followed by ``"objective": "win"`` and
 ``"win_probability"`` (of the advised action). Exit 2 for an objective the game does not have, with
 the reason (a win model of the 1000 presets would need ~10^8 states; see docs/advisor.md).
@@ -36,16 +36,16 @@ import json
 import sys
 from typing import Any
 
-from .advisor import advise
-from .errors import BadInput
-from .game import GameState, TurnState, new_game, replace
-from .games import is_game_preset, new_any_game
-from .pig_advisor import OBJECTIVE_WIN, PigModelRefused, advise_pig
-from .plurals import count
-from .presets import PRESET_NAMES, resolve_rules
-from .texts import dice_en
+from ..errors import BadInput
+from ..game import GameState, TurnState, new_game, replace
+from ..games import is_game_preset, new_any_game
+from ..plurals import count
+from ..presets import PRESET_NAMES, resolve_rules
+from ..texts import dice_en
+from .advice import advise
+from .pig import OBJECTIVE_WIN, PigModelRefused, advise_pig
 
-#: The objective the advice maximises, named in every JSON document (engine/advisor.py).
+#: The objective the advice maximises, named in every JSON document (engine/advisor/advice.py).
 OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' mean change)"
 
 
@@ -226,7 +226,7 @@ def advice_state(args: argparse.Namespace) -> Any:
     if words or args.opened is False:
         raise BadInput(f"{(words or ['--no-opened'])[0]}: a turn in words is instead of {args.game}, "
                        "whose events already give the state")
-    from .cli import _read_json, replay
+    from ..cli import _read_json, replay
 
     doc = _read_json(args.game)
     if args.rules is not None and isinstance(doc, dict) and "format" not in doc:
@@ -242,7 +242,7 @@ def advice_state(args: argparse.Namespace) -> Any:
     game, idx, err = replay(doc)
     if err is not None:
         raise BadInput(f"{args.game}: event {idx} is forbidden by the rules ({err})")
-    st = getattr(game, "state", game)  # replay hosts every game; the advisor knows the 1000 family
+    st = game  # replay hosts every game; the advisor knows the 1000 family and Pig
     if getattr(st, "game", None) == "pig":
         if st.over:
             raise BadInput(f"{args.game}: the game is over, there is no turn to advise")

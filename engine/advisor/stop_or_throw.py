@@ -29,7 +29,7 @@ scoring throw;
 a zero throw's consequences do not depend on the turn points it loses (§1.5: they are never
 recorded); an instant win depends only on the total it records (turn points + the throw's).
 
-The throw tables it sums over come from :mod:`kosti.engine.throw_tables`.
+The throw tables it sums over come from :mod:`kosti.engine.advisor.throw_tables`.
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from .game import Bank, Event, GameState, Keep, Roll, TurnState, replace
-from .rules import Rules
+from ..game import Bank, Event, GameState, Keep, Roll, TurnState, replace
+from ..rules import Rules
+from ..turn import bank as _bank
+from ..turn import keep as _keep
+from ..turn import roll as _roll
 from .throw_tables import _dp_table
-from .turn import bank as _bank
-from .turn import keep as _keep
-from .turn import roll as _roll
 
 __all__ = ["CONFIRM", "HOT", "NORMAL", "TurnPolicy", "policy_for", "policy_key"]
 
@@ -304,7 +304,7 @@ class TurnPolicy:
         t = state.turn
         if t.pending is not None:
             best: tuple[_Value | None, _Value, tuple[int, ...]] | None = None
-            for opt in state.allowed().keeps:
+            for opt in state.moves().keeps:
                 st2, ev = state.apply(Keep(opt.faces))
                 if self._ended(st2):
                     v = self._terminal(st2, ev)

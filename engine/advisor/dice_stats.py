@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .advisor import bust_probability, points_distribution, throw_kind
-from .plurals import ru_plural
-from .rules import Rules
+from ..plurals import ru_plural
+from ..rules import Rules
+from .advice import bust_probability, points_distribution, throw_kind
 
 __all__ = ["gammaincc", "chi_square_uniform", "ChiSquare", "face_counts", "per_die_counts",
            "expected_band", "throw_luck", "Luck", "bust_rate", "summarise_counts", "ru_plural",
