@@ -1,11 +1,12 @@
-"""Dashboard routes of the turn advisor and the dice statistics (self-contained: one router).
+"""The turn advisor of the table (application layer; its routes and the statistics' are
+:mod:`kosti.dashboard.routes.advice`, the models :mod:`kosti.dashboard.schemas.advice`).
 
 * ``GET /api/advice`` — advice for the player to move in the live game
   (:func:`kosti.engine.advisor.advise`): ``{"available": true, "version": n, "game_id": id,
   "advice": {...kosti advise JSON...}, "objective": "...", "objective_kind": "turn"}``, or
   ``{"available": false, "version", "game_id", "reason", "reason_ru"}`` when there is no game, it is over,
   or the advisor has no model of it (:class:`AdviceAnswer`). A two-player Pig table gets the second
-  objective, the win probability (:func:`kosti.engine.advisor.pig.advise_pig`): ``"objective_kind": "win"``
+  objective, the win probability (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"``
   and the advice carries ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved
   in the warm-up thread when the game is put on the table (seconds, once per target). ``version`` is the
   table snapshot's, so the page can tell which state the advice belongs to. The page
@@ -28,78 +29,27 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
-from fastapi.responses import Response
-from pydantic import BaseModel, Field
-
+from kosti.dashboard.schemas.advice import AdviceAnswer, AdviceFigures
+from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise, prepare_tables
-from kosti.engine.advisor.cli import OBJECTIVE
-from kosti.engine.advisor.pig import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 from kosti.engine.game import GameState
 from kosti.engine.games import Game
 from kosti.engine.games.pig import Pig, PigParams
+from kosti.engine.games.thousand import ThousandGame
+from kosti.engine.pig_advisor import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 
-from .errors import NotFound
-from .stats import StatsDocument, collect, faces_png
 from .table import TableService
 
 log = logging.getLogger(__name__)
 _ADVICE_LOCK = threading.Lock()
-#: A stored game id as SQLite can hold it (a larger ``?game=`` is a 422, not an overflow inside the query).
-GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
-
-
-class AdviceFigures(BaseModel):
-    """The advice itself: :meth:`kosti.engine.advisor.Advice.to_json` (the cli.md ``kosti advise`` keys plus
-    ``requirement``, ``record_probability``, ``keep``, ``at_risk``), or for two-player Pig
-    :meth:`kosti.engine.advisor.pig.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
-    below are absent for the 1000 family)."""
-
-    player: str
-    dice_to_throw: int
-    turn_points: int = Field(description="points of the turn so far (Pig: of the series)")
-    bust_probability: float = Field(description="probability that the next throw scores nothing, 0–1")
-    expected_points: float = Field(description="points the next throw adds with its best keep")
-    may_stop: bool
-    advice: Literal["throw", "stop"]
-    stop_value: float | None = Field(description="value of stopping now (None when the rules forbid it)")
-    throw_value: float = Field(description="value of throwing now and playing on optimally")
-    requirement: str | None = Field(description="what the turn must reach to record: open, pit, barrel, or None")
-    record_probability: float | None = Field(description="probability the turn records its points (Pig: None)")
-    keep: list[int] | None = Field(description="dice to set aside in the keep phase, sorted (else None)")
-    at_risk: int = Field(description="turn points a zero throw would lose")
-    why: str
-    why_ru: str
-    objective: Literal["win"] | None = Field(default=None, description="Pig only: the objective of the values")
-    win_probability: float | None = Field(default=None, description="Pig only: of the advised action")
-    score: int | None = Field(default=None, description="Pig only: the mover's score")
-    opponent_score: int | None = Field(default=None, description="Pig only")
-    target: int | None = Field(default=None, description="Pig only: the game's target")
-    win_if_throw: float | None = Field(default=None, description="Pig only: win probability if he throws now")
-    win_if_stop: float | None = Field(default=None, description="Pig only: win probability if he stops now")
-    starter: bool | None = Field(default=None, description="Pig only: he started the round")
-    solve_time_s: float | None = Field(default=None, description="Pig only: seconds the win table took to solve")
-
-
-class AdviceAnswer(BaseModel):
-    """``GET /api/advice``: the advice for the state of snapshot ``version`` when ``available``, else the
-    reason in both languages (``advice``, ``objective`` and ``objective_kind`` then absent)."""
-
-    available: bool
-    version: int = Field(description="the table snapshot's version the advice belongs to")
-    game_id: int | None
-    advice: AdviceFigures | None = None
-    objective: str | None = Field(default=None, description="what the values measure, in words")
-    objective_kind: Literal["turn", "win"] | None = None
-    reason: str | None = Field(default=None, description="why there is no advice (English)")
-    reason_ru: str | None = Field(default=None, description="why there is no advice (Russian)")
 
 
 def advised_game(game: Game | GameState) -> GameState | Pig | None:
-    """The state the advisor reasons about: the 1000 engine's :class:`GameState`, a :class:`Pig`, or None for
-    a game it has no model of."""
+    """The state the advisor reasons about: the 1000 engine's :class:`GameState` (also inside a
+    :class:`ThousandGame`), a :class:`Pig`, or None for a game it has no model of."""
+    if isinstance(game, ThousandGame):
+        return game.state
     if isinstance(game, GameState | Pig):
         return game
     return None
@@ -169,14 +119,24 @@ class TurnPresolver:
                     self._cv.notify_all()
 
 
-def create_advisor_router(table: TableService) -> APIRouter:
-    """The advisor / statistics router for a :class:`kosti.dashboard.table.TableService`.
+class TableAdvisor:
+    """The advisor of one table (see the module's text). Registers a game hook on the table's session that builds the
+    game's throw tables in the background (the latest thread is ``table.advisor_warmup``), starts one at once for a
+    game already on the table, and offers every new state to a :class:`TurnPresolver` (``table.advisor_presolver``).
+    The route (:mod:`kosti.dashboard.routes.advice`) asks :meth:`answer`."""
 
-    Registers a game hook on ``table`` that builds the game's throw tables in the background (the latest
-    thread is ``table.advisor_warmup``), and starts one at once for a game already on the table."""
-    router = APIRouter()
+    def __init__(self, table: TableService) -> None:
+        self.table = table
+        table.session.game_hooks.append(self.warm)
+        if table.session.state is not None:
+            self.warm(table.session.state)
+        self.presolver = TurnPresolver()
+        table.advisor_presolver = self.presolver
+        table.session.state_listeners.append(self.presolver.offer)
 
-    def warm(game: Game | GameState) -> None:
+    def warm(self, game: Game | GameState) -> None:
+        """Build the throw tables of ``game``'s rules (the 1000 family) or solve its Pig win table in a background
+        thread (``table.advisor_warmup``); nothing for a game the advisor has no model of."""
         st = advised_game(game)  # the advisor knows the 1000 family and two-player Pig
         if isinstance(st, Pig):
             p = st.params
@@ -192,7 +152,7 @@ def create_advisor_router(table: TableService) -> APIRouter:
                     log.debug("Pig win table for target %d solved in %.1f s", p.target, sol.solve_time_s)
 
             th = threading.Thread(target=solve_pig, name="kosti-advisor-pig", daemon=True)
-            table.advisor_warmup = th
+            self.table.advisor_warmup = th
             th.start()
             return
         if st is None:
@@ -206,21 +166,14 @@ def create_advisor_router(table: TableService) -> APIRouter:
                 log.debug("advisor throw tables for %s ready in %.0f ms", rules.name, 1000 * (time.perf_counter() - t0))
 
         th = threading.Thread(target=build, name="kosti-advisor-tables", daemon=True)
-        table.advisor_warmup = th
+        self.table.advisor_warmup = th
         th.start()
 
-    table.session.game_hooks.append(warm)
-    if table.session.state is not None:
-        warm(table.session.state)
-    presolver = TurnPresolver()
-    table.advisor_presolver = presolver
-    table.session.state_listeners.append(presolver.offer)
-
-    @router.get("/api/advice", summary="Throw or stop: advice for the player to move",
-                response_model=AdviceAnswer, response_model_exclude_unset=True)
-    def get_advice() -> AdviceAnswer:
-        with table.session.lock:
-            game, version, gid = table.session.state, table.version, table.session.game_id
+    def answer(self) -> AdviceAnswer:
+        """The advice for the player to move in the state on the table now, with the snapshot ``version`` it belongs
+        to, or why there is none (no game, over, no model of the game: English and Russian)."""
+        with self.table.session.lock:
+            game, version, gid = self.table.session.state, self.table.version, self.table.session.game_id
 
         def refused(en: str, ru: str) -> AdviceAnswer:
             return AdviceAnswer(available=False, version=version, game_id=gid, reason=en, reason_ru=ru)
@@ -242,30 +195,12 @@ def create_advisor_router(table: TableService) -> APIRouter:
         if st is None:
             return refused("advice covers 1000, Farkle, 10000 and two-player Pig",
                            "советы есть для 1000, фаркла, 10000 и «Свиньи» на двоих")
-        presolver.wanted = True  # a page shows advice: solve each new turn as soon as it begins
+        self.presolver.wanted = True  # a page shows advice: solve each new turn as soon as it begins
         with _ADVICE_LOCK:
             a = advise(st)
         return AdviceAnswer(available=True, version=version, game_id=gid,
                             advice=AdviceFigures.model_validate(a.to_json()),
                             objective=OBJECTIVE, objective_kind="turn")
 
-    def _stats(game: list[int] | None) -> StatsDocument:
-        try:
-            return collect(table.store, game or None)
-        except KeyError as exc:
-            raise NotFound(f"no game {exc.args[0]}", f"игры {exc.args[0]} нет") from None
 
-    @router.get("/api/stats", summary="Dice statistics of the stored games", response_model=StatsDocument)
-    def get_stats(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> StatsDocument:
-        return _stats(game)
-
-    @router.get("/api/stats/faces.png", summary="Face frequencies with the expected band (PNG)",
-                response_class=Response, responses={200: {"content": {"image/png": {}}}})
-    def get_faces_png(game: GameIds = Query(None, description="game id (1 … 2^63−1), repeatable")) -> Response:
-        return Response(faces_png(_stats(game)), media_type="image/png",
-                        headers={"Cache-Control": "no-store"})
-
-    return router
-
-
-__all__ = ["AdviceAnswer", "AdviceFigures", "advised_game", "create_advisor_router"]
+__all__ = ["TableAdvisor", "TurnPresolver", "advised_game"]

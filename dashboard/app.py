@@ -74,6 +74,7 @@ from kosti.dashboard.table import TableService
 
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
     from kosti.config_sections import MqttSettings
+    from kosti.dashboard.mqtt import TableMqtt
     from kosti.vision.pipeline import Reader
     from kosti.vision.sources import FrameSource
 
@@ -173,59 +174,109 @@ def _make_pin() -> str:
 
 def create_app(config: DashboardConfig | None = None) -> FastAPI:
     """Build the dashboard app for ``config`` (see :class:`DashboardConfig`). The table is created at once;
-    the capture thread starts with the app's lifespan (``uvicorn`` or ``with TestClient(app)``)."""
+    the capture thread starts with the app's lifespan (``uvicorn`` or ``with TestClient(app)``). Raises
+    :class:`ValueError` for a PIN that is not 4–6 digits or players the rules refuse, and what opening the source
+    or the database raises (the database is closed again when a later step fails)."""
     config = config or DashboardConfig()
     if config.pin_required and not config.pin:
         config.pin = _make_pin()
     if config.pin is not None and not (str(config.pin).isdigit() and 4 <= len(str(config.pin)) <= 6):
         raise ValueError("the PIN must be 4–6 digits")
-    source = config.source_obj
-    if source is None and config.source:
-        from kosti.vision.sources import open_source, parse_source_spec
-
-        kwargs: dict[str, JsonValue] = dict(config.source_kwargs or {})
-        if parse_source_spec(config.source).kind == "virtual":
-            kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
-        source = open_source(config.source, **kwargs)  # type: ignore[arg-type]  # open_source checks each keyword
+    source = _open_source(config)
     store = Store(config.db_path)  # after everything that can fail without touching the database
+    try:
+        table = _table(config, source, store)
+        publisher = _publisher(config, table)
+        table.settings.apply_file(dict(config.settings or {}))  # undoes what the file set last time and no longer does
+        _start_game(config, table)
+    except Exception:
+        store.close()
+        raise
+    app = FastAPI(
+        title="kosti dashboard",
+        description="Live dice table for 1000 (Тысяча), Farkle and 10000: live view, scoreboard, controls.",
+        version="0.1.0",
+        lifespan=_lifespan(config, table, publisher),
+        docs_url=None,  # served by routes.pages from local Swagger UI files: the table may have no internet
+    )
+    table.pin_required = config.pin_required
+    app.state.table = table
+    app.state.store = store
+    app.state.config = config
+    app.state.mqtt = publisher  # the MQTT publisher, or None
+    install_error_handlers(app, table.changed)  # every error: one JSON shape, the storage state on every screen
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    guard = PinGuard(config.pin)
+    app.state.pin_guard = guard
+    app.add_middleware(CrossSiteGuard, names=allowed_host_names([config.host, *config.allowed_hosts]))
+    _include_routers(app, config, table, guard)
+    return app
+
+
+def _open_source(config: DashboardConfig) -> FrameSource | None:
+    """The frame source ``config`` names (``source_obj`` first; the virtual table without its first throw, throwing
+    by itself after ``auto_throw_s``), or None without a camera."""
+    if config.source_obj is not None or not config.source:
+        return config.source_obj
+    from kosti.vision.sources import open_source, parse_source_spec
+
+    kwargs: dict[str, JsonValue] = dict(config.source_kwargs or {})
+    if parse_source_spec(config.source).kind == "virtual":
+        kwargs.update(auto_every_s=config.auto_throw_s, initial_throw=False)
+    return open_source(config.source, **kwargs)  # type: ignore[arg-type]  # open_source checks each keyword
+
+
+def _table(config: DashboardConfig, source: FrameSource | None, store: Store) -> TableService:
+    """The table on ``store`` and ``source``: corrections kept as training data, throws kept as clips (``kosti run
+    --record DIR``, issue 40; else the Settings switch keeps them in the data folder's ``clips/``), the model
+    hot-swap."""
     table = TableService(store, source=source, reader=config.reader, reader_kind=config.reader_kind,
                          source_spec=config.source or (source.kind if source is not None else None))
     table.session.corrections_dir = Path(config.corrections_dir) if config.corrections_dir is not None else None
-    # kosti run --record DIR (issue 40); else the Settings switch keeps the clips in the data folder's clips/
     if config.record_dir is not None:
         table.record(config.record_dir, config.record_mb)
     else:
         table.record(Path(config.db_path).parent / "clips", on=False)
     table.live.reader_reload = config.reader_reload
-    publisher = None
-    if config.mqtt is not None and config.mqtt.enabled:
-        from kosti import __version__
-        from kosti.dashboard.mqtt import TableMqtt
+    return table
 
-        try:
-            publisher = TableMqtt(config.mqtt, table, __version__)
-        except Exception:
-            store.close()
-            raise
-    table.settings.apply_file(dict(config.settings or {}))  # undoes what the file set last time and no longer does
-    session = table.session
+
+def _publisher(config: DashboardConfig, table: TableService) -> TableMqtt | None:
+    """The table's MQTT publisher when ``[mqtt] broker`` is set (started with the app), else None."""
+    if config.mqtt is None or not config.mqtt.enabled:
+        return None
+    from kosti import __version__
+    from kosti.dashboard.mqtt import TableMqtt
+
+    return TableMqtt(config.mqtt, table, __version__)
+
+
+def _start_game(config: DashboardConfig, table: TableService) -> None:
+    """Start the game the command line names (its players, preset and rule changes) unless the game resumed from the
+    database is that game — the game on the table is put aside, not lost; ValueError when the rules refuse it."""
+    session, store = table.session, table.store
     resumed = session.game_id
     if config.players:
         cur = session.game_id and store.get_game(session.game_id)
         same = cur and cur.players == list(config.players) and cur.rules.get("preset") == (config.preset or "classic") \
             and (cur.rules.get("overrides") or {}) == (config.overrides or {})
         if not same:
-            try:  # the command line named these players: the game on the table is put aside, not lost
+            try:
                 session.new_game(list(config.players), config.preset or "classic", config.overrides, actor="startup",
-                               replace=True)
+                                 replace=True)
             except TableError as exc:
-                store.close()
                 raise ValueError(exc.en) from None
     if session.game_id is not None and session.game_id == resumed and session.state is not None:
         log.info("resumed game %s (%s)", resumed, ", ".join(session.state.player_names))
     elif session.game_id is not None:
         log.info("started game %s%s", session.game_id,
                  f"; game {resumed} was put aside (resume it from the list of games)" if resumed else "")
+
+
+def _lifespan(config: DashboardConfig, table: TableService,
+              publisher: TableMqtt | None) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the camera runner, the MQTT publisher and the mDNS announcement start with the app; at
+    the end each stops on its own (one that fails does not skip the others), then the database closes."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -240,7 +291,7 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
             announcer = await run_in_threadpool(announce, config.host, config.port)
         try:
             yield
-        finally:  # each stop on its own: one that fails does not skip the others
+        finally:
             for stop in (announcer.stop if announcer is not None else None,
                          publisher.stop if publisher is not None else None, table.live.stop):
                 if stop is not None:
@@ -248,32 +299,15 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
                         await run_in_threadpool(stop)
                     except Exception:
                         log.exception("stopping the dashboard: %s failed", getattr(stop, "__qualname__", stop))
-            store.close()
+            table.store.close()
 
-    app = FastAPI(
-        title="kosti dashboard",
-        description="Live dice table for 1000 (Тысяча), Farkle and 10000: live view, scoreboard, controls.",
-        version="0.1.0",
-        lifespan=lifespan,
-        docs_url=None,  # served by routes.pages from local Swagger UI files: the table may have no internet
-    )
-    table.pin_required = config.pin_required
-    app.state.table = table
-    app.state.store = store
-    app.state.config = config
-    app.state.mqtt = publisher  # the MQTT publisher, or None
+    return lifespan
 
-    # -- errors ------------------------------------------------------------------------------------
-    install_error_handlers(app, table.changed)
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
 
-    # -- access ------------------------------------------------------------------------------------
-    guard = PinGuard(config.pin)
-    app.state.pin_guard = guard
-    app.add_middleware(CrossSiteGuard, names=allowed_host_names([config.host, *config.allowed_hosts]))
+def _pin_check(config: DashboardConfig, guard: PinGuard) -> Callable[[Request], str]:
+    """The control routes' dependency: the actor's name; 403 without the right PIN, 429 while locked."""
 
     def check_pin(request: Request) -> str:
-        """Dependency for control routes: returns the actor name; 403 without the right PIN, 429 while locked."""
         who = request.client.host if request.client else "?"
         if not config.pin_required:
             return f"local:{who}"
@@ -285,34 +319,37 @@ def create_app(config: DashboardConfig | None = None) -> FastAPI:
         guard.check(who, given)
         return f"pin:{who}"
 
-    # -- routers -----------------------------------------------------------------------------------
+    return check_pin
+
+
+def _include_routers(app: FastAPI, config: DashboardConfig, table: TableService, guard: PinGuard) -> None:
+    """Every router of :mod:`kosti.dashboard.routes`, and the application objects they depend on beside the table
+    (``app.state.advisor``, ``app.state.metrics``)."""
+    from kosti.dashboard.advisor_api import TableAdvisor
+    from kosti.dashboard.health import TableMetrics
+    from kosti.dashboard.routes.advice import create_advice_router
+    from kosti.dashboard.routes.export import create_export_router
+    from kosti.dashboard.routes.health import create_health_router
+    from kosti.dashboard.routes.join import create_join_router
+
+    check_pin = _pin_check(config, guard)
     mount_static(app)
     if config.review_dir is not None:
         from kosti.dashboard.routes.review import create_review_router
+        from kosti.dashboard.routes.teach import create_teach_router  # the "teach my dice" flow (issue 14)
         from kosti.datasets.suggest import ReaderSuggester  # boxes the active reader saw but did not take (issue 41)
 
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin, suggest=ReaderSuggester()))
         table.review_url = "/review"
-        from kosti.dashboard.routes.teach import create_teach_router  # the "teach my dice" flow (issue 14)
-
         app.include_router(create_teach_router(config.review_dir, table=table.live, pin_check=check_pin))
-
-    from kosti.dashboard.advisor_api import create_advisor_router
-
-    app.include_router(create_advisor_router(table))  # /api/advice, /api/stats (issue 19)
+    app.state.advisor = TableAdvisor(table)  # the throw tables of the game on the table are built from now on
+    app.include_router(create_advice_router())  # /api/advice, /api/stats (issue 19)
     app.include_router(create_pages_router(app))
     app.include_router(create_games_router(check_pin))
-    from kosti.dashboard.routes.export import create_export_router
-
-    app.include_router(create_export_router(store))  # /api/games/{id}/export (issue 43)
-    from kosti.dashboard.health import TableMetrics
-    from kosti.dashboard.routes.health import create_health_router
-    from kosti.dashboard.routes.join import create_join_router
-
+    app.include_router(create_export_router(table.store))  # /api/games/{id}/export (issue 43)
     app.state.metrics = TableMetrics(table)  # /metrics; /healthz for systemd's watchdog (issue 43)
     app.include_router(create_health_router(app.state.metrics, config.monitor_from, config.stall_s))
     app.include_router(create_join_router(config.host, config.port, lambda: config.pin, config.pin_required, check_pin))
     app.include_router(create_settings_router(check_pin))
     app.include_router(create_live_router())
     app.include_router(create_ws_router(guard, config.pin_required))
-    return app

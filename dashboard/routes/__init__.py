@@ -14,5 +14,6 @@
   settings, the database, the table that answers the snapshot.
 
 Request and response models are in :mod:`kosti.dashboard.schemas` (``schemas.review``, ``schemas.teach`` for
-those pages). The advice and statistics routes are still in :mod:`kosti.dashboard.advisor_api`.
+those pages, ``schemas.advice``).
+* :mod:`.advice` — the turn advice and the dice statistics (the advisor itself: :mod:`kosti.dashboard.advisor_api`).
 """

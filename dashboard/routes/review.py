@@ -106,6 +106,83 @@ def pin_dependency(pin: str | None) -> Callable[[Request], str]:
     return check
 
 
+class ReviewFolder:
+    """The capture folder ``root`` as the review routes read it: each image's view with its neighbours and the
+    folder's counts, the boxes ``suggest`` offers for an unreviewed image (kept for the latest
+    :data:`SUGGESTION_CACHE` label sets), and the refusals (:class:`NotFound` for an unknown image, :class:`Invalid`
+    for labels the folder refuses)."""
+
+    def __init__(self, root: Path, suggest: Callable[[Any, Any], list[dict[str, Any]]] | None) -> None:
+        self.root, self.suggest = root, suggest
+        self.cache: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def suggested(self, rec: cap.CaptureRecord) -> list[dict[str, Any]] | None:
+        """The boxes to confirm on an unreviewed image (None when reviewed, without a suggester, or when it failed)."""
+        if self.suggest is None or rec.reviewed:
+            return None
+        key = (rec.id, f"{rec.meta.get('time')}|{rec.meta.get('labels')}")
+        if key not in self.cache:
+            try:
+                image = cap.load(self.root, rec.id).image
+                self.cache[key] = self.suggest(image, rec.dice.xyxy) if image is not None else []
+            except Exception as exc:  # a reader that cannot load must not stop the review
+                _log.warning("no suggested boxes for %s: %s", rec.id, exc)
+                return None
+            while len(self.cache) > SUGGESTION_CACHE:
+                self.cache.pop(next(iter(self.cache)))
+        return self.cache[key]
+
+    def known(self, image_id: str) -> None:
+        """NotFound unless ``image_id`` names an image of the folder."""
+        try:
+            cap.image_path(self.root, image_id)
+        except cap.CaptureError:
+            raise NotFound(f"no image {image_id!r} in the capture folder",
+                           f"нет снимка {image_id!r} в папке снимков") from None
+
+    def call(self, fn: Callable[_P, _T], *args: _P.args, **kw: _P.kwargs) -> _T:
+        """``fn(*args, **kw)`` with the folder's refusal (:class:`kosti.datasets.capture.CaptureError`) as Invalid."""
+        try:
+            return fn(*args, **kw)
+        except cap.CaptureError as exc:
+            raise Invalid(str(exc), f"неверная разметка: {exc}") from None
+
+    def view(self, rec: cap.CaptureRecord, boxes: list[dict[str, Any]] | None = None) -> ImageView:
+        """Image ``rec`` with its URL, its place among the folder's images and the folder's counts (``boxes``: the
+        suggested boxes to confirm, when any)."""
+        items = cap.list_images(self.root)
+        ids = [it["id"] for it in items]
+        i = ids.index(rec.id) if rec.id in ids else -1
+        unreviewed = [it["id"] for it in items if not it["reviewed"] and it["id"] != rec.id]
+        after = [x for x in unreviewed if x > rec.id]
+        nxt_unrev = after[0] if after else (unreviewed[0] if unreviewed else None)
+        return ImageView.model_validate({
+            **rec.to_dict(),
+            "image_url": f"/api/review/images/{rec.id}/image.jpg",
+            "index": i,
+            "prev": ids[i - 1] if i > 0 else None,
+            "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
+            "next_unreviewed": nxt_unrev,
+            "stats": cap.stats(self.root, items),
+            **({"suggested": boxes} if boxes is not None else {}),
+        })
+
+
+def _add_page_routes(router: APIRouter) -> None:
+    """The review page, its script and its styles (``no-cache``: a new version is seen at once)."""
+    @router.get("/review", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
+
+    @router.get("/review/review.js", include_in_schema=False)
+    def script() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+    @router.get("/review/review.css", include_in_schema=False)
+    def styles() -> FileResponse:
+        return FileResponse(STATIC_DIR / "review.css", media_type="text/css", headers={"Cache-Control": "no-cache"})
+
+
 def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] | None = None,
                          suggest: Callable[[Any, Any], list[dict[str, Any]]] | None = None) -> APIRouter:
     """Build the review page and API over the capture folder ``capture_dir`` (created if missing).
@@ -124,48 +201,9 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
     root.mkdir(parents=True, exist_ok=True)
     guard = pin_check or pin_dependency(None)
     router = APIRouter(tags=["review"], route_class=RefusalRoute)
-    suggested: dict[tuple[str, str], list[dict[str, Any]]] = {}
-
-    def _suggested(rec: cap.CaptureRecord) -> list[dict[str, Any]] | None:
-        if suggest is None or rec.reviewed:
-            return None
-        key = (rec.id, f"{rec.meta.get('time')}|{rec.meta.get('labels')}")
-        if key not in suggested:
-            try:
-                image = cap.load(root, rec.id).image
-                suggested[key] = suggest(image, rec.dice.xyxy) if image is not None else []
-            except Exception as exc:  # a reader that cannot load must not stop the review
-                _log.warning("no suggested boxes for %s: %s", rec.id, exc)
-                return None
-            while len(suggested) > SUGGESTION_CACHE:
-                suggested.pop(next(iter(suggested)))
-        return suggested[key]
-
-    def _known(image_id: str) -> None:
-        try:
-            cap.image_path(root, image_id)
-        except cap.CaptureError:
-            raise NotFound(f"no image {image_id!r} in the capture folder",
-                           f"нет снимка {image_id!r} в папке снимков") from None
-
-    def _call(fn: Callable[_P, _T], *args: _P.args, **kw: _P.kwargs) -> _T:
-        try:
-            return fn(*args, **kw)
-        except cap.CaptureError as exc:
-            raise Invalid(str(exc), f"неверная разметка: {exc}") from None
-
-    # -- page ------------------------------------------------------------------------------------------
-    @router.get("/review", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC_DIR / "review.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
-
-    @router.get("/review/review.js", include_in_schema=False)
-    def script() -> FileResponse:
-        return FileResponse(STATIC_DIR / "review.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
-
-    @router.get("/review/review.css", include_in_schema=False)
-    def styles() -> FileResponse:
-        return FileResponse(STATIC_DIR / "review.css", media_type="text/css", headers={"Cache-Control": "no-cache"})
+    folder = ReviewFolder(root, suggest)
+    _known, _call, _suggested, _view = folder.known, folder.call, folder.suggested, folder.view
+    _add_page_routes(router)
 
     # -- read ------------------------------------------------------------------------------------------
     @router.get("/api/review/stats", summary="Counts of the capture folder", response_model=ReviewStats)
@@ -219,24 +257,6 @@ def create_review_router(capture_dir: str | Path, pin_check: Callable[..., str] 
         _known(image_id)
         rec = await run_in_threadpool(_call, cap.set_reviewed, root, image_id, True if body is None else body.reviewed)
         return _view(rec)
-
-    def _view(rec: cap.CaptureRecord, boxes: list[dict[str, Any]] | None = None) -> ImageView:
-        items = cap.list_images(root)
-        ids = [it["id"] for it in items]
-        i = ids.index(rec.id) if rec.id in ids else -1
-        unreviewed = [it["id"] for it in items if not it["reviewed"] and it["id"] != rec.id]
-        after = [x for x in unreviewed if x > rec.id]
-        nxt_unrev = after[0] if after else (unreviewed[0] if unreviewed else None)
-        return ImageView.model_validate({
-            **rec.to_dict(),
-            "image_url": f"/api/review/images/{rec.id}/image.jpg",
-            "index": i,
-            "prev": ids[i - 1] if i > 0 else None,
-            "next": ids[i + 1] if 0 <= i < len(ids) - 1 else None,
-            "next_unreviewed": nxt_unrev,
-            "stats": cap.stats(root, items),
-            **({"suggested": boxes} if boxes is not None else {}),
-        })
 
     return router
 

@@ -78,9 +78,9 @@ def test_the_main_page_offers_fix_only_while_it_can_work(served) -> None:
     d.get(url + "/")
     wait = WebDriverWait(d, 20)
     fix = lambda: d.find_element(By.ID, "fix-panel").is_displayed()  # noqa: E731
-    wait.until(lambda d: fix())
+    wait.until(lambda d: d.execute_script("return snap !== null") and fix())  # the first snapshot is drawn
     d.find_element(By.ID, "btn-bank").click()  # Stop: the throw is no longer the latest action
-    wait.until(lambda d: d.execute_script("return snap.last_throw.fixable") is False)
+    wait.until(lambda d: d.execute_script("return snap && snap.last_throw && snap.last_throw.fixable") is False)
     assert not fix()
     d.find_element(By.ID, "btn-undo").click()  # Undo brings the throw back: Fix can work again
     wait.until(lambda d: fix())
