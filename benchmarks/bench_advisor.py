@@ -1,4 +1,4 @@
-"""Time of the turn advisor (engine/advisor.py) per preset: throw tables, cold solve and warm advice, one core.
+"""Time of the turn advisor (engine/advisor/advice.py) per preset: throw tables, cold solve and warm advice, one core.
 
 Target (issue 19): advice for a state in <= 50 ms on one core. Three costs, measured separately:
 

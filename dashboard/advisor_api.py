@@ -6,7 +6,7 @@
   "advice": {...kosti advise JSON...}, "objective": "...", "objective_kind": "turn"}``, or
   ``{"available": false, "version", "game_id", "reason", "reason_ru"}`` when there is no game, it is over,
   or the advisor has no model of it (:class:`AdviceAnswer`). A two-player Pig table gets the second
-  objective, the win probability (:func:`kosti.engine.pig_advisor.advise_pig`): ``"objective_kind": "win"``
+  objective, the win probability (:func:`kosti.engine.advisor.pig.advise_pig`): ``"objective_kind": "win"``
   and the advice carries ``win_if_throw`` / ``win_if_stop``; the Pig table of the game's target is solved
   in the warm-up thread when the game is put on the table (seconds, once per target). ``version`` is the
   table snapshot's, so the page can tell which state the advice belongs to. The page
@@ -31,13 +31,12 @@ import threading
 import time
 
 from kosti.dashboard.schemas.advice import AdviceAnswer, AdviceFigures
-from kosti.engine.advise_cli import OBJECTIVE
 from kosti.engine.advisor import advise, prepare_tables
+from kosti.engine.advisor.cli import OBJECTIVE
+from kosti.engine.advisor.pig import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 from kosti.engine.game import GameState
 from kosti.engine.games import Game
 from kosti.engine.games.pig import Pig, PigParams
-from kosti.engine.games.thousand import ThousandGame
-from kosti.engine.pig_advisor import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 
 from .table import TableService
 
@@ -46,10 +45,8 @@ _ADVICE_LOCK = threading.Lock()
 
 
 def advised_game(game: Game | GameState) -> GameState | Pig | None:
-    """The state the advisor reasons about: the 1000 engine's :class:`GameState` (also inside a
-    :class:`ThousandGame`), a :class:`Pig`, or None for a game it has no model of."""
-    if isinstance(game, ThousandGame):
-        return game.state
+    """The state the advisor reasons about: the 1000 engine's :class:`GameState`, a :class:`Pig`, or None for
+    a game it has no model of."""
     if isinstance(game, GameState | Pig):
         return game
     return None

@@ -14,7 +14,7 @@ GameIds = list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None
 class AdviceFigures(BaseModel):
     """The advice itself: :meth:`kosti.engine.advisor.Advice.to_json` (the cli.md ``kosti advise`` keys plus
     ``requirement``, ``record_probability``, ``keep``, ``at_risk``), or for two-player Pig
-    :meth:`kosti.engine.pig_advisor.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
+    :meth:`kosti.engine.advisor.pig.PigAdvice.to_json` (values are win probabilities; the Pig-only fields
     below are absent for the 1000 family)."""
 
     player: str

@@ -1,4 +1,4 @@
-"""The turn advisor (engine/advisor.py): exact throw risk against an independent brute force, the
+"""The turn advisor (engine/advisor/advice.py): exact throw risk against an independent brute force, the
 known Farkle numbers, the DP against an independent DP and against direct play through the engine,
 and a paired simulation against fixed threshold policies."""
 

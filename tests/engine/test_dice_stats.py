@@ -1,4 +1,4 @@
-"""engine/dice_stats.py: the incomplete gamma against independent references, the chi-square
+"""engine/advisor/dice_stats.py: the incomplete gamma against independent references, the chi-square
 verdicts, per-die counts, and luck computed by hand."""
 
 from __future__ import annotations
