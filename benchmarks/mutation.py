@@ -160,7 +160,7 @@ def lay_out_namespace(copy: Path, ns: Path) -> None:
     top = ns / "kosti"
     top.mkdir(parents=True)
     for entry in sorted((copy / package_dir["kosti"]).iterdir()):
-        if entry.suffix == ".py":
+        if entry.suffix == ".py" or (entry / "__init__.py").is_file():  # kosti/*.py and subpackages (kosti.config)
             (top / entry.name).symlink_to(entry)
     for name, folder in package_dir.items():
         if name != "kosti":

@@ -131,3 +131,56 @@ def test_a_confirmed_turn_short_of_the_opening_records_nothing():
                   "nothing is recorded, the turn passes")
     assert ru.startswith("Ann: ход подтверждён с 45, но записать его нельзя")
     assert g.to_move == "Bob" and (g.player("Ann").score, g.player("Ann").opened) == (0, False)
+
+
+def _hot_at_35(rules: object, players: list[str], scores: dict[str, int] | None = None) -> object:
+    """RU-B: Ann keeps 1 5, then 1 5 5: hot dice at 35, a confirmation throw of five is due."""
+    g = new_game(rules, players, scores)
+    for action in (Roll([1, 5, 2, 3, 3]), Keep([1, 5]), Roll([1, 5, 5]), Keep([1, 5, 5])):
+        g, _ = g.apply(action)
+    return g
+
+
+def test_a_failed_confirmation_loses_the_turns_points():
+    g, ev = _hot_at_35("variant2_850_barrel", ["Ann", "Bob"]).apply(Roll([2, 3, 4, 6, 2]))
+    assert _said(ev)[0] == ("bust", -35, "Ann throws 2 3 4 6 2: confirmation failed, the turn's 35 are lost",
+                            "Ann бросает 2 3 4 6 2: подтверждение не удалось, 35 очков хода сгорают")
+    assert g.to_move == "Bob" and g.player("Ann").score == 0
+
+
+def test_a_confirmation_throw_that_is_hot_again_still_records_the_turn():
+    g = new_game("variant2_850_barrel", ["Ann", "Bob"])
+    g, _ = g.apply(Roll([1, 1, 1, 5, 5]))
+    g, _ = g.apply(Keep([1, 1, 1, 5, 5]))
+    g, ev = g.apply(Roll([1, 1, 1, 5, 5]))
+    assert [e.kind for e in ev][:4] == ["throw", "hot_dice", "confirmation", "bank"]
+    assert _said(ev)[2] == ("confirmation", 220, "Ann: turn confirmed", "Ann: ход подтверждён")
+    assert g.player("Ann").score == 220 and g.to_move == "Bob"
+
+
+def test_a_confirmation_that_ends_the_turn_by_a_dump_truck_ends_it_there():
+    """One player, so the next turn is his own: the confirmation's 20 make 555 (dump truck); nothing more happens
+    in that action, the new turn starts clean."""
+    rules = {"preset": "variant2_850_barrel", "overrides": {
+        "dump_truck": {"enabled": True, "value": 555, "trigger": "running"}, "players.min": 1}}
+    g, ev = _hot_at_35(rules, ["Ann"], {"Ann": 500}).apply(Roll([1, 5, 5, 2, 3]))
+    assert [e.kind for e in ev] == ["throw", "dump_truck", "turn"]
+    assert g.player("Ann").score == 0 and g.player("Ann").turns == 1
+    assert (g.turn.points, g.turn.throws, g.turn.scored) == (0, 0, False)
+
+
+@pytest.mark.parametrize(("rules", "en", "ru"), [
+    ("variant2_850_barrel", "Ann: all dice scored, confirmation throw of 5",
+     "Ann: все кости сыграли, бросок подтверждения 5 костями"),
+    ("classic", "Ann: hot dice, must throw all five again", "Ann: все кости сыграли, нужно снова бросить все пять"),
+    ("farkle", "Ann: hot dice, may throw all six again or stop",
+     "Ann: все кости сыграли, можно бросить все шесть или остановиться"),
+])
+def test_hot_dice_say_what_the_table_plays(rules, en, ru):
+    """rules.md §1.4: a confirmation throw (RU-B), must throw again (classic), may throw or stop (Farkle)."""
+    g = new_game(rules, ["Ann", "Bob"])
+    faces = [1, 1, 1, 5, 5] if g.dice_to_throw == 5 else [1, 1, 1, 5, 5, 5]
+    g, ev = g.apply(Roll(faces))
+    if g.phase == "keep":
+        g, ev = g.apply(Keep(faces))
+    assert ("hot_dice", 0, en, ru) in _said(ev)
