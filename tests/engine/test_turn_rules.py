@@ -184,3 +184,35 @@ def test_hot_dice_say_what_the_table_plays(rules, en, ru):
     if g.phase == "keep":
         g, ev = g.apply(Keep(faces))
     assert ("hot_dice", 0, en, ru) in _said(ev)
+
+
+def test_three_twos_are_not_toxic_four_are():
+    rules = {"preset": "farkle", "overrides": {"toxic_twos": True}}
+    g, ev = new_game(rules, ["Ann", "Bob"]).apply(Roll([2, 2, 2, 1, 5, 3]))
+    assert [e.kind for e in ev] == ["throw"] and g.to_move == "Ann"
+
+
+def test_a_first_throw_retry_costs_nothing():
+    g, ev = new_game("zary_custom", ["Ann", "Bob"]).apply(Roll([2, 3, 4, 6, 2]))
+    assert _said(ev) == [("retry", 0, "Ann throws 2 3 4 6 2: nothing, second attempt",
+                          "Ann бросает 2 3 4 6 2: пусто, вторая попытка")]
+    assert g.to_move == "Ann" and g.dice_to_throw == 5
+
+
+def test_a_stop_past_an_exact_target_voids_the_turn():
+    """rules.md §3.8 (RU-C, the overshoot judged at the stop): 990 + 20 = 1010 > 1000."""
+    rules = {"preset": "raznoobrazie_skip_barrels", "overrides": {"ending.overshoot_immediate": False}}
+    g = new_game(rules, ["A", "B"], {"A": 990})
+    g, _ = g.apply(Roll([1, 5, 5, 2, 3]))
+    g, _ = g.apply(Keep([1, 5, 5]))
+    g, ev = g.apply(Bank())
+    assert _said(ev)[0] == ("overshoot", 0, "A overshoots 1000 (1010): the turn is void",
+                            "A: перебор (1010), ход не засчитан")
+    assert g.player("A").score == 990 and g.to_move == "B"
+
+
+def test_a_throw_no_keep_can_leave_is_refused_by_its_count():
+    """Farkle, 1 2 3 4 6 6 pending: the only keep (the 1) leaves five dice, so a throw of two is refused."""
+    g, _ = new_game("farkle", ["A", "B"]).apply(Roll([1, 2, 3, 4, 6, 6]))
+    with pytest.raises(BadInput, match=r"^A must throw 5 dice, got 2 \(1 2\)$"):
+        g.apply(Roll([1, 2]))

@@ -225,6 +225,8 @@ def test_a_weak_box_read_the_same_in_every_frame_is_recovered_read_at_the_bar():
     # seen in 2 of 3 frames: held for the table however sure
     [die] = recover_dice([], [*frames[:2], Detections.empty()], min_confidence=0.5)
     assert (die.value, die.guess, die.uncertain) == (0, 2, True)
+    # read below the default mean probability (0.5) in every frame: nothing, however low min_confidence is
+    assert recover_dice([], [_weak([(*FAR, 2, 0.4)])] * 3, min_confidence=0.1) == []
     # read by no majority and no agreed guess: nothing
     assert recover_dice([], [_weak([(*FAR, 2, 0.9)]), _weak([(*FAR, 3, 0.9)])]) == []
 
