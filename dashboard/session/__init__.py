@@ -14,7 +14,13 @@ or refused:
 
 After each change of the state, every listener in :attr:`GameSession.state_listeners` hears the new state
 (the table wiring tells the camera runner what to expect, :meth:`kosti.vision.runner.LivePipeline.expect`).
-Callers hold :attr:`GameSession.lock` around a call and its snapshot; every method takes it too.
+Callers hold :attr:`GameSession.lock` around a call and its snapshot; every method takes it too. Every change of
+what the table shows is announced to :attr:`GameSession.change_listeners` (:func:`announced`): the dashboard's table
+publishes its snapshot, whoever made the change (a route, the WebSocket, ``kosti watch --rules``, a test).
+
+One job per module: :mod:`.core` (the game, the store, the lock and listeners, applying an engine action),
+:mod:`.corrections` (the pending throw and the corrections: fix, remove a die, confirm, discard, undo), and here
+the games, the throws and the turn's controls.
 """
 
 from __future__ import annotations
