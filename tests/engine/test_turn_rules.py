@@ -216,3 +216,14 @@ def test_a_throw_no_keep_can_leave_is_refused_by_its_count():
     g, _ = new_game("farkle", ["A", "B"]).apply(Roll([1, 2, 3, 4, 6, 6]))
     with pytest.raises(BadInput, match=r"^A must throw 5 dice, got 2 \(1 2\)$"):
         g.apply(Roll([1, 2]))
+
+
+def test_the_dice_a_confirmation_throw_leaves_are_offered_for_high_stakes():
+    """RU-B with F2's high stakes: the confirmation throw 1 2 3 4 6 scores the 1 and the turn is recorded; the
+    four dice it left over are the next player's high-stakes offer."""
+    rules = {"preset": "variant2_850_barrel", "overrides": HIGH_STAKES}
+    g, ev = _hot_at_35(rules, ["Ann", "Bob"], {"Ann": 100}).apply(Roll([1, 2, 3, 4, 6]))
+    assert [e.kind for e in ev] == ["throw", "confirmation", "bank", "turn"]
+    assert _said(ev)[-1][2:] == ("Bob to throw (or play the 4 dice left over for the high-stakes bonus)",
+                                 "бросает Bob (или оставленные кости (4) ради бонуса)")
+    assert g.player("Ann").score == 145 and g.roll_sizes() == (4, 5)
