@@ -111,10 +111,13 @@ def test_f3_literal_opening_judges_the_first_throw_only():
     g, ev = g.apply(Roll([1, 5, 2, 3, 3]))  # 15 < 50 on the first throw: the turn ends
     assert _said(ev)[1] == ("bust", 0, "Ann: the first throw must bring 50 to open; the turn ends",
                             "Ann: для входа первый бросок должен дать 50; ход окончен")
+    g, ev = new_game(rules, ["Ann", "Bob"]).apply(Roll([5, 5, 5, 2, 3]))  # exactly 50 opens
+    assert [e.kind for e in ev] == ["throw"] and g.turn_points == 50 and g.to_move == "Ann"
     g = new_game(rules, ["Ann", "Bob"])
     g, _ = g.apply(Roll([1, 1, 1, 2, 3]))  # 100 opens; a later throw of 5 is fine
     g, ev = g.apply(Roll([5, 2]))
     assert [e.kind for e in ev] == ["throw"] and g.turn_points == 105 and g.to_move == "Ann"
+    assert g.turn.throws == 2
 
 
 def test_a_confirmed_turn_short_of_the_opening_records_nothing():

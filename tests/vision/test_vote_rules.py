@@ -102,6 +102,9 @@ def test_a_mean_probability_exactly_at_the_bar_is_read():
     frames = [dets([(*A, 6, 0.5)]), dets([(*A, 6, 0.5)])]
     [die] = vote(frames, min_value_confidence=0.5)
     assert (die.value, die.uncertain) == (6, False) and die.confidence == pytest.approx(0.5)
+    # the default bar is 0.5: read at 0.4 the face is only a guess
+    [die] = vote([dets([(*A, 6, 0.4)]), dets([(*A, 6, 0.4)])])
+    assert (die.value, die.guess, die.uncertain) == (0, 6, True)
     [die] = vote(frames, min_value_confidence=0.5000001)
     assert (die.value, die.guess, die.uncertain) == (0, 6, True)
     assert check_throw([die], 1) == [("low_confidence", "die 1 read with low confidence (0.50) / "
@@ -183,6 +186,9 @@ def test_each_unsure_die_is_named_by_its_place_and_its_kind_of_doubt():
         ("recovered", "die 5 found only on a second look at the expected count: check it / кость 5 найдена только "
                       "при повторном поиске до ожидаемого числа: проверьте"),
     ]
+    # agreement is judged among the frames that saw the die (2 of 3), not all frames read (5)
+    seen_in_three = _die(A, 0, uncertain=True, guess=3, votes=(2, 3, 5))
+    assert [c for c, _ in check_throw([seen_in_three], 1)] == ["low_confidence"]
     # a recovered die that was read is only a warning
     assert [c for c, _ in check_throw([_die(A, recovered=True), _die(FAR)], 2)] == ["recovered"]
 
