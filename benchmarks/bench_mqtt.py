@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from kosti.config_sections import MqttSettings
+from kosti.config.sections import MqttSettings
 from kosti.dashboard.errors import TableError
 from kosti.dashboard.mqtt import TableMqtt
 from kosti.dashboard.store import Store

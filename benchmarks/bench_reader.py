@@ -40,7 +40,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kosti.ultralytics_env import import_ultralytics, offline_env
+from kosti.common.ultralytics_env import import_ultralytics, offline_env
 
 offline_env()
 REPO = Path(__file__).resolve().parents[1]

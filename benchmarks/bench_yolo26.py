@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from kosti.common.ultralytics_env import import_ultralytics, offline_env
 from kosti.models import DEFAULT_VERIFY_CONF
-from kosti.ultralytics_env import import_ultralytics, offline_env
 from kosti.vision.onnx_backend import OnnxDetector
 
 offline_env()

@@ -52,7 +52,7 @@ import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-from kosti.ultralytics_env import offline_env  # noqa: E402
+from kosti.common.ultralytics_env import offline_env  # noqa: E402
 
 offline_env()
 

@@ -73,7 +73,7 @@ from kosti.dashboard.store import Store
 from kosti.dashboard.table import TableService
 
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
-    from kosti.config_sections import MqttSettings
+    from kosti.config.sections import MqttSettings
     from kosti.dashboard.mqtt import TableMqtt
     from kosti.vision.pipeline import Reader
     from kosti.vision.sources import FrameSource
@@ -88,8 +88,8 @@ __all__ = ["MAX_ID", "MAX_NAME", "MAX_WS_MESSAGE", "STATIC_DIR", "WS_BODIES", "D
 
 
 def default_db_path() -> Path:
-    """``kosti.db`` in the data folder (:func:`kosti.data_dir.default_data_dir`: ``$XDG_DATA_HOME/kosti``, …)."""
-    from kosti.data_dir import default_data_dir
+    """``kosti.db`` in the data folder (:func:`kosti.common.data_dir.default_data_dir`: ``$XDG_DATA_HOME/kosti``, …)."""
+    from kosti.common.data_dir import default_data_dir
 
     return default_data_dir() / "kosti.db"
 

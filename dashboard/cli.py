@@ -127,7 +127,7 @@ def _serve(config: DashboardConfig, args: argparse.Namespace) -> int:
     _check_paths(config, args)
     sock = _listen(config.host, config.port)
     lock = _lock_database(Path(config.db_path))
-    from kosti.watchdog import Watchdog, start_watchdog
+    from kosti.common.watchdog import Watchdog, start_watchdog
 
     dog: Watchdog | None = None
     try:
@@ -158,9 +158,9 @@ def _check_paths(config: DashboardConfig, args: argparse.Namespace) -> None:
     """Every path the dashboard writes to, checked before anything is claimed: the database's folder (the
     database, its lock, WAL and journal), the ``--review-dir`` folder (the review and teach pages write labels and
     photos there) and the frames folder of ``[storage]`` (corrected throws kept for retraining; the review folder
-    when no ``--review-dir`` is given). :class:`kosti.writable.UnwritablePath` (exit 2, one line) when one cannot be
+    when no ``--review-dir`` is given). :class:`kosti.common.writable.UnwritablePath` (exit 2, one line) when one cannot be
     created or written."""
-    from kosti.writable import writable_dir, writable_file
+    from kosti.common.writable import writable_dir, writable_file
 
     writable_file(Path(config.db_path), "database")
     if args.review_dir is not None:
@@ -199,7 +199,7 @@ def _lock_database(db: Path) -> IO[str]:
     (:class:`CliError`). The lock goes with the process (also on kill -9)."""
     import fcntl
 
-    from kosti.writable import writable_file
+    from kosti.common.writable import writable_file
 
     db = writable_file(db, "database")  # checked by _check_paths too: the lock is the first file written
     f = open(db.with_name(db.name + ".lock"), "a+")  # noqa: SIM115 - held open for the life of the server

@@ -33,7 +33,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kosti.config_sections import MQTT_TOPIC_LEVEL
+from kosti.config.sections import MQTT_TOPIC_LEVEL
 from kosti.dashboard.broadcast import Broadcaster
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from paho.mqtt.properties import Properties
     from paho.mqtt.reasoncodes import ReasonCode
 
-    from kosti.config_sections import MqttSettings
+    from kosti.config.sections import MqttSettings
 
 log = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _club(args: argparse.Namespace) -> int:
     from kosti.config import load_config
-    from kosti.config_sections import MqttSettings, mqtt_address
+    from kosti.config.sections import MqttSettings, mqtt_address
     from kosti.dashboard.mqtt import RESULTS_WINDOW_S
 
     cfg = load_config(args.config).mqtt

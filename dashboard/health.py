@@ -1,5 +1,5 @@
 """The table's health (``GET /healthz``) and its metrics (``GET /metrics``, the Prometheus text format by
-``prometheus_client``), for systemd's watchdog (:mod:`kosti.watchdog`), a monitor or a Prometheus server.
+``prometheus_client``), for systemd's watchdog (:mod:`kosti.common.watchdog`), a monitor or a Prometheus server.
 
 :func:`health` checks three things and says which failed:
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from paho.mqtt.properties import Properties
     from paho.mqtt.reasoncodes import ReasonCode
 
-    from kosti.config_sections import MqttSettings
+    from kosti.config.sections import MqttSettings
     from kosti.dashboard.session import AppliedAction
     from kosti.dashboard.table import TableService
 

@@ -19,6 +19,7 @@ from pydantic import JsonValue
 from kosti.dashboard.errors import Invalid
 from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 from kosti.vision.frame_source import ROTATIONS
+from kosti.vision.params import STILL_S
 from kosti.vision.runner import Tuning
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 from kosti.vision.zones import Zones
@@ -32,7 +33,7 @@ DEFAULT_SETTINGS: Settings = {
     "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
     # The shipped reader's operating point (kosti.models, chosen by benchmarks/select_operating_point.py)
     # and the settle detector's still time; the table changes them in Settings or in kosti.toml.
-    "thresholds": {"conf": DEFAULT_CONF, "value_conf": DEFAULT_VALUE_CONF, "still_s": 0.4},
+    "thresholds": {"conf": DEFAULT_CONF, "value_conf": DEFAULT_VALUE_CONF, "still_s": STILL_S},
     "live_width": 960,
     "jpeg_quality": 75,
 }

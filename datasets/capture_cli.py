@@ -27,6 +27,7 @@ from kosti.datasets.capture import (
     stats,
 )
 from kosti.vision.detections import Detections
+from kosti.vision.params import STILL_S
 
 
 class CaptureInputError(CaptureError):
@@ -50,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="capture folder, created or appended to (default: storage.frames_dir of the kosti config, "
                    "~/.local/share/kosti/frames)")
-    p.add_argument("--still-time", type=float, default=0.4, metavar="SECONDS",
-                   help="seconds the table must stay still before a throw counts as settled (default 0.4)")
+    p.add_argument("--still-time", type=float, default=STILL_S, metavar="SECONDS",
+                   help=f"seconds the table must stay still before a throw counts as settled (default {STILL_S:g})")
     p.add_argument("--max", type=int, default=None, metavar="N", help="stop after N saved throws")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
                    help="detector (default: the active model version, see `kosti models list`)")
@@ -200,7 +201,7 @@ def run_capture(args: argparse.Namespace) -> int:
         raise CaptureInputError("--still-time must be in (0, 10] seconds")
     if args.dice is not None and args.dice < 1:
         raise CaptureInputError("--dice must be >= 1")
-    from kosti.writable import writable_dir
+    from kosti.common.writable import writable_dir
 
     # checked now, created by the capture writer once the reader has loaded (nothing is left behind before)
     out = writable_dir(args.out or default_capture_dir(), "--out folder" if args.out else "capture folder",

@@ -159,9 +159,9 @@ def _add_clips(actions: argparse._SubParsersAction) -> None:
 
 
 def _writable_out(out: Path) -> None:
-    """``--out`` must be a folder kosti can create and write in (:class:`kosti.writable.UnwritablePath`, exit 2,
+    """``--out`` must be a folder kosti can create and write in (:class:`kosti.common.writable.UnwritablePath`, exit 2,
     one line) — said before the scenes or clips are rendered, not after."""
-    from kosti.writable import writable_dir
+    from kosti.common.writable import writable_dir
 
     writable_dir(out, "--out folder")
 

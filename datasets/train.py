@@ -17,7 +17,7 @@ shared real photos (``scripts/build_models.sh``) and to fine-tune them on a tabl
 
 Offline by construction: models are built from YAML or local ``.pt`` files, ``amp=False`` (Ultralytics'
 AMP check would download weights), ``plots=False``, and Ultralytics imported only through
-:func:`kosti.ultralytics_env.import_ultralytics` (no connectivity probe, PyPI check, analytics or font
+:func:`kosti.common.ultralytics_env.import_ultralytics` (no connectivity probe, PyPI check, analytics or font
 download; ``tests/test_offline.py`` fails on any socket connection during a tiny ``kosti train``).
 """
 
@@ -161,7 +161,7 @@ def stripped_copy(src: Path, dst: Path) -> Path:
     """Copy the Ultralytics checkpoint ``src`` to ``dst`` without its training state (optimizer, EMA; weights
     float16), as the shipped ``.pt`` files are: Ultralytics' ``strip_optimizer``, imported offline. Returns ``dst``.
     Raises what ``shutil.copy2`` and ``torch.load`` raise for a missing or unreadable file."""
-    from kosti.ultralytics_env import import_ultralytics
+    from kosti.common.ultralytics_env import import_ultralytics
 
     import_ultralytics()
     from ultralytics.utils.torch_utils import strip_optimizer
@@ -173,8 +173,8 @@ def stripped_copy(src: Path, dst: Path) -> Path:
 
 
 def _yolo_class():
-    """Ultralytics' ``YOLO``, imported offline (:func:`kosti.ultralytics_env.import_ultralytics`)."""
-    from kosti.ultralytics_env import import_ultralytics
+    """Ultralytics' ``YOLO``, imported offline (:func:`kosti.common.ultralytics_env.import_ultralytics`)."""
+    from kosti.common.ultralytics_env import import_ultralytics
 
     return import_ultralytics().YOLO
 

@@ -539,8 +539,8 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from kosti.common.writable import writable_dir
     from kosti.registry import Registry
-    from kosti.writable import writable_dir
 
     t0, cpu0 = time.monotonic(), _cpu_seconds()
     # every folder training writes to, checked before the first minute of training (exit 2, one line)
@@ -550,7 +550,7 @@ def _run(args: argparse.Namespace) -> int:
         writable_dir(Registry(args.registry).root, "model registry")
     work = writable_dir(args.work, "--work folder") if args.work is not None \
         else Path(tempfile.mkdtemp(prefix="kosti-train-"))
-    from kosti.ultralytics_env import offline_env, stdout_to_stderr
+    from kosti.common.ultralytics_env import offline_env, stdout_to_stderr
 
     offline_env()  # before anything below imports Ultralytics
     # Ultralytics logs to stdout (Python and native writes); cli.md keeps stdout for the JSON

@@ -333,7 +333,7 @@ write_config() {
     127.*|localhost|::1) PIN="" ;;
     *) sets+=(--set "server.pin=$PIN") ;;
   esac
-  run env XDG_DATA_HOME="$ROOT/var/lib" "$VENV/bin/python" -m kosti.config_cli init --path "$CONF" --mode 640 "${sets[@]}"
+  run env XDG_DATA_HOME="$ROOT/var/lib" "$VENV/bin/python" -m kosti.config.cli init --path "$CONF" --mode 640 "${sets[@]}"
   run chown "root:$SERVICE_USER" "$CONF"
 }
 
@@ -520,9 +520,9 @@ do_upgrade() {
   local new="the new kosti"
   if [ "$DRY_RUN" = 0 ]; then new=$("$VENV/bin/kosti" --version); fi
   if [ "$DRY_RUN" = 0 ]; then
-    "$VENV/bin/python" -m kosti.config_cli check --config "$CONF" || rollback "$new refuses $CONF" "$old" "$db"
+    "$VENV/bin/python" -m kosti.config.cli check --config "$CONF" || rollback "$new refuses $CONF" "$old" "$db"
   else
-    run "$VENV/bin/python" -m kosti.config_cli check --config "$CONF"
+    run "$VENV/bin/python" -m kosti.config.cli check --config "$CONF"
   fi
   if [ -f "$db" ] || [ "$DRY_RUN" = 1 ]; then
     say "migrating the database to $new's schema"
@@ -658,10 +658,10 @@ do_install() {
   install_venv
   write_config
   if [ "$DRY_RUN" = 0 ]; then
-    "$VENV/bin/python" -m kosti.config_cli check --config "$CONF" \
+    "$VENV/bin/python" -m kosti.config.cli check --config "$CONF" \
       || die "$CONF is invalid (see above); fix it, then: sudo systemctl restart kosti" 2
   else
-    run "$VENV/bin/python" -m kosti.config_cli check --config "$CONF"
+    run "$VENV/bin/python" -m kosti.config.cli check --config "$CONF"
   fi
   set_hostname
   install_unit

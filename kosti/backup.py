@@ -177,7 +177,7 @@ def make_backup(paths: Paths, out: Path, *, frames: bool = False) -> Manifest:
     Returns the :class:`Manifest`. Raises :class:`BackupError` (no database, an unreadable database or file,
     ``out`` cannot be written)."""
     from kosti import __version__
-    from kosti.writable import UnwritablePath, writable_file
+    from kosti.common.writable import UnwritablePath, writable_file
 
     out = Path(out)
     try:  # the output's folder first: a path under a file or on /proc is the archive's problem, not the database's

@@ -8,7 +8,7 @@ beyond what its layer needs.
 Exit codes (``../shared/docs/cli.md``): 0 success · 2 bad input · 3 an action the rules forbid ·
 1 anything else. An exception that carries an integer ``exit_code`` attribute is reported as one
 line on stderr and exits with that code; so is an :class:`OSError` on a path that cannot be written
-(read-only, not a folder, disk full: exit 2, :mod:`kosti.writable`); any other exception is a bug (exit 1,
+(read-only, not a folder, disk full: exit 2, :mod:`kosti.common.writable`); any other exception is a bug (exit 1,
 with traceback).
 """
 
@@ -29,7 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.datasets.capture_cli",  # capture
     "kosti.datasets.train_cli",  # train
     "kosti.models_cli",      # models list / use / rollback
-    "kosti.config_cli",      # config init / check / path
+    "kosti.config.cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
     "kosti.dashboard.club_cli",  # club
     "kosti.dashboard.stats", # stats
@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _redact_logs() -> None:
     """Camera passwords never reach a log: every record is passed through the one redaction rule
-    (:func:`kosti.redact.install_log_redaction`)."""
-    from kosti.redact import install_log_redaction
+    (:func:`kosti.common.redact.install_log_redaction`)."""
+    from kosti.common.redact import install_log_redaction
 
     install_log_redaction()
 
@@ -101,7 +101,7 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code (see module docstring)."""
-    from kosti.ultralytics_env import offline_env
+    from kosti.common.ultralytics_env import offline_env
 
     offline_env()  # before any subcommand can import Ultralytics: it never reaches the network
     _redact_logs()
@@ -124,18 +124,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         # The last net for a path the command could not write after its own checks passed (the disk filled up,
         # the folder went read-only during the run): one line and exit 2, the user's folder and not a bug.
-        from kosti.writable import UNWRITABLE_ERRNOS, describe_os_error
+        from kosti.common.writable import UNWRITABLE_ERRNOS, describe_os_error
 
         if exc.errno not in UNWRITABLE_ERRNOS:
             raise
-        from kosti.redact import redact_text
+        from kosti.common.redact import redact_text
 
         print(f"kosti {args.command}: {redact_text(describe_os_error(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - mapped to exit codes below
         code = getattr(exc, "exit_code", None)
         if isinstance(code, int):
-            from kosti.redact import redact_text
+            from kosti.common.redact import redact_text
 
             msg = redact_text(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
             print(f"kosti {args.command}: {msg}", file=sys.stderr)

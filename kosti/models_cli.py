@@ -154,8 +154,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _writable_registry(args: argparse.Namespace) -> Registry:
     """The registry of a command that changes it (``use``, ``rollback``, ``add``); its folder must be writable
-    (:class:`kosti.writable.UnwritablePath`, exit 2, one line, before anything changes)."""
-    from kosti.writable import writable_dir
+    (:class:`kosti.common.writable.UnwritablePath`, exit 2, one line, before anything changes)."""
+    from kosti.common.writable import writable_dir
 
     reg = _registry(args)
     writable_dir(reg.root, "model registry")

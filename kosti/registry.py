@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kosti.data_dir import default_data_dir
+from kosti.common.data_dir import default_data_dir
 
 SHIPPED = "shipped"
 POINTER_NAME = "active.json"

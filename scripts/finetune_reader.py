@@ -103,7 +103,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kosti.ultralytics_env import import_ultralytics, offline_env
+from kosti.common.ultralytics_env import import_ultralytics, offline_env
 
 offline_env()  # before anything imports Ultralytics
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -47,7 +47,7 @@ def build_untrained_models(
     Returns:
         ``{"det_pt", "det_onnx", "cls_pt", "cls_onnx"}`` → paths.
     """
-    from kosti.ultralytics_env import import_ultralytics
+    from kosti.common.ultralytics_env import import_ultralytics
 
     YOLO = import_ultralytics().YOLO
     import torch

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from kosti.redact import redact_url
+from kosti.common.redact import redact_url
 from kosti.vision.frame_source import FrameSource, SourceError, SourceTimeout
 
 log = logging.getLogger("kosti.vision.sources")

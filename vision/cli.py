@@ -24,19 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kosti.engine.plurals import count
-from kosti.models import (
-    DEFAULT_CONF,
-    DEFAULT_DIM_GAIN,
-    DEFAULT_IOU,
-    DEFAULT_NOT_DIE_PROB,
-    DEFAULT_VALUE_CONF,
-    DEFAULT_VERIFY_CONF,
-    DEFAULT_VERIFY_ONE_CONF,
-    DEFAULT_VERIFY_PROB,
-    DEFAULT_ZOOM_BELOW,
-    DEFAULT_ZOOM_IMGSZ,
-    DEFAULT_ZOOM_MAX,
-)
+from kosti.vision.params import BACKEND_NAMES, ReaderParams, add_setting_flags, params_from_args
 
 if TYPE_CHECKING:
     from kosti.vision.evaluate import Dataset
@@ -48,20 +36,6 @@ def _number(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _unit_float(text: str) -> float:
-    v = _number(text)
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {v}")
-    return v
-
-
-def _nonnegative_float(text: str) -> float:
-    v = _number(text)
-    if not v >= 0.0:
-        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {v}")
-    return v
 
 
 def _positive_int(text: str) -> int:
@@ -81,47 +55,12 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cls-model", type=Path, default=None, metavar="PATH",
                    help="face classifier (default: the active version's; with --model alone: models/dice_cls.onnx, "
                         "none for a six-class detector)")
-    p.add_argument("--conf", type=_unit_float, default=DEFAULT_CONF, metavar="FLOAT",
-                   help=f"detector confidence threshold (default {DEFAULT_CONF})")
-    p.add_argument("--value-conf", type=_unit_float, default=DEFAULT_VALUE_CONF, metavar="FLOAT",
-                   help=f"minimum face probability, else the die is uncertain (default {DEFAULT_VALUE_CONF})")
-    p.add_argument("--iou", type=_unit_float, default=DEFAULT_IOU, metavar="FLOAT",
-                   help=f"NMS IoU threshold (default {DEFAULT_IOU})")
-    p.add_argument("--verify-conf", type=_unit_float, default=DEFAULT_VERIFY_CONF, metavar="FLOAT",
-                   help="weak boxes scoring above this (and not above --conf) are dice only if the classifier "
-                        f"confirms a face (default {DEFAULT_VERIFY_CONF}; set it to --conf's value to turn this off)")
-    p.add_argument("--verify-prob", type=_unit_float, default=DEFAULT_VERIFY_PROB, metavar="FLOAT",
-                   help=f"face probability that confirms a weak box (default {DEFAULT_VERIFY_PROB})")
-    p.add_argument("--verify-one-conf", type=_unit_float, default=DEFAULT_VERIFY_ONE_CONF, metavar="FLOAT",
-                   help="a weak box read as a 1 is confirmed only when the detector scored it above this (number "
-                        f"tokens and coins read as a lone pip; default {DEFAULT_VERIFY_ONE_CONF:g})")
-    p.add_argument("--not-die-prob", type=_unit_float, default=DEFAULT_NOT_DIE_PROB, metavar="FLOAT",
-                   help="a box the classifier reads as not a die (class x) with at least this probability is no die, "
-                        f"whatever the detector scored it (default {DEFAULT_NOT_DIE_PROB:g}; 1 = off)")
-    p.add_argument("--dim-gain", type=_nonnegative_float, default=DEFAULT_DIM_GAIN, metavar="GAIN",
-                   help="read a frame brightened when it would take a gain above this to bring its brightest parts "
-                        f"to a normal level (a dim table; at most 2.5x; default {DEFAULT_DIM_GAIN:g}; 0 = off)")
-    p.add_argument("--zoom-below", type=_nonnegative_float, default=None, metavar="PX",
-                   help="read a frame again with a larger detector input when its dice are smaller than this (median "
-                        "side, px of the 640 px input; lower quartile on a frame larger than --zoom-imgsz) or only weak candidates were found; the result is that read's "
-                        f"dice plus any first-read die it missed (default {DEFAULT_ZOOM_BELOW:g}; without --zoom-below "
-                        "and --zoom-imgsz, off for a model that cannot zoom: one input size, or an input side of "
-                        f"{DEFAULT_ZOOM_IMGSZ} px or more; 0 = off; see models/README.md)")
-    p.add_argument("--zoom-imgsz", type=_positive_int, default=None, metavar="PX",
-                   help=f"detector input side of that second read (default {DEFAULT_ZOOM_IMGSZ})")
-    p.add_argument("--zoom-max", type=_positive_int, default=None, metavar="PX",
-                   help="the largest input side of that read: a frame larger than --zoom-imgsz whose dice are small "
-                        "is read at the side that makes them about 32 px, up to its own size and this (default "
-                        f"{DEFAULT_ZOOM_MAX}; --zoom-imgsz to read every zoom at one size)")
-    p.add_argument("--no-tta", dest="tta", action="store_false",
-                   help="read each die once instead of in its test-time views averaged (upright and mirrored, or four turns: "
-                        "2-4x less classifier time)")
-    p.add_argument("--backend", choices=["auto", "onnx", "ncnn", "ultralytics"], default=None,
+    add_setting_flags(p, ReaderParams)  # --conf … --zoom-max, --no-tta, --threads: one flag per declared setting
+    p.add_argument("--backend", choices=list(BACKEND_NAMES), default=None,
                    help="inference runtime: onnx (ONNX Runtime), ncnn (the ncnn package, for the Raspberry Pi) or "
                         "ultralytics (.pt); auto: by the model path (.onnx → onnx, an NCNN export folder → ncnn, "
                         "else ultralytics). Default: reader.backend of the config file when there is one, else onnx "
                         "(auto when --model is given)")
-    p.add_argument("--threads", type=_positive_int, default=1, metavar="N", help="CPU threads (default 1)")
 
 
 def _models(args: argparse.Namespace) -> tuple[str, Path | None, Path | None]:
@@ -153,24 +92,7 @@ def _reader(args: argparse.Namespace) -> DiceReader:
     from kosti.vision.reader import DiceReader
 
     backend, det, cls = _models(args)
-    return DiceReader(
-        det_path=det,
-        cls_path=cls,
-        conf=args.conf,
-        value_conf=args.value_conf,
-        iou=args.iou,
-        tta=args.tta,
-        verify_conf=args.verify_conf,
-        verify_prob=args.verify_prob,
-        verify_one_conf=args.verify_one_conf,
-        not_die_prob=args.not_die_prob,
-        dim_gain=args.dim_gain,
-        zoom_below=args.zoom_below,
-        zoom_imgsz=args.zoom_imgsz,
-        zoom_max=args.zoom_max,
-        backend=backend,
-        threads=args.threads,
-    )
+    return DiceReader(det, cls, params_from_args(ReaderParams, args, backend=backend))
 
 
 def _progress(total: int, desc: str) -> Callable[[Iterable[Any]], Iterable[Any]]:
@@ -326,8 +248,8 @@ def _fit_temperature(reader: DiceReader, dataset: Dataset, args: argparse.Namesp
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """``kosti eval``'s outputs: ``--plots`` a folder and ``--fit-temperature`` a file kosti can write
-    (:class:`kosti.writable.UnwritablePath`, exit 2, when not)."""
-    from kosti.writable import writable_dir, writable_file
+    (:class:`kosti.common.writable.UnwritablePath`, exit 2, when not)."""
+    from kosti.common.writable import writable_dir, writable_file
 
     if args.plots is not None:
         writable_dir(args.plots, "--plots folder")
@@ -337,9 +259,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """``kosti export``: ONNX (runtime) or NCNN (Raspberry Pi) from Ultralytics ``.pt`` weights, written beside
-    them (:class:`kosti.writable.UnwritablePath`, exit 2, when that folder cannot be written)."""
+    them (:class:`kosti.common.writable.UnwritablePath`, exit 2, when that folder cannot be written)."""
+    from kosti.common.writable import writable_dir
     from kosti.vision.ultralytics_backend import export_model
-    from kosti.writable import writable_dir
 
     if Path(args.weights).is_file():
         writable_dir(Path(args.weights).parent, "the weights' folder")

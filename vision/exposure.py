@@ -19,10 +19,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from kosti.vision.params import MAX_EXPOSURE_GAIN
+
+__all__ = ["EXPOSURE_TARGET", "MAX_EXPOSURE_GAIN", "brightened", "exposure_gain", "held_gain"]
+
 #: Level (0–255) a dim frame's bright end is brought to.
 EXPOSURE_TARGET = 230.0
-#: Most gain applied (a frame darker than this allows stays darker: noise grows with the gain).
-MAX_EXPOSURE_GAIN = 2.5
+# MAX_EXPOSURE_GAIN: the most gain applied (a frame darker than this allows stays darker: noise grows with the
+# gain); declared with the settings it bounds in kosti.vision.params.
 #: Longer side (px) of the copy the bright end is measured on (a smaller frame is measured as it is).
 PROBE_SIDE = 160
 #: Share of the copy's pixels above the bright end: 0.1 %.

@@ -35,6 +35,7 @@ then.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -47,23 +48,10 @@ from kosti.models import (
     CLASSIFIER_NCNN,
     CLASSIFIER_ONNX,
     DEFAULT_CONF,
-    DEFAULT_DIM_GAIN,
     DEFAULT_IOU,
-    DEFAULT_NESTED_FRAC,
-    DEFAULT_NOT_DIE_PROB,
     DEFAULT_VALUE_CONF,
-    DEFAULT_VERIFY_CONF,
-    DEFAULT_VERIFY_ONE_CONF,
-    DEFAULT_VERIFY_PROB,
-    DEFAULT_WEAK_NESTED_FRAC,
-    DEFAULT_ZOOM_BELOW,
-    DEFAULT_ZOOM_IMGSZ,
-    DEFAULT_ZOOM_MAX,
     DETECTOR_NCNN,
     DETECTOR_ONNX,
-    ZOOM_DIE_SIDE,
-    ZOOM_LARGE_FRAME_QUANTILE,
-    ZOOM_STEP,
 )
 from kosti.vision.backends import (
     BACKENDS,
@@ -75,14 +63,13 @@ from kosti.vision.crops import CROP_SIZE, VIEW_COUNTS, reader_views, square_crop
 from kosti.vision.detections import (
     UNKNOWN_VALUE,
     Detections,
-    box_sides,
     containers,
     nested_in_stronger,
-    unseen_in,
 )
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
-from kosti.vision.inner_look import look_inside
 from kosti.vision.onnx_backend import ModelLoadError
+from kosti.vision.params import ReaderParams
+from kosti.vision.reader_zoom import ZOOM_SAME_DIE_IOU, ReaderSettingsError, ZoomedReads
 
 #: Reader settings file next to the classifier (optional): ``{"temperature": T}`` from calibration.
 READER_JSON = "reader.json"
@@ -96,16 +83,10 @@ __all__ = [
     "ImageReadError",
     "ModelLoadError",
     "ReaderSettingsError",
+    "ZOOM_SAME_DIE_IOU",
     "load_image",
     "face_values",
 ]
-
-
-class ReaderSettingsError(ValueError):
-    """Reader settings that cannot work: a threshold out of range, an unknown backend, a zoom the model cannot
-    do (CLI exit code 2). The message says which setting and why."""
-
-    exit_code = 2
 
 
 class ImageReadError(ValueError):
@@ -155,7 +136,34 @@ def face_values(names: dict[int, str]) -> np.ndarray:
     return by_index
 
 
-class DiceReader:
+def _check_thresholds(p: ReaderParams) -> None:
+    """Refuse thresholds a reader cannot work with (the bounds declared in :class:`ReaderParams`).
+
+    Raises:
+        ReaderSettingsError: naming the setting(s) and the value(s).
+    """
+    conf, value_conf, iou = p.conf, p.value_conf, p.iou
+    if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
+        raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
+    if (not 0.0 <= p.verify_conf <= 1.0 or not 0.0 <= p.verify_prob <= 1.0 or not 0.0 <= p.verify_one_conf <= 1.0
+            or p.max_verify < 0):
+        raise ReaderSettingsError(f"verification settings out of range: verify_conf={p.verify_conf}, "
+                                  f"verify_prob={p.verify_prob}, verify_one_conf={p.verify_one_conf}, "
+                                  f"max_verify={p.max_verify}")
+    if not 0.0 < p.not_die_prob <= 1.0:
+        raise ReaderSettingsError(f"not_die_prob must be in (0, 1], got {p.not_die_prob}")
+    if not (p.dim_gain == 0.0 or 1.0 <= p.dim_gain < MAX_EXPOSURE_GAIN):
+        raise ReaderSettingsError(f"dim_gain must be 0 (off) or from 1 to below {MAX_EXPOSURE_GAIN:g} (the most "
+                                  f"gain applied), got {p.dim_gain}")
+    if p.backend not in BACKENDS:
+        raise ReaderSettingsError(f"unknown backend {p.backend!r} ({', '.join(BACKENDS)})")
+    if not 0.0 < p.nested_frac <= 1.0:
+        raise ReaderSettingsError(f"nested_frac must be in (0, 1], got {p.nested_frac}")
+    if not 0.0 < p.weak_nested_frac <= 1.0:
+        raise ReaderSettingsError(f"weak_nested_frac must be in (0, 1], got {p.weak_nested_frac}")
+
+
+class DiceReader(ZoomedReads):
     """Reads dice in frames: detector + face classifier (or one six-class detector).
 
     Args:
@@ -164,6 +172,12 @@ class DiceReader:
         cls_path: face classifier weights. Default: the shipped ``models/dice_cls.onnx``
             (``models/dice_cls_ncnn_model`` with ``ncnn``), unless the detector has six classes (then faces
             come from the detector and no classifier is used).
+        params: the settings (:class:`kosti.vision.params.ReaderParams`, where each is declared once with its
+            default, unit and bounds); default ``ReaderParams()``, the shipped operating point.
+        settings: any field of :class:`~kosti.vision.params.ReaderParams` by name, replacing ``params``' value.
+
+    What each setting does, and why (the declaration in :class:`~kosti.vision.params.ReaderParams` holds its
+    default and bounds):
         conf: detector confidence threshold, 0–1 (boxes scoring ``> conf`` are dice; weaker ones only
             through the second look, see ``verify_conf``).
         value_conf: minimum (calibrated) face probability, 0–1; below it the die is uncertain.
@@ -214,18 +228,19 @@ class DiceReader:
             above ``zoom_imgsz``) under this many px of the detector's input — or only weak candidates, it is read
             again at ``zoom_imgsz`` or larger (``zoom_max``); the result is that read's dice plus any first-read
             die it missed (:meth:`needs_zoom`, :meth:`merge_zoomed`). Costs a second, larger detector pass on such
-            frames only. 0 turns it off. ``None`` (with ``zoom_imgsz`` ``None``): the default, :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
+            frames only. 0 turns it off. Left at the defaults (all three zoom settings), :data:`kosti.models.DEFAULT_ZOOM_BELOW` (20),
             and off for a model that cannot zoom (one fixed input size, or an input side not below
             ``zoom_imgsz``) instead of an error. ``zoom_imgsz`` is rounded up to a multiple of the detector's
             stride; mAP in :func:`kosti.vision.evaluate.evaluate` is computed without the zoom.
         zoom_max: the largest input side (px) of the zoomed read, which takes the side that makes the dice
-            :data:`kosti.models.ZOOM_DIE_SIDE` px, up to the frame's own (:meth:`zoom_side`). ``None``:
-            :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), or ``zoom_imgsz`` when larger.
+            :data:`kosti.models.ZOOM_DIE_SIDE` px, up to the frame's own (:meth:`zoom_side`). Default
+            :data:`kosti.models.DEFAULT_ZOOM_MAX` (1280), raised to ``zoom_imgsz`` when that is larger.
 
     Raises:
         ModelLoadError: a model file is missing or unusable (exit code 2).
-        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name; a zoom asked (``zoom_below``,
-            ``zoom_imgsz`` or ``zoom_max`` given) of a model that cannot take a larger input (one fixed input size, or
+        ReaderSettingsError: (a ``ValueError``) bad thresholds or backend name, a name that is no setting; a zoom
+            asked (``zoom_below``, ``zoom_imgsz`` or ``zoom_max`` other than its default) of a model that cannot take a larger input (one
+            fixed input size, or
             ``zoom_imgsz`` not above its own); ``zoom_max`` below ``zoom_imgsz``.
     """
 
@@ -233,83 +248,30 @@ class DiceReader:
         self,
         det_path: str | Path | None = None,
         cls_path: str | Path | None = None,
-        conf: float = DEFAULT_CONF,
-        value_conf: float = DEFAULT_VALUE_CONF,
-        backend: str = "auto",
-        iou: float = DEFAULT_IOU,
-        max_det: int = 300,
-        threads: int = 1,
-        temperature: float | None = None,
-        tta: bool = True,
-        views: str | None = None,
-        verify_conf: float = DEFAULT_VERIFY_CONF,
-        verify_prob: float = DEFAULT_VERIFY_PROB,
-        verify_one_conf: float = DEFAULT_VERIFY_ONE_CONF,
-        not_die_prob: float = DEFAULT_NOT_DIE_PROB,
-        dim_gain: float = DEFAULT_DIM_GAIN,
-        max_verify: int = 32,
-        nested_frac: float = DEFAULT_NESTED_FRAC,
-        weak_nested_frac: float = DEFAULT_WEAK_NESTED_FRAC,
-        zoom_imgsz: int | None = None,
-        zoom_below: float | None = None,
-        zoom_max: int | None = None,
+        params: ReaderParams | None = None,
+        **settings: Any,
     ) -> None:
-        if not 0.0 <= conf <= 1.0 or not 0.0 <= value_conf <= 1.0 or not 0.0 < iou <= 1.0:
-            raise ReaderSettingsError(f"thresholds out of range: conf={conf}, value_conf={value_conf}, iou={iou}")
-        if (not 0.0 <= verify_conf <= 1.0 or not 0.0 <= verify_prob <= 1.0 or not 0.0 <= verify_one_conf <= 1.0
-                or max_verify < 0):
-            raise ReaderSettingsError(f"verification settings out of range: verify_conf={verify_conf}, "
-                                      f"verify_prob={verify_prob}, verify_one_conf={verify_one_conf}, "
-                                      f"max_verify={max_verify}")
-        if not 0.0 < not_die_prob <= 1.0:
-            raise ReaderSettingsError(f"not_die_prob must be in (0, 1], got {not_die_prob}")
-        self.not_die_prob = float(not_die_prob)
-        if not (dim_gain == 0.0 or 1.0 <= dim_gain < MAX_EXPOSURE_GAIN):
-            raise ReaderSettingsError(f"dim_gain must be 0 (off) or from 1 to below {MAX_EXPOSURE_GAIN:g} (the most "
-                                      f"gain applied), got {dim_gain}")
-        self.dim_gain = float(dim_gain)
-        if backend not in BACKENDS:
-            raise ReaderSettingsError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
+        try:
+            p = dataclasses.replace(params or ReaderParams(), **settings)
+        except TypeError as exc:  # a name that is no reader setting
+            raise ReaderSettingsError(f"unknown reader setting: {exc}") from None
+        _check_thresholds(p)
+        #: The settings this reader was built with (:class:`kosti.vision.params.ReaderParams`).
+        self.params = p
+        self.not_die_prob = float(p.not_die_prob)
+        self.dim_gain = float(p.dim_gain)
+        backend = p.backend
         det = Path(det_path) if det_path is not None else (DETECTOR_NCNN if backend == "ncnn" else DETECTOR_ONNX)
-        self.conf, self.value_conf = float(conf), float(value_conf)
-        self.tta = bool(tta)
-        self.verify_conf, self.verify_prob, self.max_verify = float(verify_conf), float(verify_prob), int(max_verify)
-        self.verify_one_conf = float(verify_one_conf)
-        if not 0.0 < nested_frac <= 1.0:
-            raise ReaderSettingsError(f"nested_frac must be in (0, 1], got {nested_frac}")
-        if not 0.0 < weak_nested_frac <= 1.0:
-            raise ReaderSettingsError(f"weak_nested_frac must be in (0, 1], got {weak_nested_frac}")
-        self.nested_frac, self.weak_nested_frac = float(nested_frac), float(weak_nested_frac)
+        self.conf, self.value_conf = float(p.conf), float(p.value_conf)
+        self.tta = bool(p.tta)
+        self.verify_conf, self.verify_prob, self.max_verify = float(p.verify_conf), float(p.verify_prob), int(p.max_verify)
+        self.verify_one_conf = float(p.verify_one_conf)
+        self.nested_frac, self.weak_nested_frac = float(p.nested_frac), float(p.weak_nested_frac)
         self.det_path = det
-        asked = not (zoom_below is None and zoom_imgsz is None and zoom_max is None)  # else the default zoom
-        zoom_below = DEFAULT_ZOOM_BELOW if zoom_below is None else zoom_below
-        zoom_imgsz = DEFAULT_ZOOM_IMGSZ if zoom_imgsz is None else zoom_imgsz
-        if zoom_below < 0 or zoom_imgsz <= 0:
-            raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={zoom_imgsz}, zoom_below={zoom_below}")
-        self.detector = make_detector(det, backend, threads, iou, max_det)
-        self.zoom_below = float(zoom_below)
-        zoom_max = max(DEFAULT_ZOOM_MAX, int(zoom_imgsz)) if zoom_max is None else int(zoom_max)
-        if zoom_max < zoom_imgsz and self.zoom_below > 0:
-            raise ReaderSettingsError(f"zoom_max {zoom_max} is below zoom_imgsz {zoom_imgsz}: the zoomed read's "
-                                      "largest input cannot be smaller than its smallest")
-        self.zoom_max = zoom_max
-        #: The detector at ``zoom_imgsz`` (same weights), or ``None`` when the zoom is off.
-        self.zoom_detector: DetectorBackend | None = None
-        if self.zoom_below > 0:
-            if zoom_imgsz <= self.detector.input_side:
-                if asked:
-                    raise ReaderSettingsError(f"zoom_imgsz {zoom_imgsz} is not above the detector's own input side "
-                                              f"{self.detector.input_side}: the zoom would read nothing new")
-            else:
-                self.zoom_detector = self.detector.resized(int(zoom_imgsz))
-                if self.zoom_detector is None and asked:
-                    raise ReaderSettingsError(f"{det}: this export reads one input size only, so it cannot zoom "
-                                              "(set zoom_below = 0, or use kosti's own ONNX/NCNN export)")
-            if self.zoom_detector is None:
-                self.zoom_below = 0.0  # the default zoom, on a model that cannot take it: off
-        #: The zoomed read's smallest input side (px, ``zoom_imgsz`` rounded up to the stride).
-        self.zoom_imgsz = self.zoom_detector.input_side if self.zoom_detector is not None else int(zoom_imgsz)
-        self._zoomed_at = {self.zoom_imgsz: self.zoom_detector} if self.zoom_detector is not None else {}  # by side
+        if p.zoom_below < 0 or p.zoom_imgsz <= 0:
+            raise ReaderSettingsError(f"zoom settings out of range: zoom_imgsz={p.zoom_imgsz}, zoom_below={p.zoom_below}")
+        self.detector = make_detector(det, backend, p.threads, p.iou, p.max_det)
+        self._set_up_zoom(p)
         det_values = face_values(self.detector.names)
         self.cls_path: Path | None
         if cls_path is None and len(self.detector.names) == 6:
@@ -318,16 +280,16 @@ class DiceReader:
         else:
             default_cls = CLASSIFIER_NCNN if backend == "ncnn" else CLASSIFIER_ONNX
             self.cls_path = Path(cls_path) if cls_path is not None else default_cls
-            self.classifier = make_classifier(self.cls_path, backend, threads)
+            self.classifier = make_classifier(self.cls_path, backend, p.threads)
             self._cls_values = face_values(self.classifier.names)
-        self.temperature = float(temperature) if temperature is not None else self._stored_temperature()
+        self.temperature = float(p.temperature) if p.temperature is not None else self._stored_temperature()
         if not self.temperature > 0:
             raise ReaderSettingsError(f"temperature must be > 0, got {self.temperature}")
         #: The classifier's test-time views (:func:`kosti.vision.crops.reader_views`).
-        stored = self._stored_setting("views", "turns") if views is None else views
+        stored = self._stored_setting("views", "turns") if p.views is None else p.views
         self.views = "turns" if stored is None else str(stored)  # "views": null in reader.json = the default
         if self.views not in VIEW_COUNTS:
-            where = f"{self.cls_path.parent / READER_JSON}: " if views is None and self.cls_path is not None else ""
+            where = f"{self.cls_path.parent / READER_JSON}: " if p.views is None and self.cls_path is not None else ""
             raise ReaderSettingsError(f"{where}unknown test-time views {self.views!r} ({', '.join(VIEW_COUNTS)})")
         #: Milliseconds spent in the last :meth:`read`: ``{"detect": …, "classify": …, "total": …}`` (both
         #: reads when it zoomed).
@@ -546,45 +508,7 @@ class DiceReader:
             zoomed = self._read_with(zoom_detector, image)
             dice, candidates = self.merge_zoomed((dice, candidates), zoomed)
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
-        # Issue 38: a box much larger than a die is read again on its own; the dice inside a container win.
-        dice, candidates = look_inside(image, dice, candidates, self._read_region, self.cover_fracs)
         return dice, candidates
-
-    def _read_region(self, region: np.ndarray) -> tuple[Detections, Detections]:
-        """:meth:`_read_with` the reader's own detector on a region of the frame (a look inside a large box,
-        :func:`kosti.vision.inner_look.look_inside`), its time added to :attr:`last_timing`."""
-        before = self.last_timing
-        read = self._read_with(self.detector, region)
-        self.last_timing = {k: v + before[k] for k, v in self.last_timing.items()}
-        return read
-
-    @property
-    def last_zoomed(self) -> bool:
-        """Whether the last :meth:`read` read the frame again zoomed (at :attr:`last_zoom_side`)."""
-        return self.last_zoom_side > 0
-
-    def zoom_side(self, found: Detections, frame_hw: tuple[int, int]) -> int:
-        """Detector input side (px) of the zoomed read of a frame of ``frame_hw`` ``(H, W)`` px whose first read
-        found the boxes ``found`` (its dice, or its candidates when it found none): the side that brings their
-        median side (square root of the area) to :data:`kosti.models.ZOOM_DIE_SIDE` px at the input, rounded up to
-        :data:`kosti.models.ZOOM_STEP`, at least ``zoom_imgsz``, at most the frame's longer side and ``zoom_max``
-        (rounded down): a 640 px photo zooms to 800, a 1920 px frame of 40 px dice to ``zoom_max`` (far_dice.py)."""
-        native = max(frame_hw)
-        want = float(self.zoom_imgsz)
-        if len(found):
-            side = float(np.median(np.maximum(box_sides(found.xyxy), 1.0)))
-            if np.isfinite(side):  # the input side at which the median box is ZOOM_DIE_SIDE px
-                want = native * ZOOM_DIE_SIDE / side
-        top = max(self.zoom_imgsz, min(native, self.zoom_max) // ZOOM_STEP * ZOOM_STEP)  # rounded down: never past
-        return int(min(max(-(-np.ceil(want) // ZOOM_STEP) * ZOOM_STEP, self.zoom_imgsz), top))
-
-    def _zoom_detector_at(self, side: int) -> DetectorBackend:
-        """The zoom detector letterboxing to ``side`` px (made once per side, sharing the weights)."""
-        if side not in self._zoomed_at:
-            resized = self.detector.resized(side)  # not None: zoom_imgsz's resized() was not
-            assert resized is not None, "a detector that resized once resizes to any side"
-            self._zoomed_at[side] = resized
-        return self._zoomed_at[side]
 
     def exposed(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         """The frame as the reader reads it, and the gain applied: ``image`` ``(H, W, 3)`` uint8 brightened by
@@ -596,49 +520,6 @@ class DiceReader:
             if gain > self.dim_gain:
                 return brightened(image, gain), gain
         return image, 1.0
-
-    def merge_zoomed(self, first: tuple[Detections, Detections],
-                     zoomed: tuple[Detections, Detections]) -> tuple[Detections, Detections]:
-        """One frame's ``(dice, candidates)`` from its first read and its zoomed read (:meth:`read_candidates`).
-
-        The dice: the zoomed read's, plus each die of the first read that lies on none of them
-        (:func:`kosti.vision.detections.unseen_in`: IoU below :data:`ZOOM_SAME_DIE_IOU`, and neither box covering
-        ``nested_frac`` of the other — less when either die is weak, :meth:`cover_fracs`, as
-        :meth:`one_box_per_die` asks of a weak box within one read). The candidates: the zoomed read's, plus the
-        first read's that lie on no zoomed die or candidate. A die that the larger input loses (a red die on a
-        wooden floor, skovy-webcam) is kept, and a die both reads found counts once, as the zoomed read saw it
-        (its box, value and confidences), even where the first read's box scored higher: the zoomed read boxes
-        small dice more closely (keeping the stronger box of each pair instead found 12 of the 19 dice of epanemu
-        val ``dice_441`` at IoU 0.5, not 13). Both results highest detector confidence first.
-
-        Args:
-            first, zoomed: ``(dice, candidates)`` of each read, in the same frame's pixels.
-
-        Returns:
-            ``(dice, candidates)``.
-        """
-        dice0, cand0 = first
-        dice1, cand1 = zoomed
-        new = unseen_in(dice0.xyxy, dice1.xyxy, ZOOM_SAME_DIE_IOU, self.cover_fracs(dice0.confidence),
-                        self.cover_fracs(dice1.confidence))
-        dice = Detections.concat([dice1, dice0[new]])
-        seen = np.concatenate([dice1.xyxy, cand1.xyxy])
-        cands = Detections.concat([cand1, cand0[unseen_in(cand0.xyxy, seen, ZOOM_SAME_DIE_IOU, self.nested_frac)]])
-        return dice[np.argsort(-dice.confidence, kind="stable")], cands[np.argsort(-cands.confidence, kind="stable")]
-
-    def needs_zoom(self, dice: Detections, candidates: Detections, frame_hw: tuple[int, int]) -> bool:
-        """Whether a frame of ``frame_hw`` ``(H, W)`` px read as ``dice`` (with the unconfirmed ``candidates``)
-        is read again zoomed (:meth:`zoom_side`): no die but some candidate (even one surely no die: epanemu val
-        ``dice_282``'s weak red die is found by the larger read only), or the dice's median side (root of the box
-        area) under ``zoom_below`` px at the detector's input (× ``input_side / max(H, W)``); for a frame larger than
-        ``zoom_imgsz`` their lower quartile (:data:`kosti.models.ZOOM_LARGE_FRAME_QUANTILE`). False when off."""
-        if self.zoom_detector is None:
-            return False
-        if len(dice) == 0:  # any candidate, even one surely not a die: the larger read may find a die beside it
-            return len(candidates) > 0
-        q = ZOOM_LARGE_FRAME_QUANTILE if max(frame_hw) > self.zoom_imgsz else 0.5
-        side = float(np.quantile(box_sides(dice.xyxy), q))
-        return side * self.detector.input_side / max(frame_hw) < self.zoom_below
 
     def _read_with(self, detector: DetectorBackend, image: np.ndarray) -> tuple[Detections, Detections]:
         """:meth:`read_candidates` with one detector (the reader's own or its zoomed copy), no zoom."""
@@ -700,10 +581,6 @@ class DiceReader:
                 f"value_conf={self.value_conf:g}{t}{f' tta={self.views}' if self.tta and self.classifier is not None else ''}{v}")
 
 
-#: A die of the first read and one of the zoomed read are the same die from this IoU on
-#: (:meth:`DiceReader.merge_zoomed`); the same die read at 640 and 800 px is boxed at IoU 0.6–0.9, two touching dice
-#: below 0.2.
-ZOOM_SAME_DIE_IOU = 0.3
 
 
 def best_face_prob(probs: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kosti.redact import redact_text
+from kosti.common.redact import redact_text
 from kosti.vision.frame_source import EndOfStream, FrameSource, SourceError, SourceTimeout
 
 log = logging.getLogger("kosti.vision.sources")

@@ -27,6 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from kosti.vision.params import STILL_S
 from kosti.vision.throws import Throw
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class ThrowRecorder:
     """
 
     def __init__(self, folder: Path | str, before_s: float = 4.0, after_s: float = 2.0, max_mb: float = 500.0,
-                 max_width: int = 1280, quality: int = 85, still_s: float = 0.4, lead_s: float = 0.3) -> None:
+                 max_width: int = 1280, quality: int = 85, still_s: float = STILL_S, lead_s: float = 0.3) -> None:
         if before_s < 0 or after_s < 0 or max_mb < 0 or max_width < 0 or still_s < 0:
             raise ValueError("before_s, after_s, max_mb, max_width and still_s must be >= 0")
         if not 1 <= quality <= 100:

@@ -49,29 +49,25 @@ after the blur).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import cv2
 import numpy as np
 
-from kosti.models import DEFAULT_DIM_GAIN
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain, held_gain
+from kosti.vision.params import DIE_FRACTION, DIE_MARGIN, MOTION_FRACTION, STILL_FRACTION, SettleParams
 
-#: Default changed-pixel fraction (of the 160 px wide grey image) above which the table is moving, and
-#: below which a frame counts as still (the gap is the hysteresis); ``[settle] motion_fraction`` /
-#: ``still_fraction`` in kosti.toml. Tuned on the virtual table and folder replays of the shared photos
-#: with added sensor noise (module docstring).
-MOTION_FRACTION = 0.004
-STILL_FRACTION = 0.0015
-#: Per-die rest (:meth:`SettleDetector.set_focus`): a die has kept its place while at most this share of its box
-#: (grown by :data:`DIE_MARGIN` of its side on each side, so that a hand or a shadow touching it counts) changed by
-#: more than ``diff_threshold`` since the previous frame and since the start of the rest. A die at rest on the real
-#: clips (``../shared/clips/real-throws``) changes under 0.02 of its box, a camera refocusing included; a die
-#: rolling by a quarter of its side, or the arm's shadow reaching it, over 0.3.
-DIE_FRACTION = 0.15
-DIE_MARGIN = 0.25
+__all__ = ["DIE_FRACTION", "DIE_MARGIN", "MOTION_FRACTION", "STILL_FRACTION", "SettleDetector", "SettleParams",
+           "SettleState", "SettleUpdate"]
+
+# MOTION_FRACTION, STILL_FRACTION (the hysteresis), DIE_FRACTION, DIE_MARGIN (per-die rest; a die at rest on the real
+# clips, ``../shared/clips/real-throws``, changes under 0.02 of its box, a camera refocusing included; a die rolling
+# by a quarter of its side, or the arm's shadow reaching it, over 0.3): declared with every other setting in
+# :mod:`kosti.vision.params` (:class:`~kosti.vision.params.SettleParams`).
 #: Small images kept for :meth:`SettleDetector.set_focus` to find when the dice stopped (2 s at 30 fps).
 HISTORY_FRAMES = 60
 
@@ -239,7 +235,13 @@ class SettleDetector:
     """Hysteresis motion detector on downscaled grayscale frames, compensating a moving camera.
 
     Args:
-        still_s: seconds of stillness before the table counts as settled (default 0.4).
+        params: the settings (:class:`kosti.vision.params.SettleParams`, each declared there once with its default,
+            unit and bounds); default ``SettleParams()``.
+        settings: any field of :class:`~kosti.vision.params.SettleParams` by name, replacing ``params``' value.
+
+    What each setting does:
+        still_s: seconds of stillness before the table counts as settled (default
+            :data:`kosti.vision.params.STILL_S`).
         width: width in pixels of the downscaled image (height keeps the aspect ratio).
         blur_sigma: Gaussian blur sigma in small-image pixels (suppresses sensor noise and JPEG ringing).
         diff_threshold: gray-level change (0–255) for a pixel to count as changed.
@@ -260,21 +262,13 @@ class SettleDetector:
         ValueError: inconsistent thresholds (``still_fraction > motion_fraction``) or non-positive sizes.
     """
 
-    def __init__(
-        self,
-        still_s: float = 0.4,
-        width: int = 160,
-        blur_sigma: float = 1.0,
-        diff_threshold: int = 14,
-        motion_fraction: float = MOTION_FRACTION,
-        still_fraction: float = STILL_FRACTION,
-        drift_fraction: float = 0.003,
-        compensate: bool = True,
-        max_shift: float = 2.0,
-        dim_gain: float = DEFAULT_DIM_GAIN,
-        die_fraction: float = DIE_FRACTION,
-        die_margin: float = DIE_MARGIN,
-    ) -> None:
+    def __init__(self, params: SettleParams | None = None, **settings: Any) -> None:
+        p = dataclasses.replace(params or SettleParams(), **settings)  # TypeError: no such setting
+        #: The settings this detector was built with (:class:`kosti.vision.params.SettleParams`).
+        self.params = p
+        still_s, width, diff_threshold, dim_gain = p.still_s, p.width, p.diff_threshold, p.dim_gain
+        still_fraction, motion_fraction, die_fraction, die_margin = (p.still_fraction, p.motion_fraction,
+                                                                     p.die_fraction, p.die_margin)
         if still_s < 0 or width < 8 or diff_threshold < 1:
             raise ValueError("still_s must be >= 0, width >= 8, diff_threshold >= 1")
         if dim_gain != 0.0 and not 1.0 <= dim_gain <= MAX_EXPOSURE_GAIN:
@@ -285,13 +279,13 @@ class SettleDetector:
             raise ValueError(f"need 0 < die_fraction <= 1 and die_margin >= 0, got {die_fraction}, {die_margin}")
         self.still_s = still_s
         self.width = width
-        self.blur_sigma = blur_sigma
+        self.blur_sigma = p.blur_sigma
         self.diff_threshold = diff_threshold
         self.motion_fraction = motion_fraction
         self.still_fraction = still_fraction
-        self.drift_fraction = drift_fraction
-        self.compensate = compensate
-        self.max_shift = max_shift
+        self.drift_fraction = p.drift_fraction
+        self.compensate = p.compensate
+        self.max_shift = p.max_shift
         self.dim_gain = float(dim_gain)
         self.die_fraction, self.die_margin = float(die_fraction), float(die_margin)
         self.reset()

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# The one secret-redaction rule for source URLs lives in kosti.redact (light: the CLI installs it for every
+# The one secret-redaction rule for source URLs lives in kosti.common.redact (light: the CLI installs it for every
 # command without importing OpenCV); it is re-exported here, where sources are opened.
-from kosti.redact import RedactingFilter, install_log_redaction, redact_text, redact_url
+from kosti.common.redact import RedactingFilter, install_log_redaction, redact_text, redact_url
 from kosti.vision.camera_sources import STREAM_OPEN_TIMEOUT_S, STREAM_READ_TIMEOUT_S, OpenCVSource, open_capture
 from kosti.vision.frame_source import (
     IMAGE_EXTENSIONS,

@@ -11,22 +11,34 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
 from kosti.models import DEFAULT_DIM_GAIN, DEFAULT_VALUE_CONF
-from kosti.vision.detections import UNKNOWN_VALUE, Detections, box_iou, box_sides
+from kosti.vision.continuity import (
+    Continuity,
+    FollowsThrows,
+    changed_since,
+    dice_boxes,
+    die_side,
+    matched,
+    move_boxes,
+    registered_rest,
+    rest_motion,
+    to_detections,
+    unmoved,
+)
+from kosti.vision.detections import UNKNOWN_VALUE, Detections
 from kosti.vision.hands import HandBlob, appearance_change, find_hand, find_new_hand
 from kosti.vision.settle import (
-    DIE_FRACTION,
+    IDENTITY,
     SettleDetector,
     SettleState,
     SettleUpdate,
     compose,
-    estimate_camera_motion,
     invert,
     scale_transform,
 )
@@ -44,46 +56,6 @@ HAND_HOLD_S = 5.0
 #: (:class:`ThrowDetector` ``per_die``): a shadow creeping over the cloth breaks rests of 0.1–0.3 s on the real clips;
 #: a die's bounce pauses the view for a single frame.
 BROKE_OFF_S = 0.1
-#: Continuity of a throw (issue 40): around a die that changed after the throw was read, a square reaching this many
-#: die sides beyond its box on each side is watched (a correction moves a die at most 1.5 sides); the die is *gone*
-#: when fewer than :data:`GONE_SHARE` of the pixels that differed from the cloth there at the throw still differ
-#: (picked up), and *covered* when more than :data:`COVERED_SHARE` times as many do (a hand over it).
-AROUND_SIDES = 1.5
-GONE_SHARE = 0.4
-COVERED_SHARE = 2.5
-#: Colour distance (BGR, 0–441) from the cloth at which a pixel is part of a die, a hand or anything else on it.
-OBJECT_COLOUR = 40.0
-
-
-@dataclass
-class Continuity:
-    """The last throw's dice followed frame by frame until the next rest (issue 40: a correction only with continuity).
-
-    Attributes:
-        throw: the throw followed.
-        image: its settle frame, ``(H, W, 3)`` uint8 BGR (the reference; not copied).
-        small: the settle detector's small grey image of that frame (:attr:`SettleDetector.last_small`), which
-            each later frame is registered onto (:func:`_rest_motion`: the camera's motion since).
-        boxes: ``(N, 4)`` its dice's boxes, frame pixels.
-        cloth: ``(N, 3)`` the cloth's colour around each die (BGR, the median of the watched square's border).
-        baseline: ``(N,)`` pixels around each die that differed from the cloth at the throw.
-        disturbed: indices of the dice whose box changed since (:data:`kosti.vision.settle.DIE_FRACTION`).
-        camera: the camera's motion from ``small`` to the last frame followed (small px; the last one found).
-        broken: why the dice did not stay in view, unchanged but for one (``"dice"``: two or more changed; ``"gone"``;
-            ``"covered"``; ``"camera"``: the picture's size changed), or None while they did.
-    """
-
-    throw: Throw
-    image: np.ndarray
-    small: np.ndarray | None
-    boxes: np.ndarray
-    cloth: np.ndarray
-    baseline: np.ndarray
-    disturbed: set[int] = field(default_factory=set)
-    broken: str | None = None
-    camera: np.ndarray = field(default_factory=lambda: np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
-
-
 @dataclass(frozen=True)
 class FrameResult:
     """What :meth:`ThrowDetector.process` saw in one frame.
@@ -110,7 +82,7 @@ def reader_dim_gain(reader: object) -> float:
     return float(gain) if isinstance(gain, (int, float)) else DEFAULT_DIM_GAIN
 
 
-class ThrowDetector:
+class ThrowDetector(FollowsThrows):
     """Turns a frame sequence into settled throws (single-threaded; see :class:`LivePipeline` for threads).
 
     On a settle event (the table still for the settle detector's still time, the camera's own motion
@@ -309,7 +281,7 @@ class ThrowDetector:
                     and (self._broke_off or frame.t - self._moving_since >= self.probe_after_s - 1e-6)):
                 self._probe(frame)
             return FrameResult(update)
-        self._rest.append((frame, update.camera if update.camera is not None else _IDENTITY))
+        self._rest.append((frame, update.camera if update.camera is not None else IDENTITY))
         if self._done:
             return FrameResult(update)
         if self._turning is not None:
@@ -343,49 +315,6 @@ class ThrowDetector:
             return None
         frame = self._rest[-1][0]
         return self._decide(frame, update, time.monotonic(), short_rest=True)
-
-    def _watch_from(self, throw: Throw, image: np.ndarray) -> None:
-        """Follow ``throw``'s dice from its settle frame ``image`` on (:class:`Continuity`)."""
-        boxes = _boxes(throw.dice).astype(np.float64)
-        if not len(boxes):
-            self.continuity = None
-            return
-        cloth = np.array([_cloth(_around(image, b)[0]) for b in boxes]).reshape(-1, 3)
-        baseline = np.array([_object_pixels(image, boxes, i, c) for i, c in enumerate(cloth)], np.float64)
-        self.continuity = Continuity(throw, image, self.settle.last_small, boxes, cloth, baseline)
-
-    def _follow(self, frame: Frame, update: SettleUpdate) -> None:
-        """One frame of :attr:`continuity`: which of the last throw's dice changed, and whether one went or was
-        covered. Frames in which no pixel changed cost nothing."""
-        c = self.continuity
-        if c is None or c.broken is not None or frame.t - c.throw.time_s > self.continue_s:
-            return
-        if (update.motion == 0.0 and update.drift == 0.0) or frame.image is c.image:
-            return  # not a pixel changed (a fixed camera over a still table)
-        if frame.image.shape != c.image.shape:
-            c.broken = "camera"
-            return
-        w = frame.image.shape[1]
-        now = self.settle.last_small
-        if c.small is not None and now is not None and c.small.shape == now.shape:
-            m = estimate_camera_motion(c.small, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
-            if m is not None:  # (none found in this frame: the camera stays where it was last found)
-                c.camera = m
-        rel = scale_transform(c.camera, w / self.settle.width)
-        boxes = _move_boxes(c.boxes, rel)
-        for i, b in enumerate(boxes):
-            if i not in c.disturbed and appearance_change(c.image, frame.image, b, rel,
-                                                         gain=self.settle.gain) > DIE_FRACTION:
-                c.disturbed.add(i)
-        if len(c.disturbed) > 1:
-            c.broken = "dice"
-            return
-        for i in c.disturbed:
-            n = _object_pixels(frame.image, boxes, i, c.cloth[i])
-            if n < GONE_SHARE * c.baseline[i]:
-                c.broken = "gone"
-            elif n > COVERED_SHARE * max(1.0, c.baseline[i]):
-                c.broken = "covered"
 
     def _probe(self, frame: Frame) -> None:
         """Read ``frame`` while the view still moves; when it holds the expected dice (with none expected: as many as the
@@ -468,10 +397,10 @@ class ThrowDetector:
         if not dice or now is None:
             return None, False
         centres = np.array([d.center for d in dice], np.float64).reshape(-1, 2)
-        side = die_px or _die_side(dice) or None
+        side = die_px or die_side(dice) or None
 
         def against(before: np.ndarray | None) -> HandBlob | None:
-            registered = _registered(before, now)
+            registered = registered_rest(before, now)
             if registered is None or now is None:
                 return None
             return find_new_hand(registered, now, width, roll_mask, side, moved, dice_at=centres,
@@ -485,9 +414,11 @@ class ThrowDetector:
         return hand, False
 
     def _decide(self, frame: Frame, update: SettleUpdate, t_arrive: float, short_rest: bool = False) -> FrameResult:
+        """Read the rest that just settled: hands first, then the voted dice, sorted into zones, recovered, set
+        against the last throw (the same dice, a correction), and reported as a throw or skipped."""
         h, w = frame.image.shape[:2]
         expected = self.expected_dice  # set between frames by the runner (LivePipeline.expect)
-        die_px = self.last_throw and _die_side(self.last_throw.dice)
+        die_px = self.last_throw and die_side(self.last_throw.dice)
         roll_mask, moved = None, None
         if self.hands:
             roll_mask = np.zeros((h, w), np.uint8)
@@ -500,68 +431,33 @@ class ThrowDetector:
                 if hand is not None:
                     return self._hand_held(hand, moved, frame.t, update)
         t0 = time.perf_counter()
-        rest = list(self._rest)
-        picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
-        frames = [rest[k][0] for k in picks]
-        if self._use_candidates(expected):
-            pairs = [self._read(f, True) for f in frames]
-            pairs = [(self._to_newest(d, k), self._to_newest(c, k)) for (d, c), k in zip(pairs, picks)]
-            reads = [dice for dice, _ in pairs]
-        else:
-            pairs = None
-            reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
-        dice_all = vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou)
+        dice_all, pairs, n_frames = self._vote_rest(expected)
         held_long = False
-        if self.hands and self.per_die:
-            # A hand holds a throw back only when it covers or touches a die (issue 40): an arm resting at the edge
-            # of the view does not. With no die read, any hand in the roll area does (dice may lie on it unseen).
-            centres = np.array([d.center for d in dice_all], np.float64).reshape(-1, 2) if dice_all else None
-            hand = find_hand(frame.image, roll_mask, die_px or _die_side(dice_all) or None, moved=moved,
-                             gain=self.settle.gain, dice_at=centres)
-            if hand is not None:
-                return self._hand_held(hand, moved, frame.t, update)
         if self.hands:
-            hand, held_long = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
-            if hand is not None:
-                return self._hand_held(hand, moved, frame.t, update)
-            if not held_long:  # (while the dice may lie in a hand, every throw asks)
-                self._hand_moved = self._hand_before = None
+            held, held_long = self._hands_after_read(frame, update, dice_all, roll_mask, moved, die_px or None)
+            if held is not None:
+                return held
         # A die whose own look still changes is not at rest (spinning on a corner, rocking).
-        if dice_all and len(rest) >= 2:
-            turning = self._still_turning(_boxes(dice_all))
+        if dice_all and len(self._rest) >= 2:
+            turning = self._still_turning(dice_boxes(dice_all))
             if turning is not None and not short_rest:
                 self._turning = turning
                 return FrameResult(update, skipped="turning")
         self._done = True
         small = self.settle.last_small
         before_rest, self._rest_small = self._rest_small, small
-        codes = self.zones.classify(_boxes(dice_all), w, h)
+        codes = self.zones.classify(dice_boxes(dice_all), w, h)
         roll = [d for d, c in zip(dice_all, codes) if c == ROLL]
         aside = [d for d, c in zip(dice_all, codes) if c == SET_ASIDE]
-        self.last_detections = _to_detections(roll + aside)
+        self.last_detections = to_detections(roll + aside)
         read_ms = (time.perf_counter() - t0) * 1000.0
         recovered_all = False
         if not roll:
-            # No die sure enough: a throw of dice the detector is unsure of (one die of Pig showing a lone 1),
-            # or a table cleared of dice. Only candidates where the table changed since the last rest can
-            # be the throw's dice; clutter that lay there before (a token, a coin) cannot. The two rests are
-            # registered through the camera's motion, except after an announced throw: on a plain cloth
-            # the landed die may be all the registration sees, and it would lay the old die onto it.
-            extra = self._recover(dice_all, pairs, expected, w, h)
-            if extra and not self._new_throw:
-                before_rest = _registered(before_rest, small)
-            thr = self.settle.diff_threshold / self.settle.gain  # (grey levels of a normally lit frame)
-            extra = [d for d in extra if _changed_since(d.box, before_rest, small, w, thr)]
-            if not extra:
+            recovered = self._recover_all(dice_all, pairs, expected, before_rest, small, w, h)
+            if recovered is None:
                 return FrameResult(update, skipped="empty")
-            assert expected is not None  # _recover returns nothing without an expected count
-            # A throw with no die the detector was sure of is never scored unconfirmed, however clear the
-            # faces: a coin or token knocked into a new place reads as a face too. Each keeps its face as
-            # the guess, for the table to confirm.
-            held = [replace(d, uncertain=True, value=UNKNOWN_VALUE, guess=d.value or d.guess) for d in extra[:expected]]
-            roll = sorted(held, key=lambda d: (d.center[0], d.center[1]))
-            self.last_detections = _to_detections(roll + aside)
-            recovered_all = True
+            roll, recovered_all = recovered, True
+            self.last_detections = to_detections(roll + aside)
         last = self.last_throw
         corrects: int | None = None
         correction = reason_pair(
@@ -569,28 +465,16 @@ class ThrowDetector:
             "кость сдвинулась после того, как бросок был прочитан: бросок исправлен")
         if self.suppress_repeats and last is not None and not self._new_throw:
             before = self._in_table(last.dice, small, w)
-            if _unmoved(roll, before):
-                # The same dice at the same places: not a new throw. A re-read of an uncertain throw that
-                # now gives other values is reported again (it may be the readable version the game waits
-                # for). Judged on the dice found before any recovery of a short throw (when a player picks
-                # up the dice to throw and leaves the kept ones lying, a weak box must not turn that into a
-                # new throw); with no die found, on the recovered ones (a token a picked-up die had hidden).
-                same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if _matched(d, roll))
-                if last.ok or same_values:
-                    return FrameResult(update, skipped="same")
-            elif self._continues(last, roll, before, frame.t):
-                if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
-                    last.dice = roll  # a die nudged, no face changed: follow it silently
-                    self._last_small = small
-                    if self.per_die:
-                        self._watch_from(last, frame.image)
-                    return FrameResult(update, skipped="same")
+            against = self._against_last(last, roll, before, small, frame)
+            if against == "same":
+                return FrameResult(update, skipped="same")
+            if against == "corrects":
                 corrects = last.frame_index
                 correction = self._correction_reason(last, roll, before)
         if corrects is None and not recovered_all and expected is not None and len(roll) < expected:
             extra = self._recover(dice_all, pairs, expected, w, h)
             roll = sorted(roll + extra[: expected - len(roll)], key=lambda d: (d.center[0], d.center[1]))
-            self.last_detections = _to_detections(roll + aside)
+            self.last_detections = to_detections(roll + aside)
             read_ms = (time.perf_counter() - t0) * 1000.0
         if corrects is not None and last is not None:
             expected = last.expected_dice
@@ -606,6 +490,93 @@ class ThrowDetector:
                 "кости, возможно, ещё в руке: проверьте"))
         if corrects is not None:
             reasons.append(correction)
+        return self._report(frame, update, t_arrive, roll, aside, expected, reasons, read_ms, n_frames, corrects)
+
+    def _vote_rest(self, expected: int | None) -> tuple[list[Die], list[tuple[Detections, Detections]] | None, int]:
+        """Read up to ``vote_frames`` frames of the rest (newest first, every other frame) and vote: ``(dice,
+        per-frame (dice, candidates) pairs or None when no candidates are used, frames read)``."""
+        rest = list(self._rest)
+        picks = list(range(len(rest) - 1, -1, -2))[: self.vote_frames]  # newest first, every other frame
+        frames = [rest[k][0] for k in picks]
+        if self._use_candidates(expected):
+            pairs = [self._read(f, True) for f in frames]
+            pairs = [(self._to_newest(d, k), self._to_newest(c, k)) for (d, c), k in zip(pairs, picks)]
+            reads = [dice for dice, _ in pairs]
+        else:
+            pairs = None
+            reads = [self._to_newest(self._read(f, False), k) for f, k in zip(frames, picks)]
+        return vote(reads, min_value_confidence=self.min_value_confidence, dedupe_iou=self.dedupe_iou), pairs, len(frames)
+
+    def _hands_after_read(self, frame: Frame, update: SettleUpdate, dice_all: list[Die], roll_mask: np.ndarray | None,
+                          moved: np.ndarray | None, die_px: float | None) -> tuple[FrameResult | None, bool]:
+        """The hand checks once the dice are read: ``(the held result, or None; whether the dice may still lie in a
+        hand held too long to wait for)``."""
+        w = frame.image.shape[1]
+        if self.per_die:
+            # A hand holds a throw back only when it covers or touches a die (issue 40): an arm resting at the edge
+            # of the view does not. With no die read, any hand in the roll area does (dice may lie on it unseen).
+            centres = np.array([d.center for d in dice_all], np.float64).reshape(-1, 2) if dice_all else None
+            hand = find_hand(frame.image, roll_mask, die_px or die_side(dice_all) or None, moved=moved,
+                             gain=self.settle.gain, dice_at=centres)
+            if hand is not None:
+                return self._hand_held(hand, moved, frame.t, update), False
+        hand, held_long = self._hand_without_colour(dice_all, roll_mask, moved, die_px or None, w, frame.t)
+        if hand is not None:
+            return self._hand_held(hand, moved, frame.t, update), held_long
+        if not held_long:  # (while the dice may lie in a hand, every throw asks)
+            self._hand_moved = self._hand_before = None
+        return None, held_long
+
+    def _recover_all(self, dice_all: list[Die], pairs: list[tuple[Detections, Detections]] | None,
+                     expected: int | None, before_rest: np.ndarray | None, small: np.ndarray | None, w: int,
+                     h: int) -> list[Die] | None:
+        """The throw's dice when no die was sure enough, held for the table to confirm, or None (nothing new)."""
+        # No die sure enough: a throw of dice the detector is unsure of (one die of Pig showing a lone 1),
+        # or a table cleared of dice. Only candidates where the table changed since the last rest can
+        # be the throw's dice; clutter that lay there before (a token, a coin) cannot. The two rests are
+        # registered through the camera's motion, except after an announced throw: on a plain cloth
+        # the landed die may be all the registration sees, and it would lay the old die onto it.
+        extra = self._recover(dice_all, pairs, expected, w, h)
+        if extra and not self._new_throw:
+            before_rest = registered_rest(before_rest, small)
+        thr = self.settle.diff_threshold / self.settle.gain  # (grey levels of a normally lit frame)
+        extra = [d for d in extra if changed_since(d.box, before_rest, small, w, thr)]
+        if not extra:
+            return None
+        assert expected is not None  # _recover returns nothing without an expected count
+        # A throw with no die the detector was sure of is never scored unconfirmed, however clear the
+        # faces: a coin or token knocked into a new place reads as a face too. Each keeps its face as
+        # the guess, for the table to confirm.
+        held = [replace(d, uncertain=True, value=UNKNOWN_VALUE, guess=d.value or d.guess) for d in extra[:expected]]
+        return sorted(held, key=lambda d: (d.center[0], d.center[1]))
+
+    def _against_last(self, last: Throw, roll: list[Die], before: list[Die], small: np.ndarray | None,
+                      frame: Frame) -> str | None:
+        """This rest against the last throw: ``"same"`` when it shows that throw again (not reported: the same dice
+        unmoved, or nudged on with no face changed, followed silently), ``"corrects"`` when it continues and
+        corrects it (:meth:`_continues`), else None (a new throw)."""
+        if unmoved(roll, before):
+            # The same dice at the same places: not a new throw. A re-read of an uncertain throw that
+            # now gives other values is reported again (it may be the readable version the game waits
+            # for). Judged on the dice found before any recovery of a short throw (when a player picks
+            # up the dice to throw and leaves the kept ones lying, a weak box must not turn that into a
+            # new throw); with no die found, on the recovered ones (a token a picked-up die had hidden).
+            same_values = sorted(d.value for d in roll) == sorted(d.value for d in before if matched(d, roll))
+            return "same" if last.ok or same_values else None
+        if not self._continues(last, roll, before, frame.t):
+            return None
+        if sorted(d.value for d in roll) == sorted(d.value for d in last.dice) and last.ok:
+            last.dice = roll  # a die nudged, no face changed: follow it silently
+            self._last_small = small
+            if self.per_die:
+                self._watch_from(last, frame.image)
+            return "same"
+        return "corrects"
+
+    def _report(self, frame: Frame, update: SettleUpdate, t_arrive: float, roll: list[Die], aside: list[Die],
+                expected: int | None, reasons: list[tuple[str, str]], read_ms: float, n_frames: int,
+                corrects: int | None) -> FrameResult:
+        """The throw of this rest, remembered as the last one and reported."""
         blocking = any(code in BLOCKING_REASONS for code, _ in reasons)
         throw = Throw(
             frame_index=frame.index,
@@ -619,11 +590,11 @@ class ThrowDetector:
             expected_dice=expected,
             read_ms=read_ms,
             latency_s=time.monotonic() - t_arrive,
-            frames_read=len(frames),
+            frames_read=n_frames,
             corrects=corrects,
         )
         self.last_throw = throw
-        self._last_small = small
+        self._last_small = self.settle.last_small
         self._last_peak = self.settle.motion_peak
         if self.per_die:
             self._watch_from(throw, frame.image)
@@ -642,7 +613,7 @@ class ThrowDetector:
                              min_value_confidence=self.min_value_confidence,
                              min_confidence=self.recover_confidence, dedupe_iou=self.dedupe_iou,
                              overlap_iou=self.overlap_iou)
-        return [d for d, c in zip(extra, self.zones.classify(_boxes(extra), w, h)) if c == ROLL]
+        return [d for d, c in zip(extra, self.zones.classify(dice_boxes(extra), w, h)) if c == ROLL]
 
     def _use_candidates(self, expected: int | None) -> bool:
         return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
@@ -675,206 +646,16 @@ class ThrowDetector:
         if k == len(self._rest) - 1 or len(det) == 0:
             return det
         m = self._pose(k, self._rest[-1][0].image.shape[1])
-        if np.allclose(m, _IDENTITY, atol=1e-3):
+        if np.allclose(m, IDENTITY, atol=1e-3):
             return det
-        return replace(det, xyxy=_move_boxes(det.xyxy, m))
+        return replace(det, xyxy=move_boxes(det.xyxy, m))
 
     def _in_table(self, dice: list[Die], small: np.ndarray | None, width: int) -> list[Die]:
         """The last throw's dice moved into this frame's pixels: the two settle images registered (a
         camera that drifted between the rests), or unchanged when they cannot be."""
-        m = _rest_motion(self._last_small, small)
+        m = rest_motion(self._last_small, small)
         if m is None:
             return dice
         m = scale_transform(m, width / self.settle.width)
-        moved = _move_boxes(_boxes(dice), m)
+        moved = move_boxes(dice_boxes(dice), m)
         return [replace(d, box=(float(b[0]), float(b[1]), float(b[2]), float(b[3]))) for d, b in zip(dice, moved)]
-
-    def _continues(self, last: Throw, roll: list[Die], before: list[Die], t: float) -> bool:
-        """True when this rest is the last throw continuing: same count, soon after it, and — with ``per_die``
-        (issue 40) — the same dice stayed in view the whole time (:attr:`continuity`: no frame with a die gone or
-        covered, at most one die changed) and that one die alone moved, by at most 1.5 die sides; without it, at
-        most two dice moved, each by at most 1.5 die sides, and the motion in between was quiet (no hand, no
-        throw). A wrong merge deletes a scored throw unseen; a missed one is entered on the keypad: when in
-        doubt, a new throw."""
-        if not last.dice or len(roll) != len(last.dice) or t - last.time_s > self.continue_s:
-            return False
-        side = _die_side(last.dice)
-        if self.settle.last_small is None:
-            return False
-        m = box_iou(_boxes(roll), _boxes(before))
-        moved_now = [i for i in range(len(roll)) if m[i].max() < 0.7]
-        if self.per_die:
-            c = self.continuity
-            if c is None or c.throw is not last or c.broken is not None or len(c.disturbed) != 1 or len(moved_now) != 1:
-                return False
-        else:
-            area = self.settle.last_small.size
-            scale = self.settle.width / float(self._rest[-1][0].image.shape[1])
-            die_fraction = (side * scale) ** 2 / area
-            if self.settle.motion_peak > max(0.004, self.quiet_dice * die_fraction):
-                return False
-        if not moved_now or len(moved_now) > 2:
-            return False
-        free = [j for j in range(len(before)) if m[:, j].max() < 0.7]
-        for i in moved_now:
-            centre = np.array(roll[i].center)
-            if not any(np.hypot(*(centre - np.array(before[j].center))) <= 1.5 * side for j in free):
-                return False
-        return True
-
-
-    def _correction_reason(self, last: Throw, roll: list[Die], before: list[Die]) -> tuple[str, str]:
-        """The ``corrected`` reason of a throw that corrects ``last``, saying why (English / Russian)."""
-        m = box_iou(_boxes(roll), _boxes(before))
-        moved = [i for i in range(len(roll)) if m[i].max() < 0.7]
-        gone = [j for j in range(len(before)) if m[:, j].max() < 0.7]
-
-        def face(d: Die) -> str:
-            return "?" if d.uncertain else str(d.value)
-
-        if len(moved) == 1 and len(gone) == 1:
-            a, b = face(before[gone[0]]), face(roll[moved[0]])
-            en = f"a die turned from {a} to {b} after the throw was read"
-            ru = f"кость перевернулась с {a} на {b} после того, как бросок был прочитан"
-        else:
-            en, ru = "a die moved on after the throw was read", "кость сдвинулась после того, как бросок был прочитан"
-        others = len(roll) - len(moved)
-        if self.per_die and others:
-            en += (", the other die stayed where it lay" if others == 1 else ", the other dice stayed where they lay")
-            ru += (", другая кость не сдвинулась" if others == 1 else ", остальные кости не сдвинулись")
-        if self.per_die:
-            en += " and every die stayed in view"
-            ru += (" и все кости оставались на виду" if len(roll) > 1 else " и оставалась на виду")
-        else:
-            en += ", with no hand or throw in between"
-            ru += ", без руки и без броска между ними"
-        return reason_pair("corrected", f"{en}: the throw is corrected", f"{ru}: бросок исправлен")
-
-
-_IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-
-
-def _around(image: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, float, int, int]:
-    """The square of ``image`` reaching :data:`AROUND_SIDES` die sides beyond ``box`` (frame pixels) on each side,
-    clipped to the frame and shrunk to at most 64 px wide (BGR uint8), with its scale (crop px per frame px) and
-    its top-left corner in frame pixels."""
-    h, w = image.shape[:2]
-    side = float(max(box[2] - box[0], box[3] - box[1], 1.0))
-    cx, cy, r = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (0.5 + AROUND_SIDES) * side
-    x1, y1 = min(w - 1, max(0, int(cx - r))), min(h - 1, max(0, int(cy - r)))
-    x2, y2 = max(x1 + 1, min(w, int(np.ceil(cx + r)))), max(y1 + 1, min(h, int(np.ceil(cy + r))))
-    crop = image[y1:y2, x1:x2]
-    scale = 1.0
-    if crop.shape[1] > 64:
-        scale = 64 / crop.shape[1]
-        crop = cv2.resize(crop, (64, max(1, round(crop.shape[0] * scale))), interpolation=cv2.INTER_AREA)
-    return crop, scale, x1, y1
-
-
-def _cloth(around: np.ndarray) -> np.ndarray:
-    """``(3,)`` the cloth's colour around a die: the median BGR of the border (2 px) of its square."""
-    border = np.concatenate([around[:2].reshape(-1, 3), around[-2:].reshape(-1, 3),
-                             around[:, :2].reshape(-1, 3), around[:, -2:].reshape(-1, 3)])
-    cloth: np.ndarray = np.median(border, axis=0)
-    return cloth
-
-
-def _object_pixels(image: np.ndarray, boxes: np.ndarray, i: int, cloth: np.ndarray) -> float:
-    """Pixels around die ``i`` of ``boxes`` (``(N, 4)`` frame pixels; :func:`_around`) whose colour is more than
-    :data:`OBJECT_COLOUR` from ``cloth`` (a die, a hand), the other dice's boxes left out, in pixels of the square."""
-    around, scale, x0, y0 = _around(image, boxes[i])
-    d = np.linalg.norm(around.astype(np.float32) - cloth.astype(np.float32), axis=-1) > OBJECT_COLOUR
-    for j, b in enumerate(boxes):
-        if j != i:
-            a, c = max(0, int((b[0] - x0) * scale)), max(0, int((b[1] - y0) * scale))
-            d[c:max(c, int(np.ceil((b[3] - y0) * scale))), a:max(a, int(np.ceil((b[2] - x0) * scale)))] = False
-    return float(np.count_nonzero(d))
-
-
-def _rest_motion(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:
-    """The camera's motion between two rests' settle images (``(h, w_small)`` uint8 gray): a ``(2, 3)``
-    transform of small-image pixels (:func:`estimate_camera_motion`, up to a tenth of the width and 5°),
-    or None when there is none, none is found, or the images cannot be compared."""
-    if before is None or now is None or before.shape != now.shape:
-        return None
-    m = estimate_camera_motion(before, now, max_shift=0.1 * now.shape[1], max_angle_deg=5.0)
-    return None if m is None or np.allclose(m, _IDENTITY, atol=1e-3) else m
-
-
-def _registered(before: np.ndarray | None, now: np.ndarray | None) -> np.ndarray | None:
-    """Settle image ``before`` warped onto ``now`` through the camera's motion between them
-    (:func:`_rest_motion`; unchanged when there is none)."""
-    m = _rest_motion(before, now)
-    if m is None or before is None or now is None:
-        return before
-    out: np.ndarray = cv2.warpAffine(before, m, (now.shape[1], now.shape[0]), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_REPLICATE)
-    return out
-
-
-def _changed_since(box: tuple[float, float, float, float], before: np.ndarray | None, now: np.ndarray | None,
-                   width: int, diff_threshold: float, min_share: float = 0.3) -> bool:
-    """Whether the table changed under ``box`` (frame pixels, frame ``width`` px wide) between two settle
-    images ``before`` and ``now`` (``(h, w_small)`` uint8 gray, :attr:`SettleDetector.last_small`): at least
-    ``min_share`` of the box's small-image pixels differ by more than ``diff_threshold`` grey levels. A
-    die that landed there changes most of its box; a token lying there since the last rest changes none
-    (0.3: a die whose box partly covers one that lay there before still changes well over half). False
-    without a ``before`` image or with images of different sizes (nothing to compare)."""
-    if before is None or now is None or before.shape != now.shape:
-        return False
-    s = now.shape[1] / float(width)
-    x1, y1 = max(0, int(box[0] * s)), max(0, int(box[1] * s))
-    x2, y2 = min(now.shape[1], int(np.ceil(box[2] * s))), min(now.shape[0], int(np.ceil(box[3] * s)))
-    if x2 <= x1 or y2 <= y1:
-        return False
-    diff = cv2.absdiff(now[y1:y2, x1:x2], before[y1:y2, x1:x2])
-    return float(np.count_nonzero(diff > diff_threshold)) / diff.size >= min_share
-
-
-def _die_side(dice: list[Die]) -> float:
-    """Median side (pixels) of the dice's boxes (0 when none)."""
-    if not dice:
-        return 0.0
-    return float(np.median(box_sides(_boxes(dice))))
-
-
-def _move_boxes(xyxy: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``(N, 4)`` boxes moved by the ``(2, 3)`` transform ``m`` (centres mapped, sizes kept), float32."""
-    b = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2, np.ones(len(b))], 1) @ np.asarray(m).T
-    half = np.stack([(b[:, 2] - b[:, 0]) / 2, (b[:, 3] - b[:, 1]) / 2], 1)
-    return np.concatenate([c - half, c + half], 1).astype(np.float32)
-
-
-def _boxes(dice: list[Die]) -> np.ndarray:
-    """``(N, 4)`` float32 boxes of ``dice``."""
-    return np.array([d.box for d in dice], dtype=np.float32).reshape(-1, 4)
-
-
-def _unmoved(now: list[Die], before: list[Die], iou: float = 0.7) -> bool:
-    """True when every die now lies where one of ``before`` lay (box IoU ≥ ``iou``), whatever its face
-    reads: nobody threw, dice were at most taken away."""
-    if not now or not before:
-        return False
-    m = box_iou(np.array([d.box for d in now]), np.array([d.box for d in before]))
-    used: set[int] = set()
-    for i in range(len(now)):
-        j = int(np.argmax(m[i]))
-        if m[i, j] < iou or j in used:
-            return False
-        used.add(j)
-    return True
-
-
-def _matched(die: Die, others: list[Die], iou: float = 0.7) -> bool:
-    """True when ``die``'s box matches one of ``others`` (IoU ≥ ``iou``)."""
-    return bool(others) and float(box_iou(np.array([die.box]), np.array([d.box for d in others])).max()) >= iou
-
-
-def _to_detections(dice: list[Die]) -> Detections:
-    if not dice:
-        return Detections.empty()
-    return Detections(
-        np.array([d.box for d in dice]), np.array([d.det_confidence for d in dice]),
-        np.array([d.value for d in dice]), np.array([d.confidence for d in dice]),
-    )

@@ -8,8 +8,8 @@ NCNN is the fast runtime on a Raspberry Pi's ARM cores; :func:`export_model` mak
 ``*_ncnn_model`` folder with ``yolo export format=ncnn`` (needs the ``ncnn`` and ``pnnx`` packages of the
 ``train`` extra). The Pi reads those folders with :mod:`kosti.vision.ncnn_backend`, without Ultralytics.
 
-Ultralytics is imported through :func:`kosti.ultralytics_env.import_ultralytics` (offline by construction),
-and what it prints goes to stderr (:func:`kosti.ultralytics_env.stdout_to_stderr`): a ``--json`` command's
+Ultralytics is imported through :func:`kosti.common.ultralytics_env.import_ultralytics` (offline by construction),
+and what it prints goes to stderr (:func:`kosti.common.ultralytics_env.stdout_to_stderr`): a ``--json`` command's
 stdout holds only its JSON document, whatever the backend.
 """
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from kosti.common.ultralytics_env import import_ultralytics, stdout_to_stderr
 from kosti.models import DEFAULT_IOU
-from kosti.ultralytics_env import import_ultralytics, stdout_to_stderr
 from kosti.vision.onnx_backend import ModelLoadError
 
 _SUFFIXES = {".pt", ".onnx", ".torchscript", ".engine", ".mlpackage", ".tflite"}

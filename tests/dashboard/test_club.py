@@ -20,7 +20,7 @@ import mqtt_broker
 import pytest
 from mqtt_broker import Mosquitto, free_port
 
-from kosti.config_sections import MqttSettings
+from kosti.config.sections import MqttSettings
 from kosti.dashboard.club import ClubBoard, ClubListener, ResultIn, standings
 from kosti.dashboard.mqtt import results_message
 

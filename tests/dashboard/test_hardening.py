@@ -502,7 +502,7 @@ def test_uvicorn_does_not_believe_x_forwarded_for(tmp_path: Path, monkeypatch) -
 def test_every_log_record_is_redacted_once_installed(caplog) -> None:
     """``kosti`` installs the redaction for every record of the process (uvicorn's and the libraries' loggers
     included), message and traceback."""
-    from kosti.redact import install_log_redaction
+    from kosti.common.redact import install_log_redaction
 
     install_log_redaction()
     log = logging.getLogger("uvicorn.error")

@@ -18,7 +18,7 @@ import pytest
 from mqtt_broker import Mosquitto, Recorder
 
 from kosti.config import KostiConfig, load_config
-from kosti.config_sections import MqttSettings, mqtt_address
+from kosti.config.sections import MqttSettings, mqtt_address
 from kosti.dashboard.mqtt import MqttUnavailable, TableMqtt, player_key
 
 mosquitto = mqtt_broker.mosquitto  # the fixtures: a broker on a free loopback port

@@ -2,7 +2,7 @@
 
 Each command runs in a subprocess under :mod:`net_guard` (every socket connection or host lookup fails and
 is recorded), without ``YOLO_OFFLINE`` in its environment: kosti must switch Ultralytics offline itself
-(:mod:`kosti.ultralytics_env`). Issue 16: ``kosti train`` resolved hosts on import (a 20 s stall without
+(:mod:`kosti.common.ultralytics_env`). Issue 16: ``kosti train`` resolved hosts on import (a 20 s stall without
 DNS), asked PyPI for a newer Ultralytics, sent an analytics event and fetched a font; ``kosti train --json``
 printed 85 lines of log before its JSON.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import tomllib
@@ -11,7 +12,7 @@ import pytest
 
 from kosti import config as C
 from kosti.config import ConfigError, KostiConfig, load_config, render_config, write_default_config
-from kosti.config_cli import main as config_main
+from kosti.config.cli import main as config_main
 from kosti.models import DEFAULT_CONF
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,9 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(k)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
-    monkeypatch.setattr(C, "SYSTEM_CONFIG", tmp_path / "etc" / "kosti" / "kosti.toml")
+    system = tmp_path / "etc" / "kosti" / "kosti.toml"
+    monkeypatch.setattr(C, "SYSTEM_CONFIG", system)
+    monkeypatch.setattr(C.load, "SYSTEM_CONFIG", system)  # where default_config_path reads it
 
 
 def write(tmp_path: Path, text: str, name: str = "kosti.toml") -> Path:
@@ -133,19 +136,20 @@ def test_zoom_max_reaches_the_reader_and_is_never_below_zoom_imgsz(tmp_path: Pat
     from kosti.models import DEFAULT_ZOOM_MAX
 
     default = load_config(write(tmp_path, "[reader]\n", "d.toml")).reader
-    assert default.zoom_max == DEFAULT_ZOOM_MAX and default.reader_kwargs()["zoom_max"] is None
+    assert default.zoom_max == DEFAULT_ZOOM_MAX and default.reader_params().zoom_max == DEFAULT_ZOOM_MAX
+    assert not default.reader_params().zoom_asked()  # the default zoom: off for a model that cannot zoom
     mine = load_config(write(tmp_path, "[reader]\nzoom_max = 1920\n", "m.toml")).reader
-    assert mine.reader_kwargs()["zoom_max"] == 1920
+    assert mine.reader_params().zoom_max == 1920 and mine.reader_params().zoom_asked()
     with pytest.raises(ConfigError, match=r"reader: zoom_max \(960\) must be at least zoom_imgsz \(1024\)"):
         load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1024\nzoom_max = 960\n", "bad.toml"))
     with pytest.raises(ConfigError, match="zoom_max"):
         load_config(write(tmp_path, "[reader]\nzoom_max = 1000\n", "odd.toml"))  # not a multiple of 32
     # a larger zoom_imgsz alone is fine: zoom_max follows it up in the reader
-    up = load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1600\n", "up.toml")).reader.reader_kwargs()
-    assert (up["zoom_imgsz"], up["zoom_max"]) == (1600, None)
+    up = load_config(write(tmp_path, "[reader]\nzoom_imgsz = 1600\n", "up.toml")).reader.reader_params()
+    assert (up.zoom_imgsz, up.zoom_max) == (1600, DEFAULT_ZOOM_MAX)
     from kosti.vision.reader import DiceReader
 
-    assert DiceReader(zoom_imgsz=up["zoom_imgsz"], zoom_max=up["zoom_max"]).zoom_max == 1600
+    assert DiceReader(params=up).zoom_max == 1600
     # with the zoom off, a zoom_max below zoom_imgsz is harmless
     off = load_config(write(tmp_path, "[reader]\nzoom_below = 0\nzoom_max = 704\n", "off.toml")).reader
     assert off.zoom_max == 704
@@ -389,17 +393,18 @@ def test_section_kwargs_match_the_vision_signatures(tmp_path: Path) -> None:
 
     cfg = KostiConfig()
     kw = cfg.reader.reader_kwargs()
-    assert set(kw) <= params(reader_mod.DiceReader.__init__)
-    assert kw["backend"] == "onnx" and kw["conf"] == DEFAULT_CONF and kw["threads"] == 1
-    # every reader setting reaches the reader (a field left out of reader_kwargs would be silently ignored)
+    assert set(kw) == {"det_path", "cls_path", "params"} <= params(reader_mod.DiceReader.__init__)
+    rp = kw["params"]
+    assert rp.backend == "onnx" and rp.conf == DEFAULT_CONF and rp.threads == 1
+    # every reader setting reaches the reader (a field left out of reader_params would be silently ignored)
     settings = set(C.ReaderSettings.model_fields) - {"model", "detector", "classifier"}
-    assert settings <= set(kw), settings - set(kw)
-    assert load_config(write(tmp_path, "[reader]\nnot_die_prob = 0.9\n")).reader.reader_kwargs()["not_die_prob"] == 0.9
-    assert load_config(write(tmp_path, "[reader]\ndim_gain = 0\n", "off.toml")).reader.reader_kwargs()["dim_gain"] == 0
+    assert settings <= {f.name for f in dataclasses.fields(rp)}
+    assert load_config(write(tmp_path, "[reader]\nnot_die_prob = 0.9\n")).reader.reader_params().not_die_prob == 0.9
+    assert load_config(write(tmp_path, "[reader]\ndim_gain = 0\n", "off.toml")).reader.reader_params().dim_gain == 0
     with pytest.raises(ConfigError, match="dim_gain"):
         load_config(write(tmp_path, "[reader]\ndim_gain = 0.5\n", "bad.toml"))
     settle = cfg.settle.detector_kwargs()
-    assert set(settle) <= params(settle_mod.SettleDetector.__init__)
+    assert set(settle) <= {f.name for f in dataclasses.fields(settle_mod.SettleParams)}
     settle_mod.SettleDetector(**settle)  # the defaults are consistent with its own checks
     pi = C.SourceSettings(spec="picamera", width=640, height=480, fps=15).source_kwargs()
     assert pi == {"size": (640, 480), "fps": 15} and set(pi) <= params(sources.PicameraSource.__init__)
@@ -415,7 +420,7 @@ def test_ncnn_backend_maps_onto_the_lean_ncnn_reader(tmp_path: Path) -> None:
     cls.mkdir()
     p = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{det}"\nclassifier = "{cls}"\n')
     kw = load_config(p).reader.reader_kwargs()
-    assert (kw["det_path"], kw["cls_path"], kw["backend"]) == (det, cls, "ncnn")
+    assert (kw["det_path"], kw["cls_path"], kw["params"].backend) == (det, cls, "ncnn")
     bad = write(tmp_path, f'[reader]\nbackend = "ncnn"\ndetector = "{tmp_path / "k.toml"}"\n', "bad.toml")
     with pytest.raises(ConfigError, match="reader.detector: .* is not an NCNN export folder"):
         load_config(bad)
@@ -464,7 +469,7 @@ def test_ncnn_backend_needs_an_ncnn_export_of_the_active_version(tmp_path: Path,
 
 def test_the_template_is_generated_from_the_field_descriptions() -> None:
     """Every key's comment in the file is its Field(description=...); changing a description changes the file."""
-    from kosti.config_sections import SECTIONS
+    from kosti.config.sections import SECTIONS
 
     assert {name: info.annotation for name, info in KostiConfig.model_fields.items()} == SECTIONS
     text = render_config()
@@ -486,8 +491,7 @@ def test_the_template_is_generated_from_the_field_descriptions() -> None:
 def test_settle_keys_are_the_detector_arguments_and_older_names_still_load(tmp_path: Path) -> None:
     """[settle] still_s / motion_fraction / still_fraction are SettleDetector's own keyword names; a file
     written with the older still_time_s / motion_threshold / still_threshold reads the same values."""
-    import inspect
-
+    from kosti.vision.params import SettleParams
     from kosti.vision.settle import SettleDetector
 
     old = load_config(write(tmp_path, "[settle]\nstill_time_s = 0.6\nmotion_threshold = 0.01\nstill_threshold = 0.003\n"))
@@ -497,7 +501,8 @@ def test_settle_keys_are_the_detector_arguments_and_older_names_still_load(tmp_p
     assert old.settle.model_fields_set == {"still_s", "motion_fraction", "still_fraction"}
     kw = new.settle.detector_kwargs()
     assert kw == {"still_s": 0.6, "motion_fraction": 0.01, "still_fraction": 0.003}
-    assert set(kw) == set(type(new.settle).model_fields) <= set(inspect.signature(SettleDetector).parameters)
+    assert set(kw) == set(type(new.settle).model_fields) <= {f.name for f in dataclasses.fields(SettleParams)}
+    assert SettleDetector(new.settle.settle_params()).still_s == SettleDetector(**kw).still_s == 0.6
 
 
 def test_a_set_aside_zone_may_lie_inside_the_roll_area(tmp_path):

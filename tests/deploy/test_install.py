@@ -77,7 +77,7 @@ def test_unit_has_the_required_settings() -> None:
     env = " ".join(e["Environment"])
     assert "XDG_DATA_HOME=/var/lib" in env, "registry and data under /var/lib/kosti"
     assert e["WantedBy"] == ["multi-user.target"]
-    # systemd's watchdog: READY=1 and WATCHDOG=1 come from kosti.watchdog (sd_notify), pinged while /healthz answers
+    # systemd's watchdog: READY=1 and WATCHDOG=1 come from kosti.common.watchdog (sd_notify), pinged while /healthz answers
     assert e["Type"] == ["notify"] and e["NotifyAccess"] == ["main"] and int(e["WatchdogSec"][0]) >= 10
 
 
@@ -143,7 +143,7 @@ def test_dry_run_plans_the_whole_install(dry_run: str) -> None:
     assert "python3-picamera2" in out  # installed, or named in the warning where apt lacks it
     assert re.search(r"^\+ useradd --system .*--groups video .*kosti$", out, re.M)
     assert re.search(rf"^\+ /opt/kosti/venv/bin/python -m pip install .*{re.escape(str(REPO))}\\\[pi\\\]$", out, re.M)
-    assert "kosti.config_cli init --path /etc/kosti/kosti.toml" in out
+    assert "kosti.config.cli init --path /etc/kosti/kosti.toml" in out
     assert f"+ install -D -m 0644 {UNIT} /etc/systemd/system/kosti.service" in out
     assert "+ systemctl enable kosti.service" in out
     assert re.search(r"Dashboard: http://\S+:8000/", out) and "PIN:" in out
@@ -156,12 +156,12 @@ def test_dry_run_plans_the_whole_install(dry_run: str) -> None:
 
 def test_dry_run_config_is_valid(dry_run: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the exact `config_cli init` the installer plans, into a temp file, and load the result."""
-    line = next(ln for ln in dry_run.splitlines() if "kosti.config_cli init" in ln)
+    line = next(ln for ln in dry_run.splitlines() if "kosti.config.cli init" in ln)
     argv = shlex.split(line[2:])
-    argv = argv[argv.index("kosti.config_cli") + 1:]
+    argv = argv[argv.index("kosti.config.cli") + 1:]
     argv[argv.index("--path") + 1] = str(tmp_path / "kosti.toml")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    r = subprocess.run([sys.executable, "-m", "kosti.config_cli", *argv], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "kosti.config.cli", *argv], capture_output=True, text=True,
                        env={k: v for k, v in os.environ.items() if not k.upper().startswith("KOSTI_")})
     assert r.returncode == 0, r.stderr
     from kosti.config import load_config

@@ -99,7 +99,7 @@ def test_upgrade_dry_run_plans_stop_copy_install_migrate_start(tmp_path: Path) -
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("+ ")]
     order = ["+ systemctl stop kosti.service", "+ cp -a /opt/kosti/venv /opt/kosti/venv.previous",
              "kosti.db.before-upgrade", f"-m pip install --upgrade {REPO}\\[pi\\]",
-             "kosti.config_cli check --config /etc/kosti/kosti.toml", "kosti.dashboard.store",
+             "kosti.config.cli check --config /etc/kosti/kosti.toml", "kosti.dashboard.store",
              "+ systemctl restart kosti.service", "+ rm -rf /opt/kosti/venv.previous"]
     at = [next(i for i, ln in enumerate(lines) if want in ln) for want in order[:-1]]
     at.append(max(i for i, ln in enumerate(lines) if order[-1] in ln))  # the copy goes once the new one runs

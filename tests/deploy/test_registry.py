@@ -242,7 +242,7 @@ def test_malformed_pointer_is_reported(reg: Registry) -> None:
 
 
 def test_default_registry_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import kosti.data_dir as R
+    import kosti.common.data_dir as R
 
     system = tmp_path / "var-lib-kosti"
     monkeypatch.setattr(R, "SYSTEM_DATA_DIR", system)

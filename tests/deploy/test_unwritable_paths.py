@@ -180,7 +180,7 @@ def test_a_disk_that_fills_up_during_the_write_is_one_line(tmp_path: Path, capsy
 
 def test_a_writable_path_is_created_and_left_clean(tmp_path: Path) -> None:
     """The check creates a missing folder and leaves no probe file behind (an ``--out`` must stay empty)."""
-    from kosti.writable import writable_dir, writable_file
+    from kosti.common.writable import writable_dir, writable_file
 
     d = writable_dir(tmp_path / "a" / "b", "--out folder")
     assert d.is_dir() and list(d.iterdir()) == []
@@ -230,7 +230,7 @@ def test_export_beside_read_only_weights(tmp_path: Path, capsys) -> None:
 def test_the_check_without_creating(unwritable: Path, tmp_path: Path) -> None:
     """``create=False`` (``kosti capture``, which makes its folder only once the reader has loaded): a folder that
     could be made is not made; one that could not is refused all the same."""
-    from kosti.writable import UnwritablePath, writable_dir
+    from kosti.common.writable import UnwritablePath, writable_dir
 
     assert writable_dir(tmp_path / "later" / "caps", "--out folder", create=False) == tmp_path / "later" / "caps"
     assert not (tmp_path / "later").exists()

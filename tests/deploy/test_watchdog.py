@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from kosti.common.watchdog import Watchdog, notify, start_watchdog, watchdog_period_s
 from kosti.dashboard.app import DashboardConfig, create_app
-from kosti.watchdog import Watchdog, notify, start_watchdog, watchdog_period_s
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ def test_shipped_models_export_to_ncnn_and_read_the_same(tmp_path, capsys):
 def test_ultralytics_own_ncnn_export_reads_at_its_square_size(tmp_path):
     """A detector folder from Ultralytics' own NCNN export (one decoded output, reshapes fixed at 640×640) is
     read by the lean backend at its square size, with the ONNX reader's dice on a square photo."""
-    from kosti.ultralytics_env import import_ultralytics, stdout_to_stderr
+    from kosti.common.ultralytics_env import import_ultralytics, stdout_to_stderr
     from kosti.vision.ncnn_backend import NcnnDetector
     from kosti.vision.reader import DiceReader
 

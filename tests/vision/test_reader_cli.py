@@ -179,9 +179,9 @@ def test_read_defaults_follow_the_config_backend_and_the_active_version(tmp_path
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv("KOSTI_READER__BACKEND", raising=False)
     monkeypatch.delenv("KOSTI_CONFIG", raising=False)  # the search order itself is under test
-    import kosti.config
+    import kosti.config.load
 
-    monkeypatch.setattr(kosti.config, "SYSTEM_CONFIG", tmp_path / "etc" / "kosti.toml")  # none on this machine
+    monkeypatch.setattr(kosti.config.load, "SYSTEM_CONFIG", tmp_path / "etc" / "kosti.toml")  # none on this machine
     ns = lambda **kw: argparse.Namespace(**{"backend": None, "model": None, "cls_model": None, **kw})  # noqa: E731
     assert _models(ns()) == ("onnx", DETECTOR_ONNX, CLASSIFIER_ONNX)
     assert _models(ns(backend="ncnn")) == ("ncnn", DETECTOR_NCNN, CLASSIFIER_NCNN)

@@ -151,9 +151,13 @@ def test_cli_zoom_max_reaches_the_reader_and_a_bad_one_is_one_line(capsys, tmp_p
     big = tmp_path / "table.png"  # 2x2 photos: 1280 px, dice 20 px at the 640 px input
     tiles = [cv2.imread(str(p)) for p in photos]
     cv2.imwrite(str(big), np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])]))
-    assert main(["read", "--json", "--zoom-max", "640", str(big)]) == 2
+    assert main(["read", "--json", "--zoom-imgsz", "1024", "--zoom-max", "960", str(big)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "zoom_max 640 is below zoom_imgsz 800" in err[0], err
+    assert len(err) == 1 and "zoom_max 960 is below zoom_imgsz 1024" in err[0], err
+    with pytest.raises(SystemExit) as refused:  # below the declared bounds: the flag's own refusal
+        main(["read", "--json", "--zoom-max", "640", str(big)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert refused.value.code == 2 and len(err) == 1 and "--zoom-max" in err[0] and "≥ 672" in err[0], err
     boxes = {}
     for side in ("800", "1280"):
         assert main(["read", "--json", "--zoom-max", side, "--zoom-below", "640", str(big)]) == 0
@@ -197,9 +201,10 @@ def test_cli_refuses_a_zoom_the_model_cannot_do_in_one_line(capsys):
     from kosti.cli import main
 
     photo = sorted((BYLER / "images" / "test").iterdir())[0]
-    assert main(["read", "--json", "--zoom-below", "28", "--zoom-imgsz", "320", str(photo)]) == 2
+    with pytest.raises(SystemExit) as refused:  # below the detector's own 640 px: the flag's declared bounds say so
+        main(["read", "--json", "--zoom-below", "28", "--zoom-imgsz", "320", str(photo)])
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "zoom_imgsz 320" in err[0], err
+    assert refused.value.code == 2 and len(err) == 1 and "--zoom-imgsz" in err[0] and "≥ 672" in err[0], err
     assert main(["read", "--json", "--zoom-below", "28", str(photo)]) == 0
 
 
@@ -304,8 +309,8 @@ def test_the_red_die_on_the_floor_is_read_with_the_zoom():
 
 def test_the_default_zoom_is_off_on_a_model_that_cannot_zoom_and_an_asked_one_is_refused(monkeypatch):
     """A model of one input size (a static export) reads without the default zoom rather than failing to load;
-    asking it for a zoom (``zoom_below`` or ``zoom_imgsz`` given, the CLI's flags, a ``[reader]`` value other than
-    the default) is refused in one line, as before the zoom was on by default."""
+    asking it for a zoom (``zoom_below`` or ``zoom_imgsz`` other than the default: the CLI's flags, a ``[reader]``
+    value) is refused in one line, as before the zoom was on by default."""
     from kosti.config import ReaderSettings
     from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
@@ -314,7 +319,8 @@ def test_the_default_zoom_is_off_on_a_model_that_cannot_zoom_and_an_asked_one_is
     reader = DiceReader()
     assert reader.zoom_detector is None and reader.zoom_below == 0 and "zoom" not in reader.describe()
     assert DiceReader(**ReaderSettings().reader_kwargs()).zoom_detector is None
-    for asked in ({"zoom_below": 20}, {"zoom_imgsz": 960}):
+    assert DiceReader(zoom_below=20).zoom_detector is None  # the default, given: still the default zoom
+    for asked in ({"zoom_below": 24}, {"zoom_imgsz": 960}):
         with pytest.raises(ValueError, match="cannot zoom"):
             DiceReader(**asked)
     with pytest.raises(ValueError, match="cannot zoom"):
@@ -324,11 +330,11 @@ def test_the_default_zoom_is_off_on_a_model_that_cannot_zoom_and_an_asked_one_is
 def test_the_default_zoom_is_off_on_a_model_whose_input_is_not_smaller(monkeypatch):
     """A detector whose own input side is not below the default ``zoom_imgsz`` (a model trained at 800 px or more)
     reads without the default zoom; asking it for that side is refused."""
-    import kosti.vision.reader as reader_module
+    from kosti.vision.onnx_backend import OnnxDetector
     from kosti.vision.reader import DiceReader
 
-    monkeypatch.setattr(reader_module, "DEFAULT_ZOOM_IMGSZ", 640)  # the shipped detector's own side
+    monkeypatch.setattr(OnnxDetector, "input_side", property(lambda self: 800))  # the default zoom_imgsz
     reader = DiceReader()
     assert reader.zoom_detector is None and reader.zoom_below == 0
     with pytest.raises(ValueError, match="not above the detector's own input side"):
-        DiceReader(zoom_imgsz=640)
+        DiceReader(zoom_imgsz=672)

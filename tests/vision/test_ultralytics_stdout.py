@@ -19,7 +19,7 @@ DET, CLS = REPO / "models" / "dice_det.onnx", REPO / "models" / "dice_cls.onnx"
 
 
 def test_ultralytics_logger_writes_to_stderr(capfd):
-    from kosti.ultralytics_env import import_ultralytics
+    from kosti.common.ultralytics_env import import_ultralytics
 
     import_ultralytics()
     from ultralytics.utils import LOGGER

@@ -1,6 +1,6 @@
 """The configuration file written from the model: :func:`render_config`, :func:`write_default_config`.
 
-The commented TOML text is generated from the section models (:mod:`kosti.config_sections`): a header,
+The commented TOML text is generated from the section models (:mod:`kosti.config.sections`): a header,
 then per section ``[name]`` and per field its ``description`` as ``#`` comment lines above ``key = value``.
 An unset (``None``) key becomes a commented-out example (the field's ``json_schema_extra["example"]``);
 a table-valued field (``game.overrides``) is written as sub-tables after the section's keys.
@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kosti.config_errors import ConfigError, config_error
-from kosti.config_sections import SECTIONS, FileConfig
+from kosti.config.errors import ConfigError, config_error
+from kosti.config.sections import SECTIONS, FileConfig
 
 #: The file's first lines.
 HEADER = """\
@@ -119,7 +119,7 @@ def write_default_config(path: str | os.PathLike[str], values: Mapping[str, Any]
     raises :class:`ConfigError` instead. Writes a temporary file and renames it into place, with
     ``mode`` (default 0600: the file may hold the PIN). Creates missing parent folders. Returns the path.
     """
-    from kosti.writable import UnwritablePath, writable_file
+    from kosti.common.writable import UnwritablePath, writable_file
 
     p = Path(path).expanduser()
     if p.exists() and not overwrite:

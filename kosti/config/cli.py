@@ -9,7 +9,7 @@
   configuration.
 * ``kosti config path`` — print the file that would be read.
 
-Exit codes: 0 ok · 2 invalid configuration or refused overwrite. Runnable as ``python -m kosti.config_cli``
+Exit codes: 0 ok · 2 invalid configuration or refused overwrite. Runnable as ``python -m kosti.config.cli``
 (the installer uses that form).
 """
 
@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kosti.common.redact import redact_url
 from kosti.config import (
     ConfigError,
     default_config_path,
@@ -29,7 +30,6 @@ from kosti.config import (
     parse_assignment,
     write_default_config,
 )
-from kosti.redact import redact_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,7 +91,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``kosti config ...`` standalone (``python -m kosti.config_cli check``); returns the exit code."""
+    """Run ``kosti config ...`` standalone (``python -m kosti.config.cli check``); returns the exit code."""
     parser = argparse.ArgumentParser(prog="kosti")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["config", *(sys.argv[1:] if argv is None else argv)])

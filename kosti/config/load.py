@@ -19,11 +19,11 @@ value came from, the field and the reason, all on one line, e.g.
 ``$KOSTI_SERVER__PORT: server.port: must be an integer, got 'http'``. Unknown keys are errors too
 (``server.prot: unknown key (did you mean 'port'?)``), so a typo never silently falls back to a default.
 
-The model is one place: the sections (:mod:`kosti.config_sections`) name each knob once, from the TOML
+The model is one place: the sections (:mod:`kosti.config.sections`) name each knob once, from the TOML
 key to the keyword argument of the constructor it feeds, and document it in ``Field(description=…)``;
 the example file ``deploy/kosti.toml`` is :func:`render_config` of the defaults, generated from those
-descriptions (:mod:`kosti.config_files`; :func:`write_default_config` writes the same text with chosen
-values, used by the installer); error messages are :mod:`kosti.config_errors`. This module merges the
+descriptions (:mod:`kosti.config.files`; :func:`write_default_config` writes the same text with chosen
+values, used by the installer); error messages are :mod:`kosti.config.errors`. This module merges the
 file and the environment into :class:`KostiConfig`.
 """
 
@@ -38,9 +38,9 @@ from typing import Any
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from kosti.config_errors import ENV_NESTED, ENV_PREFIX, ConfigError, config_error
-from kosti.config_files import parse_assignment, render_config, write_default_config
-from kosti.config_sections import (
+from kosti.config.errors import ENV_NESTED, ENV_PREFIX, ConfigError, config_error
+from kosti.config.files import parse_assignment, render_config, write_default_config
+from kosti.config.sections import (
     SECTIONS,
     GameSettings,
     MqttSettings,
