@@ -195,3 +195,17 @@ def test_training_without_the_train_extra_is_one_line_naming_the_install(tmp_pat
     assert "Traceback" not in cap.err
     assert "bash scripts/setup --train" in err[-1] and "pip install 'kosti[train]'" in err[-1]
     assert "torch" in err[-1]
+
+
+@pytest.mark.parametrize("share", ["2", "-0.1", "half"])
+def test_a_classifier_share_outside_0_1_is_one_line_and_exit_2(share, tmp_path, capsys):
+    """``--cls-share`` takes ``auto`` or a share 0–1 of the fine-tuned weights (issue 41); anything else is refused
+    before any photo is read or any folder written."""
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--data", str(_gray_photos(tmp_path / "photos")), "--cls-share", share, "--registry",
+              str(tmp_path / "reg"), "--work", str(tmp_path / "work"), "--json"])
+    assert stop.value.code == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err.strip().splitlines() == [
+        f"kosti train: argument --cls-share: {share!r}: give auto or a share from 0 to 1 (see kosti train --help)"]
+    assert not (tmp_path / "work").exists() and not (tmp_path / "reg").exists()
