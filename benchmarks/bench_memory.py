@@ -6,9 +6,10 @@ no torch and no Ultralytics, must stay at or below 300 MB).
 Each run starts ``kosti run --source FOLDER`` (``--kosti``: the ``kosti`` program of the venv to measure, e.g. the
 lean venv the Pi installer makes; default: this interpreter's ``python -m kosti``) on a folder of frames made from
 one photo (an empty tray, a hand passing, the photo held still for 10 s at 30 fps, as deploy/test-arm64.sh does),
-with a game of two players, waits until the page answers and the throw is in the game's history, then reads the
-process's peak resident set (``VmHWM`` in /proc/PID/status, Linux) and stops it. It prints each run and the
-median in MB (2**20 bytes).
+with a game of two players, waits until the page answers and the throw is in the game's history, then until the
+folder has played to its end (the dice lie still for 10 s: a long rest holds the most frames), reads the
+process's peak resident set (``VmHWM`` in /proc/PID/status, Linux) and stops it. It prints each run (the peak at
+the first throw and over the whole folder) and the median in MB (2**20 bytes).
 
 ``--steps`` instead prints the resident set after each stage of a start-up, in one process of that venv: the
 interpreter, numpy + OpenCV, the inference runtime, the web stack, the dice reader's models loaded, one photo
@@ -32,6 +33,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 SHARED = Path(os.environ.get("KOSTI_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 if not (SHARED / "datasets").is_dir():
@@ -108,7 +110,7 @@ def frames_folder(photo: Path, out: Path, size: tuple[int, int] | None = (1280, 
     return len(frames) + 300
 
 
-def _get(port: int, path: str) -> object:
+def _get(port: int, path: str) -> Any:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
         return json.loads(r.read().decode())
 
@@ -122,22 +124,26 @@ def _peak_mb(pid: int) -> tuple[float, float]:
     return vals["VmHWM"], vals["VmRSS"]
 
 
-def one_run(cmd: list[str], frames: Path, backend: str, timeout_s: float) -> tuple[float, float, list[int]]:
-    """One ``kosti run`` until its first throw is stored: ``(peak MB, current MB, faces)``."""
+def one_run(cmd: list[str], frames: Path, backend: str, timeout_s: float,
+            hold_s: float) -> tuple[float, float, list[int]]:
+    """One ``kosti run`` until its first throw is stored and ``hold_s`` seconds more (the rest of the folder):
+    ``(peak MB at the throw, peak MB at the end, faces)``."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_DATA_HOME=f"{home}/data",
                    KOSTI_READER__BACKEND=backend, YOLO_OFFLINE="1")
-        proc = subprocess.Popen([*cmd, "run", "--source", str(frames), "--port", str(port), "--host", "127.0.0.1",
-                                 "--players", "Ann,Boris", "--db", f"{home}/k.db"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = Path(home) / "kosti.log"  # a file, not a pipe: a full pipe would stall the server
+        with log.open("w") as err:
+            proc = subprocess.Popen([*cmd, "run", "--source", str(frames), "--port", str(port), "--host", "127.0.0.1",
+                                     "--players", "Ann,Boris", "--db", f"{home}/k.db"],
+                                    env=env, stdout=subprocess.DEVNULL, stderr=err, text=True)
         try:
             deadline = time.monotonic() + timeout_s
             while time.monotonic() < deadline:
                 if proc.poll() is not None:
-                    raise SystemExit(f"bench_memory: kosti run ended (exit {proc.returncode}): {proc.stderr.read()[-1500:]}")
+                    raise SystemExit(f"bench_memory: kosti run ended (exit {proc.returncode}): {log.read_text()[-1500:]}")
                 try:
                     games = _get(port, "/api/games")
                     games = games.get("games", games) if isinstance(games, dict) else games
@@ -145,8 +151,11 @@ def one_run(cmd: list[str], frames: Path, backend: str, timeout_s: float) -> tup
                         hist = _get(port, f"/api/games/{games[0]['id']}/history")
                         throws = hist.get("throws", []) if isinstance(hist, dict) else []
                         if throws:
-                            peak, now = _peak_mb(proc.pid)
-                            return peak, now, sorted(throws[0].get("faces") or [])
+                            at_throw, _ = _peak_mb(proc.pid)
+                            end = time.monotonic() + hold_s
+                            while time.monotonic() < end and proc.poll() is None:
+                                time.sleep(0.5)
+                            return at_throw, _peak_mb(proc.pid)[0], sorted(throws[0].get("faces") or [])
                 except (OSError, ValueError, urllib.error.URLError):
                     pass
                 time.sleep(0.5)
@@ -189,9 +198,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{shutil.which(cmd[0]) or cmd[0]}")
         peaks = []
         for i in range(args.runs):
-            peak, now, faces = one_run(cmd, Path(tmp) / "frames", args.backend, args.timeout)
+            at_throw, peak, faces = one_run(cmd, Path(tmp) / "frames", args.backend, args.timeout, n / 30 + 2)
             peaks.append(peak)
-            print(f"  run {i + 1}: peak RSS {peak:.0f} MB (now {now:.0f} MB), throw read: {faces}", flush=True)
+            print(f"  run {i + 1}: peak RSS {peak:.0f} MB ({at_throw:.0f} MB at the first throw), throw read: {faces}",
+                  flush=True)
     print(f"peak RSS median {statistics.median(peaks):.0f} MB over {len(peaks)} runs "
           f"(min {min(peaks):.0f}, max {max(peaks):.0f})")
     return 0

@@ -76,6 +76,11 @@ def _session(path: Path, threads: int) -> Any:
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # No CPU arena and no memory pattern: the arena keeps the largest working set each session ever needed (frame
+    # sizes vary: the detector, the zoom, the classifier's batches); without them a kosti run peaks 5-25 MB lower
+    # with the same results and CPU time (issue 44, benchmarks/bench_memory.py).
+    opts.enable_cpu_mem_arena = False
+    opts.enable_mem_pattern = False
     try:
         return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types for bad files
