@@ -67,6 +67,7 @@ from kosti.vision.detections import (
     nested_in_stronger,
 )
 from kosti.vision.exposure import MAX_EXPOSURE_GAIN, brightened, exposure_gain
+from kosti.vision.inner_look import look_inside
 from kosti.vision.onnx_backend import ModelLoadError
 from kosti.vision.params import ReaderParams
 from kosti.vision.reader_zoom import ZOOM_SAME_DIE_IOU, ReaderSettingsError, ZoomedReads
@@ -508,7 +509,17 @@ class DiceReader(ZoomedReads):
             zoomed = self._read_with(zoom_detector, image)
             dice, candidates = self.merge_zoomed((dice, candidates), zoomed)
             self.last_timing = {k: v + first[k] for k, v in self.last_timing.items()}
+        # Issue 38: a box much larger than a die is read again on its own; the dice inside a container win.
+        dice, candidates = look_inside(image, dice, candidates, self._read_region, self.cover_fracs)
         return dice, candidates
+
+    def _read_region(self, region: np.ndarray) -> tuple[Detections, Detections]:
+        """:meth:`_read_with` the reader's own detector on a region of the frame (a look inside a large box,
+        :func:`kosti.vision.inner_look.look_inside`), its time added to :attr:`last_timing`."""
+        before = self.last_timing
+        read = self._read_with(self.detector, region)
+        self.last_timing = {k: v + before[k] for k, v in self.last_timing.items()}
+        return read
 
     def exposed(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         """The frame as the reader reads it, and the gain applied: ``image`` ``(H, W, 3)`` uint8 brightened by
