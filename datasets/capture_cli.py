@@ -22,7 +22,6 @@ import numpy as np
 from kosti.datasets.capture import (
     CaptureError,
     CaptureWriter,
-    default_capture_dir,
     list_ids,
     stats,
 )
@@ -32,6 +31,19 @@ from kosti.vision.params import STILL_S
 
 class CaptureInputError(CaptureError):
     """Bad ``kosti capture`` arguments or source (exit code 2)."""
+
+
+def default_capture_dir() -> Path:
+    """Where ``kosti capture`` and the dashboard's review page keep captured throws unless told otherwise:
+    ``storage.frames_dir`` of the kosti configuration (:attr:`kosti.config.StorageSettings.frames_path`;
+    default ``$XDG_DATA_HOME/kosti/frames``, ``/var/lib/kosti/frames`` for the Raspberry Pi service).
+
+    Raises:
+        kosti.config.ConfigError: the configuration file is invalid (exit code 2).
+    """
+    from kosti.config import load_config
+
+    return load_config().storage.frames_path
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -45,19 +45,6 @@ class CaptureError(ValueError):
     exit_code = 2
 
 
-def default_capture_dir() -> Path:
-    """Where ``kosti capture`` and the dashboard's review page keep captured throws unless told otherwise:
-    ``storage.frames_dir`` of the kosti configuration (:attr:`kosti.config.StorageSettings.frames_path`;
-    default ``$XDG_DATA_HOME/kosti/frames``, ``/var/lib/kosti/frames`` for the Raspberry Pi service).
-
-    Raises:
-        kosti.config.ConfigError: the configuration file is invalid (exit code 2).
-    """
-    from kosti.config import load_config
-
-    return load_config().storage.frames_path
-
-
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: hidden temp file in the same folder, fsync, :func:`os.replace`.
 
@@ -197,7 +184,6 @@ __all__ = [
     "CaptureError",
     "atomic_write",
     "check_id",
-    "default_capture_dir",
     "image_path",
     "label_file",
     "read_review",

@@ -35,8 +35,6 @@ APP_MODULES = {"kosti.dashboard.app"}
 #: holds fails the test too, so the list only shrinks.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("kosti.vision.sources", "sim"): "open_source builds the virtual table and the photo replays of sim/ lazily",
-    ("kosti.datasets.capture_files", "app"): "default_capture_dir reads [storage] frames_dir: to move to capture_cli "
-                                             "once datasets/capture.py (issue 41, in flight) re-exports it no more",
     ("kosti.datasets.suggest", "app"): "issue 41 (in flight): the suggested boxes take the active model version from "
                                        "the registry; to be handed the reader's files by its caller",
     ("kosti.dashboard.stats", "app"): "dashboard (issue 39 part 3, in flight): reads [storage] from the config",

@@ -443,9 +443,11 @@ def test_default_capture_dir_is_the_configured_frames_folder(tmp_path: Path, mon
     # tests/conftest.py's empty $KOSTI_CONFIG hides /etc/kosti/kosti.toml and ~/.config, so this runs anywhere
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.setenv("KOSTI_STORAGE__DIR", str(tmp_path / "data"))
-    assert cap.default_capture_dir() == tmp_path / "data" / "frames"
+    from kosti.datasets.capture_cli import default_capture_dir
+
+    assert default_capture_dir() == tmp_path / "data" / "frames"
     monkeypatch.setenv("KOSTI_STORAGE__FRAMES_DIR", "caps")
-    assert cap.default_capture_dir() == tmp_path / "data" / "caps"
+    assert default_capture_dir() == tmp_path / "data" / "caps"
 
 
 def test_writer_takes_detections_as_they_flow(tmp_path: Path) -> None:
