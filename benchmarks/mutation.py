@@ -356,11 +356,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key:8} {t.path}  [{', '.join(t.functions) or 'whole module'}]  <- {' '.join(t.tests)}")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
+    rev = _commit(args.rev)  # the commit mutated (HEAD moves while a run lasts)
     for key in args.keys or list(CORE):
         target = CORE[key]
         with tempfile.TemporaryDirectory(prefix="kosti-mutation-") as tmp:
             copy, ns = Path(tmp) / "repo", Path(tmp) / "ns"
-            copy_tree(copy, args.rev, args.tests_rev, target.tests)
+            copy_tree(copy, rev, args.tests_rev, target.tests)
             lay_out_namespace(copy, ns)
             env = {**os.environ, "PYTHONPATH": str(ns), "YOLO_OFFLINE": "1", "MPLBACKEND": "Agg"}
             env.pop("CI", None)
@@ -371,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             result["operators"] = "all" if args.all_operators else "budget (NATURAL_BINARY, NATURAL_COMPARISON)"
             result["runner"] = "cosmic-ray exec" if args.no_fork else "forked (forked_exec)"
-            result.update(rev=_commit(args.rev), tests_rev=_commit(args.tests_rev) if args.tests_rev else None)
+            result.update(rev=rev, tests_rev=_commit(args.tests_rev) if args.tests_rev else None)
             (args.out / f"{key}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
             total = result["killed"] + result["survived"]  # type: ignore[operator]
             score = "n/a" if result["score"] is None else f"{100 * result['score']:.1f} %"  # type: ignore[operator]

@@ -200,6 +200,10 @@ def test_a_first_throw_retry_costs_nothing():
     assert _said(ev) == [("retry", 0, "Ann throws 2 3 4 6 2: nothing, second attempt",
                           "Ann бросает 2 3 4 6 2: пусто, вторая попытка")]
     assert g.to_move == "Ann" and g.dice_to_throw == 5
+    # the second attempt is an ordinary throw (not a confirmation throw)
+    g, ev = g.apply(Roll([1, 5, 2, 3, 3]))
+    assert _said(ev) == [("throw", 15, "Ann throws 1 5 2 3 3: 15 (turn 15)", "Ann бросает 1 5 2 3 3: 15 (за ход 15)")]
+    assert g.turn_points == 15 and g.to_move == "Ann"
 
 
 def test_a_stop_past_an_exact_target_voids_the_turn():
@@ -230,3 +234,20 @@ def test_the_dice_a_confirmation_throw_leaves_are_offered_for_high_stakes():
     assert _said(ev)[-1][2:] == ("Bob to throw (or play the 4 dice left over for the high-stakes bonus)",
                                  "бросает Bob (или оставленные кости (4) ради бонуса)")
     assert g.player("Ann").score == 145 and g.roll_sizes() == (4, 5)
+
+
+def test_a_double_worth_nothing_still_tells_the_turn_so_far():
+    """ID-A (rules.md §1.7.3): a double on exactly two dice is kept for 0; the sheet still says the turn's total."""
+    g, _ = new_game("soviet_box_track", ["Ann", "Bob"]).apply(Roll([1, 1, 5, 2, 3]))
+    g, ev = g.apply(Roll([3, 3]))
+    assert _said(ev)[0] == ("throw", 0, "Ann throws 3 3: 0 (turn 25)", "Ann бросает 3 3: 0 (за ход 25)")
+    assert g.turn_points == 25 and g.dice_to_throw == 5
+
+
+def test_a_throw_of_the_wrong_count_after_a_pending_throw_names_the_best_keeps_count():
+    """Farkle, 1 5 5 5 2 2 pending: no keep leaves one die; the message names the best keep's two."""
+    g, _ = new_game("farkle", ["A", "B"]).apply(Roll([1, 5, 5, 5, 2, 2]))
+    with pytest.raises(BadInput) as info:
+        g.apply(Roll([1]))
+    assert (str(info.value), info.value.reason_ru) == ("A must throw 2 dice, got 1 (1)",
+                                                       "A: нужно бросить 2 кости, а введено 1 (1)")
