@@ -362,6 +362,25 @@ def cls_data_v13() -> Path:
     return _extended_copy(root, v12 / "train", v12 / "val", add)
 
 
+#: Share of cls_v13's crops kept in :func:`cls_data_v15` (seeded; the rest of its data is new).
+V15_REHEARSAL_SHARE = 1 / 3
+
+
+def thin_crops(train: Path, keep: float, seed: int) -> int:
+    """Delete all but a seeded share ``keep`` of the crops in each class folder of ``train`` (``<class>/*.png``;
+    hard links of another set: that set keeps its files). The choice depends only on the file names and ``seed``.
+    Returns the number of crops kept."""
+    kept = 0
+    for folder in sorted(p for p in train.iterdir() if p.is_dir()):
+        files = sorted(folder.glob("*.png"))
+        chosen = set(random.Random(f"{seed}-{folder.name}").sample(range(len(files)), round(keep * len(files))))
+        for i, f in enumerate(files):
+            if i not in chosen:
+                f.unlink()
+        kept += len(chosen)
+    return kept
+
+
 def cls_data_v15() -> Path:
     """Build the ImageFolder ``runs/v02/cls_v15_data`` (reader v2's classifier, issue 38): :func:`cls_data_v13`'s
     crops plus
@@ -374,8 +393,9 @@ def cls_data_v15() -> Path:
       and emblem d6 faces, d8 and d10 faces; 3,000 crops), half of them as ``x`` and half as a face drawn at random
       (outlier exposure), so that a custom face reads as uncertain: neither a face nor surely "no die".
 
-    Never damiantab-d6 val, banachowicz-d6 or skovy-webcam (evaluation only). Validation: cls_v13's. Returns its
-    root."""
+    Of cls_v13's own crops a seeded third is kept (:func:`thin_crops`; rehearsal, so that the fine-tune does not
+    forget them): on a 2-core machine shared with other work, an epoch of all 31,000 took too long. Never
+    damiantab-d6 val, banachowicz-d6 or skovy-webcam (evaluation only). Validation: cls_v13's. Returns its root."""
     from kosti.datasets.prepare import prepare_classification
     from kosti.datasets.rendered_crops import overhead_plain_crops, unknown_face_crops
 
@@ -385,6 +405,7 @@ def cls_data_v15() -> Path:
     v13 = cls_data_v13()
 
     def add(tmp: Path) -> None:
+        thin_crops(tmp / "train", V15_REHEARSAL_SHARE, seed=149)
         more = tmp.with_name(tmp.name + ".more")
         shutil.rmtree(more, ignore_errors=True)
         prepare_classification([(SHARED / "damiantab-d6", "train")], more, "train", per_die=6, negatives_per_image=3,
