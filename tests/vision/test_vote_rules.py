@@ -77,6 +77,15 @@ def test_a_drifting_die_is_matched_on_its_latest_box():
     assert (die.value, die.votes, die.box) == (4, (3, 3, 3), (3.0, 0.0, 13.0, 10.0))
 
 
+def test_a_box_claimed_by_a_closer_one_does_not_stop_the_other_dice_matching():
+    """Frame 2 boxes the first die twice (IoU 1 and 95/105) and the second die shifted (IoU 80/120): the second
+    box of the first die finds its die taken, and the second die still joins its own track."""
+    far2 = (102.0, 0.0, 112.0, 10.0)
+    frames = [dets([(*A, 4, 0.9), (*FAR, 2, 0.9)]), dets([(*A, 4, 0.9), (0.5, 0.0, 10.5, 10.0, 4, 0.9), (*far2, 2, 0.9)])]
+    got = vote(frames, dedupe_iou=None)
+    assert [(d.value, d.votes) for d in got] == [(4, (2, 2, 2)), (2, (2, 2, 2))]
+
+
 def test_duplicates_in_a_frame_are_merged_unless_dedupe_is_off():
     b = (1.0, 0.0, 11.0, 10.0)  # IoU with A 90/110: the same die boxed twice
     frames = [dets([(*A, 2, 0.9), (*b, 2, 0.8)])] * 3
@@ -233,6 +242,15 @@ def test_a_weak_box_read_the_same_in_every_frame_is_recovered_read_at_the_bar():
     assert (die.value, die.guess, die.uncertain) == (0, 2, True)
     # read below the default mean probability (0.5) in every frame: nothing, however low min_confidence is
     assert recover_dice([], [_weak([(*FAR, 2, 0.4)])] * 3, min_confidence=0.1) == []
+    # seen in every frame and read 2 in two of three: read, at 2/3 x 0.9
+    [die] = recover_dice([], [_weak([(*FAR, 2, 0.9)])] * 2 + [_weak([(*FAR, 3, 0.9)])], min_confidence=0.5)
+    assert (die.value, die.uncertain, die.votes) == (2, False, (2, 3, 3))
+    # a weak box far from where the others were is another box (default match IoU 0.5), not the same die
+    [die] = recover_dice([], [_weak([(*FAR, 2, 0.9)])] * 2 + [_weak([(*A, 2, 0.9)])], min_confidence=0.5)
+    assert (die.value, die.guess, die.uncertain, die.votes, die.box) == (0, 2, True, (2, 2, 3), FAR)
+    # one weak die boxed twice in each frame is recovered once (default in-frame dedupe at IoU 0.5)
+    twice = _weak([(*FAR, 2, 0.95), (101.0, 0.0, 111.0, 10.0, 2, 0.9)])
+    assert [d.value for d in recover_dice([], [twice] * 3, min_confidence=0.5)] == [2]
     # read by no majority and no agreed guess: nothing
     assert recover_dice([], [_weak([(*FAR, 2, 0.9)]), _weak([(*FAR, 3, 0.9)])]) == []
 
