@@ -120,6 +120,12 @@ def test_a_mean_probability_exactly_at_the_bar_is_read():
                                                         "кость 1 прочитана неуверенно (0.50)")]
 
 
+def test_a_face_from_labels_with_no_probability_counts_as_read():
+    """Labels read from a file carry no probability (NaN, :class:`Detections`): one frame of them is its faces."""
+    labels = Detections(np.array([A, FAR]), np.array([np.nan, np.nan]), np.array([3, 5]), np.array([np.nan, np.nan]))
+    assert [(d.value, d.uncertain, d.votes) for d in vote([labels])] == [(3, False, (1, 1, 1)), (5, False, (1, 1, 1))]
+
+
 def test_ties_go_to_the_surer_face_then_to_the_smaller_face():
     # one reading each: the surer one is the guess
     [die] = vote([dets([(*A, 2, 0.6)]), dets([(*A, 5, 0.9)])])
@@ -251,6 +257,9 @@ def test_a_weak_box_read_the_same_in_every_frame_is_recovered_read_at_the_bar():
     # one weak die boxed twice in each frame is recovered once (default in-frame dedupe at IoU 0.5)
     twice = _weak([(*FAR, 2, 0.95), (101.0, 0.0, 111.0, 10.0, 2, 0.9)])
     assert [d.value for d in recover_dice([], [twice] * 3, min_confidence=0.5)] == [2]
+    # a die no vote can settle, left of a clear one, does not stop the clear one being recovered
+    frames = [_weak([(*A, 2 + k, 0.9), (*FAR, 5, 0.95)]) for k in range(2)]
+    assert [(d.value, d.box) for d in recover_dice([], frames, min_confidence=0.5)] == [(5, FAR)]
     # read by no majority and no agreed guess: nothing
     assert recover_dice([], [_weak([(*FAR, 2, 0.9)]), _weak([(*FAR, 3, 0.9)])]) == []
 
