@@ -126,6 +126,14 @@ def test_a_face_from_labels_with_no_probability_counts_as_read():
     assert [(d.value, d.uncertain, d.votes) for d in vote([labels])] == [(3, False, (1, 1, 1)), (5, False, (1, 1, 1))]
 
 
+def test_a_face_read_at_probability_zero_is_still_the_guess():
+    """A reading with a face but probability 0 (a face typed without one) votes for that face: the die is unsure
+    (low confidence, its guess shown), not unreadable."""
+    [die] = vote([dets([(*A, 3, 0.0)])])
+    assert (die.value, die.guess, die.uncertain) == (0, 3, True)
+    assert [c for c, _ in check_throw([die], 1)] == ["low_confidence"]
+
+
 def test_ties_go_to_the_surer_face_then_to_the_smaller_face():
     # one reading each: the surer one is the guess
     [die] = vote([dets([(*A, 2, 0.6)]), dets([(*A, 5, 0.9)])])
