@@ -23,7 +23,8 @@
 #
 # Environment:
 #   KOSTI_ARM64_CACHE   the cache folder (default /var/cache/kosti-arm64): base/ (the debootstrapped root),
-#                       apt/ and pip/ (downloads kept between runs), work/ (this run's root, made afresh)
+#                       apt/ and pip/ (downloads kept between runs), wheels/ (the aarch64 wheels of kosti's
+#                       dependencies, fetched by this machine's pip), work/ (this run's root, made afresh)
 #   KOSTI_SHARED        the shared data (default: ../shared beside the repository, else /work/shared)
 #   KOSTI_ARM64_MIRROR  the Debian mirror (default: the first URIs of this machine's apt sources)
 #   KOSTI_ARM64_NEW     the version tested and upgraded to: a git revision (e.g. HEAD) instead of the working tree as
@@ -148,9 +149,11 @@ mount_root() {
   mkdir -p "$r/dev/shm" "$r/dev/pts"
   mount -t tmpfs -o mode=1777,size=256m shm "$r/dev/shm"
   ln -s /proc/self/fd "$r/dev/fd"
-  mkdir -p "$CACHE/apt" "$CACHE/pip" "$r/var/cache/apt/archives" "$r/root/.cache/pip"
+  mkdir -p "$CACHE/apt" "$CACHE/pip" "$CACHE/wheels" "$r/var/cache/apt/archives" "$r/root/.cache/pip" \
+    "$r/var/cache/kosti-wheels"
   mount --bind "$CACHE/apt" "$r/var/cache/apt/archives"
   mount --bind "$CACHE/pip" "$r/root/.cache/pip"
+  mount --bind "$CACHE/wheels" "$r/var/cache/kosti-wheels" && mount -o remount,bind,ro "$r/var/cache/kosti-wheels"
   for d in $(pip_local_dirs); do
     mkdir -p "$r$d"
     mount --bind "$d" "$r$d" && mount -o remount,bind,ro "$r$d"
@@ -195,6 +198,9 @@ in_root() {
               DEBIAN_FRONTEND=noninteractive YOLO_OFFLINE=1 PIP_CACHE_DIR=/root/.cache/pip)
   local v
   while IFS= read -r v; do envs+=("$v"); done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_FILE|REQUESTS_CA_BUNDLE)=' || true)
+  # the wheels fetched natively (fetch_wheels) beside the index: pip still asks the registry, and an index page
+  # the emulated client cannot fetch (connection reset under load, seen here) no longer fails the install
+  envs+=("PIP_FIND_LINKS=${PIP_FIND_LINKS:+$PIP_FIND_LINKS }/var/cache/kosti-wheels")
   "${NICE[@]}" chroot "$WORK" /usr/bin/env -i "${envs[@]}" "$@"
 }
 
@@ -340,6 +346,24 @@ print(f"{len(os.listdir(out))} frames of {w}x{h}")
 PY
   chmod -R a+rX "$WORK/srv" "$WORK/src"
   echo "${NEW_REV:-working tree} -> /src/new, $OLD_REV -> /src/old, broken -> /src/broken, ${#PHOTOS[@]} photos, ports $PORT $PORT2"
+}
+
+# The aarch64 wheels of kosti's dependencies (pyproject's dependencies, the pi extra, the build requirements, pip),
+# fetched by this machine's pip for bookworm's CPython 3.11 into the cache: natively in seconds, where the emulated
+# pip spends minutes on TLS alone. This machine's own pip configuration (x86 mirrors, constraints) is left out.
+fetch_wheels() {
+  local reqs
+  mapfile -t reqs < <("$HOSTPY" - "$WORK/src/new/pyproject.toml" <<'PY'
+import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+print("\n".join([*d["project"]["dependencies"], *d["project"]["optional-dependencies"]["pi"],
+                 *d["build-system"]["requires"], "pip"]))
+PY
+)
+  PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS="" "$HOSTPY" -m pip download -q -d "$CACHE/wheels" --only-binary=:all: \
+    --platform manylinux_2_28_aarch64 --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 \
+    --python-version 3.11 --implementation cp "${reqs[@]}"
+  echo "$(find "$CACHE/wheels" -name '*.whl' | wc -l) wheels in $CACHE/wheels ($(du -sh "$CACHE/wheels" | cut -f1))"
 }
 
 # logged NAME CMD...: run CMD with its output in $LOGS/NAME.log; on failure show the log's end.
@@ -700,6 +724,7 @@ purge() {
 # --- the run ----------------------------------------------------------------------------------------------------
 
 step "project, photos and frames copied in" copy_project
+step "aarch64 wheels fetched here (cached)" fetch_wheels
 step "install.sh (no camera, no systemd)" install_new
 step "unit: systemd-analyze verify" verify_unit
 step "service: user, command line, environment" check_service_process
