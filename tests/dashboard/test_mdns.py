@@ -90,7 +90,7 @@ def test_a_failing_stop_does_not_skip_the_others(tmp_path, monkeypatch):
 
     app = create_app(DashboardConfig(db_path=tmp_path / "k.db", host="0.0.0.0", port=8767, mdns=True))
     stopped = []
-    monkeypatch.setattr(app.state.table, "stop", lambda: stopped.append("table"))
+    monkeypatch.setattr(app.state.table.live, "stop", lambda: stopped.append("table"))
     with LocalClient(app) as client:
         assert client.get("/api/join").status_code == 200
     assert stopped == ["table"]

@@ -124,8 +124,8 @@ def test_backup_while_playing_restores_every_action(table_files: Paths, tmp_path
 def _make(table_files: Paths, tmp_path: Path) -> Path:
     s = Store(table_files.db)
     t = TableService(s)
-    t.new_game(["Ann", "Boris"])
-    t.enter([1, 5, 2, 3, 6])
+    t.session.new_game(["Ann", "Boris"])
+    t.session.enter([1, 5, 2, 3, 6])
     s.close()
     out = tmp_path / "b.tar.gz"
     make_backup(table_files, out)
@@ -143,7 +143,7 @@ def test_restore_puts_back_database_models_and_config(table_files: Paths, tmp_pa
     saved_actions = _actions(table_files.db)
     # the table goes on after the backup: another game, a new model version, a new PIN
     s = Store(table_files.db)
-    TableService(s).new_game(["Cleo", "Dan"], replace=True)
+    TableService(s).session.new_game(["Cleo", "Dan"], replace=True)
     s.close()
     (table_files.models / "v2").mkdir()
     (table_files.models / "v2" / "detector.onnx").write_bytes(b"newer")
@@ -291,8 +291,8 @@ def test_restore_keeps_the_replaced_database_and_config_beside_them(table_files:
     out = _make(table_files, tmp_path)
     s = Store(table_files.db)
     t = TableService(s)
-    t.new_game(["Cleo", "Dan"], replace=True)
-    t.enter([5, 5, 2, 3, 4])
+    t.session.new_game(["Cleo", "Dan"], replace=True)
+    t.session.enter([5, 5, 2, 3, 4])
     s.close()
     newer = _actions(table_files.db)
     table_files.config.write_text('[server]\npin = "1111"\n')
@@ -349,7 +349,7 @@ def test_restore_keeps_the_replaced_models_and_frames_beside_them(table_files: P
     assert table_files.config is not None
     table_files.config.write_text(f'[server]\npin = "482913"\n[storage]\nframes_dir = "{frames}"\n')
     s = Store(table_files.db)
-    TableService(s).new_game(["Ann", "Boris"])
+    TableService(s).session.new_game(["Ann", "Boris"])
     s.close()
     out = tmp_path / "b.tar.gz"
     assert main(["backup", str(out), "--db", str(table_files.db), "--registry", str(table_files.models),
