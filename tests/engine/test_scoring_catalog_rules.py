@@ -39,3 +39,12 @@ def test_six_of_a_kind_scores_as_three_pairs_of_its_own_face() -> None:
     """§6.15: six 6s in FARKLE_BASE are three pairs (1,500), and the sheet shows the six 6s."""
     got = score_throw([6] * 6, ScoringRules(table="FARKLE_BASE")).to_dict()
     assert (got["points"], got["combinations"]) == (1500, [{"name": "three_pairs", "faces": [6] * 6, "points": 1500}])
+
+
+def test_a_six_dice_table_played_with_five_lists_no_six_dice_combination() -> None:
+    """rules.md §2.3: three pairs, two triplets and the 1-6 straight need six dice; with five they are not listed,
+    whatever points the table gives them."""
+    rules = ScoringRules(table="FARKLE_BASE", dice=5, two_triplets=2500, three_pairs=1500, straight6=3000)
+    catalog = combination_catalog(rules)
+    assert max(len(c.faces) for c in catalog) <= 5
+    assert not {c.name for c in catalog} & {"three_pairs", "two_triplets", "straight6"}
