@@ -4,10 +4,14 @@ Slow (one pytest run per mutant), so a benchmark, not a CI gate. Uses cosmic-ray
 well-kept mutation tool: it makes every one-token change its operators know — a comparison flipped, a number off
 by one, ``and`` for ``or``, a statement removed — and runs a test command against each).
 
-It never touches this checkout: the tracked and untracked-but-not-ignored files are copied to a scratch folder,
-the ``kosti`` namespace is laid out there as installed (pyproject ``package-dir``, as ``scripts/typecheck`` does)
-and put first on ``PYTHONPATH``, and cosmic-ray mutates the copy. Each mutant runs only the module's own test files
-(``-x``, ``-p no:randomly``), so the score says what *those* tests catch.
+It never touches this checkout: the committed tree of ``--rev`` (others' uncommitted edits stay out) is copied to a
+scratch folder, the ``kosti`` namespace is laid out there as installed (pyproject ``package-dir``, as
+``scripts/typecheck`` does) and put first on ``PYTHONPATH``, and cosmic-ray mutates the copy. Each mutant runs only
+the module's own test files (``-x``, ``-p no:randomly``, in the order listed), so the score says what *those* tests
+catch. The tests of a mutant run forked from one interpreter that imported the third-party packages once
+(:func:`forked_exec`, same mutations and results as ``cosmic-ray exec``; ``--no-fork`` runs that instead), and the
+test file that failed first is kept (``killed_by``): with a module's new test file listed last, one run gives both
+the score of the old files ("before") and of all ("after").
 
 Usage::
 
@@ -19,23 +23,55 @@ Writes ``build/mutation/<key>.json`` (score, counts, and the diff of every survi
 per module: ``key  killed/total  score %``. A mutant whose tests time out counts as killed (cosmic-ray's rule);
 one that cannot even be imported ("incompetent") is left out of the score.
 
-Measured (issue 45, on the loaded 2-core development machine; "before" = ``--rev b9af7d8``, the tree before the
-issue's tests, "after" = the commit named):
+Measured (issue 45, on the loaded 2-core development machine, load 20-27; "before" = the tests before the issue's
+new ones, "after" = the commit named; equivalent survivors are listed and count as survivors in the score):
 
 =========  ==========================  ==================  ==================  ========================================
 key        functions                   before              after               survivors judged equivalent (after)
 =========  ==========================  ==================  ==================  ========================================
 access     PinGuard, host names,       60/76  79.0 %       66/67  98.5 %       ``-> AccessError & None``: an annotation,
-           ``request_allowed``                             (0b5e586)           never evaluated (``from __future__``)
+           ``request_allowed``         (``--rev b9af7d8``) (0b5e586)           never evaluated (``from __future__``)
 session    ``submit_throw``            31/50  62.0 %       45/50  90.0 %       JPEG quality 85±1 and thumbnail quality
-                                                           (e1abc77)           70±1 (4: bytes, no behaviour);
+                                       (``--rev b9af7d8``) (e1abc77)           70±1 (4: bytes, no behaviour);
                                                                                not killed: ``except TableError`` after
                                                                                every check passed (no input reaches it)
+scoring    ``_kind_points``,           251/263  95.4 %     257/263  97.7 %     ``max(pts or ±1, six_ones_value)`` (run
+           ``combination_catalog``,                        (d523fb8);          only when six_ones_value ≥ 1), ``int &
+           ``_instant_win``                                258/263  98.1 %     None`` (an annotation);
+                                                           (a2f34c8, 1 more    ``three_ones_value or ±1`` (rules.md
+                                                           killed by hand)     gives 300 or 1000, never 0 or None)
+turn       engine/turn.py (all)        108/190  56.8 %     165/190  86.8 %     ``player != … and extra != … or not
+                                                           (8739617);          scored`` (a changed turn is a fresh,
+                                                           187/190  98.4 %     unscored one), ``hot=True`` before a
+                                                           (d930659, 22 more   bust's end (end_turn reads hot only for
+                                                           killed by hand)     a stop), ``/, announce`` (every call
+                                                                               passes it by keyword); not killed:
+                                                                               ``first = not scored or points == 0``
+                                                                               (only a 0-point keep on a turn's first
+                                                                               throw of two dice: F2 high stakes with
+                                                                               ID-A's double zero)
+vote       ``vote``, ``check_throw``,  39/70  55.7 %       209/247  84.6 %     23: start key ``(-1, -1.0)`` changed to
+           ``recover_dice``            (a sample,          (d523fb8);          another key below every reading (9),
+                                       ``--rev 8e0aeca``)  224/247  90.7 %     ``range(1, 8)``, ``best == -1``, mean p
+                                                           (f98a1b8, 15        of an unread die ±1 (unused),
+                                                           more killed by      ``break``→``continue`` once the sorted
+                                                           hand)               IoUs fall below the bar,
+                                                                               ``reshape(-2, 4)`` (numpy: any negative
+                                                                               is "the rest"), ``b[-1]`` of a one-row
+                                                                               array, ``n >= 1`` (no pair to compare),
+                                                                               5 annotations ``& None``
 =========  ==========================  ==================  ==================  ========================================
 
-The access "after" has fewer mutants: the Host check moved out of ``request_allowed`` into ``host_allowed`` in
-between. Not measured here for lack of machine time (``--count``: reader 135, turn 190, vote 247, scoring 263, settle
-864 mutants); the three mutants issue 45 names were each applied by hand and fail their new tests.
+"Killed by hand": each mutant that survived a run and was killed by a test committed after the run started was
+applied to a copy of the tree and run against that test file (it fails). Before = the mutants killed by the old test
+files (for scoring and turn, from ``killed_by`` of the same run, the new file listed last: ``test_scoring_catalog_rules``
+killed 6 scoring mutants the oracle could not see, ``test_turn_rules`` 57 turn mutants). The vote's "before" is the
+first 70 mutants (cosmic-ray takes them in random order) of a run at ``--rev 8e0aeca``, stopped for lack of machine
+time: each survivor runs the whole pipeline test set (~15 s of CPU).
+The vote target leaves out ``test_skovy_replayed_as_a_camera_recovers_the_missed_red_die`` (470 s under load; one run
+per surviving mutant would take hours). Not measured for lack of machine time (a full pass of the reader's tests takes
+~50 s of CPU, ~4 min of wall time here; settle has 864 mutants): reader (135 mutants) and settle; the three mutants
+issue 45 names were each applied by hand and fail their new tests.
 """
 
 from __future__ import annotations
