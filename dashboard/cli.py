@@ -245,6 +245,7 @@ def _is_virtual(spec: object) -> bool:
 def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> DashboardConfig:
     """Command line over configuration file → :class:`kosti.dashboard.app.DashboardConfig`."""
     from kosti.dashboard.app import DashboardConfig
+    from kosti.vision.params import LIVE_THRESHOLDS, ReaderParams, SettleParams
 
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 6):
         raise CliError("--pin must be 4–6 digits")
@@ -260,7 +261,8 @@ def _config(args: argparse.Namespace, cfg: KostiConfig, **kw: object) -> Dashboa
                              "set_aside": [list(p) for p in zones.set_aside] or None}
     th: dict[str, JsonValue] = {}
     # one name from kosti.toml to the detector: each knob set in the file, read from its section's dump
-    for sec, keys in ((cfg.reader, ("conf", "value_conf")), (cfg.settle, ("still_s", "motion_fraction", "still_fraction"))):
+    for sec, owner in ((cfg.reader, ReaderParams), (cfg.settle, SettleParams)):
+        keys = tuple(k for k, cls in LIVE_THRESHOLDS.items() if cls is owner)
         values = sec.model_dump(include=set(keys) & sec.model_fields_set)
         defaults = type(sec)().model_dump(include=set(keys))
         th.update({key: float(values[key]) for key in keys if key in values and values[key] != defaults[key]})

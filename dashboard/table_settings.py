@@ -17,9 +17,8 @@ from typing import Any
 from pydantic import JsonValue
 
 from kosti.dashboard.errors import Invalid
-from kosti.models import DEFAULT_CONF, DEFAULT_VALUE_CONF
 from kosti.vision.frame_source import ROTATIONS
-from kosti.vision.params import STILL_S
+from kosti.vision.params import LIVE_THRESHOLDS, live_threshold_problem, meta
 from kosti.vision.runner import Tuning
 from kosti.vision.settle import MOTION_FRACTION, STILL_FRACTION
 from kosti.vision.zones import Zones
@@ -32,8 +31,9 @@ Settings = dict[str, JsonValue]
 DEFAULT_SETTINGS: Settings = {
     "zones": None,  # kosti.vision.zones.Zones.to_dict(): normalised polygons, None = whole frame
     # The shipped reader's operating point (kosti.models, chosen by benchmarks/select_operating_point.py)
-    # and the settle detector's still time; the table changes them in Settings or in kosti.toml.
-    "thresholds": {"conf": DEFAULT_CONF, "value_conf": DEFAULT_VALUE_CONF, "still_s": STILL_S},
+    # and the settle detector's still time, as declared (kosti.vision.params); the table changes them in
+    # Settings or in kosti.toml.
+    "thresholds": {k: meta(LIVE_THRESHOLDS[k], k)["default"] for k in ("conf", "value_conf", "still_s")},
     "live_width": 960,
     "jpeg_quality": 75,
 }
@@ -58,9 +58,10 @@ def valid_stored_settings(stored: Settings) -> Settings:
     """The stored settings whose values have the right kind and range; any other row is left out with a
     warning in the log (a hand-edited or damaged ``settings`` row must not stop the table: defaults apply).
 
-    Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds 0–1 (``still_s`` 0–5 s),
-    ``live_width`` 160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict`
-    accepts, ``source`` a string, ``rotate`` 0, 90, 180 or 270.
+    Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds as declared
+    (:data:`kosti.vision.params.LIVE_THRESHOLDS`: ``still_s`` > 0 and ≤ 10 s, the others 0–1), ``live_width``
+    160–3840 px, ``jpeg_quality`` 20–95, ``zones`` as :meth:`kosti.vision.zones.Zones.from_dict` accepts,
+    ``source`` a string, ``rotate`` 0, 90, 180 or 270.
     """
     def number(v: object, lo: float, hi: float) -> bool:
         return isinstance(v, int | float) and not isinstance(v, bool) and lo <= float(v) <= hi
@@ -70,8 +71,7 @@ def valid_stored_settings(stored: Settings) -> Settings:
         ok = False
         try:
             if key == "thresholds":
-                limits = {"conf": 1.0, "value_conf": 1.0, "still_s": 5.0, "motion_fraction": 1.0, "still_fraction": 1.0}
-                ok = isinstance(value, dict) and all(k in limits and number(v, 0.0, limits[k]) for k, v in value.items())
+                ok = isinstance(value, dict) and all(live_threshold_problem(k, v) is None for k, v in value.items())
             elif key == "zones":
                 ok = value is None or (isinstance(value, dict) and Zones.from_dict(value) is not None)
             elif key == "live_width":
@@ -157,9 +157,8 @@ def tuning(settings: Settings) -> Tuning:
     def num(key: str) -> float | None:
         return _number(th[key]) if key in th else None
 
-    return Tuning(zones=Zones.from_dict(z) if isinstance(z, dict) and z else Zones(), still_s=num("still_s"),
-                  motion_fraction=num("motion_fraction"), still_fraction=num("still_fraction"),
-                  value_conf=num("value_conf"), conf=num("conf"))
+    return Tuning(zones=Zones.from_dict(z) if isinstance(z, dict) and z else Zones(),
+                  **{key: num(key) for key in LIVE_THRESHOLDS})
 
 
 def _table(v: JsonValue) -> dict[str, JsonValue]:

@@ -8,7 +8,8 @@
   :mod:`kosti.config.settle`: :func:`config_field` gives each pydantic field its default, bounds and
   description) and so ``deploy/kosti.toml``, generated from those descriptions;
 * the flags of ``kosti read`` / ``kosti eval`` (:func:`add_setting_flags` in :mod:`kosti.vision.cli`);
-* the dashboard's thresholds and the runner's :class:`kosti.vision.runner.Tuning` (their defaults and ranges);
+* the dashboard's thresholds and the runner's :class:`kosti.vision.runner.Tuning` (:data:`LIVE_THRESHOLDS`: their
+  names, defaults and ranges);
 * the constructors' own checks (:func:`check_params`).
 
 ``tests/vision/test_params.py`` compares the config models, the CLI flags and the dataclasses field by field.
@@ -266,6 +267,34 @@ def meta(cls: type, name: str) -> dict[str, Any]:
         if f.name == name:
             return {**f.metadata, "default": f.default}
     raise KeyError(name)
+
+
+#: The thresholds a table changes while it runs (the dashboard's Settings, ``PUT /api/settings``
+#: :class:`kosti.dashboard.schemas.Thresholds`, the stored ``thresholds`` row and the runner's
+#: :class:`kosti.vision.runner.Tuning`): each name with the declaration that holds its default, unit and bounds.
+#: ``still_s`` is accepted up to the declared 10 s there too (the dashboard capped it at 5 s before issue 39).
+LIVE_THRESHOLDS: dict[str, type] = {"conf": ReaderParams, "value_conf": ReaderParams, "still_s": SettleParams,
+                                    "motion_fraction": SettleParams, "still_fraction": SettleParams}
+
+
+def live_threshold_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` is no valid live threshold ``name`` (a key of :data:`LIVE_THRESHOLDS`): not a number, or
+    outside the declared bounds (one line); ``None`` when it is valid. An unknown name is a problem too."""
+    if name not in LIVE_THRESHOLDS:
+        return f"unknown threshold {name!r}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{name} must be a number, got {value!r}"
+    return value_problem(name, value, meta(LIVE_THRESHOLDS[name], name))
+
+
+def live_threshold_field(name: str) -> Any:
+    """The pydantic ``Field`` of the live threshold ``name`` in a request that may leave it out: default ``None``
+    (unchanged), the declared bounds and description (:data:`LIVE_THRESHOLDS`)."""
+    from pydantic import Field
+
+    m = meta(LIVE_THRESHOLDS[name], name)
+    kw: dict[str, Any] = {k: m[k] for k in ("ge", "gt", "le", "lt") if m.get(k) is not None}
+    return Field(None, description=f"{m['doc']} ({bounds_text(m)}; default {m['default']:g})", **kw)
 
 
 def config_field(cls: type, name: str) -> Any:

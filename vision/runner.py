@@ -64,12 +64,13 @@ class RunnerObserver:
 class Tuning:
     """Zones and thresholds for :meth:`LivePipeline.configure`; ``None`` leaves a value as it is.
 
+    The thresholds are the live ones of :data:`kosti.vision.params.LIVE_THRESHOLDS` (``still_s``,
+    ``motion_fraction`` / ``still_fraction`` of :class:`~kosti.vision.params.SettleParams`; ``value_conf``,
+    ``conf`` of :class:`~kosti.vision.params.ReaderParams`), whose declarations give their units, bounds and
+    defaults; ``value_conf`` also sets the detector's vote. :meth:`LivePipeline.configure` checks still ≤ motion.
+
     Attributes:
         zones: the roll / set-aside areas.
-        still_s: seconds the table must stay still to settle.
-        motion_fraction, still_fraction: the settle detector's hysteresis, 0–1 of the frame, still ≤ motion.
-        value_conf: face probability, 0–1, a die needs (the detector's vote and the reader).
-        conf: the reader's box confidence, 0–1.
     """
 
     zones: Zones | None = None

@@ -27,6 +27,7 @@ from pydantic import (
 from kosti.dashboard.json_values import JsonObject
 from kosti.engine.names import MAX_NAME_LENGTH, MAX_PLAYERS
 from kosti.engine.rules import MAX_PARAMETER as MAX_RULE_NUMBER
+from kosti.vision.params import live_threshold_field
 
 #: Largest id a route accepts (SQLite's INTEGER is 64-bit signed); a larger one is refused with 422.
 MAX_ID = 2**63 - 1
@@ -147,15 +148,16 @@ class ThrowBody(BaseModel):
 class Thresholds(BaseModel):
     """Reader / settle thresholds: detector ``conf`` and face ``value_conf`` (0–1), settle ``still_s`` (s) and
     the settle detector's changed-pixel fractions ``motion_fraction`` / ``still_fraction`` (0–1, still ≤ motion,
-    checked against the current pair by :meth:`TableService.update_settings`; ``[settle] motion_fraction`` /
-    ``still_fraction`` in kosti.toml)."""
+    checked against the current pair by :func:`kosti.dashboard.table_settings.check_settle`; ``[settle]
+    motion_fraction`` / ``still_fraction`` in kosti.toml). Bounds and descriptions are the declared ones
+    (:data:`kosti.vision.params.LIVE_THRESHOLDS`); ``None`` leaves a threshold as it is."""
 
     model_config = ConfigDict(extra="forbid")
-    conf: float | None = Field(None, ge=0.0, lt=1.0)
-    value_conf: float | None = Field(None, ge=0.0, le=1.0)
-    still_s: float | None = Field(None, gt=0.0, le=5.0)
-    motion_fraction: float | None = Field(None, gt=0.0, le=1.0)
-    still_fraction: float | None = Field(None, ge=0.0, le=1.0)
+    conf: float | None = live_threshold_field("conf")
+    value_conf: float | None = live_threshold_field("value_conf")
+    still_s: float | None = live_threshold_field("still_s")
+    motion_fraction: float | None = live_threshold_field("motion_fraction")
+    still_fraction: float | None = live_threshold_field("still_fraction")
 
 
 class SettingsBody(BaseModel):

@@ -362,6 +362,21 @@ def test_settings_zones_and_thresholds(make_client, tmp_path):
     assert s["zones"]["roll_area"] == zones["roll_area"] and s["thresholds"]["still_s"] == 0.6
 
 
+def test_settle_time_takes_the_declared_range(make_client):
+    """The page's settle time goes up to the declared 10 s of ``[settle] still_s`` (it stopped at 5 s before
+    issue 39); beyond it, a plain 422 that names the setting and its bound, in English and Russian."""
+    from kosti.vision.params import SettleParams, meta
+
+    c = make_client()
+    top = meta(SettleParams, "still_s")["le"]
+    r = c.put("/api/settings", json={"thresholds": {"still_s": top}})
+    assert r.status_code == 200 and r.json()["thresholds"]["still_s"] == top, r.text
+    r = c.put("/api/settings", json={"thresholds": {"still_s": top + 0.5}})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"] == f"settle time: must be at most {top}" and CYRILLIC.search(r.json()["error_ru"])
+    assert c.get("/api/settings").json()["thresholds"]["still_s"] == top  # the refused value changed nothing
+
+
 def _first_schema_database(db, thresholds: dict) -> None:
     """A database as the versions before numbered migrations left it: schema 1 and a ``thresholds`` row."""
     import json

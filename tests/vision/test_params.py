@@ -131,3 +131,71 @@ def test_the_constructors_refuse_what_the_declaration_refuses_at_the_physical_bo
     assert SettleDetector(SettleParams(still_s=0.7)).still_s == 0.7
     with pytest.raises(TypeError):
         SettleDetector(still_time=0.7)  # only declared names
+
+
+def _bound_probes(m: dict) -> tuple[list[float], list[float]]:
+    """Values a setting with declared ``metadata`` ``m`` accepts (its inclusive bounds, its default) and refuses
+    (its exclusive bounds, a step beyond each bound)."""
+    ok, bad = [m["default"]], []
+    for k, step in (("ge", -0.001), ("le", 0.001)):
+        if m[k] is not None:
+            ok.append(m[k])
+            bad.append(m[k] + step)
+    for k in ("gt", "lt"):
+        if m[k] is not None:
+            bad.append(m[k])
+    return ok, bad
+
+
+def test_the_dashboard_thresholds_are_the_declared_live_thresholds_field_by_field():
+    """``PUT /api/settings``'s thresholds, the stored row's check, the table's defaults and the runner's
+    :class:`Tuning` take their names, bounds and defaults from :data:`LIVE_THRESHOLDS`: a literal written into
+    one of them again (the dashboard once capped ``still_s`` at 5 s where the config allows 10) fails here."""
+    from pydantic import ValidationError
+
+    from kosti.dashboard.schemas import Thresholds
+    from kosti.dashboard.table_settings import DEFAULT_SETTINGS, tuning, valid_stored_settings
+    from kosti.vision.params import LIVE_THRESHOLDS, meta
+    from kosti.vision.runner import Tuning
+
+    assert set(Thresholds.model_fields) == set(LIVE_THRESHOLDS)
+    assert {f.name for f in dataclasses.fields(Tuning)} == {"zones", *LIVE_THRESHOLDS}
+    assert tuning({"thresholds": {"still_s": 0.7}}) == Tuning(zones=tuning({}).zones, still_s=0.7)
+    for name, cls in LIVE_THRESHOLDS.items():
+        m = meta(cls, name)
+        info = Thresholds.model_fields[name]
+        assert info.default is None, name  # left out = unchanged
+        assert _pydantic_bounds(info) == {k: m[k] for k in ("ge", "gt", "le", "lt") if m[k] is not None}, name
+        assert info.description is not None and info.description.startswith(m["doc"]), name
+        ok, bad = _bound_probes(m)
+        for v in ok:
+            assert getattr(Thresholds(**{name: v}), name) == v, (name, v)
+            assert valid_stored_settings({"thresholds": {name: v}}) == {"thresholds": {name: v}}, (name, v)
+        for v in bad:
+            with pytest.raises(ValidationError):
+                Thresholds(**{name: v})
+            assert valid_stored_settings({"thresholds": {name: v}}) == {}, (name, v)
+        assert valid_stored_settings({"thresholds": {name: "0.5"}}) == {}, name  # a number, not text
+    assert meta(SettleParams, "still_s")["le"] == 10.0  # the one bound of the still time, the dashboard's too
+    defaults = DEFAULT_SETTINGS["thresholds"]
+    assert isinstance(defaults, dict) and defaults
+    assert defaults == {k: meta(LIVE_THRESHOLDS[k], k)["default"] for k in defaults}
+
+
+def test_the_settings_page_inputs_stay_within_the_declared_bounds():
+    """The Settings page's number inputs offer no value the API refuses, and reach the declared inclusive bound."""
+    import re
+    from pathlib import Path
+
+    import kosti.dashboard
+    from kosti.vision.params import LIVE_THRESHOLDS, meta
+
+    html = (Path(kosti.dashboard.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
+    for input_id, name in (("set-conf", "conf"), ("set-value-conf", "value_conf"), ("set-still", "still_s")):
+        tag = re.search(rf'<input id="{input_id}"[^>]*>', html)
+        assert tag, input_id
+        lo, hi = (float(re.search(rf'{a}="([^"]+)"', tag.group(0)).group(1)) for a in ("min", "max"))
+        m = meta(LIVE_THRESHOLDS[name], name)
+        assert value_problem(name, lo, m) is None and value_problem(name, hi, m) is None, (name, lo, hi)
+        if m["le"] is not None:
+            assert hi == m["le"], name
