@@ -100,9 +100,9 @@ def reference_id() -> str:
 
 def _files_key(detector: Path, classifier: Path) -> str:
     """Cache key of a reader's reference numbers: its files, the ``reader.json`` beside the classifier and the
-    reader's default operating point (``DiceReader``'s default thresholds and zoom: an update that changes them,
+    reader's default operating point (:class:`kosti.vision.params.ReaderParams`' defaults, thresholds and zoom: an update that changes them,
     as v1.1 did, must not serve the numbers measured at the old ones)."""
-    import inspect
+    import dataclasses
 
     from kosti.models import (
         DEFAULT_ZOOM_BELOW,
@@ -114,14 +114,16 @@ def _files_key(detector: Path, classifier: Path) -> str:
     )
     from kosti.vision.crops import VIEW_COUNTS
     from kosti.vision.exposure import BRIGHT_SHARE, EXPOSURE_TARGET, MAX_EXPOSURE_GAIN, PROBE_SIDE
-    from kosti.vision.reader import ZOOM_SAME_DIE_IOU, DiceReader
+    from kosti.vision.params import ReaderParams
+    from kosti.vision.reader import ZOOM_SAME_DIE_IOU
 
     h = hashlib.sha256()
     reader_json = Path(classifier).parent / "reader.json"
     for f in (Path(detector), Path(classifier), reader_json):
         h.update(f.read_bytes() if f.is_file() else b"-")
-    defaults: dict[str, object] = {k: p.default for k, p in inspect.signature(DiceReader).parameters.items()
-                                   if isinstance(p.default, (int, float, bool))}
+    # the reader's settings are declared once, in ReaderParams (issue 39): its defaults are the operating point
+    defaults: dict[str, object] = {k: v for k, v in dataclasses.asdict(ReaderParams()).items()
+                                   if isinstance(v, (int, float, bool))}
     defaults["tta_views"] = VIEW_COUNTS  # the views themselves are in reader.json (hashed above)
     # DiceReader's zoom None = these; merged with the first read since 2026-12-03 (ZOOM_SAME_DIE_IOU)
     # the zoom's side and its trigger on a large frame follow the dice since 2026-12-04

@@ -51,19 +51,25 @@ def test_missing_shared_sets_are_one_clear_error(tmp_path: Path, monkeypatch) ->
 def test_reference_cache_key_follows_the_readers_default_operating_point(monkeypatch):
     """The cached reference numbers are keyed by the files *and* the reader's default thresholds: an update
     that changes the operating point (v1.1: conf 0.5 → 0.45, the lone-1 rule) measures afresh."""
-    import inspect
+    import dataclasses
 
     from kosti.datasets import replay
     from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
-    from kosti.vision.reader import DiceReader
+    from kosti.vision.params import ReaderParams
 
     before = replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX)
     assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) == before  # stable
-    names = list(inspect.signature(DiceReader).parameters)
-    defaults = list(DiceReader.__init__.__defaults__)
-    defaults[names.index("conf")] = 0.3
-    monkeypatch.setattr(DiceReader.__init__, "__defaults__", tuple(defaults))
-    assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) != before
+    names = [f.name for f in dataclasses.fields(ReaderParams)]
+    defaults = list(ReaderParams.__init__.__defaults__)
+    assert len(defaults) == len(names)  # every setting has its default
+    for name, moved in (("conf", 0.3), ("value_conf", 0.2)):  # the detector's and the face reader's thresholds
+        changed = list(defaults)
+        changed[names.index(name)] = moved
+        monkeypatch.setattr(ReaderParams.__init__, "__defaults__", tuple(changed))
+        assert getattr(ReaderParams(), name) == moved
+        assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) != before, name
+        monkeypatch.setattr(ReaderParams.__init__, "__defaults__", tuple(defaults))
+    assert replay._files_key(DETECTOR_ONNX, CLASSIFIER_ONNX) == before
 
 
 def test_reference_metrics_key_follows_the_default_zoom(monkeypatch):
