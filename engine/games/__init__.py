@@ -121,16 +121,23 @@ def new_any_game(rules: Any, players: Sequence[str], scores: Mapping[str, int] |
     """Start any game: ``rules`` is a preset name (1000 family or games.md) or
     ``{"preset": name, "overrides": {...}}`` (for the 1000 family also a full rules dict);
     ``players``: names in seat order; ``scores``: optional starting scores by name; ``state``:
-    1000-family per-player state (cli.md). Raises :class:`BadInput`."""
-    if is_game_preset(rules):
-        if state:
-            raise BadInput("'state' applies to the 1000 family only")
-        preset, params = _params(rules)
-        return preset.cls.start(params, players, scores)
+    1000-family per-player state (cli.md). Raises :class:`BadInput`.
+
+    The game is the registry's (:func:`find_game`); a name it does not know, and the game id ``"1000"`` (the
+    family, no preset of it), is refused naming every preset (:func:`unknown_preset`). Rules without a preset
+    name (a full rules dict, or not a name at all) are the 1000 family's to accept or refuse (:func:`new_game`)."""
     name = rules.get("preset") if isinstance(rules, Mapping) else rules
-    if isinstance(name, str) and name not in PRESET_NAMES:
+    if not isinstance(name, str):
+        return new_game(rules, players, scores, state)
+    if name == GameState.game:
         raise unknown_preset(name)
-    return new_game(rules, players, scores, state)
+    game = find_game(name)
+    if game is GameState:
+        return new_game(rules, players, scores, state)
+    if state:
+        raise BadInput("'state' applies to the 1000 family only")
+    preset, params = _params(rules)
+    return preset.cls.start(params, players, scores)
 
 
 def unknown_preset(name: str) -> BadInput:
