@@ -32,7 +32,7 @@ import time
 
 from kosti.dashboard.schemas.advice import AdviceAnswer, AdviceFigures
 from kosti.engine.advisor import advise, prepare_tables
-from kosti.engine.advisor.cli import OBJECTIVE
+from kosti.engine.advisor.advice import OBJECTIVE
 from kosti.engine.advisor.pig import MAX_TARGET, OBJECTIVE_WIN, advise_pig, pig_refusal, solve
 from kosti.engine.game import GameState
 from kosti.engine.games import Game

@@ -338,8 +338,10 @@ def _include_routers(app: FastAPI, config: DashboardConfig, table: TableService,
         from kosti.dashboard.routes.review import create_review_router
         from kosti.dashboard.routes.teach import create_teach_router  # the "teach my dice" flow (issue 14)
         from kosti.datasets.suggest import ReaderSuggester  # boxes the active reader saw but did not take (issue 41)
+        from kosti.registry import reader_files
 
-        app.include_router(create_review_router(config.review_dir, pin_check=check_pin, suggest=ReaderSuggester()))
+        suggester = ReaderSuggester(files=lambda: reader_files(None, None)[:2])  # the active version, as it changes
+        app.include_router(create_review_router(config.review_dir, pin_check=check_pin, suggest=suggester))
         table.review_url = "/review"
         app.include_router(create_teach_router(config.review_dir, table=table.live, pin_check=check_pin))
     app.state.advisor = TableAdvisor(table)  # the throw tables of the game on the table are built from now on

@@ -33,7 +33,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kosti.config.sections import MQTT_TOPIC_LEVEL
+from kosti.common.mqtt_names import MQTT_TOPIC_LEVEL
 from kosti.dashboard.broadcast import Broadcaster
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from paho.mqtt.properties import Properties
     from paho.mqtt.reasoncodes import ReasonCode
 
-    from kosti.config.sections import MqttSettings
+    from kosti.dashboard.mqtt import BrokerSettings
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +308,7 @@ class ClubListener:
 
     Raises :class:`kosti.dashboard.mqtt.MqttUnavailable` when paho-mqtt is not installed."""
 
-    def __init__(self, board: ClubBoard, host: str, port: int, settings: MqttSettings | None = None) -> None:
+    def __init__(self, board: ClubBoard, host: str, port: int, settings: BrokerSettings | None = None) -> None:
         try:
             import paho.mqtt.client as mqtt
         except ImportError:

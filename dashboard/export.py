@@ -223,7 +223,7 @@ def plan_import(doc: Any) -> tuple[JsonObject, list[str], str, list[ImportedActi
     dashboard's games never have), a malformed event, or an event the rules forbid (named by its index)."""
     from kosti.dashboard.errors import TableError
     from kosti.dashboard.session import GameSession
-    from kosti.engine.cli import game_from_record
+    from kosti.engine.replay_doc import game_from_record
 
     if not isinstance(doc, dict):
         raise ExportError("the game file must hold a JSON object {\"rules\", \"players\", \"events\"}")

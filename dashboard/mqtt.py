@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kosti.dashboard.views import BUST_KINDS, score_of
 
@@ -43,11 +43,33 @@ if TYPE_CHECKING:
     from paho.mqtt.properties import Properties
     from paho.mqtt.reasoncodes import ReasonCode
 
-    from kosti.config.sections import MqttSettings
     from kosti.dashboard.session import AppliedAction
     from kosti.dashboard.table import TableService
 
 log = logging.getLogger(__name__)
+
+
+class BrokerSettings(Protocol):
+    """What the publisher and the club read of the ``[mqtt]`` section (:class:`kosti.config.mqtt.MqttSettings`,
+    declared there once; the dashboard does not import the configuration, the application top hands it over)."""
+
+    prefix: str
+    name: str | None
+    username: str | None
+    password: str | None
+    tls: bool
+    keepalive: int
+    discovery: bool
+    discovery_prefix: str
+
+    def address(self) -> tuple[str, int]:
+        """``(host, port)`` of the broker."""
+        ...
+
+    def table_id(self) -> str:
+        """This table's topic level."""
+        ...
+
 
 ONLINE, OFFLINE = "online", "offline"
 #: Event messages paho keeps while the broker is away, at most (about 0.5 KiB each: an evening is ~3,000).
@@ -257,7 +279,7 @@ class TableMqtt:
     the listeners, paho's network thread the callbacks; one lock orders what is published.
     """
 
-    def __init__(self, settings: MqttSettings, table: TableService, version: str = "") -> None:
+    def __init__(self, settings: BrokerSettings, table: TableService, version: str = "") -> None:
         try:
             import paho.mqtt.client as mqtt
         except ImportError:

@@ -16,6 +16,7 @@ and returns them; the review page asks it once per unreviewed photo.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,24 +105,34 @@ def _overlaps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class ReaderSuggester:
-    """Suggests boxes to confirm with the reader the dashboard reads with (the registry's active version, or
-    the files given), loaded on first use and again when the active version changes. Thread-safe.
+    """Suggests boxes to confirm with the reader the dashboard reads with, loaded on first use and again when the
+    files it reads with change (the active model version). Thread-safe.
 
     Args:
-        detector, classifier: model files; ``None`` = the active version (:func:`kosti.registry.reader_files`).
+        detector, classifier: model files, when ``files`` is not given.
+        files: ``() -> (detector, classifier)``, asked before each image: the application top passes the model
+            registry's active version (:func:`kosti.registry.reader_files`), which datasets/ does not import
+            (docs/architecture.md, the floors).
+
+    Raises :class:`ValueError` when neither the two files nor ``files`` are given.
     """
 
-    def __init__(self, detector: Path | None = None, classifier: Path | None = None) -> None:
-        self._files = (detector, classifier)
+    def __init__(self, detector: Path | None = None, classifier: Path | None = None, *,
+                 files: Callable[[], tuple[Path | None, Path | None]] | None = None) -> None:
+        if files is None:
+            if detector is None or classifier is None:
+                raise ValueError("ReaderSuggester needs the detector and classifier files, or files=")
+            det, cls = Path(detector), Path(classifier)
+            files = lambda: (det, cls)  # noqa: E731
+        self._files = files
         self._reader: Any = None
         self._key: tuple[Any, ...] | None = None
         self._lock = threading.Lock()
 
     def _current(self) -> Any:
-        from kosti.registry import reader_files
         from kosti.vision.reader import DiceReader
 
-        det, cls, _version = reader_files(*self._files)
+        det, cls = self._files()
         key = (det, cls)
         if self._reader is None or key != self._key:
             self._reader, self._key = DiceReader(det, cls), key

@@ -41,6 +41,7 @@ from .games import (
 )
 from .plurals import count_en, count_ru
 from .presets import PRESET_NAMES, get_preset, read_rules_document, resolve_rules
+from .replay_doc import game_from_record
 
 SAMPLE_GAME = "sample_game.json"
 #: Bundled sample games (replay format) for ``kosti play --sample [NAME]``.
@@ -229,30 +230,6 @@ def _read_json(path: str) -> Any:
         raise BadInput(f"{path}: {exc}") from None
     except RecursionError:
         raise BadInput(f"{path}: JSON nested too deeply") from None
-
-
-def game_from_record(doc: Any) -> tuple[Game, list[Any]]:
-    """The starting state and the raw event list of a replay document (cli.md): a 1000-family
-    :class:`GameState` or a games.md game (:class:`TableGame`), both the one game interface.
-    Raises :class:`BadInput` for a malformed document."""
-    if not isinstance(doc, dict):
-        raise BadInput("the game file must hold a JSON object")
-    unknown = set(doc) - {"rules", "players", "scores", "state", "events"}
-    if unknown:
-        raise BadInput(f"unknown key {sorted(unknown)[0]!r} (expected rules, players, scores, "
-                       f"state, events)")
-    players = doc.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise BadInput("players: expected a list of names")
-    scores = doc.get("scores") or {}
-    state = doc.get("state") or {}
-    if not isinstance(scores, dict) or not isinstance(state, dict):
-        raise BadInput("scores and state must be objects keyed by player name")
-    events = doc.get("events", [])
-    if not isinstance(events, list):
-        raise BadInput("events: expected a list")
-    gs = new_any_game(doc.get("rules", "classic"), players, scores, state)
-    return gs, events
 
 
 def replay(doc: Any) -> tuple[Game, int | None, RuleViolation | None]:

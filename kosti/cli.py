@@ -32,7 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kosti.config.cli",      # config init / check / path
     "kosti.dashboard.cli",   # demo, run
     "kosti.dashboard.club_cli",  # club
-    "kosti.dashboard.stats", # stats
+    "kosti.dashboard.stats_cli",  # stats
     "kosti.dashboard.games_cli",  # games export / import / list
     "kosti.backup_cli",      # backup, restore, pin
 )

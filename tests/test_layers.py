@@ -35,14 +35,6 @@ APP_MODULES = {"kosti.dashboard.app"}
 #: holds fails the test too, so the list only shrinks.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("kosti.vision.sources", "sim"): "open_source builds the virtual table and the photo replays of sim/ lazily",
-    ("kosti.datasets.suggest", "app"): "issue 41 (in flight): the suggested boxes take the active model version from "
-                                       "the registry; to be handed the reader's files by its caller",
-    ("kosti.dashboard.stats", "app"): "dashboard (issue 39 part 3, in flight): reads [storage] from the config",
-    ("kosti.dashboard.club", "app"): "dashboard (issue 39 part 3, in flight): the [mqtt] section's model",
-    ("kosti.dashboard.mqtt", "app"): "dashboard (issue 39 part 3, in flight): the [mqtt] section's model",
-    ("kosti.dashboard.export", "app"): "engine (issue 39 part 1, in flight): replay lives in the engine's CLI module",
-    ("kosti.dashboard.advisor_api", "app"): "engine (issue 39 part 1, in flight): the advice document lives in the "
-                                            "advisor's CLI module",
 }
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "CONFIRM",
     "HOT",
     "NORMAL",
+    "OBJECTIVE",
     "Advice",
     "ThrowClass",
     "TurnPolicy",
@@ -113,6 +114,9 @@ class Advice:
             "why": self.why, "why_ru": self.why_ru,
         }
 
+
+#: What the 1000 family's advice maximises (printed by ``kosti advise`` and sent with the dashboard's advice).
+OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' mean change)"
 
 #: The keys of ``kosti advise --json``, in the order of ../shared/docs/cli.md.
 CLI_KEYS = ("player", "dice_to_throw", "turn_points", "bust_probability", "expected_points",

@@ -42,11 +42,10 @@ from ..games import is_game_preset, new_any_game
 from ..plurals import count
 from ..presets import PRESET_NAMES, resolve_rules
 from ..texts import dice_en
-from .advice import advise
+from .advice import OBJECTIVE, advise
 from .pig import OBJECTIVE_WIN, PigModelRefused, advise_pig
 
 #: The objective the advice maximises, named in every JSON document (engine/advisor/advice.py).
-OBJECTIVE = "turn: expected recorded points of this turn (net of the opponents' mean change)"
 
 
 def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:

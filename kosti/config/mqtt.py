@@ -8,11 +8,9 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
+from kosti.common.mqtt_names import MQTT_TOPIC_LEVEL
 from kosti.config.base import Section, doc
 from kosti.config.server import ServerSettings
-
-#: One MQTT topic level of kosti's own: a table id, or each level of a prefix (no ``+``, ``#`` or ``/``).
-MQTT_TOPIC_LEVEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def mqtt_address(text: str, tls: bool = False) -> tuple[str, int]:
