@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kosti.engine.plurals import count_en
+
 FORMATS = ("json", "csv", "zip")
 
 
@@ -117,7 +119,7 @@ def _export(args: argparse.Namespace) -> int:
             ids = [g.id for g in store.list_games(limit=1_000_000)]
             for gid in ids:
                 _write(out / f"kosti-game-{gid}.{args.format}", _content(store, gid, args.format))
-            print(f"{len(ids)} games written to {out}", file=sys.stderr)
+            print(f"{count_en(len(ids), 'game')} written to {out}", file=sys.stderr)
             return 0
         if store.get_game(args.game) is None:
             raise GamesCliError(f"no game {args.game} in {store.path} (kosti games list)")
@@ -128,6 +130,7 @@ def _export(args: argparse.Namespace) -> int:
         sys.stdout.write(data.decode("utf-8").removeprefix("\ufeff"))  # the byte-order mark is for files
     else:
         _write(Path(args.out), data)
+        print(f"game {args.game} written to {args.out}", file=sys.stderr)
     return 0
 
 

@@ -17,6 +17,10 @@ CAUSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("no camera is connected", "no raspberry pi camera is connected"),
      "no camera is connected: plug it in, kosti picks it up by itself",
      "камера не подключена: подключите её, kosti найдёт её сам"),
+    # a video file or a folder of frames that has been read to its end (kosti run keeps the game; nothing failed)
+    (("end of stream",),
+     "the video or folder of frames has ended: there is nothing more to read",
+     "видео или папка кадров закончились: больше нечего читать"),
     (("no frame for", "stalled"),
      "the camera stopped sending pictures", "камера перестала присылать кадры"),
     (("picamera2 is not available", "not installed"),

@@ -287,7 +287,7 @@ def run_capture(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         print(f"saved {len(saved)} throws to {out}: {st['images']} images, {st['reviewed']} reviewed, "
-              f"{st['dice']} dice. Review them at /review on the dashboard, then `kosti train --data {out}`.")
+              f"{st['dice']} dice. Review them at /review on a dashboard started with --review-dir {out}, then `kosti train --data {out}`.")
     return 0
 
 

@@ -85,12 +85,16 @@ def test_the_page_says_why_in_words() -> None:
     en, ru = source_why({"state": "reconnecting", "message": "stalled: no frame for 5.2 s", "attempts": 1,
                          "retry_in_s": 0.4})
     assert en.startswith("the camera stopped sending pictures; trying again in 1 s") and "перестала" in ru
+    # a recording read to its end (the runner's last error of a video file) is no failed camera
+    assert source_why("error", "end of stream") == (
+        "the video or folder of frames has ended: there is nothing more to read",
+        "видео или папка кадров закончились: больше нечего читать")
     en, _ = source_why({"state": "reconnecting", "message": "rtsp://cam.local/live: connection refused",
                         "attempts": 2, "retry_in_s": 2})
     assert "network" in en
     assert source_why({"state": "ok", "message": "", "attempts": 0, "retry_in_s": 0}) is None
     assert source_why("ok") is None and source_why("none") is None
-    assert source_why("error", "end of stream")[0] == "the camera failed"
+    assert source_why("error", "something no cause names")[0] == "the camera failed"  # the default cause
 
 
 def test_capture_refuses_a_camera_that_cannot_come(tmp_path, capsys) -> None:
