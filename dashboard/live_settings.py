@@ -80,7 +80,8 @@ class LiveSettings:
                 values = {k: v for k, v in values.items() if k != "rotate"}  # 0 where nothing turns: nothing to do
             values = with_turned_zones(self.values, values, self.live.rotation)
             self.values = merged(self.values, values)
-            chosen = merged(self.store.get_settings(), values)  # store what was chosen, never the defaults
+            # store what was chosen, never the defaults, nor a stored value today's ranges refuse
+            chosen = merged(valid_stored_settings(self.store.get_settings()), values)
             self.store.put_settings({k: chosen[k] for k in values})
             self.live.apply_settings(self.values)
         spec = self.live.source_spec

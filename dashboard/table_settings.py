@@ -57,6 +57,7 @@ def merged(base: Settings, values: Settings) -> Settings:
 def valid_stored_settings(stored: Settings) -> Settings:
     """The stored settings whose values have the right kind and range; any other row is left out with a
     warning in the log (a hand-edited or damaged ``settings`` row must not stop the table: defaults apply).
+    Thresholds are judged one by one: a bad one is left out, the others kept.
 
     Ranges are those of the dashboard's ``PUT /api/settings`` models: thresholds as declared
     (:data:`kosti.vision.params.LIVE_THRESHOLDS`: ``still_s`` > 0 and ≤ 10 s, the others 0–1), ``live_width``
@@ -70,8 +71,16 @@ def valid_stored_settings(stored: Settings) -> Settings:
     for key, value in stored.items():
         ok = False
         try:
+            if key == "thresholds" and isinstance(value, dict):
+                # each threshold on its own: one value an older version stored out of today's range (conf 0)
+                # must not take the table's other choices (its settle time) with it
+                kept = {k: v for k, v in value.items() if live_threshold_problem(k, v) is None}
+                for k in sorted(set(value) - set(kept)):
+                    log.warning("stored threshold %r has a bad value (%.80r); the default is used", k, value[k])
+                out[key] = kept
+                continue
             if key == "thresholds":
-                ok = isinstance(value, dict) and all(live_threshold_problem(k, v) is None for k, v in value.items())
+                ok = False  # not a table of thresholds at all
             elif key == "zones":
                 ok = value is None or (isinstance(value, dict) and Zones.from_dict(value) is not None)
             elif key == "live_width":

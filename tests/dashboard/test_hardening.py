@@ -236,6 +236,26 @@ def test_bad_settings_row_falls_back_to_defaults(make_client, tmp_path: Path) ->
     assert s["rotate"] is None and "from_file" not in s  # no camera to turn; the file's memory is never shown
 
 
+def test_one_threshold_out_of_range_keeps_the_tables_other_choices(make_client, tmp_path: Path) -> None:
+    """An older version stored ``conf`` 0 (its page allowed it; issue 39 declares > 0): that one value falls back to
+    the default, the table's settle time and face threshold stay, and a later change does not store the bad value
+    again (review of issue 39: the whole row was dropped, on every start)."""
+    from kosti.vision.params import ReaderParams
+
+    db = tmp_path / "kosti.db"
+    Store(db).close()
+    with sqlite3.connect(db) as c:
+        c.execute("INSERT INTO settings(key, value_json) VALUES (?, ?)",
+                  ("thresholds", json.dumps({"conf": 0.0, "still_s": 1.2, "value_conf": 0.8})))
+    c = make_client(db_path=db, start_capture=False)
+    th = c.get("/api/settings").json()["thresholds"]
+    assert (th["still_s"], th["value_conf"], th["conf"]) == (1.2, 0.8, ReaderParams().conf)
+    assert c.put("/api/settings", json={"thresholds": {"still_s": 2.0}}).status_code == 200
+    stored = json.loads(sqlite3.connect(db).execute(
+        "SELECT value_json FROM settings WHERE key = 'thresholds'").fetchone()[0])
+    assert stored == {"still_s": 2.0, "value_conf": 0.8}
+
+
 def test_cli_exits_2_on_a_corrupt_database(tmp_path: Path, capsys) -> None:
     from kosti.cli import main
 

@@ -168,14 +168,16 @@ def test_the_dashboard_thresholds_are_the_declared_live_thresholds_field_by_fiel
         assert _pydantic_bounds(info) == {k: m[k] for k in ("ge", "gt", "le", "lt") if m[k] is not None}, name
         assert info.description is not None and info.description.startswith(m["doc"]), name
         ok, bad = _bound_probes(m)
+        # a valid value of another threshold, kept beside a bad one (each threshold is judged on its own)
+        other = {"value_conf": 0.5} if name != "value_conf" else {"still_s": 1.0}
         for v in ok:
             assert getattr(Thresholds(**{name: v}), name) == v, (name, v)
             assert valid_stored_settings({"thresholds": {name: v}}) == {"thresholds": {name: v}}, (name, v)
         for v in bad:
             with pytest.raises(ValidationError):
                 Thresholds(**{name: v})
-            assert valid_stored_settings({"thresholds": {name: v}}) == {}, (name, v)
-        assert valid_stored_settings({"thresholds": {name: "0.5"}}) == {}, name  # a number, not text
+            assert valid_stored_settings({"thresholds": {name: v, **other}}) == {"thresholds": other}, (name, v)
+        assert valid_stored_settings({"thresholds": {name: "0.5"}}) == {"thresholds": {}}, name  # text, no number
     assert meta(SettleParams, "still_s")["le"] == 10.0  # the one bound of the still time, the dashboard's too
     defaults = DEFAULT_SETTINGS["thresholds"]
     assert isinstance(defaults, dict) and defaults
