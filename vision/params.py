@@ -10,7 +10,8 @@
 * the flags of ``kosti read`` / ``kosti eval`` (:func:`add_setting_flags` in :mod:`kosti.vision.cli`);
 * the dashboard's thresholds and the runner's :class:`kosti.vision.runner.Tuning` (:data:`LIVE_THRESHOLDS`: their
   names, defaults and ranges);
-* the constructors' own checks (:func:`check_params`).
+* the range checks (:func:`check_params`, :func:`value_problem`) the config and the flags apply; code that builds
+  params itself may call :func:`check_params` (the constructors do not re-check).
 
 ``tests/vision/test_params.py`` compares the config models, the CLI flags and the dataclasses field by field.
 The reader's defaults are the shipped models' operating point (:mod:`kosti.models`, chosen by
