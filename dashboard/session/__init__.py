@@ -58,25 +58,8 @@ __all__ = ["AppliedAction", "CountMismatch", "GameSession", "SessionCore", "Thro
 
 class GameSession(ThrowCorrections):
     """The game on the table and its controls (see the module's text): games, throws, turns here; the pending throw and
-    the corrections in :class:`ThrowCorrections`; the state, the store and the listeners in :class:`SessionCore`.
-
-    Args:
-        store: the database; :meth:`resume_latest` puts its latest active game on the table.
-
-    Attributes:
-        game_id, rules_spec, state, turn_no: the game on the table (``None`` / 0 without one).
-        events: the latest events as JSON, newest last. last_throw: the latest throw's view; last_error:
-            the latest refusal of a camera throw (``TableError.to_json()``).
-        game_hooks: called with the state whenever a game is put on the table (new, resumed, rematch,
-            restored at start-up), under the lock: each must return at once (the advisor starts a thread).
-        state_listeners: called with the state (or None) after every change of it, under the lock.
-        action_listeners: called with an :class:`AppliedAction` after every engine action is stored, under the
-            lock, in order (the MQTT publisher's events); each must return at once.
-        change_listeners: called (no arguments) after every change of what the table shows — each control, each
-            throw taken, a game put on the table — under the lock (:func:`announced`; the table publishes its
-            snapshot); each must return at once.
-        corrections_dir: folder where confirmed or corrected throws are saved for retraining, or None.
-        model_name: says which reader read the throws (written into saved corrections).
+    the corrections in :class:`ThrowCorrections`; the state, the store and the listeners — its arguments and
+    attributes — in :class:`SessionCore`.
     """
 
     @announced
