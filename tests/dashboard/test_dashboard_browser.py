@@ -120,9 +120,10 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path, browser):
     Select(d.find_element(By.ID, "ng-preset")).select_by_value("classic")
     d.find_element(By.ID, "ng-submit").click()
     wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-    assert "Ann" in d.find_element(By.ID, "player-0").text
-    assert d.find_element(By.ID, "turn-player").text == "Ann"
-    assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "0"
+    # the scoreboard may render again between finding an element and reading it: read inside the wait (stale ignored)
+    wait.until(lambda d: "Ann" in d.find_element(By.ID, "player-0").text)
+    wait.until(lambda d: d.find_element(By.ID, "turn-player").text == "Ann")
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "0")
     # Throw on the virtual table: rendered, settled, read from the frame, scored.
     wait.until(EC.element_to_be_clickable((By.ID, "btn-throw")))
     d.find_element(By.ID, "throw-faces").send_keys("1 1 1 5 3")
@@ -140,17 +141,17 @@ def test_two_player_game_in_headless_chromium(demo_server, tmp_path, browser):
         wait.until(exact_text((By.ID, "turn-points"), "105"))
     dice = [e.get_attribute("data-value") for e in d.find_elements(By.CSS_SELECTOR, "#dice .die")]
     assert sorted(dice) == ["1", "1", "1", "3", "5"]
-    assert d.find_element(By.ID, "dice-left").text == "1"
+    wait.until(lambda d: d.find_element(By.ID, "dice-left").text == "1")
     # Stop / хватит: the scoreboard changes and the dice pass to Boris.
     wait.until(EC.element_to_be_clickable((By.ID, "btn-bank")))
     d.find_element(By.ID, "btn-bank").click()
     wait.until(exact_text((By.CSS_SELECTOR, "#player-0 .score"), "105"))
     wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
-    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0")
     # Russian UI keeps the rule terms side by side.
     d.find_element(By.ID, "lang-toggle").click()
-    assert d.find_element(By.ID, "btn-bank").text == "Хватит / stop"
-    assert "не открыт" in d.find_element(By.ID, "player-1").text  # Boris has not opened yet
+    wait.until(lambda d: d.find_element(By.ID, "btn-bank").text == "Хватит / stop")
+    wait.until(lambda d: "не открыт" in d.find_element(By.ID, "player-1").text)  # Boris has not opened yet
     # History shows the turn with a thumbnail of the settled frame.
     d.find_element(By.ID, "btn-history").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list img"))
@@ -228,13 +229,13 @@ def test_keep_choice_in_the_browser(tmp_path, throw, browser, serve):
     assert "dead" in dead.get_attribute("class")
     dead.click()
     assert "selected" not in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="2"]').get_attribute("class")
-    assert "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text
+    wait.until(lambda d: "5 / 4" in d.find_element(By.ID, "dice-options").text or "4 / 5" in d.find_element(By.ID, "dice-options").text)
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').click() or True)
     wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#keep-dice .die[data-index="0"]').get_attribute("class"))
-    assert d.find_element(By.ID, "keep-total").text == "Set aside: 100 points"  # the running total
+    wait.until(lambda d: d.find_element(By.ID, "keep-total").text == "Set aside: 100 points")  # the running total
     d.find_element(By.ID, "btn-keep").click()
     wait.until(exact_text((By.ID, "turn-points"), "100"))
-    assert d.find_element(By.ID, "dice-left").text == "5"
+    wait.until(lambda d: d.find_element(By.ID, "dice-left").text == "5")
     assert not d.find_element(By.ID, "keep-panel").is_displayed()
 
 
@@ -261,10 +262,10 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, browser, serve):
               for k in (2, 4)]
     app.state.table.submit_throw(make_throw([1, 0, 5, 0, 3], status="uncertain", image=True, reasons=unread))
     wait.until(EC.visibility_of_element_located((By.ID, "pending")))
-    assert d.find_element(By.ID, "turn-points").text == "0", "nothing may be scored before confirmation"
+    wait.until(lambda d: d.find_element(By.ID, "turn-points").text == "0")  # nothing may be scored before confirmation
     # One line for both dice, in one language; the hint above says to check the throw (issue 18 #9).
-    assert d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4"
-    assert d.find_element(By.ID, "hint").text.startswith("Check the throw below")
+    wait.until(lambda d: d.find_element(By.ID, "pending-reasons").text == "unreadable (cocked, hidden or blurred) — dice 2, 4")
+    wait.until(lambda d: d.find_element(By.ID, "hint").text.startswith("Check the throw below"))
     # each choice re-renders the panel (the server's answer): select again until it holds
     wait.until(lambda d: Select(d.find_element(By.ID, "pending-die-3")).select_by_value("2")
                or Select(d.find_element(By.ID, "pending-die-3")).first_selected_option.text == "2")
@@ -275,13 +276,14 @@ def test_uncertain_throw_is_corrected_in_the_browser(tmp_path, browser, serve):
     d.find_element(By.ID, "btn-confirm").click()
     wait.until(exact_text((By.ID, "turn-points"), "25"))
     assert not d.find_element(By.ID, "pending").is_displayed()
-    assert "unreadable" in d.find_element(By.ID, "throw-notes").text  # said for the throw just scored ...
+    # said for the throw just scored ...
+    wait.until(lambda d: "unreadable" in d.find_element(By.ID, "throw-notes").text)
     app.state.table.submit_throw(make_throw([2, 3]))  # a bust: ... and gone once the turn has moved on
     wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
-    assert d.find_element(By.ID, "throw-notes").text == ""
+    wait.until(lambda d: d.find_element(By.ID, "throw-notes").text == "")
     # The log: newest first, a list without numbers (issue 18 #11).
     assert d.find_element(By.ID, "events").tag_name == "ul"
-    assert "Boris" in d.find_elements(By.CSS_SELECTOR, "#events li")[0].text
+    wait.until(lambda d: "Boris" in d.find_elements(By.CSS_SELECTOR, "#events li")[0].text)
 
 
 def _virtual_throw(d, wait, faces: list[int], done) -> None:
@@ -399,7 +401,7 @@ def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_pat
     assert st["last_throw"]["resolution"] == "pending"
     assert any("differently" in r or "по-разному" in r for r in st["pending"]["reasons"]), st["pending"]
     assert st["state"]["turn"]["turn_points"] == 0 and st["state"]["turn"]["throws"] == 0
-    assert d.find_element(By.ID, "turn-points").text.strip() == "0"
+    wait.until(lambda d: d.find_element(By.ID, "turn-points").text.strip() == "0")
     assert d.find_element(By.ID, "btn-confirm").is_displayed()  # the table is asked to check it
     # Nothing corrects it behind the table's back: 40 more frames of the same rest (2 s at 20 fps) change nothing.
     seen_at = src._index
@@ -407,7 +409,7 @@ def test_a_misreading_reader_shows_an_uncertain_throw_and_scores_nothing(tmp_pat
     st = httpx.get(srv.url + "/api/state", timeout=5).json()
     assert st["pending"] is not None and st["pending"]["status"] == "uncertain", st["pending"]
     assert st["state"]["turn"]["turn_points"] == 0 and d.find_element(By.ID, "pending").is_displayed()
-    assert d.find_element(By.ID, "turn-points").text.strip() == "0"
+    wait.until(lambda d: d.find_element(By.ID, "turn-points").text.strip() == "0")
 
 
 @pytest.mark.slow
@@ -430,8 +432,8 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form, browse
     # the page shows the earlier test's game (Ann, Boris too) until the new state arrives: wait for Pig's
     wait.until(lambda d: "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").get_attribute("textContent"))
     wait.until(EC.text_to_be_present_in_element((By.ID, "player-1"), "Boris"))
-    assert d.find_element(By.ID, "turn-player").text == "Ann"
-    assert d.find_element(By.ID, "dice-left").text == "1"
+    wait.until(lambda d: d.find_element(By.ID, "turn-player").text == "Ann")
+    wait.until(lambda d: d.find_element(By.ID, "dice-left").text == "1")
     assert not d.find_element(By.ID, "btn-bank").is_enabled()  # a stop needs one throw
     _virtual_throw(d, wait, [6], lambda d: d.find_element(By.ID, "turn-points").text == "6")
     _virtual_throw(d, wait, [5], lambda d: d.find_element(By.ID, "turn-points").text == "11")
@@ -441,23 +443,23 @@ def test_pig_and_chicago_on_the_virtual_table(demo_server, start_in_form, browse
     wait.until(EC.text_to_be_present_in_element((By.ID, "turn-player"), "Boris"))
     # Equal series: Boris still plays his series; his 1 ends it and the game.
     _virtual_throw(d, wait, [1], lambda d: d.find_element(By.ID, "winner").is_displayed())
-    assert "Ann" in d.find_element(By.ID, "winner").text
-    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+    wait.until(lambda d: "Ann" in d.find_element(By.ID, "winner").text)
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0")
     d.find_element(By.CSS_SELECTOR, "#rules-page summary").click()
-    assert "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").text
+    wait.until(lambda d: "A 1 cancels all points" in d.find_element(By.ID, "rules-page-text").text)
     d.find_element(By.ID, "lang-toggle").click()
-    assert "Единица сжигает" in d.find_element(By.ID, "rules-page-text").text
+    wait.until(lambda d: "Единица сжигает" in d.find_element(By.ID, "rules-page-text").text)
     d.find_element(By.ID, "lang-toggle").click()
     # Chicago: two dice, round 1 needs 2, round 2 needs 3.
     start_in_form(d, wait, "Ann, Boris", "chicago", '{"rounds": 2}')
     wait.until(lambda d: "round 1" in d.find_element(By.ID, "game-status").text)
-    assert d.find_element(By.ID, "dice-left").text == "2"
+    wait.until(lambda d: d.find_element(By.ID, "dice-left").text == "2")
     _virtual_throw(d, wait, [1, 1], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "2")
     _virtual_throw(d, wait, [3, 4], lambda d: "round 2" in d.find_element(By.ID, "game-status").text)
     _virtual_throw(d, wait, [1, 2], lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "5")
     _virtual_throw(d, wait, [2, 2], lambda d: d.find_element(By.ID, "winner").is_displayed())
-    assert "Ann" in d.find_element(By.ID, "winner").text
-    assert d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0"
+    wait.until(lambda d: "Ann" in d.find_element(By.ID, "winner").text)
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#player-1 .score").text == "0")
 
 
 @pytest.mark.slow
@@ -483,7 +485,7 @@ def test_bank_dice_bets_typed_on_the_page(tmp_path, throw, browser, serve):
     wait.until(lambda d: re.search(r"\b(bets 2 on|ставит 2 на) 3\b", d.find_element(By.ID, "player-1").text))
     app.state.table.submit_throw(throw([3, 3, 1]))
     wait.until(exact_text((By.CSS_SELECTOR, "#player-1 .score"), "4"))
-    assert d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4"
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#player-0 .score").text == "-4")
 
 
 @pytest.mark.slow

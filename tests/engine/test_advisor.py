@@ -129,14 +129,18 @@ def test_dp_matches_an_independent_dp():
         return memo[(tp, n)]
 
     import sys
+    limit = sys.getrecursionlimit()
     sys.setrecursionlimit(20000)
-    st = new_game(rules, ["A"])
-    pol = TurnPolicy(st, cap=cap, margin=400)
-    for tp, n in ((0, 5), (50, 5), (100, 3), (250, 2), (300, 1), (40, 4)):
-        mode = 0 if tp == 0 else 1  # tp 0: the first throw; else a hot-dice throw of 5 or later
-        first = tp == 0
-        got = pol.solve((tp, n, mode if n == 5 else 0, first, False))[0]
-        assert got == pytest.approx(roll(tp, n), rel=1e-9, abs=1e-9), (tp, n)
+    try:
+        st = new_game(rules, ["A"])
+        pol = TurnPolicy(st, cap=cap, margin=400)
+        for tp, n in ((0, 5), (50, 5), (100, 3), (250, 2), (300, 1), (40, 4)):
+            mode = 0 if tp == 0 else 1  # tp 0: the first throw; else a hot-dice throw of 5 or later
+            first = tp == 0
+            got = pol.solve((tp, n, mode if n == 5 else 0, first, False))[0]
+            assert got == pytest.approx(roll(tp, n), rel=1e-9, abs=1e-9), (tp, n)
+    finally:
+        sys.setrecursionlimit(limit)  # later tests (a deeply nested config) expect the interpreter's limit
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
