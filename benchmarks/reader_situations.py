@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from kosti.datasets.rendered_crops import scene_positions
 from kosti.sim.dice import STYLES, DieStyle, random_style
 from kosti.sim.table_top import BACKGROUNDS, render_table
 from kosti.vision import inner_look
@@ -50,23 +50,10 @@ CUSTOM_STYLES = (
 TRANSLUCENT = ("translucent_green", "translucent_blue", "casino_red")
 
 
-def _places(rng: np.random.Generator, n: int, side: float, size: tuple[int, int]) -> list[tuple[float, float]]:
-    w, h = size
-    out: list[tuple[float, float]] = []
-    for _ in range(n):
-        x = y = 0.0
-        for _try in range(300):
-            x, y = float(rng.uniform(0.1 * w, 0.9 * w)), float(rng.uniform(0.12 * h, 0.88 * h))
-            if all(math.hypot(x - px, y - py) > 1.9 * side for px, py in out):
-                break
-        out.append((x, y))
-    return out
-
-
 def _scene(rng: np.random.Generator, seed: int, styles: list[DieStyle], side: float, size: tuple[int, int],
            tilt: tuple[float, float], shadow: float, n: int, background: str | np.ndarray | None = None) -> Scene:
     faces = [int(rng.integers(1, 7)) for _ in range(n)]
-    dice = [(v, x, y, float(rng.uniform(0, 90))) for v, (x, y) in zip(faces, _places(rng, n, side, size))]
+    dice = [(v, x, y, float(rng.uniform(0, 90))) for v, (x, y) in zip(faces, scene_positions(rng, n, side, size, tries=300))]
     kind = background if background is not None else BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]
     frame, boxes = render_table(dice, kind, styles if len(styles) == n else styles[0], size=size, die_px=side,
                                 seed=seed, tilt=tilt, glare=float(rng.uniform(0.0, 0.3)), shadow=shadow)

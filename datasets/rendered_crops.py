@@ -47,13 +47,15 @@ PLAIN_STYLES = ("white_black", "ivory", "black_white")
 OVERHEAD_FRAME = (720, 576)
 
 
-def _scene_positions(rng: np.random.Generator, n: int, side: float, size: tuple[int, int]) -> list[tuple[float, float]]:
-    """``n`` die centres in a ``size`` frame at least ``1.9 × side`` apart (a few tries each; the last try wins)."""
+def scene_positions(rng: np.random.Generator, n: int, side: float, size: tuple[int, int],
+                    tries: int = 200) -> list[tuple[float, float]]:
+    """``n`` die centres (px) in a ``size`` = ``(width, height)`` frame, inside its middle 80 % × 76 %, at least
+    ``1.9 × side`` apart (up to ``tries`` draws each; the last draw wins when none is apart)."""
     w, h = size
     out: list[tuple[float, float]] = []
     for _ in range(n):
         x = y = 0.0
-        for _try in range(200):
+        for _try in range(tries):
             x = float(rng.uniform(0.1 * w, 0.9 * w))
             y = float(rng.uniform(0.12 * h, 0.88 * h))
             if all(math.hypot(x - px, y - py) > 1.9 * side for px, py in out):
@@ -155,7 +157,7 @@ def unknown_face_crops(out: Path, split: str, n: int, seed: int = 0, x_share: fl
         style = _marked_style(rng, mark)
         side = float(rng.uniform(20, 70))
         size = (960, 720)
-        centres = _scene_positions(rng, int(rng.integers(4, 7)), side, size)
+        centres = scene_positions(rng, int(rng.integers(4, 7)), side, size)
         dice = [(int(rng.integers(1, 7)), x, y, float(rng.uniform(0, 90))) for x, y in centres]
         kind = BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]
         frame, boxes = render_table(dice, kind, style, size=size, die_px=side, seed=seed * 100_000 + scene,
@@ -190,7 +192,7 @@ def overhead_plain_crops(out: Path, split: str, n_scenes: int, seed: int = 0, pe
     for scene in range(n_scenes):
         style = STYLES[PLAIN_STYLES[int(rng.integers(len(PLAIN_STYLES)))]]
         side = float(rng.uniform(25, 40))
-        centres = _scene_positions(rng, int(rng.integers(3, 7)), side, OVERHEAD_FRAME)
+        centres = scene_positions(rng, int(rng.integers(3, 7)), side, OVERHEAD_FRAME)
         dice = [(int(rng.integers(1, 7)), x, y, float(rng.uniform(0, 90))) for x, y in centres]
         kind = BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]
         frame, boxes = render_table(dice, kind, style, size=OVERHEAD_FRAME, die_px=side,

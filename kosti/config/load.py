@@ -39,12 +39,9 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from kosti.config.errors import ENV_NESTED, ENV_PREFIX, ConfigError, config_error
-from kosti.config.files import parse_assignment, render_config, write_default_config
 from kosti.config.sections import (
-    SECTIONS,
     GameSettings,
     MqttSettings,
-    Point,
     ReaderSettings,
     ServerSettings,
     SettleSettings,
@@ -53,12 +50,8 @@ from kosti.config.sections import (
     ZonesSettings,
 )
 
-__all__ = [
-    "CONFIG_ENV", "ENV_NESTED", "ENV_PREFIX", "MAX_CONFIG_BYTES", "SECTIONS", "SYSTEM_CONFIG", "ConfigError",
-    "GameSettings", "KostiConfig", "MqttSettings", "Point", "ReaderSettings", "ServerSettings", "SettleSettings", "SourceSettings",
-    "StorageSettings", "ZonesSettings", "default_config_path", "load_config", "parse_assignment",
-    "render_config", "write_default_config",
-]
+# the package (kosti.config) re-exports the sections, files and errors; this module exports its own names
+__all__ = ["CONFIG_ENV", "MAX_CONFIG_BYTES", "SYSTEM_CONFIG", "KostiConfig", "default_config_path", "load_config"]
 
 SYSTEM_CONFIG = Path("/etc/kosti/kosti.toml")
 #: Environment variable naming the configuration file when ``--config`` is not given (it must exist); a test
