@@ -18,6 +18,8 @@ Usage::
     nice -n 10 .venv/bin/python benchmarks/mutation.py                 # every module of CORE, one after another
     nice -n 10 .venv/bin/python benchmarks/mutation.py access session  # some of them, by key
     .venv/bin/python benchmarks/mutation.py --list                     # the keys, modules, functions and tests
+    nice -n 10 .venv/bin/python benchmarks/mutation.py reader --recheck tests/vision/test_reader_decisions.py
+        # each survivor of build/mutation/reader.json applied to HEAD and run against the new tests ("by hand")
 
 Writes ``build/mutation/<key>.json`` (score, counts, and the diff of every surviving mutant) and prints one line
 per module: ``key  killed/total  score %``. A mutant whose tests time out counts as killed (cosmic-ray's rule);
@@ -119,7 +121,8 @@ CORE: dict[str, Target] = {
                       "'pin or host or origin or foreign or access_rules'")),
     "reader": Target("vision/reader.py", ("DiceReader.decide", "DiceReader.second_look", "DiceReader.dice_mask",
                                           "DiceReader.one_box_per_die", "DiceReader._read_with"),
-                     ("tests/vision/test_reader_unit.py", "tests/vision/test_reader_onnx.py")),
+                     ("tests/vision/test_reader_unit.py", "tests/vision/test_reader_onnx.py",
+                      "tests/vision/test_reader_decisions.py")),
     # settle: the state machine (``update``: motion, still, rest, drift, the rest judged on the dice) and the judge of
     # the camera's own motion (``_camera_motion``: believed or not); the module's other 567 mutants (the corner
     # tracker's OpenCV tuning, ``_changed_warped``, ``_die_change``, ``set_focus``, the constructor's checks) are left
@@ -363,6 +366,48 @@ def forked_exec(session: Path, command: str, timeout: float) -> None:
             db.set_result(item.job_id, mutating.mutate_and_test(item.mutations, command, timeout))
 
 
+def recheck(key: str, survivors: list[dict[str, Any]], rev: str, tests: list[str],
+            timeout_s: float) -> list[dict[str, Any]]:
+    """Each surviving mutant of an earlier run (``survivors`` of ``build/mutation/<key>.json``) applied to a fresh
+    copy of ``rev`` and run against ``tests`` (``-x``, as a run does): the survivors, each with ``killed_by`` (the
+    first failing test's node id, ``"timeout"``) or None where it survives those tests too. How a mutant that
+    survived a run is shown killed by a test committed after the run started ("killed by hand")."""
+    import shutil
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="kosti-recheck-") as tmp:
+        copy, ns = Path(tmp) / "repo", Path(tmp) / "ns"
+        copy_tree(copy, rev, None, ())
+        lay_out_namespace(copy, ns)
+        env = {**os.environ, "PYTHONPATH": str(ns), "YOLO_OFFLINE": "1", "MPLBACKEND": "Agg",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        env.pop("CI", None)
+        module = copy / CORE[key].path
+        original = module.read_bytes()
+        pytest_bin = str(Path(sys.executable).with_name("pytest"))  # not ``python -m``: the copy's folder off sys.path
+        for s in survivors:
+            module.write_bytes(original)
+            hunks = [line for line in s["diff"].splitlines() if not line.startswith(("---", "+++"))]
+            patch = subprocess.run(["patch", "-s", "-o", "-", str(module)], input="--- a\n+++ b\n" + "\n".join(hunks)
+                                   + "\n", text=True, capture_output=True)
+            if patch.returncode != 0:
+                raise RuntimeError(f"{key}: the mutant of line {s['line']} no longer applies to {rev[:7]}")
+            module.write_text(patch.stdout)
+            try:
+                run = subprocess.run([pytest_bin, "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *tests],
+                                     cwd=copy, env=env, capture_output=True, text=True, timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                out.append({**s, "killed_by": "timeout"})
+                continue
+            if run.returncode not in (0, 1):
+                raise RuntimeError(f"{key}: the tests could not run (exit {run.returncode}):\n{run.stdout[-1500:]}")
+            failed = [ln.split()[1] for ln in run.stdout.splitlines() if ln.startswith("FAILED ")]
+            out.append({**s, "killed_by": (failed[0] if failed else "?") if run.returncode else None})
+        module.write_bytes(original)
+        shutil.rmtree(copy / "build", ignore_errors=True)
+    return out
+
+
 def _commit(rev: str) -> str:
     """The full hash of ``rev``."""
     return subprocess.run(["git", "rev-parse", rev], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
@@ -381,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="print the targets and exit")
     ap.add_argument("--no-fork", action="store_true",
                     help="run each mutant's tests with cosmic-ray exec (a fresh interpreter each) instead of forked")
+    ap.add_argument("--recheck", nargs="+", metavar="TEST",
+                    help="apply each survivor of <out>/<key>.json to the committed tree and run these tests instead")
     ap.add_argument("--exec-session", nargs=3, metavar=("SESSION", "COMMAND", "TIMEOUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.exec_session:
@@ -398,6 +445,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     rev = _commit(args.rev)  # the commit mutated (HEAD moves while a run lasts)
+    if args.recheck:
+        for key in args.keys or list(CORE):
+            saved = args.out / f"{key}.json"
+            result = json.loads(saved.read_text())
+            rechecked = recheck(key, result["survivors"], rev, args.recheck, args.timeout)
+            for s in rechecked:
+                print(f"{key:8} line {s['line']:4} {s['operator'].split('/')[-1]:40} "
+                      f"{'survives' if s['killed_by'] is None else 'killed by ' + s['killed_by']}", flush=True)
+            result["recheck"] = {"rev": rev, "tests": args.recheck, "survivors": rechecked}
+            saved.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+            left = sum(s["killed_by"] is None for s in rechecked)
+            total = result["killed"] + result["survived"]
+            print(f"{key:8} {total - left}/{total} killed with {' '.join(args.recheck)} "
+                  f"({100 * (total - left) / total:.1f} %)", flush=True)
+        return 0
     for key in args.keys or list(CORE):
         target = CORE[key]
         with tempfile.TemporaryDirectory(prefix="kosti-mutation-") as tmp:
