@@ -56,6 +56,9 @@ HAND_HOLD_S = 5.0
 #: (:class:`ThrowDetector` ``per_die``): a shadow creeping over the cloth breaks rests of 0.1–0.3 s on the real clips;
 #: a die's bounce pauses the view for a single frame.
 BROKE_OFF_S = 0.1
+#: The pixels of a rest frame no later read can use (:meth:`ThrowDetector._drop_old_pixels`): an empty image, so a
+#: read of it by mistake fails loudly instead of reading nothing.
+_NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
 @dataclass(frozen=True)
 class FrameResult:
     """What :meth:`ThrowDetector.process` saw in one frame.
@@ -264,6 +267,7 @@ class ThrowDetector(FollowsThrows):
             self._recent.append(frame)
             while self._recent and self._recent[0].t < frame.t - self.settle.still_s - 0.4:
                 self._recent.popleft()
+            self._drop_old_pixels(self._recent, lambda e: e, lambda e, f: f)
             self._follow(frame, update)
         if update.state is SettleState.MOVING:
             if self._moving_since is None or self._done:  # a new motion (after a decided rest)
@@ -282,6 +286,7 @@ class ThrowDetector(FollowsThrows):
                 self._probe(frame)
             return FrameResult(update)
         self._rest.append((frame, update.camera if update.camera is not None else IDENTITY))
+        self._drop_old_pixels(self._rest, lambda e: e[0], lambda e, f: (f, e[1]))
         if self._done:
             return FrameResult(update)
         if self._turning is not None:
@@ -618,11 +623,45 @@ class ThrowDetector(FollowsThrows):
     def _use_candidates(self, expected: int | None) -> bool:
         return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
 
+    def _readable_from(self, times: list[float]) -> int:
+        """Index of the oldest of a rest's frames (capture times ``times``, oldest first, seconds) that a later read
+        can still use: the vote reads every other one of the last ``2·vote_frames − 1`` frames (:meth:`_vote_rest`),
+        the turning check the newest frame at least ``turn_lag_s`` old (:meth:`_still_turning`: it only moves
+        forward as frames come). A rest younger than the lag keeps all of its frames (the check compares with the
+        first)."""
+        n = len(times)
+        lag_t = times[-1] - self.turn_lag_s + 1e-6 if n else 0.0
+        k = next((i for i in range(n - 1, -1, -1) if times[i] <= lag_t), None)
+        return 0 if k is None else max(0, min(k, n - 2 * self.vote_frames))
+
+    def _drop_old_pixels(self, frames: deque[Any], frame_of: Any, with_frame: Any) -> None:
+        """Free the pixels of the frames of ``frames`` (oldest first) that no later read can use
+        (:meth:`_readable_from`); their times, indices and camera poses stay, for the rest's timing and motion.
+
+        Memory (issue 44): a 1280×720 frame is 2.6 MB, and a rest of 10 s at 30 fps filled the 64-frame buffers
+        (``kosti run`` peaked at 357 MB with ONNX, 374 MB with NCNN; ≤ 300 MB is the Pi's target); with this, a
+        rest holds the pixels of about ``turn_lag_s`` of frames plus ``2·vote_frames`` (12 frames at 30 fps).
+        ``frame_of(entry)`` is the entry's :class:`Frame`, ``with_frame(entry, frame)`` the entry with another."""
+        if not frames:
+            return
+        first = self._readable_from([frame_of(e).t for e in frames])
+        for i in range(first - 1, -1, -1):  # newest first: the older ones were emptied before
+            f = frame_of(frames[i])
+            if f.image.size == 0:
+                break
+            frames[i] = with_frame(frames[i], Frame(_NO_PIXELS, f.t, f.index))
+
     def _read(self, frame: Frame, candidates: bool) -> Any:
-        """The reader's result for ``frame`` (``read_candidates`` pair or ``read``), read once per rest."""
+        """The reader's result for ``frame`` (``read_candidates`` pair or ``read``), read once per rest.
+
+        Raises:
+            RuntimeError: the frame's pixels were freed (:meth:`_drop_old_pixels`) and it was not read before.
+        """
         key = (frame.index, candidates)
         hit = self._reads.get(key)
         if hit is None:
+            if frame.image.size == 0:
+                raise RuntimeError(f"frame {frame.index} (t={frame.t:.3f} s) was read after its pixels were freed")
             read = self.reader.read_candidates if candidates else self.reader.read  # type: ignore[attr-defined]
             hit = read(frame.image)
             self._reads[key] = hit
