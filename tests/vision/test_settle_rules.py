@@ -313,3 +313,18 @@ def test_a_die_that_moves_ends_a_rest_judged_on_the_dice(dx):
     same.update(_dice_frame(160, 10), t)
     v = same.update(_dice_frame(166, 11, die_dx=dx), t + 1 / 30)
     assert v.die_change == u.die_change and v.per_die and v.state is not SettleState.MOVING
+
+
+def test_a_new_frame_size_ends_a_rest_judged_on_the_dice_and_its_history():
+    det = SettleDetector()
+    t = _focused(det)
+    assert det.update(_dice_frame(160, 10), t).per_die
+    small = np.ascontiguousarray(_dice_frame(160, 11)[: H // 2])
+    u = det.update(small, t + 1 / 30)
+    assert u.state is SettleState.MOVING and not u.per_die and not det.per_die
+    for k in range(3):
+        det.update(small, t + (2 + k) / 30)
+    s = det.width / W
+    poses = det.set_focus(np.array([[185, 35, 215, 65]], float) * s)
+    assert [p[0] for p in poses] == pytest.approx([t + (1 + k) / 30 for k in range(4)])  # the new size's frames only
+    assert all(np.allclose(p[1], IDENTITY) for p in poses)
