@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reader_models import untrained_models
+from reader_models import untrained_models, untrained_six_class
 
 from kosti.vision import reader as reader_module
 from kosti.vision.reader import DiceReader
@@ -131,6 +131,13 @@ def test_an_empty_frame_reads_no_dice_and_no_candidates(monkeypatch):
         dice, candidates = r.read_candidates(FRAME)
         assert len(dice) == 0 and len(candidates) == 0
         assert dice.value.dtype == np.int8 and candidates.data["not_die"].dtype == bool
+    single = DiceReader(untrained_six_class()["det_onnx"], conf=0.5, tta=False)
+    assert not single.two_stage
+    monkeypatch.setattr(single.detector, "detect", lambda image, conf: (np.zeros((0, 4), np.float32),
+                                                                        np.zeros(0, np.float32), np.zeros(0, np.int64)))
+    monkeypatch.setattr(single, "zoom_detector", None)
+    dice, candidates = single.read_candidates(FRAME)
+    assert len(dice) == 0 and len(candidates) == 0 and len(dice.data["guess"]) == 0
 
 
 def test_a_read_reports_its_detector_and_classifier_time_in_milliseconds(monkeypatch):
