@@ -34,6 +34,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kosti.common.mqtt_names import MQTT_TOPIC_LEVEL
+from kosti.dashboard.access import CrossSiteGuard, allowed_host_names
 from kosti.dashboard.broadcast import Broadcaster
 
 if TYPE_CHECKING:
@@ -370,10 +371,17 @@ class ClubListener:
         self.board.message(message.topic, bytes(message.payload))
 
 
-def create_club_app(board: ClubBoard, listener: ClubListener | None = None) -> FastAPI:
+def create_club_app(board: ClubBoard, listener: ClubListener | None = None,
+                    host_names: frozenset[str] | None = None) -> FastAPI:
     """The club's web app: ``GET /`` the page (``static/club.html``, ``club.js``, ``club.css``), ``GET /api/club``
     the board's snapshot, ``WS /ws`` the snapshot now and at every change. ``listener`` is started and stopped with
-    the app. Read-only: nothing on it changes a game."""
+    the app. Read-only: nothing on it changes a game.
+
+    The table dashboard's guard stands in front of it (:class:`kosti.dashboard.access.CrossSiteGuard`): a request
+    naming another host (a foreign page that rebinds its own name to the club's address) and a WebSocket opened from
+    another site get 403, so such a page cannot read the club's players and scores. ``host_names``: the names the
+    page may be opened by besides IP addresses (default :func:`~kosti.dashboard.access.allowed_host_names`: loopback,
+    this machine's name and ``NAME.local``)."""
     broadcaster = Broadcaster()
     board.listeners.append(broadcaster.publish)
 
@@ -390,6 +398,7 @@ def create_club_app(board: ClubBoard, listener: ClubListener | None = None) -> F
     app = FastAPI(title="kosti club", description="Every table of the club on one screen (read-only).",
                   version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.board = board
+    app.add_middleware(CrossSiteGuard, names=host_names if host_names is not None else allowed_host_names())
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -49,7 +49,8 @@ def _club(args: argparse.Namespace) -> int:
     from kosti.config.sections import MqttSettings, mqtt_address
     from kosti.dashboard.mqtt import RESULTS_WINDOW_S
 
-    cfg = load_config(args.config).mqtt
+    full = load_config(args.config)
+    cfg = full.mqtt
     broker = args.broker or cfg.broker
     if not broker:
         raise CliError("give --broker HOST[:PORT] (the MQTT broker the tables publish on), or set [mqtt] broker")
@@ -71,6 +72,7 @@ def _club(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from kosti.dashboard.access import allowed_host_names
     from kosti.dashboard.cli import _lan_address, _listen
     from kosti.dashboard.club import ClubBoard, ClubListener, create_club_app
 
@@ -82,7 +84,7 @@ def _club(args: argparse.Namespace) -> int:
     except Exception as exc:  # the dashboard's CliError: the port is taken
         raise CliError(str(exc)) from None
     try:
-        app = create_club_app(board, listener)
+        app = create_club_app(board, listener, allowed_host_names([args.host, *full.server.allowed_hosts]))
         shown = _lan_address() if args.host in ("0.0.0.0", "::") else args.host
         print(f"kosti club: http://{shown}:{args.port}/  (tables on {host}:{port}, topics {prefix}/+/...)", flush=True)
         server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, access_log=False, proxy_headers=False,

@@ -309,3 +309,27 @@ def test_the_club_page_shows_two_tables_live_and_a_table_that_goes_off(mosquitto
         _stop(demo)
         _stop(club)
     assert not errors, errors
+
+
+def test_the_club_page_refuses_a_foreign_host_name_and_a_foreign_sites_websocket() -> None:
+    """The club page shows every table's players and scores: a foreign page that rebinds its own name to the club's
+    address (DNS rebinding) or opens its WebSocket from another site must not read them (the table dashboard's guard,
+    ``CrossSiteGuard``, stands in front of it as well)."""
+    from fastapi.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from kosti.dashboard.access import allowed_host_names
+    from kosti.dashboard.club import create_club_app
+
+    app = create_club_app(ClubBoard("kosti"), None, allowed_host_names(["club-tv"]))
+    with TestClient(app, base_url="http://127.0.0.1:8080") as c:
+        assert c.get("/api/club").status_code == 200
+        assert c.get("/", headers={"Host": "club-tv:8080"}).status_code == 200  # a configured name
+        for path in ("/", "/api/club"):
+            r = c.get(path, headers={"Host": "evil.example:8080"})
+            assert r.status_code == 403, (path, r.status_code)
+        with pytest.raises(WebSocketDisconnect):
+            with c.websocket_connect("/ws", headers={"Host": "127.0.0.1:8080", "Origin": "http://evil.example"}) as ws:
+                ws.receive_json()
+        with c.websocket_connect("/ws", headers={"Host": "127.0.0.1:8080", "Origin": "http://127.0.0.1:8080"}) as ws:
+            assert "tables" in ws.receive_json()
