@@ -511,7 +511,8 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
 
     A model with 0 epochs is copied from ``plan.base`` unchanged, so ``out`` always holds a complete
     reader (``dice_det.onnx``, ``dice_cls.onnx`` and their ``.pt``). With ``plan.int8`` a trained model's
-    ONNX file is its INT8 version (:func:`quantize_onnx`); the NCNN folders stay float16.
+    ONNX file is its INT8 version (:func:`quantize_onnx`), and its NCNN folder (float16) holds that file's weights
+    (:func:`kosti.datasets.ncnn_weights.int8_weights_into_ncnn`: the Pi's NCNN reader reads as the INT8 one).
 
     Returns:
         paths of the written files by role (``det``, ``cls``, optionally ``det_ncnn``, ``cls_ncnn``).
@@ -539,6 +540,10 @@ def run_training(plan: TrainPlan, out: Path, ncnn: bool = False) -> dict[str, Pa
                 quantize_onnx(role, files[role], data_yaml, views=_views(plan))
             if ncnn:
                 files[f"{role}_ncnn"] = export_ncnn(pt, imgsz, out / f"{name}_ncnn_model")
+                if plan.int8:  # the NCNN reader reads as the INT8 one (kosti.datasets.ncnn_weights, issue 44)
+                    from kosti.datasets.ncnn_weights import int8_weights_into_ncnn
+
+                    int8_weights_into_ncnn(files[role], files[f"{role}_ncnn"])
             cost = {"minutes": round((time.monotonic() - t_role) / 60, 2),
                     "cpu_minutes": round((cpu_seconds() - cpu_role) / 60, 2)}
             (plan.work / "runs" / role / COST_JSON).write_text(json.dumps(cost) + "\n")

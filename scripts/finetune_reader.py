@@ -414,6 +414,7 @@ def main() -> int:
         # export, NCNN, and a reader.json naming its views (its temperature is fitted by select_operating_point.py).
         if args.cls_pt is None:
             ap.error("export_cls needs --cls-pt")
+        from kosti.datasets.ncnn_weights import int8_weights_into_ncnn
         from kosti.datasets.quantize import calibration_photos, quantize_classifier
         from kosti.datasets.train import export_ncnn, export_onnx, stripped_copy
 
@@ -424,6 +425,7 @@ def main() -> int:
         shutil.move(out / "dice_cls.float.pt", out / "dice_cls.pt")
         quantize_classifier(f32, out / "dice_cls.onnx", calibration_photos(SHARED), views=args.views)
         export_ncnn(out / "dice_cls.pt", 64, out / "dice_cls_ncnn_model")
+        int8_weights_into_ncnn(out / "dice_cls.onnx", out / "dice_cls_ncnn_model")  # reads as the INT8 file
         pt.unlink()
         (out / "reader.json").write_text(json.dumps({"views": args.views}) + "\n")
         print(f"exported to {out}")
@@ -434,6 +436,7 @@ def main() -> int:
         out.mkdir(parents=True, exist_ok=True)
         det_pt = args.det_pt or RUNS / "det_v3" / "weights" / "last.pt"
         cls_pt = args.cls_pt or RUNS / "cls_p5b" / "weights" / "last.pt"
+        from kosti.datasets.ncnn_weights import int8_weights_into_ncnn
         from kosti.datasets.quantize import calibration_photos, quantize_classifier, quantize_detector
 
         photos = calibration_photos(SHARED)  # train splits only
@@ -444,6 +447,7 @@ def main() -> int:
             shutil.move(out / f"{name}.float.pt", out / f"{name}.pt")
             quantize(f32, out / f"{name}.onnx", photos)  # v1.1: the shipped ONNX file is the INT8 one
             export_ncnn(out / f"{name}.pt", size, out / f"{name}_ncnn_model")  # the Pi's lean runtime
+            int8_weights_into_ncnn(out / f"{name}.onnx", out / f"{name}_ncnn_model")  # reads as the INT8 file
             pt.unlink()
         print(f"exported to {out}")
     return 0

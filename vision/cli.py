@@ -139,6 +139,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("weights", type=Path, metavar="WEIGHTS.pt")
     p.add_argument("--format", choices=["onnx", "ncnn"], default="onnx")
     p.add_argument("--imgsz", type=_positive_int, default=None, help="input size (default: training size)")
+    p.add_argument("--int8-weights", type=Path, default=None, metavar="INT8.onnx",
+                   help="with --format ncnn: write into the NCNN folder the weights of the INT8 ONNX file quantised "
+                        "from the same weights (the shipped reader's), so the Pi's NCNN reader reads as it does "
+                        "(kosti.datasets.ncnn_weights)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_export)
 
@@ -265,8 +269,17 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if Path(args.weights).is_file():
         writable_dir(Path(args.weights).parent, "the weights' folder")
+    int8 = getattr(args, "int8_weights", None)
+    if int8 is not None:
+        from kosti.datasets.ncnn_weights import NcnnWeightsError, int8_weights_into_ncnn
+
+        if args.format != "ncnn" or not Path(int8).is_file():
+            raise NcnnWeightsError(f"--int8-weights {int8}: " + ("only with --format ncnn" if args.format != "ncnn"
+                                                                 else "no such file"))
 
     out = export_model(args.weights, args.format, args.imgsz)
+    if int8 is not None:
+        int8_weights_into_ncnn(Path(int8), Path(out))
     if args.json:
         print(json.dumps({"weights": str(args.weights), "format": args.format, "output": str(out)}))
     else:

@@ -81,6 +81,24 @@ def shipped_float_models() -> dict[str, Path]:
     return files
 
 
+@cache
+def shipped_int8_float_activations() -> dict[str, Path]:
+    """``{"det_onnx", "cls_onnx"}``: the shipped INT8 files computing on float activations
+    (:func:`kosti.datasets.ncnn_weights.float_activations`: their weights, dequantized, without the 8-bit rounding
+    of activations), with the shipped ``reader.json`` beside them, once per test session — what the NCNN folders
+    compute (they hold those weights, :func:`kosti.datasets.ncnn_weights.int8_weights_into_ncnn`), so the reference
+    they are compared with."""
+    ci_guard.need_module("onnx", "the reference is made with the onnx package (the train extra)")
+    from kosti.datasets.ncnn_weights import float_activations
+    from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX, MODELS_DIR
+
+    out = Path(tempfile.mkdtemp(prefix="kosti-int8w-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    shutil.copy2(MODELS_DIR / "reader.json", out / "reader.json")
+    return {"det_onnx": float_activations(DETECTOR_ONNX, out / "dice_det.onnx"),
+            "cls_onnx": float_activations(CLASSIFIER_ONNX, out / "dice_cls.onnx")}
+
+
 def require_dataset(path: Path) -> Path:
     """Return ``path``; missing data fails under ``CI=true`` and skips (with the reason) otherwise."""
     if path.exists():

@@ -1,8 +1,9 @@
 """The lean NCNN backend (``ncnn`` package alone): same results as the ONNX reader, never torch/Ultralytics.
 
-The NCNN exports hold the shipped float weights (float16); the shipped ONNX files are their INT8 versions
-(v1.1). Decoding and reading are compared with the float ONNX export of the same ``.pt``
-(:func:`reader_models.shipped_float_models`), so a difference is the NCNN path's own, not 8-bit rounding.
+The NCNN folders hold the shipped INT8 files' own weights, dequantized (float16; issue 44,
+:mod:`kosti.datasets.ncnn_weights`); the INT8 files also round activations to 8 bits, NCNN does not. Decoding and
+reading are compared with the INT8 files computing on float activations
+(:func:`reader_models.shipped_int8_float_activations`), so a difference is the NCNN path's own, not 8-bit rounding.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import shutil
 import numpy as np
 import pytest
 from lean_guard import run_lean  # noqa: E402
-from reader_models import BYLER, require_dataset, shipped_float_models  # noqa: E402
+from reader_models import BYLER, require_dataset, shipped_int8_float_activations  # noqa: E402
 
 from kosti.models import CLASSIFIER_NCNN, DETECTOR_NCNN, DETECTOR_ONNX  # noqa: E402
 from kosti.sim.synthetic import synthetic_frame  # noqa: E402
@@ -47,12 +48,12 @@ def test_head_map_decoding_equals_the_onnx_exports_output():
     """The head maps decoded by :func:`decode_head` give the ONNX export's own raw output ``(5, N)`` — the
     same anchors in the same order, the same boxes and scores — on a 1280×720 frame at 640×384."""
     frame = synthetic_frame(n_dice=5, seed=0)[0]
-    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_float_models()["det_onnx"])
+    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_int8_float_activations()["det_onnx"])
     assert ncnn_det.head_maps is not None and len(ncnn_det.head_maps[0]) == 3
     mine, p1 = ncnn_det.raw(frame)
     ref, p2 = onnx_det.raw(frame)
     assert p1 == p2 and ref.shape == (1, 5, 48 * 80 + 24 * 40 + 12 * 20) and mine.shape == ref.shape[1:]
-    assert np.abs(mine[4] - ref[0, 4]).max() < 1e-3  # scores
+    assert np.abs(mine[4] - ref[0, 4]).max() < 5e-3  # scores (float16 weights and storage: 0.003 at most seen)
     sure = ref[0, 4] > 0.05
     assert sure.sum() >= 5 and np.abs(mine[:4, sure] - ref[0, :4, sure].T).max() < 0.1  # boxes, pixels
 
@@ -61,7 +62,7 @@ def test_a_camera_frame_runs_at_the_rectangle_and_matches_onnx():
     """A 1280×720 frame is letterboxed to 640×384 (not 640×640), as the ONNX export's dynamic shape, and
     both runtimes find the same boxes with the same scores."""
     frame = synthetic_frame(n_dice=6, seed=1)[0]
-    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_float_models()["det_onnx"])
+    ncnn_det, onnx_det = NcnnDetector(DETECTOR_NCNN), OnnxDetector(shipped_int8_float_activations()["det_onnx"])
     x, _ = ncnn_det.preprocess(frame)
     assert x.shape == (1, 3, 384, 640)
     a, b = onnx_det.detect(frame, 0.05), ncnn_det.detect(frame, 0.05)
@@ -76,7 +77,7 @@ def test_classifier_probabilities_match_onnx():
 
     crops = np.random.default_rng(2).integers(0, 255, (5, 64, 64, 3), dtype=np.uint8)
     p_ncnn = NcnnClassifier(CLASSIFIER_NCNN).classify(crops)
-    p_onnx = OnnxClassifier(shipped_float_models()["cls_onnx"]).classify(crops)
+    p_onnx = OnnxClassifier(shipped_int8_float_activations()["cls_onnx"]).classify(crops)
     assert p_ncnn.shape == p_onnx.shape == (5, 7)
     np.testing.assert_allclose(p_ncnn.sum(1), 1.0, atol=1e-4)
     assert np.abs(p_ncnn - p_onnx).max() < 0.01
@@ -86,7 +87,7 @@ def test_classifier_probabilities_match_onnx():
 def test_byler_photos_read_the_same_as_onnx():
     """On byler-d6 test photos: the same number of dice, the same faces, boxes IoU ≥ 0.95."""
     photos = sorted((require_dataset(BYLER) / "images" / "test").glob("*.jpg"))[:12]
-    floats = shipped_float_models()
+    floats = shipped_int8_float_activations()
     onnx, ncnn = DiceReader(floats["det_onnx"], floats["cls_onnx"], backend="onnx"), DiceReader(backend="ncnn")
     assert ncnn.det_path == DETECTOR_NCNN and ncnn.cls_path == CLASSIFIER_NCNN
     total = 0
@@ -144,7 +145,7 @@ def test_kosti_read_ncnn_json_never_imports_torch_or_ultralytics():
     assert guard["attempts"] == [] and guard["loaded"] == []
     assert guard["peak_rss_mb"] <= 300, guard
     doc = json.loads(proc.stdout)  # exactly one document: anything else on stdout fails here
-    floats = shipped_float_models()
+    floats = shipped_int8_float_activations()
     onnx = DiceReader(floats["det_onnx"], floats["cls_onnx"], backend="onnx")
     for entry, photo in zip(doc, photos, strict=True):
         ref = onnx.read_path(photo)
