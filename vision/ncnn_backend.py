@@ -127,6 +127,34 @@ def decode_head(box_maps: list[np.ndarray], cls_maps: list[np.ndarray], input_hw
     return np.concatenate(cols, axis=1) if cols else np.zeros((4, 0), np.float32)
 
 
+#: Input elements (3·H·W) from which a run hands the freed memory back to the system: the detector's zoomed read of
+#: a 1280×720 frame (1280×736) and anything as large; the 640×384 first read and the classifier's crops do not.
+_TRIM_ABOVE = 3 * 1024 * 640
+
+
+def _release_freed_memory() -> None:
+    """Give the heap memory a large NCNN run freed back to the system (glibc ``malloc_trim``; nothing elsewhere).
+
+    A zoomed detector read allocates and frees ~120 MB of blobs; glibc keeps much of it in its heap, so the next
+    read's peak stacked on top (``kosti run`` with NCNN: 300 MB median, 294–307, before; see
+    ``benchmarks/bench_memory.py`` and models/README.md, "Memory")."""
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _LIBC.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _LIBC = False
+    if _LIBC:
+        _LIBC.malloc_trim(0)
+
+
+_LIBC: Any = None
+
+
 def _net(param: Path, weights: Path, threads: int) -> Any:
     """An ``ncnn.Net`` on the CPU (typed ``Any``: ncnn ships no types)."""
     try:
@@ -137,6 +165,10 @@ def _net(param: Path, weights: Path, threads: int) -> Any:
     net = ncnn.Net()
     net.opt.use_vulkan_compute = False
     net.opt.num_threads = max(int(threads), 1)
+    # No im2col-GEMM convolutions (issue 44, memory): their unfolded input buffers made a zoomed 1280×736 detector
+    # read peak 162 MB above the loaded net, 117 MB without them, at the same results (x86, one run each;
+    # benchmarks/bench_memory.py: kosti run's peak, below 300 MB with this).
+    net.opt.use_sgemm_convolution = False
     if net.load_param(str(param)) != 0 or net.load_model(str(weights)) != 0:
         raise ModelLoadError(f"{param.parent}: not a readable NCNN model")
     return net
@@ -191,6 +223,8 @@ class _NcnnModel:
             del ex
             blob_pool.clear()
             work_pool.clear()
+            if data.size >= _TRIM_ABOVE:
+                _release_freed_memory()
         return out
 
 
