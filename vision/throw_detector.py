@@ -59,6 +59,8 @@ BROKE_OFF_S = 0.1
 #: The pixels of a rest frame no later read can use (:meth:`ThrowDetector._drop_old_pixels`): an empty image, so a
 #: read of it by mistake fails loudly instead of reading nothing.
 _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
+
+
 @dataclass(frozen=True)
 class FrameResult:
     """What :meth:`ThrowDetector.process` saw in one frame.
