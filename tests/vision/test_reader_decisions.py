@@ -57,6 +57,8 @@ def test_the_second_look_takes_scores_from_above_verify_conf_up_to_conf_within_i
     assert r.second_look(scores).tolist() == [False, True, True, False, False, False]  # 0.5 = conf: weak
     r.max_verify = 3
     assert r.second_look(scores).tolist() == [False, True, True, True, False, False]  # 0.125 = verify_conf: not
+    r.max_verify = 10  # the budget no bound: exactly verify_conf is still no second look
+    assert r.second_look(scores).tolist() == [False, True, True, True, False, False]
     r.max_verify = 0
     assert not r.second_look(scores).any() and not r.verifies
     off = _reader(verify_conf=0.5)
