@@ -211,6 +211,8 @@ def test_the_camera_motion_estimate_takes_rotation_and_refuses_what_no_shake_doe
     assert estimate_camera_motion(src, moved(0.0, 1.03, 0, 0, (0, 0))[0]) is None  # zoom > 2 %, no shift
     assert estimate_camera_motion(src, moved(0.0, 1.0, 2.5, 0)[0]) is None  # > max_shift 2
     assert estimate_camera_motion(src, moved(0.0, 1.0, 2.5, 0)[0], max_shift=3.0) is not None
+    m = estimate_camera_motion(src, moved(0.0, 1.0, 1.9, 0)[0])  # the shift's length is judged, nothing else
+    assert m is not None and np.allclose(m[:, 2], (1.9, 0.0), atol=0.1)
     assert estimate_camera_motion(src, src[:, :80]) is None  # different sizes
 
 
@@ -378,3 +380,16 @@ def test_a_lamp_dimmed_during_a_rest_judged_on_the_dice_is_at_rest_again_after_t
     ups = [det.update(dimmed(_dice_frame(160, 10 + k), 0.45), t + k / 30) for k in range(16)]  # the arm still
     assert det.gain > 1.5
     assert ups[-1].state is SettleState.SETTLED and sum(u.settled_now for u in ups) == 1
+
+
+def test_a_creeping_camera_is_drift_for_the_fixed_camera_detector_only():
+    """The camera creeps 1/8 small px a frame: no frame-to-frame motion, but the drift from the rest grows. The
+    fixed-camera detector (``compensate=False``) takes that drift as motion; the compensating one takes the camera
+    out and stays at rest."""
+    base = _with_die(_textured(), 300, 150)
+    for compensate in (False, True):
+        det = SettleDetector(compensate=compensate)
+        t = _settled(det, base)
+        ups = [det.update(_shifted(base, 0.5 * k, 0), t + k / 30) for k in range(1, 13)]
+        assert all(u.motion < det.still_fraction for u in ups)
+        assert any(u.state is SettleState.MOVING for u in ups) != compensate, compensate
