@@ -393,3 +393,15 @@ def test_a_creeping_camera_is_drift_for_the_fixed_camera_detector_only():
         ups = [det.update(_shifted(base, 0.5 * k, 0), t + k / 30) for k in range(1, 13)]
         assert all(u.motion < det.still_fraction for u in ups)
         assert any(u.state is SettleState.MOVING for u in ups) != compensate, compensate
+
+
+def test_a_frame_changed_exactly_still_fraction_has_the_camera_taken_out():
+    """The camera's motion is estimated from ``still_fraction`` of changed pixels on (a frame that is not still):
+    set exactly at what a shake changes, that shake is taken out and reported."""
+    base = _with_die(_textured(), 300, 150)
+    m = _motion(base, _shifted(base, 4, 2))
+    det = SettleDetector(still_fraction=m, motion_fraction=m)
+    t = _settled(det, base)
+    u = det.update(_shifted(base, 4, 2), t)
+    assert u.state is SettleState.SETTLED and u.motion < m
+    assert u.shift_px == pytest.approx(np.hypot(1.0, 0.5), abs=0.06)
