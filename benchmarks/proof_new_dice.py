@@ -280,7 +280,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--replay-images", type=int, default=0,
                    help="replay only this many seeded-random images of --replay (0 = all)")
     p.add_argument("--real-test", default=f"{BYLER}:test", help="real photos that must not get worse")
-    p.add_argument("--epochs-cls", type=int, default=5, help="classifier epochs (kosti train's default)")
+    p.add_argument("--epochs-cls", type=int, default=None,
+                   help="classifier epochs (default: none given, kosti train's own default)")
     p.add_argument("--epochs-det", type=int, default=2, help="epochs of the detector pass (only if needed; kosti train's default)")
     p.add_argument("--detector", choices=["auto", "never", "always"], default="auto",
                    help="kosti train --detector: auto = only when the detector misses the new dice")
@@ -353,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     # kosti train's defaults (issue 14): the shipped replay set, classifier first, the detector only when it
     # misses the new dice, the gate against forgetting. --replay adds more replay photos (--base-data).
     extra = ["--base-data", replay_slice(a.replay, a.replay_images, work / "replay", a.seed)] if a.replay else []
-    args = ["--data", str(train_dir), *extra, "--detector", a.detector, "--epochs-cls", str(a.epochs_cls),
+    epochs_cls = ["--epochs-cls", str(a.epochs_cls)] if a.epochs_cls is not None else []
+    args = ["--data", str(train_dir), *extra, "--detector", a.detector, *epochs_cls,
             "--epochs-det", str(a.epochs_det), "--seed", str(a.seed), "--base", str(base),
             "--work", str(work / "train"), *shlex.split(a.train_extra)]
     if not shipped:

@@ -137,7 +137,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--freeze-det", type=int, default=10, metavar="N",
                    help="detector pass: keep its first N layers as they are (default 10 = YOLO11n's backbone up to "
                         "SPPF, half the time per epoch; 0 = train every layer)")
-    p.add_argument("--epochs-cls", type=int, default=5, help="classifier epochs (0 = keep the current one)")
+    p.add_argument("--epochs-cls", type=int, default=12,
+                   help="classifier epochs (default 12: faces the current reader has no pips for, such as numerals, "
+                        "need a fine-tune sure of them before it is mixed with the current one, --cls-share; "
+                        "0 = keep the current one)")
     p.add_argument("--imgsz", type=int, default=None,
                    help=f"detector input size in pixels (default: the base detector's own size; "
                         f"{DEFAULT_IMGSZ} with --from-scratch)")

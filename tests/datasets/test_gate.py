@@ -353,7 +353,7 @@ def test_detector_pass_runs_only_when_the_new_classifier_still_misses_dice(tmp_p
     assert main(["train", "--data", str(user), "--registry", str(tmp_path / "reg"), "--base", str(MODELS_DIR),
                  "--work", str(tmp_path / "work"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert plans[0].epochs_det == 0 and plans[0].epochs_cls == 5 and plans[0].lr_cls == 0.0005
+    assert plans[0].epochs_det == 0 and plans[0].epochs_cls == 12 and plans[0].lr_cls == 0.0005
     assert summary["classifier_first"]["recall"] == 1.0
     if still_missed:
         assert len(plans) == 2 and plans[1].epochs_det == 2 and plans[1].epochs_cls == 0
