@@ -405,3 +405,28 @@ def test_a_frame_changed_exactly_still_fraction_has_the_camera_taken_out():
     u = det.update(_shifted(base, 4, 2), t)
     assert u.state is SettleState.SETTLED and u.motion < m
     assert u.shift_px == pytest.approx(np.hypot(1.0, 0.5), abs=0.06)
+
+
+def test_after_a_rest_a_new_size_or_a_cut_leaves_no_place_of_motion_from_the_old_picture():
+    """A cut (more than half the picture changed) or a new frame size after a rest is no place where something moved:
+    the motion mask stays empty, and the table before the motion is a frame of the new size."""
+    a = _with_die(_textured(), 300, 150)
+    det = SettleDetector()
+    t = _settled(det, a)
+    u = det.update(255 - a, t)  # a cut: another picture
+    assert u.state is SettleState.MOVING and u.motion > 0.5 and det.motion_mask is None
+    det = SettleDetector()
+    t = _settled(det, a)
+    half = np.ascontiguousarray(a[: H // 2])
+    det.update(half, t)
+    assert det.motion_mask is None and det.before_motion is not None
+    assert det.before_motion.shape == det.small(half).shape
+
+
+def test_a_camera_turning_more_than_2_degrees_in_a_frame_is_no_shake():
+    base = _with_die(_textured(), 300, 150)
+    det = SettleDetector()
+    t = _settled(det, base)
+    m = cv2.getRotationMatrix2D((0, 0), 2.5, 1.0)
+    u = det.update(cv2.warpAffine(base, m, (W, H), borderMode=cv2.BORDER_REFLECT101), t)
+    assert u.state is SettleState.MOVING and u.shift_px == 0.0
