@@ -430,3 +430,17 @@ def test_a_camera_turning_more_than_2_degrees_in_a_frame_is_no_shake():
     m = cv2.getRotationMatrix2D((0, 0), 2.5, 1.0)
     u = det.update(cv2.warpAffine(base, m, (W, H), borderMode=cv2.BORDER_REFLECT101), t)
     assert u.state is SettleState.MOVING and u.shift_px == 0.0
+
+
+def test_the_camera_pose_is_estimated_only_when_it_explains_the_drift():
+    """The pose against the rest is estimated once the drift passes half ``drift_fraction``, and taken only when it
+    explains more of the change than the identity: a camera moved a third of a small pixel (drift under half the
+    bound) and a die nudged 3 px (an estimate that explains nothing of it) both leave the pose exactly the identity."""
+    base = _textured()
+    for moved, half_bound in ((_shifted(_with_die(base, 300, 150), 1.3, 0), True),
+                              (_with_die(base, 303, 150), False)):
+        det = SettleDetector()
+        t = _settled(det, _with_die(base, 300, 150))
+        u = det.update(moved, t)
+        assert 0 < u.drift < det.drift_fraction and (u.drift <= 0.5 * det.drift_fraction) == half_bound
+        assert u.state is SettleState.SETTLED and u.camera is not None and np.array_equal(u.camera, IDENTITY)
