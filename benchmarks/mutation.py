@@ -62,6 +62,31 @@ vote       ``vote``, ``check_throw``,  39/70  55.7 %       209/247  84.6 %     2
                                                                                is "the rest"), ``b[-1]`` of a one-row
                                                                                array, ``n >= 1`` (no pair to compare),
                                                                                5 annotations ``& None``
+reader     ``decide``,                 102/135  75.6 %     132/135  97.8 %     ``if k == -1`` (numpy reads a (0, 7)
+           ``second_look``,            (26d7df9; the ONNX  (0001e6d, 30        array to the same empty arrays),
+           ``dice_mask``,              file killed none)   killed by hand by   ``np.zeros(1)`` for a single-model
+           ``one_box_per_die``,                            ``test_reader_      frame with no box (a length-1 array
+           ``_read_with``                                  decisions``)        broadcasts against the empty masks),
+                                                                               ``values == -1`` (a face-0 class reads
+                                                                               0 either way)
+settle     ``SettleDetector.update``,  110/208  52.9 %     172/208  82.7 %     10: 2 annotations ``& None``, default
+           ``_camera_motion``          (first 208 of 278   (1105ac4, test_     ``max_shift=1.0`` (every caller passes
+           (the decision logic; the    in random order,    settle_rules        it), ``gain == 0.0``/``2.0`` (at gain 1
+           module's other 567 left     stopped for time,   08b85fe);           the second blur is ``raw``), ``or`` in
+           out for time)               1105ac4)            189/208  90.9 %     two guards (ref is None exactly while
+                                                           (264f921, 17 more   moving; a pose only at rest), ``drift >=
+                                                           killed by hand)     0.5·drift_fraction`` (21.6 of 14,400 px:
+                                                                               no count equals it), ``_ref_pts`` off
+                                                                               (a cache: the same reference's corners
+                                                                               are found again), ``max(-1.0, …)`` (t
+                                                                               never decreases); not killed: 6 bounds
+                                                                               met only by equal floats (phase
+                                                                               response 0.2, shift 0.1, angle and
+                                                                               shift limits, per-die still time,
+                                                                               motion 0.5), the stale-pose branch's
+                                                                               ``<=``/``or`` (no believed pose from
+                                                                               the rest), die boxes not moved by the
+                                                                               pose (compared aligned: barely matters)
 =========  ==========================  ==================  ==================  ========================================
 
 "Killed by hand": each mutant that survived a run and was killed by a test committed after the run started was
@@ -71,9 +96,14 @@ killed 6 scoring mutants the oracle could not see, ``test_turn_rules`` 57 turn m
 first 70 mutants (cosmic-ray takes them in random order) of a run at ``--rev 8e0aeca``, stopped for lack of machine
 time: each survivor runs the whole pipeline test set (~15 s of CPU).
 The vote target leaves out ``test_skovy_replayed_as_a_camera_recovers_the_missed_red_die`` (470 s under load; one run
-per surviving mutant would take hours). Not measured for lack of machine time (a full pass of the reader's tests takes
-~50 s of CPU, ~4 min of wall time here; settle has 864 mutants): reader (135 mutants) and settle; the three mutants
-issue 45 names were each applied by hand and fail their new tests.
+per surviving mutant would take hours). The three mutants issue 45 names were each applied by hand and fail their new
+tests. Reader and settle (load 4-6, the runs at ``nice -n 10``): ``mutation.py reader`` took 2,403 s (unit file first:
+it killed 98, the ONNX file none, 4 failed before a test ran); its "after" is ``mutation.py reader --recheck
+tests/vision/test_reader_decisions.py``. ``mutation.py settle`` (new file listed last: before/after from ``killed_by``)
+ran 208 of its 278 mutants in 43 min and was stopped for time; ``build/mutation/settle.json`` was written from its
+session, then ``--recheck tests/vision/test_settle_rules.py`` at 264f921 killed 17 more survivors (a 2.5° turn, a zoom
+about the corner, the 7 px drift from the rest, a cut after a rest, the pose taken only when it explains the drift …).
+Settle's per-die helpers (``set_focus``, ``_die_change``), the corner tracker and ``_changed_warped`` were not mutated.
 """
 
 from __future__ import annotations
