@@ -315,7 +315,7 @@ class ClubListener:
         except ImportError:
             from kosti.dashboard.mqtt import MqttUnavailable
 
-            raise MqttUnavailable("kosti club needs paho-mqtt: pip install 'kosti[mqtt]'") from None
+            raise MqttUnavailable("paho-mqtt is not installed: pip install 'kosti[mqtt]'") from None
         import secrets
 
         self.board, self.host, self.port = board, host, port

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "club", help="one screen of every table on an MQTT broker (a club's TV)",
         description="Serve a page that shows every kosti table publishing on the MQTT broker live (players, scores, "
                     "turn, on or off) and the evening's standings. Each table needs [mqtt] broker set to the same "
-                    "broker (docs/mqtt.md).")
+                    "broker (docs/mqtt.md). Needs the mqtt extra: pip install 'kosti[mqtt]'.")
     p.add_argument("--broker", default=None, metavar="HOST[:PORT]",
                    help="the MQTT broker the tables publish on (default: mqtt.broker of the config; port 1883)")
     p.add_argument("--host", default="127.0.0.1",

@@ -1,4 +1,4 @@
-"""NCNN folders that hold the INT8 ONNX reader's own weights (issue 44: the Pi's NCNN reader reads as the shipped one).
+"""NCNN folders that hold the INT8 ONNX reader's own weights, so the Pi's NCNN reader reads as the shipped one.
 
 ``kosti export --format ncnn`` makes the NCNN folders from the float ``.pt`` weights (pnnx, float16 weights), while the
 shipped reader is the INT8 ONNX file quantised from them (:mod:`kosti.datasets.quantize`: weights rounded to 7 bits
@@ -244,18 +244,39 @@ def _note_source(meta: Path, onnx_name: str) -> None:
 
 
 def _main(argv: list[str] | None = None) -> None:
-    """``python -m kosti.datasets.ncnn_weights ONNX NCNN_DIR [OUT_DIR]``: rewrite one folder, print the report."""
+    """``python -m kosti.datasets.ncnn_weights INT8.onnx NCNN_DIR [OUT_DIR]``: write one folder, print what was done;
+    bad input (a missing file, another model, no ``onnx`` package) is one line on stderr and exit 2."""
     import argparse
+    import sys
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("onnx", type=Path)
-    ap.add_argument("ncnn_dir", type=Path)
-    ap.add_argument("out_dir", type=Path, nargs="?")
+    ap = argparse.ArgumentParser(
+        prog="python -m kosti.datasets.ncnn_weights",
+        description="Write the weights of an INT8 ONNX reader model into the NCNN folder exported from the same .pt "
+                    "weights, so the NCNN reader (the Raspberry Pi's lean runtime) reads as the ONNX one "
+                    "(models/README.md, 'NCNN or ONNX on the Pi'). Needs the train extra (bash scripts/setup --train).")
+    ap.add_argument("onnx", type=Path, metavar="INT8.onnx", help="the INT8 ONNX file (e.g. models/dice_det.onnx)")
+    ap.add_argument("ncnn_dir", type=Path, metavar="NCNN_DIR",
+                    help="the NCNN folder exported from the same .pt (kosti export --format ncnn)")
+    ap.add_argument("out_dir", type=Path, nargs="?", metavar="OUT_DIR",
+                    help="where to write a copy with the new weights (default: NCNN_DIR itself)")
     a = ap.parse_args(argv)
+    try:
+        for path, what in ((a.onnx, "INT8 ONNX file"), (a.ncnn_dir / "model.ncnn.param", "NCNN folder")):
+            if not path.is_file():
+                raise NcnnWeightsError(f"{what} not found: {path}")
+        import onnx  # noqa: F401 - the train extra, checked before any work
+    except ModuleNotFoundError:
+        print("error: the onnx package is missing: install the train extra (bash scripts/setup --train)",
+              file=sys.stderr)
+        sys.exit(2)
+    except NcnnWeightsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     try:
         r = int8_weights_into_ncnn(a.onnx, a.ncnn_dir, a.out_dir)
     except (NcnnWeightsError, OSError) as exc:
-        raise SystemExit(f"error: {exc}") from None
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     print(f"{r.folder}: {r.layers} layers from {a.onnx.name}, largest change {r.worst:.4f} of a channel's weight")
 
 

@@ -63,7 +63,7 @@ def _yolo(path: Path, task: str) -> Any:
         YOLO = import_ultralytics().YOLO
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ModelLoadError(
-            f"{path}: the Ultralytics backend needs the 'train' extra (pip install 'kosti[train]')"
+            f"{path}: the Ultralytics backend needs the 'train' extra (bash scripts/setup --train, or pip install 'kosti[train]')"
         ) from exc
     try:
         with stdout_to_stderr():
@@ -211,7 +211,7 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
     try:
         YOLO = import_ultralytics().YOLO
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ModelLoadError(f"{weights}: export needs the 'train' extra (pip install 'kosti[train]')") from exc
+        raise ModelLoadError(f"{weights}: export needs the 'train' extra (bash scripts/setup --train, or pip install 'kosti[train]')") from exc
     kw: dict[str, Any] = {"format": fmt, "device": "cpu", "half": fmt == "ncnn" if half is None else bool(half)}
     if imgsz:
         kw["imgsz"] = int(imgsz)
@@ -227,7 +227,7 @@ def export_model(weights: str | Path, fmt: str = "onnx", imgsz: int | None = Non
     except Exception as exc:  # noqa: BLE001
         hint = ""
         if fmt == "ncnn" and ("ncnn" in str(exc) or "pnnx" in str(exc)):
-            hint = "; install the train extra (pip install 'kosti[train]': ncnn and pnnx), then retry"
+            hint = "; install the train extra (bash scripts/setup --train, or pip install 'kosti[train]': ncnn and pnnx), then retry"
         raise ModelLoadError(f"{weights}: {fmt} export failed ({str(exc).splitlines()[0]}){hint}") from exc
     if not out:
         raise ModelLoadError(f"{weights}: {fmt} export produced nothing")

@@ -65,3 +65,24 @@ def test_kosti_export_int8_weights_only_with_ncnn_in_one_line(tmp_path: Path, ca
     assert err.count("\n") == 0 and "--int8-weights" in err and "only with --format ncnn" in err
     assert main(["export", str(pt), "--format", "ncnn", "--int8-weights", str(tmp_path / "none.onnx")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_module_command_writes_a_folder_or_says_why_in_one_line(tmp_path: Path) -> None:
+    """``python -m kosti.datasets.ncnn_weights``: a copy written and reported; a missing file or another model's
+    folder is one line on stderr and exit 2 (a new user's trial found a traceback and exit 1)."""
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kosti.datasets.ncnn_weights", *args], capture_output=True,
+                              text=True, timeout=120)
+
+    ok = run(str(CLASSIFIER_ONNX), str(CLASSIFIER_NCNN), str(tmp_path / "copy"))
+    assert ok.returncode == 0 and "40 layers from dice_cls.onnx" in ok.stdout, ok.stderr
+    assert (tmp_path / "copy" / "model.ncnn.bin").read_bytes() == (CLASSIFIER_NCNN / "model.ncnn.bin").read_bytes()
+    for args, says in (((str(tmp_path / "none.onnx"), str(CLASSIFIER_NCNN)), "INT8 ONNX file not found"),
+                       ((str(CLASSIFIER_ONNX), str(tmp_path / "nodir")), "NCNN folder not found"),
+                       ((str(CLASSIFIER_ONNX), str(DETECTOR_NCNN), str(tmp_path / "x")), "is not the model of")):
+        r = run(*args)
+        assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and says in r.stderr, (args, r.stderr)
+    assert not (tmp_path / "x").exists()
