@@ -625,28 +625,17 @@ class ThrowDetector(FollowsThrows):
     def _use_candidates(self, expected: int | None) -> bool:
         return self.recover and expected is not None and hasattr(self.reader, "read_candidates")
 
-    def _readable_from(self, times: list[float]) -> int:
-        """Index of the oldest of a rest's frames (capture times ``times``, oldest first, seconds) that a later read
-        can still use: the vote reads every other one of the last ``2·vote_frames − 1`` frames (:meth:`_vote_rest`),
-        the turning check the newest frame at least ``turn_lag_s`` old (:meth:`_still_turning`: it only moves
-        forward as frames come). A rest younger than the lag keeps all of its frames (the check compares with the
-        first)."""
-        n = len(times)
-        lag_t = times[-1] - self.turn_lag_s + 1e-6 if n else 0.0
-        k = next((i for i in range(n - 1, -1, -1) if times[i] <= lag_t), None)
-        return 0 if k is None else max(0, min(k, n - 2 * self.vote_frames))
-
     def _drop_old_pixels(self, frames: deque[Any], frame_of: Any, with_frame: Any) -> None:
-        """Free the pixels of the frames of ``frames`` (oldest first) that no later read can use
-        (:meth:`_readable_from`); their times, indices and camera poses stay, for the rest's timing and motion.
-
-        Memory (issue 44): a 1280×720 frame is 2.6 MB, and a rest of 10 s at 30 fps filled the 64-frame buffers
-        (``kosti run`` peaked at 357 MB with ONNX, 374 MB with NCNN; ≤ 300 MB is the Pi's target); with this, a
-        rest holds the pixels of about ``turn_lag_s`` of frames plus ``2·vote_frames`` (12 frames at 30 fps).
-        ``frame_of(entry)`` is the entry's :class:`Frame`, ``with_frame(entry, frame)`` the entry with another."""
-        if not frames:
-            return
-        first = self._readable_from([frame_of(e).t for e in frames])
+        """Free the pixels of the frames of ``frames`` (oldest first) that no later read can use; their times, indices
+        and poses stay. The vote reads every other one of the last ``2·vote_frames − 1`` (:meth:`_vote_rest`), the
+        turning check the newest at least ``turn_lag_s`` old, a point that only moves forward (a rest younger than
+        the lag keeps all). Issue 44: 64 buffered 1280×720 frames of a 10 s rest made ``kosti run`` peak at 357 MB
+        (ONNX); now about 12 frames at 30 fps keep pixels. ``frame_of(entry)`` is the entry's :class:`Frame`,
+        ``with_frame(entry, frame)`` the entry with another."""
+        n = len(frames)
+        times = [frame_of(e).t for e in frames]
+        k = next((i for i in range(n - 1, -1, -1) if times[i] <= times[-1] - self.turn_lag_s + 1e-6), None)
+        first = 0 if k is None else max(0, min(k, n - 2 * self.vote_frames))
         for i in range(first - 1, -1, -1):  # newest first: the older ones were emptied before
             f = frame_of(frames[i])
             if f.image.size == 0:
