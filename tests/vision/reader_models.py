@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import ci_guard
 
@@ -97,6 +98,30 @@ def shipped_int8_float_activations() -> dict[str, Path]:
     shutil.copy2(MODELS_DIR / "reader.json", out / "reader.json")
     return {"det_onnx": float_activations(DETECTOR_ONNX, out / "dice_det.onnx"),
             "cls_onnx": float_activations(CLASSIFIER_ONNX, out / "dice_cls.onnx")}
+
+
+def scripted(reader: Any, monkeypatch: Any, boxes: Any, scores: Any, probs: Any) -> dict[str, int | float]:
+    """Make ``reader``'s detector return ``boxes``/``scores`` (filtered by its ``conf`` argument, as the real one)
+    and its classifier return ``probs`` row by row for the crops it is given; no zoomed read (the script is the only
+    detector). Returns what they were asked: ``{"conf": …, "crops": …}``, filled as they are called."""
+    import numpy as np
+
+    boxes, scores, probs = (np.asarray(a, np.float32) for a in (boxes, scores, probs))
+    seen: dict[str, int | float] = {}
+
+    def detect(image: Any, conf: float) -> tuple[Any, Any, Any]:
+        seen["conf"] = conf
+        k = scores > conf
+        return boxes[k], scores[k], np.zeros(int(k.sum()), np.int64)
+
+    def classify(crops: Any) -> Any:
+        seen["crops"] = len(crops)
+        return probs[: len(crops)]
+
+    monkeypatch.setattr(reader.detector, "detect", detect)
+    monkeypatch.setattr(reader.classifier, "classify", classify)
+    monkeypatch.setattr(reader, "zoom_detector", None)
+    return seen
 
 
 def require_dataset(path: Path) -> Path:

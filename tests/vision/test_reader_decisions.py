@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reader_models import untrained_models, untrained_six_class
+from reader_models import scripted, untrained_models, untrained_six_class
 
 from kosti.vision import reader as reader_module
 from kosti.vision.reader import DiceReader
@@ -24,27 +24,6 @@ def _reader(**settings: object) -> DiceReader:
     base = {"conf": 0.5, "value_conf": 0.5, "temperature": 1.0, "tta": False, "verify_conf": 0.125,
             "verify_prob": 0.875, "verify_one_conf": 0.0, "not_die_prob": 1.0, "nested_frac": 0.7}
     return DiceReader(m["det_onnx"], m["cls_onnx"], **{**base, **settings})  # type: ignore[arg-type]
-
-
-def _scripted(r: DiceReader, monkeypatch: pytest.MonkeyPatch, boxes, scores, probs) -> dict:
-    """``r``'s detector returns ``boxes``/``scores`` above its ``conf`` argument, its classifier ``probs`` row by
-    row; no zoomed read. Returns what they were asked (``conf``, ``crops``)."""
-    boxes, scores, probs = (np.asarray(a, np.float32) for a in (boxes, scores, probs))
-    seen: dict = {}
-
-    def detect(image, conf):
-        seen["conf"] = conf
-        k = scores > conf
-        return boxes[k], scores[k], np.zeros(int(k.sum()), np.int64)
-
-    def classify(crops):
-        seen["crops"] = len(crops)
-        return probs[: len(crops)]
-
-    monkeypatch.setattr(r.detector, "detect", detect)
-    monkeypatch.setattr(r.classifier, "classify", classify)
-    monkeypatch.setattr(r, "zoom_detector", None)
-    return seen
 
 
 def _boxes(n: int) -> list[list[float]]:
@@ -112,7 +91,7 @@ def test_a_box_exactly_at_conf_is_classified_only_within_the_second_look_budget(
     """Two boxes scored exactly ``conf`` with room for one second look: the first is classified (a weak box), the
     second is not even read — it is neither a die nor a candidate."""
     r = _reader(max_verify=1)
-    seen = _scripted(r, monkeypatch, _boxes(3), [0.75, 0.5, 0.5], [FIVE, FIVE, FIVE])
+    seen = scripted(r, monkeypatch, _boxes(3), [0.75, 0.5, 0.5], [FIVE, FIVE, FIVE])
     dice, candidates = r.read_candidates(FRAME)
     assert seen == {"conf": 0.125, "crops": 2}
     assert dice.confidence.tolist() == [0.75, 0.5] and len(candidates) == 0
@@ -121,7 +100,7 @@ def test_a_box_exactly_at_conf_is_classified_only_within_the_second_look_budget(
 def test_a_box_one_pixel_wide_is_read_and_a_thinner_one_dropped(monkeypatch):
     r = _reader()
     boxes = [[10, 10, 50, 50], [100, 10, 101, 50], [150, 10, 150.5, 50], [200, 20, 240, 21], [250, 20, 290, 20.5]]
-    seen = _scripted(r, monkeypatch, boxes, [0.75] * 5, [FIVE] * 5)
+    seen = scripted(r, monkeypatch, boxes, [0.75] * 5, [FIVE] * 5)
     dice, candidates = r.read_candidates(FRAME)
     assert seen["crops"] == 3 and len(candidates) == 0
     assert dice.xyxy.tolist() == [boxes[0], boxes[1], boxes[3]] and dice.value.tolist() == [5, 5, 5]
@@ -129,7 +108,7 @@ def test_a_box_one_pixel_wide_is_read_and_a_thinner_one_dropped(monkeypatch):
 
 def test_an_empty_frame_reads_no_dice_and_no_candidates(monkeypatch):
     for r in (_reader(), _reader(verify_conf=0.5)):
-        _scripted(r, monkeypatch, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 7)))
+        scripted(r, monkeypatch, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 7)))
         dice, candidates = r.read_candidates(FRAME)
         assert len(dice) == 0 and len(candidates) == 0
         assert dice.value.dtype == np.int8 and candidates.data["not_die"].dtype == bool
@@ -145,7 +124,7 @@ def test_an_empty_frame_reads_no_dice_and_no_candidates(monkeypatch):
 def test_a_read_reports_its_detector_and_classifier_time_in_milliseconds(monkeypatch):
     """On a fake clock: 0.25 s detecting, 0.5 s classifying."""
     r = _reader()
-    _scripted(r, monkeypatch, _boxes(1), [0.75], [FIVE])
+    scripted(r, monkeypatch, _boxes(1), [0.75], [FIVE])
     ticks = iter([10.0, 10.25, 10.75])
 
     class Clock:

@@ -7,7 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
-from reader_models import untrained_models, untrained_six_class
+from reader_models import scripted, untrained_models, untrained_six_class
 
 from kosti.sim.synthetic import synthetic_frame
 from kosti.vision.detections import Detections, box_iou, nested_in_stronger
@@ -105,28 +105,6 @@ def test_decide_uncertain_rules(reader):
     np.testing.assert_allclose(c, [0.95, 0.2, 0.55, 0.6], rtol=1e-6)
 
 
-def _scripted(reader, monkeypatch, boxes, scores, probs):
-    """Make ``reader``'s detector return ``boxes``/``scores`` (filtered by its ``conf`` argument, as the
-    real one) and its classifier return ``probs`` row by row for the crops it is given; no zoomed read."""
-    boxes, scores, probs = (np.asarray(a, np.float32) for a in (boxes, scores, probs))
-    seen = {}
-
-    def detect(image, conf):
-        seen["conf"] = conf
-        k = scores > conf
-        return boxes[k], scores[k], np.zeros(int(k.sum()), np.int64)
-
-    def classify(crops):
-        seen["crops"] = len(crops)
-        return probs[: len(crops)]
-
-    monkeypatch.setattr(reader.detector, "detect", detect)
-    monkeypatch.setattr(reader.classifier, "classify", classify)
-    # the script is the only detector: no zoomed read by the real network (the default zoom is on)
-    monkeypatch.setattr(reader, "zoom_detector", None)
-    return seen
-
-
 def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatch):
     m = untrained_models()
     r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, value_conf=0.5, temperature=1.0, tta=False,
@@ -141,7 +119,7 @@ def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatc
         [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],  # weak, "x": dropped
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # below verify_conf: never looked at
     ]
-    seen = _scripted(r, monkeypatch, boxes, scores, probs)
+    seen = scripted(r, monkeypatch, boxes, scores, probs)
     d = r.read(np.zeros((200, 300, 3), np.uint8))
     assert seen == {"conf": 0.05, "crops": 4}
     assert d.value.tolist() == [0, 6] and d.confidence.tolist() == pytest.approx([0.9, 0.2])
@@ -150,13 +128,13 @@ def test_weak_boxes_are_dice_only_when_the_classifier_confirms_a_face(monkeypatc
 
     # At most max_verify weak boxes (the best-scoring) get the second look.
     r.max_verify = 1
-    seen = _scripted(r, monkeypatch, boxes, scores, probs)
+    seen = scripted(r, monkeypatch, boxes, scores, probs)
     assert r.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0, 6] and seen["crops"] == 2
 
     # verify_conf >= conf turns the second look off: the detector threshold alone decides.
     off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.25, temperature=1.0, tta=False, verify_conf=0.25)
     assert not off.verifies
-    seen = _scripted(off, monkeypatch, boxes, scores, probs)
+    seen = scripted(off, monkeypatch, boxes, scores, probs)
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [0] and seen == {"conf": 0.25, "crops": 1}
     with pytest.raises(ValueError, match="verification"):
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_prob=1.5)
@@ -196,19 +174,19 @@ def test_a_weak_box_read_as_a_one_needs_a_stronger_detector_score(monkeypatch):
     probs = [one, one, one, five]  # a strong 1, a weak 1 above 0.2, a weak 1 below it (a token), a weak 5
     r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False,
                    verify_conf=0.05, verify_prob=0.95, verify_one_conf=0.2)
-    _scripted(r, monkeypatch, boxes, scores, probs)
+    scripted(r, monkeypatch, boxes, scores, probs)
     d = r.read(np.zeros((200, 300, 3), np.uint8))
     assert d.value.tolist() == [1, 1, 5] and d.confidence.tolist() == pytest.approx([0.9, 0.3, 0.12])
     assert "ones>0.2" in r.describe()
     # The token-like box stays a candidate, uncertain: a short throw's recovery cannot take it as a sure 1.
-    _scripted(r, monkeypatch, boxes, scores, probs)
+    scripted(r, monkeypatch, boxes, scores, probs)
     _, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
     assert candidates.confidence.tolist() == pytest.approx([0.15]) and candidates.value.tolist() == [0]
     # ... its face kept as the guess, so the recovery can hold it for the table to confirm
     assert candidates.data["guess"].tolist() == [1] and candidates.value_confidence.tolist() == pytest.approx([0.99])
     off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False,
                      verify_conf=0.05, verify_prob=0.95, verify_one_conf=0.0)
-    _scripted(off, monkeypatch, boxes, scores, probs)
+    scripted(off, monkeypatch, boxes, scores, probs)
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [1, 1, 1, 5] and "ones" not in off.describe()
     with pytest.raises(ValueError, match="verify_one_conf"):
         DiceReader(m["det_onnx"], m["cls_onnx"], verify_one_conf=-0.1)
@@ -223,17 +201,17 @@ def test_a_box_surely_read_as_not_a_die_is_no_die_whatever_its_score(monkeypatch
     scores = [0.9, 0.78, 0.6]
     four, noise, cocked = [0, 0, 0, 0.99, 0, 0, 0.01], [0.01, 0, 0, 0, 0, 0, 0.99], [0.2, 0, 0.2, 0, 0, 0, 0.6]
     r = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False, not_die_prob=0.95)
-    _scripted(r, monkeypatch, boxes, scores, [four, noise, cocked])
+    scripted(r, monkeypatch, boxes, scores, [four, noise, cocked])
     dice, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
     assert dice.confidence.tolist() == pytest.approx([0.9, 0.6]) and dice.value.tolist() == [4, 0]
     assert candidates.confidence.tolist() == pytest.approx([0.78]) and candidates.value.tolist() == [0]
     assert candidates.data["not_die"].tolist() == [True]
     assert "not-die x>=0.95" in r.describe()
     # at exactly not_die_prob the box is no die (the rule is "at least")
-    _scripted(r, monkeypatch, boxes, scores, [four, [0.05, 0, 0, 0, 0, 0, 0.95], cocked])
+    scripted(r, monkeypatch, boxes, scores, [four, [0.05, 0, 0, 0, 0, 0, 0.95], cocked])
     assert r.read(np.zeros((200, 300, 3), np.uint8)).confidence.tolist() == pytest.approx([0.9, 0.6])
     off = DiceReader(m["det_onnx"], m["cls_onnx"], conf=0.5, temperature=1.0, tta=False, not_die_prob=1.0)
-    _scripted(off, monkeypatch, boxes, scores, [four, noise, cocked])
+    scripted(off, monkeypatch, boxes, scores, [four, noise, cocked])
     assert off.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [4, 0, 0] and "not-die" not in off.describe()
     for bad in (0.0, 1.5):
         with pytest.raises(ValueError, match="not_die_prob"):
@@ -274,11 +252,11 @@ def test_reader_reports_a_die_once_when_its_face_is_boxed_too(monkeypatch):
                    verify_conf=0.25)
     boxes = [[10, 10, 60, 60], [15, 12, 55, 40], [100, 10, 150, 60]]
     probs = [[0, 0, 0, 0, 0.9, 0, 0.1], [0, 0, 0, 0, 0.9, 0, 0.1], [0.9, 0, 0, 0, 0, 0, 0.1]]
-    _scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
     dice, candidates = r.read_candidates(np.zeros((200, 300, 3), np.uint8))
     assert dice.value.tolist() == [5, 1] and len(candidates) == 1
     r.nested_frac = 1.0
-    _scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.8, 0.7], probs)
     assert r.read(np.zeros((200, 300, 3), np.uint8)).value.tolist() == [5, 5, 1]
     with pytest.raises(ValueError, match="nested_frac"):
         DiceReader(m["det_onnx"], m["cls_onnx"], nested_frac=0.0)
@@ -294,24 +272,24 @@ def test_a_weak_box_half_on_a_found_die_is_that_die_again(monkeypatch):
     boxes = [[100, 100, 150, 150], [300, 100, 350, 150], [80, 85, 130, 135]]
     probs = [[0, 0, 0, 0, 0.99, 0, 0.01], [0, 0.99, 0, 0, 0, 0, 0.01], [0, 0, 0, 0, 0.99, 0, 0.01]]
     frame = np.zeros((400, 500, 3), np.uint8)
-    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     dice, candidates = r.read_candidates(frame)
     assert dice.value.tolist() == [5, 2]  # the weak twin dropped, the weak lone die kept
     assert candidates.value.tolist() == [5] and candidates.xyxy.tolist() == [boxes[2]]  # the twin, as a candidate
     r.weak_nested_frac = 0.5  # asks more than the twin's 42 %
-    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2, 5]
     r.weak_nested_frac = 0.4
-    _scripted(r, monkeypatch, boxes, [0.9, 0.6, 0.5], probs)  # all sure: touching dice, nested_frac applies
+    scripted(r, monkeypatch, boxes, [0.9, 0.6, 0.5], probs)  # all sure: touching dice, nested_frac applies
     assert r.read(frame).value.tolist() == [5, 2, 5]
     r.weak_nested_frac = 1.0  # weak boxes as strong ones: 42 % is under nested_frac's 70 %
-    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2, 5]
     r.weak_nested_frac, r.nested_frac = 0.4, 1.0  # nested_frac 1 turns the one-box rule off for every box
-    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2, 5]
     r.weak_nested_frac, r.nested_frac = 0.9, 0.4  # a weak share above nested_frac is capped at it
-    _scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
+    scripted(r, monkeypatch, boxes, [0.9, 0.08, 0.06], probs)
     assert r.read(frame).value.tolist() == [5, 2]
     with pytest.raises(ValueError, match="weak_nested_frac"):
         DiceReader(m["det_onnx"], m["cls_onnx"], weak_nested_frac=1.5)
@@ -527,7 +505,7 @@ def test_reader_reads_the_dice_inside_a_tray_not_the_tray(monkeypatch):
                    verify_conf=0.25)
     two, three, six = ([0, 0.9, 0, 0, 0, 0, 0.1], [0, 0, 0.9, 0, 0, 0, 0.1], [0, 0, 0, 0, 0, 0.9, 0.1])
     tray = [[0.3, 0.35, 0, 0, 0, 0, 0.35]]  # the classifier's unsure "2" for the ring of tape
-    _scripted(r, monkeypatch, _RING, [0.9, 0.8, 0.7, 0.6], tray + [two, three, six])
+    scripted(r, monkeypatch, _RING, [0.9, 0.8, 0.7, 0.6], tray + [two, three, six])
     dice, candidates = r.read_candidates(np.zeros((500, 500, 3), np.uint8))
     assert sorted(dice.value.tolist()) == [2, 3, 6] and len(dice) == 3
     assert candidates.xyxy.tolist() == [_RING[0]], "the container is a candidate, not a die"
