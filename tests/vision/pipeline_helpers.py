@@ -1,12 +1,14 @@
 """Helpers shared by the live-pipeline tests (test_pipeline.py, test_pipeline_recovery.py,
 test_pipeline_real.py, test_settle.py, test_clips.py): the shared datasets' paths, Detections from rows, a
-scripted rest–hand–rest clip, a frame under a dimmer light, and the dataset guard."""
+scripted rest–hand–rest clip, a frame under a dimmer light, the dataset guard, and the per-die cloth scene
+(test_per_die.py, test_rest_memory.py) with its reader."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import ci_guard
+import cv2
 import numpy as np
 
 from kosti.vision.detections import Detections
@@ -55,3 +57,32 @@ def _dataset_or_skip(root: Path = BYLER, models: bool = True) -> Path:
     if models:
         ci_guard.shipped(DETECTOR, "shipped detector")
     return root
+
+
+DICE = [(200, 150), (300, 200), (420, 140)]  # centres of three white 30 px "dice" on a 640x360 green cloth
+
+
+def cloth_frame(arm_x: float | None, touch: bool = False, seed: int = 0) -> np.ndarray:
+    """The three :data:`DICE` on a 640×360 green cloth with a little sensor noise (``seed``), and a dark arm from the
+    bottom edge at ``arm_x`` (None: no arm) that reaches up over the dice' row when ``touch`` (test_per_die.py,
+    test_rest_memory.py)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((360, 640, 3), (40, 120, 50), np.uint8)
+    for x, y in DICE:
+        cv2.rectangle(img, (x - 15, y - 15), (x + 15, y + 15), (235, 235, 235), -1)
+    if arm_x is not None:  # a dark arm from the bottom edge, moving sideways
+        cv2.rectangle(img, (int(arm_x), 250 if not touch else 120), (int(arm_x) + 90, 359), (60, 70, 90), -1)
+    return np.clip(img.astype(np.int16) + rng.normal(0, 2, img.shape).round().astype(np.int16), 0, 255).astype(np.uint8)
+
+
+class WhiteSquares:
+    """A reader of the test's cloth: every white square is a die showing 5, surely (what a reader sees there)."""
+
+    def read(self, image: np.ndarray):
+        from kosti.vision.detections import Detections
+
+        bright = (image.min(axis=2) > 200).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(bright, 8)
+        boxes = [[x, y, x + w, y + h] for x, y, w, h, a in stats[1:] if a >= 200]
+        k = len(boxes)
+        return Detections(np.array(boxes, float).reshape(-1, 4), np.full(k, 0.95), np.full(k, 5), np.full(k, 0.97))

@@ -9,21 +9,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from pipeline_helpers import DICE, WhiteSquares, cloth_frame
 
 from kosti.vision.settle import SettleDetector, SettleState
 from kosti.vision.truth import TruthError, judge, load_truth
-
-DICE = [(200, 150), (300, 200), (420, 140)]  # centres of three white 30 px "dice" on a 640x360 green cloth
-
-
-def _frame(arm_x: float | None, touch: bool = False, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    img = np.full((360, 640, 3), (40, 120, 50), np.uint8)
-    for x, y in DICE:
-        cv2.rectangle(img, (x - 15, y - 15), (x + 15, y + 15), (235, 235, 235), -1)
-    if arm_x is not None:  # a dark arm from the bottom edge, moving sideways
-        cv2.rectangle(img, (int(arm_x), 250 if not touch else 120), (int(arm_x) + 90, 359), (60, 70, 90), -1)
-    return np.clip(img.astype(np.int16) + rng.normal(0, 2, img.shape).round().astype(np.int16), 0, 255).astype(np.uint8)
 
 
 def _boxes(det: SettleDetector) -> np.ndarray:
@@ -32,7 +21,7 @@ def _boxes(det: SettleDetector) -> np.ndarray:
 
 
 def test_motion_away_from_the_dice_does_not_hold_the_rest_back_but_a_touch_does():
-    frames = [_frame(100 + 6 * k, seed=k) for k in range(40)]  # the arm never stops
+    frames = [cloth_frame(100 + 6 * k, seed=k) for k in range(40)]  # the arm never stops
     whole = SettleDetector()
     assert not any(whole.update(f, k / 30).settled_now for k, f in enumerate(frames)), "the test must show the fault"
     det = SettleDetector()
@@ -44,14 +33,14 @@ def test_motion_away_from_the_dice_does_not_hold_the_rest_back_but_a_touch_does(
     assert sum(u.settled_now for u in ups) == 1 and ups[-1].state is SettleState.SETTLED and ups[-1].per_die
     assert [u.settled_now for u in ups].index(True) == 2  # 0.4 s after the first frame, not after the focus
     # the arm reaches up over the dice' row: the rest ends and the focus with it
-    u = det.update(_frame(180, touch=True, seed=99), 50 / 30)
+    u = det.update(cloth_frame(180, touch=True, seed=99), 50 / 30)
     assert u.state is SettleState.MOVING and not det.per_die
 
 
 def test_a_die_still_rolling_is_never_at_rest_per_die():
     """Focused on every die, one of them still rolling (8 px a frame): the rest never settles, and the focus ends."""
     def rolling(k: int) -> np.ndarray:
-        img = _frame(None, seed=k)
+        img = cloth_frame(None, seed=k)
         cv2.rectangle(img, (400 + 8 * k, 300), (430 + 8 * k, 330), (235, 235, 235), -1)
         return img
 
@@ -134,29 +123,16 @@ def test_kosti_watch_truth_scores_a_suite_of_kosti_datasets_clips(tmp_path, caps
     assert 0.0 <= t["read_s_max"] <= 0.5
 
 
-class _WhiteSquares:
-    """A reader of the test's cloth: every white square is a die showing 5, surely (what a reader sees there)."""
-
-    def read(self, image: np.ndarray):
-        from kosti.vision.detections import Detections
-
-        bright = (image.min(axis=2) > 200).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(bright, 8)
-        boxes = [[x, y, x + w, y + h] for x, y, w, h, a in stats[1:] if a >= 200]
-        k = len(boxes)
-        return Detections(np.array(boxes, float).reshape(-1, 4), np.full(k, 0.95), np.full(k, 5), np.full(k, 0.97))
-
-
 def test_after_a_per_die_rest_a_die_thrown_elsewhere_is_read_too():
     """The focus serves one rest: kept on after the throw was read, it held the table "at rest" on those boxes while a
     die landed beside them, and that throw was never read (review of issue 40's change)."""
     from kosti.vision.frame_source import Frame
     from kosti.vision.throw_detector import ThrowDetector
 
-    det = ThrowDetector(_WhiteSquares(), expected_dice=None)
+    det = ThrowDetector(WhiteSquares(), expected_dice=None)
     throws = []
     for k in range(300):  # 10 s at 30 fps; the arm at the bottom edge never stops moving
-        img = _frame(100 + 3 * (k % 60), seed=k)
+        img = cloth_frame(100 + 3 * (k % 60), seed=k)
         if k >= 150:  # a fourth die lands beside the three at 5 s
             cv2.rectangle(img, (505, 65), (535, 95), (235, 235, 235), -1)
         r = det.process(Frame(img, k / 30, k))

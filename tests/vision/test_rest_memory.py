@@ -9,7 +9,7 @@ import math
 
 import cv2
 import pytest
-from test_per_die import _frame, _WhiteSquares
+from pipeline_helpers import WhiteSquares, cloth_frame
 
 from kosti.vision.frame_source import Frame
 from kosti.vision.throw_detector import ThrowDetector
@@ -23,11 +23,11 @@ def _with_pixels(det: ThrowDetector) -> tuple[int, int]:
 
 
 def _play(det: ThrowDetector, n: int = 420) -> tuple[list[tuple[int, list[int]]], int]:
-    """The per-die scene of test_per_die (an arm that never stops, a fourth die landing at 5 s), then 4 s of a still
+    """The per-die scene of test_per_die.py (an arm that never stops, a fourth die landing at 5 s), then 4 s of a still
     table: the throws ``(frame, faces)`` and the most frames that held pixels at once in either buffer."""
     throws, most = [], 0
     for k in range(n):
-        img = _frame(100 + 3 * (k % 60) if k < 300 else None, seed=k if k < 300 else 0)
+        img = cloth_frame(100 + 3 * (k % 60) if k < 300 else None, seed=k if k < 300 else 0)
         if k >= 150:
             cv2.rectangle(img, (505, 65), (535, 95), (235, 235, 235), -1)
         r = det.process(Frame(img, k / FPS, k))
@@ -40,7 +40,7 @@ def _play(det: ThrowDetector, n: int = 420) -> tuple[list[tuple[int, list[int]]]
 @pytest.fixture(scope="module")
 def played() -> tuple[ThrowDetector, list[tuple[int, list[int]]], int]:
     """The scene played once with the pixels freed: the detector, its throws, the most frames with pixels."""
-    det = ThrowDetector(_WhiteSquares(), expected_dice=None)
+    det = ThrowDetector(WhiteSquares(), expected_dice=None)
     throws, most = _play(det)
     return det, throws, most
 
@@ -56,7 +56,7 @@ def test_a_long_rest_keeps_the_pixels_of_a_few_frames_only(played):
 def test_the_same_throws_as_when_every_frame_kept_its_pixels(played, monkeypatch):
     freed = played[1]
     monkeypatch.setattr(ThrowDetector, "_drop_old_pixels", lambda *a: None)
-    kept, most = _play(ThrowDetector(_WhiteSquares(), expected_dice=None))
+    kept, most = _play(ThrowDetector(WhiteSquares(), expected_dice=None))
     assert most > 60  # without the freeing, the buffers fill with pixels
     assert freed == kept and len(kept) == 2, (freed, kept)
 
