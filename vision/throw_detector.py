@@ -633,8 +633,10 @@ class ThrowDetector(FollowsThrows):
         (ONNX); now about 12 frames at 30 fps keep pixels. ``frame_of(entry)`` is the entry's :class:`Frame`,
         ``with_frame(entry, frame)`` the entry with another."""
         n = len(frames)
-        times = [frame_of(e).t for e in frames]
-        k = next((i for i in range(n - 1, -1, -1) if times[i] <= times[-1] - self.turn_lag_s + 1e-6), None)
+        if n == 0:
+            return
+        lag_t = frame_of(frames[-1]).t - self.turn_lag_s + 1e-6  # newest first: stops at the lag's frame
+        k = next((i for i in range(n - 1, -1, -1) if frame_of(frames[i]).t <= lag_t), None)
         first = 0 if k is None else max(0, min(k, n - 2 * self.vote_frames))
         for i in range(first - 1, -1, -1):  # newest first: the older ones were emptied before
             f = frame_of(frames[i])
