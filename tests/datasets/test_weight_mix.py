@@ -12,7 +12,7 @@ ci_guard.need_module("torch", "the train extra (scripts/test installs it)")
 
 import torch  # noqa: E402
 
-from kosti.datasets.weight_mix import mix_weights  # noqa: E402
+from kosti.datasets.weight_mix import mix_weights, share_tolerance  # noqa: E402
 from kosti.models import MODELS_DIR  # noqa: E402
 
 BASE = MODELS_DIR / "dice_cls.pt"
@@ -57,3 +57,14 @@ def test_a_share_outside_0_1_or_another_network_is_refused(tuned: Path, tmp_path
     with pytest.raises(ValueError, match="different classes"):
         mix_weights(BASE, other, 0.5, tmp_path / "y.pt")
     assert not (tmp_path / "x.pt").exists() and not (tmp_path / "y.pt").exists()
+
+
+def test_the_share_tolerance_is_one_crop_on_a_small_set_and_0_002_on_a_large_one() -> None:
+    """20 teach throws give ~70 crops: a mix one crop short of the fine-tune (69 of 70) reads them as well;
+    two crops short does not. On the proofs' 560 crops one crop is less than 0.002, which stays."""
+    tol = share_tolerance(70)
+    assert 69 / 70 >= 1.0 - tol - 1e-9 and 68 / 70 < 1.0 - tol - 1e-9
+    assert share_tolerance(560) == 0.002 and share_tolerance(500) == 0.002
+    assert share_tolerance(1) == 1.0
+    with pytest.raises(ValueError, match="no validation crops"):
+        share_tolerance(0)
