@@ -8,6 +8,8 @@ not see it. Hence:
 * :func:`needs_detector` — retrain the detector only when the current one *misses* dice: a die counts as
   found when any detector box scoring above the reader's second-look floor (``verify_conf``) matches it,
   because the face classifier can confirm such a box once it knows the dice (:class:`DiceReader`).
+* :func:`classifier_epochs` — ``kosti train --epochs-cls auto``: the long classifier pass only when the current
+  reader reads the user's found dice wrong (faces it has no class for), measured in :func:`found_recall`'s pass.
 * :func:`holdout_count` — at least :data:`MIN_HELD_BACK` photos held back (half when there are fewer than
   twice as many), never trained on.
 * :func:`gate` — a candidate is activated only if it forgets nothing on the shipped reference photos of
@@ -43,6 +45,21 @@ MIN_HELD_BACK = 10
 #: Share of labelled dice the detector must find (at the second-look floor) before the detector is left
 #: alone; below it ``kosti train --detector auto`` retrains it. 0.98 is the recall target of issue 14.
 FOUND_TARGET = 0.98
+#: ``--epochs-cls auto``: classifier epochs when the current reader reads the user's found dice wrong — faces it
+#: has no class for. Measured 2026-12-07 (docs/retraining.md, issue 41): numeral dice need a fine-tune *sure* of
+#: them before the mix; 5 epochs left 8 of 244 unseen numerals uncertain (die accuracy 0.967), 12 read 0.988.
+EPOCHS_CLS_NEW_FACES = 12
+#: ``--epochs-cls auto``: classifier epochs when the current reader already reads the dice it finds right and
+#: only misses dice (the clear_ice proof: die accuracy 1.000 before): the classifier learns to confirm weak
+#: boxes, not new faces, and 5 epochs did that (2026-12-02: activated) in 40 % of the 12 epochs' time.
+EPOCHS_CLS_KNOWN_FACES = 5
+#: Die accuracy of the current reader on the found training dice at or above which it "knows the faces"
+#: (``--epochs-cls auto`` then trains :data:`EPOCHS_CLS_KNOWN_FACES`). Measured before training (2026-12-07):
+#: numerals 0.16–0.18, a skull / an emblem 0.64, clear_ice pips 1.000. 0.95 sits in that gap near the top: it is
+#: the shipped reader's own die accuracy on the reference photos of other tables (0.954) — a reader that reads
+#: the user's dice at least as well as other tables' knows their faces; one die in 20 read wrong is already a
+#: face to learn.
+KNOWS_FACES = 0.95
 
 
 def holdout_count(n: int, fraction: float, min_held: int = MIN_HELD_BACK) -> int:
@@ -208,30 +225,79 @@ def gate_verdict(candidate: Mapping[str, Mapping[str, Any]], before: Mapping[str
 
 def found_recall(reader: Any, dataset: Any, floor: float | None = None) -> dict[str, float]:
     """How many labelled dice the detector proposes at all: share matched (IoU ≥ 0.5) by a box scoring above
-    ``floor`` (default the reader's ``verify_conf``), and the reader's working recall for comparison.
+    ``floor`` (default the reader's ``verify_conf``), and how many of those found dice the reader's classifier
+    reads right — in the same pass over the photos (each photo read and detected once).
+
+    A found die is read right when :meth:`~kosti.vision.reader.DiceReader.decide` gives its labelled face
+    (calibrated probabilities, the reader's ``value_conf``; an uncertain die is not right), as ``kosti eval``'s
+    die accuracy counts it. Labelled dice that are not faces (``x``) are not counted there.
 
     Args:
         reader: a :class:`kosti.vision.reader.DiceReader`. dataset: :func:`kosti.vision.evaluate.load_dataset`.
 
     Returns:
-        ``{"dice": N, "found": share found at the floor, "floor": floor}``.
+        ``{"dice": N, "found": share found at the floor, "floor": floor, "read_dice": found face dice,
+        "read_right": share of them read right}`` (``read_right`` 1.0 when no face die was found).
     """
     from kosti.vision.detections import box_iou
     from kosti.vision.evaluate import match_pairs, read_labels
     from kosti.vision.reader import load_image
 
     floor = float(reader.verify_conf if floor is None else floor)
-    total = found = 0
+    total = found = read = right = 0
     for item in dataset.items:
         img = load_image(item.image)
-        txyxy, _ = read_labels(item.label, img.shape[1], img.shape[0], dataset.class_values)
+        txyxy, tvals = read_labels(item.label, img.shape[1], img.shape[0], dataset.class_values)
         if not len(txyxy):
             continue
-        xyxy, scores, _ = reader.detect(reader.exposed(img)[0], conf=floor)  # as read() sees the frame
+        image = reader.exposed(img)[0]  # as read() sees the frame
+        xyxy, scores, _ = reader.detect(image, conf=floor)
         order = np.argsort(-np.asarray(scores))
         total += len(txyxy)
-        found += len(match_pairs(box_iou(txyxy, np.asarray(xyxy)[order]))) if len(xyxy) else 0
-    return {"dice": total, "found": round(found / total, 4) if total else 1.0, "floor": floor}
+        pairs = match_pairs(box_iou(txyxy, np.asarray(xyxy)[order])) if len(xyxy) else []
+        found += len(pairs)
+        faces = [(t, int(order[j])) for t, j in pairs if tvals[t] > 0]
+        if faces and reader.classifier is not None:
+            boxes = np.asarray(xyxy)[[j for _t, j in faces]]
+            values, _ = reader.decide(reader.calibrate(reader.face_probs(reader.crops(image, boxes))),
+                                      reader.class_values)
+            read += len(faces)
+            right += int((np.asarray(values) == np.asarray([tvals[t] for t, _j in faces])).sum())
+    return {"dice": total, "found": round(found / total, 4) if total else 1.0, "floor": floor,
+            "read_dice": read, "read_right": round(right / read, 4) if read else 1.0}
+
+
+def classifier_epochs(found: Mapping[str, float], known: float = KNOWS_FACES) -> tuple[int, str, str]:
+    """``kosti train --epochs-cls auto``: how many classifier epochs the user's dice need, and why.
+
+    Args:
+        found: :func:`found_recall`'s document of the current reader on the training photos (``read_right``:
+            share of the found dice it reads right; ``read_dice``: how many).
+        known: share read right at or above which the current reader knows the faces (:data:`KNOWS_FACES`).
+
+    Returns:
+        ``(epochs, reason_en, reason_ru)``: :data:`EPOCHS_CLS_KNOWN_FACES` when the reader reads at least
+        ``known`` of the found dice right (it only misses dice), else :data:`EPOCHS_CLS_NEW_FACES` (faces it has
+        no class for need a fine-tune sure of them) — also when no die was found to read.
+    """
+    n, share = int(found.get("read_dice", 0) or 0), found.get("read_right")
+    if not n or share is None:
+        return EPOCHS_CLS_NEW_FACES, (
+            f"{EPOCHS_CLS_NEW_FACES} classifier epochs: the current reader found none of your dice to read"), (
+            f"{EPOCHS_CLS_NEW_FACES} эпох классификатора: текущая модель не нашла ни одной вашей кости, "
+            "чтобы прочитать её")
+    share = float(share)
+    if share >= known:
+        return EPOCHS_CLS_KNOWN_FACES, (
+            f"{EPOCHS_CLS_KNOWN_FACES} classifier epochs: the current reader reads {share:.3f} of the {n} dice it "
+            f"finds right (at least {known}): it knows these faces"), (
+            f"{EPOCHS_CLS_KNOWN_FACES} эпох классификатора: текущая модель верно читает {_num(share, True)} из "
+            f"{n} найденных костей (не меньше {_num(known, True).rstrip('0')}): эти грани она знает")
+    return EPOCHS_CLS_NEW_FACES, (
+        f"{EPOCHS_CLS_NEW_FACES} classifier epochs: the current reader reads only {share:.3f} of the {n} dice it "
+        f"finds right (below {known}): faces to learn"), (
+        f"{EPOCHS_CLS_NEW_FACES} эпох классификатора: текущая модель верно читает лишь {_num(share, True)} из "
+        f"{n} найденных костей (меньше {_num(known, True).rstrip('0')}): грани нужно выучить")
 
 
 def needs_detector(found: Mapping[str, float], target: float = FOUND_TARGET) -> bool:
@@ -239,6 +305,6 @@ def needs_detector(found: Mapping[str, float], target: float = FOUND_TARGET) -> 
     return found["dice"] > 0 and found["found"] < target
 
 
-__all__ = ["CEILING_F1", "FOUND_TARGET", "GATE_METRICS", "GATE_TOLERANCE", "IMPROVE_MARGIN", "MIN_GATE_PHOTOS",
-           "MIN_HELD_BACK", "face_counts", "found_recall", "gate", "gate_verdict",
-           "holdout_count", "needs_detector"]
+__all__ = ["CEILING_F1", "EPOCHS_CLS_KNOWN_FACES", "EPOCHS_CLS_NEW_FACES", "FOUND_TARGET", "GATE_METRICS",
+           "GATE_TOLERANCE", "IMPROVE_MARGIN", "KNOWS_FACES", "MIN_GATE_PHOTOS", "MIN_HELD_BACK", "classifier_epochs",
+           "face_counts", "found_recall", "gate", "gate_verdict", "holdout_count", "needs_detector"]

@@ -92,6 +92,18 @@ def _share_arg(text: str) -> float | str:
     return share
 
 
+def _epochs_arg(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        epochs = int(text)
+    except ValueError:
+        epochs = -1
+    if epochs < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give auto or a number of epochs (0 = keep the classifier)")
+    return epochs
+
+
 #: ``kosti train --help``: the module docstring for people (no cross-references).
 DESCRIPTION = """Teach the dice reader your own dice, check it against forgetting, register and activate it.
 
@@ -137,10 +149,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--freeze-det", type=int, default=10, metavar="N",
                    help="detector pass: keep its first N layers as they are (default 10 = YOLO11n's backbone up to "
                         "SPPF, half the time per epoch; 0 = train every layer)")
-    p.add_argument("--epochs-cls", type=int, default=12,
-                   help="classifier epochs (default 12: faces the current reader has no pips for, such as numerals, "
-                        "need a fine-tune sure of them before it is mixed with the current one, --cls-share; "
-                        "0 = keep the current one)")
+    p.add_argument("--epochs-cls", type=_epochs_arg, default="auto", metavar="auto|N",
+                   help="classifier epochs (default auto: 12 when the current reader reads fewer than 0.95 of the "
+                        "dice it finds in your photos right — faces it has no pips for, such as numerals, need a "
+                        "fine-tune sure of them before it is mixed with the current one, --cls-share — else 5, "
+                        "when it reads them right and only misses dice; 0 = keep the current one)")
     p.add_argument("--imgsz", type=int, default=None,
                    help=f"detector input size in pixels (default: the base detector's own size; "
                         f"{DEFAULT_IMGSZ} with --from-scratch)")
@@ -391,7 +404,15 @@ def _say(msg: str) -> None:
 
 
 def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from kosti.datasets.gate import FOUND_TARGET, found_recall, gate_verdict, holdout_count, needs_detector
+    from kosti.datasets.gate import (
+        EPOCHS_CLS_NEW_FACES,
+        FOUND_TARGET,
+        classifier_epochs,
+        found_recall,
+        gate_verdict,
+        holdout_count,
+        needs_detector,
+    )
     from kosti.datasets.replay import ReplayUnavailable, reference_metrics, replay_train
     from kosti.registry import Registry, reader_files
     from kosti.vision.evaluate import load_dataset
@@ -412,11 +433,19 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         (args.base / "dice_det.onnx", args.base / "dice_cls.onnx", "base")
     assert before_det is not None and before_cls is not None  # no files named: the active (or --base) pair
     summary["before_version"] = before_version
+    auto_epochs = args.epochs_cls == "auto"
+    if auto_epochs:  # a classifier from scratch has every face to learn
+        args.epochs_cls = EPOCHS_CLS_NEW_FACES
+    summary["epochs_cls"] = {"epochs": args.epochs_cls, "auto": auto_epochs, "reason": (
+        f"{args.epochs_cls} classifier epochs: " + ("trained from scratch" if auto_epochs else "--epochs-cls"))}
     if args.from_scratch:
         detector = "always"
     else:
         found = found_recall(DiceReader(before_det, before_cls), load_dataset(user_train, "train"))
         summary["found_before"] = found
+        if auto_epochs:  # measured in the same pass as found_recall (issue 41)
+            args.epochs_cls, why, why_ru = classifier_epochs(found)
+            summary["epochs_cls"] = {"epochs": args.epochs_cls, "auto": True, "reason": why, "reason_ru": why_ru}
         detector = "never" if args.classifier_only else args.detector
         if detector == "auto":
             detector = "classifier_first" if needs_detector(found) and args.epochs_cls > 0 else \
@@ -425,6 +454,8 @@ def _teach(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                       "classifier_first": "the classifier first, the detector only if your dice are still missed"}
         _say(f"the current detector finds {found['found']:.3f} of your {found['dice']} dice (boxes above "
              f"{found['floor']}): {plan_words[detector]}")
+        if auto_epochs:
+            _say(summary["epochs_cls"]["reason"])
         if detector == "never" and not args.retrain and not args.force:
             reads = _already_reads(user_train, holdout, before_det, before_cls)
             if reads is not None:

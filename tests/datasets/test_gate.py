@@ -13,9 +13,14 @@ import numpy as np
 import pytest
 
 from kosti.datasets.gate import (
+    EPOCHS_CLS_KNOWN_FACES,
+    EPOCHS_CLS_NEW_FACES,
     GATE_METRICS,
     GATE_TOLERANCE,
+    KNOWS_FACES,
+    classifier_epochs,
     face_counts,
+    found_recall,
     gate,
     gate_verdict,
     holdout_count,
@@ -120,6 +125,79 @@ def test_face_counts_follow_the_eval_document():
 def test_needs_detector_below_the_found_target():
     assert needs_detector({"dice": 50, "found": 0.96}) and not needs_detector({"dice": 50, "found": 0.98})
     assert not needs_detector({"dice": 0, "found": 0.0})
+
+
+def test_classifier_epochs_are_long_only_where_the_current_reader_reads_the_faces_wrong():
+    """``--epochs-cls auto`` on the die accuracies measured before training (issue 41): numerals 0.17 and a
+    skull / an emblem 0.64 get the long pass, clear_ice's pips read 1.000 the short one; the threshold itself
+    counts as known faces."""
+    assert (EPOCHS_CLS_NEW_FACES, EPOCHS_CLS_KNOWN_FACES, KNOWS_FACES) == (12, 5, 0.95)
+    for share, epochs in ((0.17, 12), (0.64, 12), (0.949, 12), (0.95, 5), (1.0, 5)):
+        got, en, ru = classifier_epochs({"dice": 300, "found": 0.87, "read_dice": 261, "read_right": share})
+        assert got == epochs, share
+        assert en.startswith(f"{epochs} classifier epochs") and f"{share:.3f} of the 261 dice" in en
+        assert ru.startswith(f"{epochs} эпох классификатора") and f"{share:.3f}".replace(".", ",") in ru
+    assert classifier_epochs({"read_dice": 261, "read_right": 0.9}, known=0.8)[0] == 5
+    nothing = classifier_epochs({"dice": 40, "found": 0.0, "read_dice": 0, "read_right": 1.0})
+    assert nothing[0] == 12 and "found none" in nothing[1]
+    assert classifier_epochs({"dice": 40, "found": 0.5})[0] == 12  # an older document without the counts
+
+
+class _FoundReader:
+    """A stand-in reader for :func:`found_recall`: fixed detector boxes, and a classifier whose probabilities
+    are scripted per box (each crop carries its box's index); ``decide`` is the real rule."""
+
+    verify_conf = 0.1
+    value_conf = 0.5
+    classifier = object()
+    class_values = np.arange(1, 7, dtype=np.int8)
+    decide = None  # DiceReader.decide, set by the test
+
+    def __init__(self, boxes, probs):
+        self.boxes, self.probs, self.detects = np.asarray(boxes, np.float32), np.asarray(probs, np.float32), 0
+
+    def exposed(self, img):
+        return img, 1.0
+
+    def detect(self, image, conf=None):
+        self.detects += 1
+        return self.boxes, np.linspace(0.9, 0.5, len(self.boxes)).astype(np.float32), np.zeros(len(self.boxes))
+
+    def crops(self, image, xyxy):
+        idx = [int(np.flatnonzero((self.boxes == b).all(1))[0]) for b in xyxy]
+        return np.asarray(idx)
+
+    def face_probs(self, crops):
+        return self.probs[crops]
+
+    def calibrate(self, probs):
+        return probs
+
+
+def test_found_recall_reads_the_found_dice_in_the_same_pass(tmp_path):
+    """Three labelled dice (faces 2, 5, 6); the detector finds the first two and a box on nothing; the
+    classifier reads the 2 right and is unsure of the 5: found 2/3, read right 1 of 2 — one detector call."""
+    import cv2
+
+    from kosti.vision.reader import DiceReader
+
+    _FoundReader.decide = DiceReader.decide
+    cv2.imwrite(str(tmp_path / "a.jpg"), np.zeros((100, 100, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("1 0.15 0.15 0.1 0.1\n4 0.5 0.5 0.1 0.1\n5 0.85 0.85 0.1 0.1\n")
+    sure_two = [0.02, 0.9, 0.02, 0.02, 0.02, 0.02]
+    unsure_five = [0.2, 0.1, 0.1, 0.1, 0.4, 0.1]
+    reader = _FoundReader([[10, 10, 20, 20], [45, 45, 55, 55], [60, 10, 70, 20]],
+                          [sure_two, unsure_five, sure_two])
+    from types import SimpleNamespace
+
+    data = SimpleNamespace(items=[SimpleNamespace(image=tmp_path / "a.jpg", label=tmp_path / "a.txt")],
+                           class_values=np.arange(1, 7, dtype=np.int8))
+    got = found_recall(reader, data)
+    assert got == {"dice": 3, "found": round(2 / 3, 4), "floor": 0.1, "read_dice": 2, "read_right": 0.5}
+    assert reader.detects == 1
+    assert classifier_epochs(got)[0] == EPOCHS_CLS_NEW_FACES
+    reader.probs[1] = [0.02, 0.02, 0.02, 0.02, 0.9, 0.02]  # now sure of the 5 too
+    assert found_recall(reader, data)["read_right"] == 1.0
 
 
 def _damaged_detector(src: Path, dst: Path, scale: float = 0.2, seed: int = 0) -> Path:
@@ -353,7 +431,10 @@ def test_detector_pass_runs_only_when_the_new_classifier_still_misses_dice(tmp_p
     assert main(["train", "--data", str(user), "--registry", str(tmp_path / "reg"), "--base", str(MODELS_DIR),
                  "--work", str(tmp_path / "work"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert plans[0].epochs_det == 0 and plans[0].epochs_cls == 12 and plans[0].lr_cls == 0.0005
+    # --epochs-cls auto: the shipped reader reads skovy's dice right, so the short classifier pass
+    assert summary["found_before"]["read_right"] >= 0.95 and summary["epochs_cls"]["auto"] is True
+    assert plans[0].epochs_det == 0 and plans[0].epochs_cls == summary["epochs_cls"]["epochs"] == 5
+    assert plans[0].lr_cls == 0.0005
     assert summary["classifier_first"]["recall"] == 1.0
     if still_missed:
         assert len(plans) == 2 and plans[1].epochs_det == 2 and plans[1].epochs_cls == 0
@@ -376,7 +457,17 @@ def test_train_help_is_plain_text_with_its_defaults(capsys):
     assert exc.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "``" not in out and ":func:" not in out and ":data:" not in out
-    assert "default 2" in out and "default 10" in out and "default 0.2" in out
+    assert "default 2" in out and "default 10" in out and "default 0.2" in out and "default auto: 12" in out
+
+
+@pytest.mark.parametrize("value", ["-1", "many", "1.5"])
+def test_epochs_cls_takes_auto_or_a_whole_number(tmp_path, capsys, value):
+    """``--epochs-cls`` is ``auto`` (the default) or a number of epochs ≥ 0; anything else is one line, exit 2."""
+    from kosti.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--data", str(tmp_path), "--epochs-cls", value])
+    assert exc.value.code == 2 and "give auto or a number of epochs" in capsys.readouterr().err
 
 
 def test_a_candidate_is_calibrated_and_read_in_its_base_classifiers_views(tmp_path, monkeypatch):
