@@ -75,6 +75,7 @@ from kosti.dashboard.table import TableService
 if TYPE_CHECKING:  # annotations only: the app does not import the vision runtime for them
     from kosti.config.sections import MqttSettings
     from kosti.dashboard.mqtt import TableMqtt
+    from kosti.dashboard.teach import TeachJob
     from kosti.vision.pipeline import Reader
     from kosti.vision.sources import FrameSource
 
@@ -132,6 +133,8 @@ class DashboardConfig:
             and ``kosti demo`` turn it on).
         mqtt: the ``[mqtt]`` section: with ``broker`` set, the table is published on that MQTT broker while the app
             runs (:class:`kosti.dashboard.mqtt.TableMqtt`; its ``MqttUnavailable`` when paho-mqtt is missing).
+        teach_job: the teach page's training job (:class:`kosti.dashboard.teach.TeachJob`, with ``review_dir``);
+            ``None`` = ``kosti train`` with its defaults on ``review_dir`` (tests pass a job with shorter options).
     """
 
     db_path: str | Path = field(default_factory=default_db_path)
@@ -160,6 +163,7 @@ class DashboardConfig:
     stall_s: float = 5.0
     mdns: bool = False
     mqtt: MqttSettings | None = None
+    teach_job: TeachJob | None = None
 
     @property
     def pin_required(self) -> bool:
@@ -343,7 +347,8 @@ def _include_routers(app: FastAPI, config: DashboardConfig, table: TableService,
         suggester = ReaderSuggester(files=lambda: reader_files(None, None)[:2])  # the active version, as it changes
         app.include_router(create_review_router(config.review_dir, pin_check=check_pin, suggest=suggester))
         table.review_url = "/review"
-        app.include_router(create_teach_router(config.review_dir, table=table.live, pin_check=check_pin))
+        app.include_router(create_teach_router(config.review_dir, table=table.live, pin_check=check_pin,
+                                               job=config.teach_job))
     app.state.advisor = TableAdvisor(table)  # the throw tables of the game on the table are built from now on
     app.include_router(create_advice_router())  # /api/advice, /api/stats (issue 19)
     app.include_router(create_pages_router(app))
