@@ -39,8 +39,9 @@ CUSTOM = DieStyle("skull_emblem", (170, 90, 40), (235, 235, 235), corner_radius=
 #: Throws saved: half are held back by ``kosti train`` to judge the candidate (its minimum of 10).
 THROWS = 20
 #: ``kosti train`` options besides ``--data --json --work`` (TeachJob's command): the classifier pass alone with
-#: 8 epochs (the default chooses by itself; every default is proven by benchmarks/proof_new_dice.py).
-TRAIN_OPTIONS = ("--classifier-only", "--epochs-cls", "8")
+#: 5 epochs (the default chooses 5 or 12 by itself, and the detector pass when dice are missed; each default is
+#: proven by benchmarks/proof_new_dice.py).
+TRAIN_OPTIONS = ("--classifier-only", "--epochs-cls", "5")
 #: The faces thrown for the live check after teaching: two skulls, two emblems and a pip face.
 LIVE_FACES = [1, 6, 1, 6, 3]
 
@@ -141,7 +142,7 @@ def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkey
     d.get(url + "/teach")
     wait.until(lambda _: d.find_element(By.ID, "btn-train").is_enabled())
     d.find_element(By.ID, "btn-train").click()
-    WebDriverWait(d, 600).until(lambda _: re.search(r"epoch \d+ of 8", d.find_element(By.ID, "progress-text").text))
+    WebDriverWait(d, 600).until(lambda _: re.search(r"epoch \d+ of 5", d.find_element(By.ID, "progress-text").text))
     WebDriverWait(d, 900).until(lambda _: d.find_element(By.ID, "step-result").is_displayed())
     result = job.result
     assert result is not None and job.state == "done", (job.state, job.error)
@@ -151,7 +152,7 @@ def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkey
     before, after = result["before"], result["after"]
     assert isinstance(before, dict) and isinstance(after, dict)
     for key in ("die_accuracy", "image_exact"):
-        assert f"{before[key]:.2f}" in text and f"{after[key]:.2f}" in text, (key, text)
+        assert f"{before[key]:.3f}" in text and f"{after[key]:.3f}" in text, (key, text)  # as the page shows them
     # Better on the held-back photos of these dice (two runs: exact throws 0.0 → 0.6 and 0.2 → 0.7), as the gate saw.
     assert all(after[k] >= before[k] for k in ("recall", "die_accuracy")), (before, after)  # type: ignore[operator]
     assert after["image_exact"] >= before["image_exact"] + 0.2, (before, after)  # type: ignore[operator]
