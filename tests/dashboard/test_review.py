@@ -221,6 +221,13 @@ def test_review_page_keys_draw_and_save_in_browser(server, browser) -> None:
     assert len(d.find_elements("css selector", "#boxes rect.box")) == 2
     ActionChains(d).send_keys("2").perform()
     # Enter saves as reviewed and opens the next unreviewed image.
+    # A message ("Saved" for 2.5 s after each save, an error until the next action) floats over the page: the photo
+    # does not move under a finger when it comes or goes, and a tap goes through it.
+    top = "return document.getElementById('boxes').getBoundingClientRect().top"
+    before = d.execute_script(top)
+    d.execute_script("showMessage('Saved', true)")
+    assert d.find_element("id", "message").is_displayed() and d.execute_script(top) == before
+    assert d.execute_script("return getComputedStyle(document.getElementById('message')).pointerEvents") == "none"
     ActionChains(d).send_keys("\ue007").perform()
     wait.until(lambda _: d.find_element("id", "counter").text == "1 of 3 reviewed")
     wait.until(lambda _: ids[1] in d.find_element("id", "img-info").text)
