@@ -59,7 +59,6 @@ def _wait(what: str, cond, timeout: float = 30.0, every: float = 0.1):
 
 @pytest.mark.slow
 def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkeypatch) -> None:
-    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -103,22 +102,20 @@ def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkey
     # 2. Review: keep every grey box, draw one die by hand, set each face with its key, Enter saves.
     d.find_element(By.ID, "review-link").click()
     offered = drawn = 0
+    done: set[str] = set()
     for _ in range(THROWS):
-        wait.until(lambda _: "to check" == d.find_element(By.ID, "img-status").text)
-        image_id = d.find_element(By.ID, "img-info").text.split(" · ")[0]
+        # The next photo is drawn once its id shows (the page renders its boxes first; until then the status
+        # line still shows the photo just saved as "to check", over the old boxes).
+        image_id = wait.until(lambda _: (i := d.find_element(By.ID, "img-info").text.split(" · ")[0]) in truth
+                              and i not in done and d.find_element(By.ID, "img-status").text == "to check" and i)
+        done.add(image_id)
         rec = cap.load(root, image_id, with_image=False)
         boxes = truth[image_id]
         offered += len(d.find_elements(By.CSS_SELECTOR, "#boxes g.suggest"))
         while d.find_elements(By.CSS_SELECTOR, "#boxes g.suggest rect.box"):
             n = len(d.find_elements(By.CSS_SELECTOR, "#boxes g.die"))
-            for tap in range(2):  # a tap the page did not take is tapped again, as a person would
-                _tap_suggested(d, rec.width, rec.height)
-                try:
-                    WebDriverWait(d, 5).until(lambda _, n=n: len(d.find_elements(By.CSS_SELECTOR, "#boxes g.die")) > n)
-                    break
-                except TimeoutException:
-                    assert tap == 0, "two taps on a grey box did not keep it: " + str(d.execute_script(
-                        "return [state.suggested, state.dice, state.sel]"))
+            _tap_suggested(d, rec.width, rec.height)
+            wait.until(lambda _, n=n: len(d.find_elements(By.CSS_SELECTOR, "#boxes g.die")) == n + 1)
         if not drawn:  # a die the camera missed: remove its box, then draw it round the die by hand
             d.execute_script("select(0)")
             ActionChains(d).send_keys("\ue017").perform()  # Delete
