@@ -247,7 +247,6 @@ def _main(argv: list[str] | None = None) -> None:
     """``python -m kosti.datasets.ncnn_weights INT8.onnx NCNN_DIR [OUT_DIR]``: write one folder, print what was done;
     bad input (a missing file, another model, no ``onnx`` package) is one line on stderr and exit 2."""
     import argparse
-    import sys
 
     ap = argparse.ArgumentParser(
         prog="python -m kosti.datasets.ncnn_weights",
@@ -266,17 +265,13 @@ def _main(argv: list[str] | None = None) -> None:
                 raise NcnnWeightsError(f"{what} not found: {path}")
         import onnx  # noqa: F401 - the train extra, checked before any work
     except ModuleNotFoundError:
-        print("error: the onnx package is missing: install the train extra (bash scripts/setup --train)",
-              file=sys.stderr)
-        sys.exit(2)
+        ap.exit(2, "error: the onnx package is missing: install the train extra (bash scripts/setup --train)\n")
     except NcnnWeightsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        ap.exit(2, f"error: {exc}\n")
     try:
         r = int8_weights_into_ncnn(a.onnx, a.ncnn_dir, a.out_dir)
     except (NcnnWeightsError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        ap.exit(2, f"error: {exc}\n")
     print(f"{r.folder}: {r.layers} layers from {a.onnx.name}, largest change {r.worst:.4f} of a channel's weight")
 
 

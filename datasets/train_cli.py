@@ -43,6 +43,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -80,28 +81,26 @@ def _dataset_arg(text: str) -> tuple[Path, str]:
     return p, split or "train"
 
 
-def _share_arg(text: str) -> float | str:
-    if text == "auto":
-        return text
-    try:
-        share = float(text)
-    except ValueError:
-        share = -1.0
-    if not 0.0 <= share <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give auto or a share from 0 to 1")
-    return share
+def _auto_or(convert: Callable[[str], float], valid: Callable[[float], bool], what: str) -> Callable[[str], Any]:
+    """An argparse type for an option that is ``auto`` or a number ``convert`` reads and ``valid`` accepts; anything
+    else is one line naming ``what`` to give (exit 2)."""
+
+    def parse(text: str) -> Any:
+        if text == "auto":
+            return text
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not valid(value):
+            raise argparse.ArgumentTypeError(f"{text!r}: give auto or {what}")
+        return value
+
+    return parse
 
 
-def _epochs_arg(text: str) -> int | str:
-    if text == "auto":
-        return text
-    try:
-        epochs = int(text)
-    except ValueError:
-        epochs = -1
-    if epochs < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give auto or a number of epochs (0 = keep the classifier)")
-    return epochs
+_share_arg = _auto_or(float, lambda v: 0.0 <= v <= 1.0, "a share from 0 to 1")
+_epochs_arg = _auto_or(int, lambda v: v >= 0, "a number of epochs (0 = keep the classifier)")
 
 
 #: ``kosti train --help``: the module docstring for people (no cross-references).
