@@ -19,6 +19,7 @@ import httpx
 import mqtt_broker
 import pytest
 from mqtt_broker import Mosquitto, free_port
+from waiting import wait_for
 
 from kosti.config.sections import MqttSettings
 from kosti.dashboard.club import ClubBoard, ClubListener, ResultIn, standings
@@ -41,14 +42,7 @@ def _play(client, gid: int, *steps) -> None:
 
 
 def _wait(cond, what: str, timeout_s: float = 20.0):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    return wait_for(what, cond, timeout_s, every_s=0.05)
 
 
 def _table(board: ClubBoard, tid: str) -> dict | None:

@@ -10,18 +10,14 @@ from pathlib import Path
 
 import ci_guard
 import pytest
+from waiting import wait_for
 
 from kosti.models import CLASSIFIER_ONNX, DETECTOR_ONNX
 from kosti.sim.virtual import VirtualTableSource
 
 
 def _wait(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    wait_for(what, pred, timeout)
 
 
 def test_a_recorded_game_scores_every_throw_right(make_client, start_game, tmp_path, capsys):

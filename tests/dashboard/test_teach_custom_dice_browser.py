@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
+from waiting import wait_for
 
 from kosti.dashboard.app import DashboardConfig, create_app
 from kosti.dashboard.teach import TeachJob
@@ -44,17 +44,6 @@ THROWS = 20
 TRAIN_OPTIONS = ("--classifier-only", "--epochs-cls", "5")
 #: The faces thrown for the live check after teaching: two skulls, two emblems and a pip face.
 LIVE_FACES = [1, 6, 1, 6, 3]
-
-
-def _wait(what: str, cond, timeout: float = 30.0, every: float = 0.1):
-    """Poll ``cond()`` until it is truthy (returned) or ``timeout`` seconds pass (AssertionError naming ``what``)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 @pytest.mark.slow
@@ -87,8 +76,8 @@ def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkey
     for k in range(THROWS):
         before = live.last_settled
         src.throw()
-        _wait(f"throw {k + 1} to settle and be read", lambda b=before: live.last_settled is not b
-              and src.last_throw is not None and src.last_throw.boxes is not None)
+        wait_for(f"throw {k + 1} to settle and be read", lambda b=before: live.last_settled is not b
+                 and src.last_throw is not None and src.last_throw.boxes is not None, 30)
         thrown = src.last_throw
         d.find_element(By.ID, "btn-capture").click()
         wait.until(lambda _, n=k + 1: d.find_element(By.ID, "captured").text.startswith(f"{n} photo"))
@@ -158,7 +147,7 @@ def test_teach_custom_dice_in_the_browser(tmp_path: Path, serve, browser, monkey
     wait.until(lambda _: f"Новая модель {result['version']} включена" in d.find_element(By.ID, "result").text)
 
     # 4. The live view reads the new dice: the table swaps readers by itself; a throw on the game page.
-    _wait("the live table to load the new reader", lambda: live.reader is not shipped_reader, 20)
+    wait_for("the live table to load the new reader", lambda: live.reader is not shipped_reader, 20)
     r = httpx.post(url + "/api/games", json={"players": ["Ann", "Boris"], "preset": "classic"}, timeout=10)
     assert r.status_code == 201, r.text
     d.get(url + "/")
