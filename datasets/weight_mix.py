@@ -105,7 +105,9 @@ def share_tolerance(n_crops: int, tolerance: float = SHARE_TOLERANCE) -> float:
 
 def _count_crops(folder: Path) -> int:
     """Image files under an ImageFolder split (one sub-folder per class)."""
-    return sum(1 for f in folder.rglob("*") if f.suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp", ".webp"))
+    from kosti.vision.image_files import is_image_name
+
+    return sum(1 for f in folder.rglob("*") if is_image_name(f))
 
 
 def choose_share(base_pt: Path, tuned_pt: Path, cls_root: Path, out_dir: Path,
